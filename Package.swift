@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Data flows top to bottom: the C kernel and the Swift engine step cells, patterns
+// load and save boards, tiles own cells and trade halos, the CLI drives it all.
+let package = Package(
+    name: "Tessera",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tessera", targets: ["tessera"]),
+        .library(name: "TesseraCore", targets: ["TesseraCore"]),
+        .library(name: "TesseraPatterns", targets: ["TesseraPatterns"]),
+        .library(name: "TesseraTiles", targets: ["TesseraTiles"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The innermost SIMD loop only: AVX2 via a per-function target attribute,
+        // chosen at run time, so one binary runs on every x86-64 and builds on aarch64.
+        .target(name: "CTesseraKernel"),
+        .target(name: "TesseraCore", dependencies: ["CTesseraKernel"]),
+        .target(name: "TesseraPatterns", dependencies: ["TesseraCore"]),
+        .target(name: "TesseraTiles", dependencies: ["TesseraCore"]),
+        .executableTarget(
+            name: "tessera",
+            dependencies: [
+                "TesseraCore", "TesseraPatterns", "TesseraTiles",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
+        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraPatterns"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraPatterns"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

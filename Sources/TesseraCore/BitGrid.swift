@@ -1,0 +1,124 @@
+/// A rectangle of cells at 1 bit per cell, as a value: snapshots, patterns and halo
+/// strips are all `BitGrid`s. Bit `x % 64` of word `y * wordsPerRow + x / 64` is the
+/// cell at column x, row y; bits past `width` in a row's last word are always zero.
+public struct BitGrid: Hashable, Sendable {
+    public let width: Int
+    public let height: Int
+    public let wordsPerRow: Int
+    public private(set) var words: [UInt64]
+
+    public init(width: Int, height: Int) {
+        precondition(width >= 0 && height >= 0)
+        self.width = width
+        self.height = height
+        wordsPerRow = (width + 63) / 64
+        words = Array(repeating: 0, count: wordsPerRow * height)
+    }
+
+    /// Wraps row-major words; bits past `width` are cleared.
+    public init(width: Int, height: Int, words: [UInt64]) {
+        self.init(width: width, height: height)
+        precondition(words.count == self.words.count, "word count does not match the size")
+        self.words = words
+        clearPadding()
+    }
+
+    public subscript(x: Int, y: Int) -> Bool {
+        get { words[y * wordsPerRow + x >> 6] >> UInt64(x & 63) & 1 == 1 }
+        set {
+            let bit = UInt64(1) << UInt64(x & 63)
+            if newValue { words[y * wordsPerRow + x >> 6] |= bit } else { words[y * wordsPerRow + x >> 6] &= ~bit }
+        }
+    }
+
+    public var population: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+    /// The cells of row `y`, as words.
+    public func row(_ y: Int) -> ArraySlice<UInt64> {
+        words[y * wordsPerRow..<(y + 1) * wordsPerRow]
+    }
+
+    /// Copies `self` into `target` with its top-left at (x, y); cells past the target's edges are dropped.
+    public func copy(into target: inout BitGrid, atX x: Int, y: Int) {
+        let x0 = max(0, -x), x1 = min(width, target.width - x)
+        let y0 = max(0, -y), y1 = min(height, target.height - y)
+        guard x0 < x1, y0 < y1 else { return }
+        for row in y0..<y1 {
+            words.withUnsafeBufferPointer { src in
+                target.words.withUnsafeMutableBufferPointer { dst in
+                    BitCopy.copy(
+                        from: src.baseAddress! + row * wordsPerRow, bit: x0,
+                        to: dst.baseAddress! + (row + y) * target.wordsPerRow, bit: x0 + x,
+                        count: x1 - x0)
+                }
+            }
+        }
+    }
+
+    /// Makes every cell alive that is alive in `other` (of the same size).
+    public mutating func formUnion(_ other: BitGrid) {
+        precondition(width == other.width && height == other.height)
+        for i in words.indices { words[i] |= other.words[i] }
+    }
+
+    /// The `width`×`height` rectangle whose top-left is (x, y).
+    public func cropped(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
+        var result = BitGrid(width: width, height: height)
+        copy(into: &result, atX: -x, y: -y)
+        return result
+    }
+
+    private mutating func clearPadding() {
+        guard width & 63 != 0 else { return }
+        let mask = (UInt64(1) << UInt64(width & 63)) - 1
+        for y in 0..<height { words[(y + 1) * wordsPerRow - 1] &= mask }
+    }
+}
+
+/// Copies runs of bits between word arrays at any bit offsets.
+public enum BitCopy {
+    /// Reads up to 64 bits starting at bit `bit`; the word after the last one read must exist
+    /// unless the bits end inside the current word.
+    @inline(__always)
+    static func read(_ p: UnsafePointer<UInt64>, bit: Int, count: Int) -> UInt64 {
+        let word = bit >> 6, shift = bit & 63
+        var value = p[word] >> UInt64(shift)
+        if shift != 0 && shift + count > 64 { value |= p[word + 1] << UInt64(64 - shift) }
+        return count == 64 ? value : value & ((1 << UInt64(count)) - 1)
+    }
+
+    @inline(__always)
+    static func write(_ p: UnsafeMutablePointer<UInt64>, bit: Int, count: Int, value: UInt64) {
+        let word = bit >> 6, shift = bit & 63
+        let mask: UInt64 = count == 64 ? ~0 : (1 << UInt64(count)) - 1
+        p[word] = p[word] & ~(mask << UInt64(shift)) | (value & mask) << UInt64(shift)
+        if shift != 0 && shift + count > 64 {
+            let rest = UInt64(64 - shift)
+            p[word + 1] = p[word + 1] & ~(mask >> rest) | (value & mask) >> rest
+        }
+    }
+
+    /// Copies `count` bits from `source` at bit `sourceBit` to `target` at bit `targetBit`.
+    public static func copy(
+        from source: UnsafePointer<UInt64>, bit sourceBit: Int,
+        to target: UnsafeMutablePointer<UInt64>, bit targetBit: Int, count: Int
+    ) {
+        var done = 0
+        while done < count {
+            let n = min(64, count - done)
+            write(target, bit: targetBit + done, count: n,
+                  value: read(source, bit: sourceBit + done, count: n))
+            done += n
+        }
+    }
+
+    /// Clears `count` bits of `target` from bit `bit`.
+    public static func clear(_ target: UnsafeMutablePointer<UInt64>, bit: Int, count: Int) {
+        var done = 0
+        while done < count {
+            let n = min(64, count - done)
+            write(target, bit: bit + done, count: n, value: 0)
+            done += n
+        }
+    }
+}

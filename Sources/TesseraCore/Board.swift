@@ -1,0 +1,73 @@
+/// How the board's edges behave.
+public enum Topology: String, Sendable, CaseIterable {
+    /// Edges wrap around (Golly's `:T`).
+    case torus
+    /// Cells beyond the edges are always dead (Golly's `:P`).
+    case plane
+}
+
+/// The size and topology of a board, and where it sits in Golly's coordinates.
+///
+/// A W×H board spans Golly x ∈ [−⌊W/2⌋, W−⌊W/2⌋) and y likewise, which is how Golly
+/// lays out a bounded grid `:TW,H` or `:PW,H`.
+public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
+    public let width: Int
+    public let height: Int
+    public let topology: Topology
+
+    public init(width: Int, height: Int, topology: Topology) {
+        self.width = width
+        self.height = height
+        self.topology = topology
+    }
+
+    /// Golly x of the board's left column.
+    public var left: Int { -(width / 2) }
+    /// Golly y of the board's top row.
+    public var top: Int { -(height / 2) }
+    public var cellCount: Int { width * height }
+
+    /// Golly's bounded-grid rule suffix, e.g. `:T640,480`.
+    public var gollySuffix: String {
+        ":\(topology == .torus ? "T" : "P")\(width),\(height)"
+    }
+
+    public var description: String { "\(width)x\(height) \(topology.rawValue)" }
+
+    /// Splits `B3/S23:T640,480` into the rule and the board it names, if any.
+    public static func parseRule(_ text: String) throws -> (Rule, BoardShape?) {
+        guard let colon = text.firstIndex(of: ":") else { return (try Rule(parsing: text), nil) }
+        let rule = try Rule(parsing: String(text[..<colon]))
+        let suffix = text[text.index(after: colon)...]
+        let bad = TesseraError(
+            "unsupported bounded grid ':\(suffix)' in rule '\(text)'",
+            fix: "use :Tw,h (torus) or :Pw,h (plane) with positive sizes")
+        guard let kind = suffix.first else { throw bad }
+        let topology: Topology
+        switch kind {
+        case "T", "t": topology = .torus
+        case "P", "p": topology = .plane
+        default: throw bad
+        }
+        let sizes = suffix.dropFirst().split(separator: ",", omittingEmptySubsequences: false)
+        guard (1...2).contains(sizes.count),
+              let w = Int(sizes[0]), let h = sizes.count == 2 ? Int(sizes[1]) : w,
+              w > 0, h > 0
+        else { throw bad }
+        return (rule, BoardShape(width: w, height: h, topology: topology))
+    }
+
+    /// Parses `WxH` (or `N` for a square board).
+    public static func parseSize(_ text: String) throws -> (width: Int, height: Int) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let w = Int(parts[0]),
+              let h = parts.count == 2 ? Int(parts[1]) : w
+        else {
+            throw TesseraError("bad board size '\(text)'", fix: "write WIDTHxHEIGHT, e.g. 512x512")
+        }
+        guard w > 0, h > 0 else {
+            throw TesseraError("board size '\(text)' is empty", fix: "give a width and height of at least 1")
+        }
+        return (w, h)
+    }
+}

@@ -1,0 +1,93 @@
+/// A mutable bit grid laid out for the step kernel: rows padded to whole 256-bit
+/// vectors, 32-byte aligned, with zero guard words before every row and after the last,
+/// so the kernel reads across row ends without branches.
+///
+/// Owned by one tile and never shared; it is deliberately not `Sendable`.
+public final class CellBuffer {
+    public let width: Int
+    public let height: Int
+    /// Words stepped per row (a multiple of 4, covering `width`).
+    public let rowWords: Int
+    /// Distance between rows in words: four guard words, then `rowWords`.
+    public let stride: Int
+    static let guardWords = 4
+    private let storage: UnsafeMutableRawPointer
+    private let wordCount: Int
+
+    public init(width: Int, height: Int) {
+        precondition(width > 0 && height > 0)
+        self.width = width
+        self.height = height
+        rowWords = (width + 255) / 256 * 4
+        stride = rowWords + Self.guardWords
+        wordCount = height * stride + Self.guardWords
+        storage = UnsafeMutableRawPointer.allocate(byteCount: wordCount * 8, alignment: 32)
+        storage.initializeMemory(as: UInt64.self, repeating: 0, count: wordCount)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Bytes a buffer of this size occupies, for checking memory before allocating.
+    public static func byteCount(width: Int, height: Int) -> Int {
+        (height * ((width + 255) / 256 * 4 + guardWords) + guardWords) * 8
+    }
+
+    /// The first word of row `y` (its guard word is at index -1).
+    @inline(__always)
+    public func row(_ y: Int) -> UnsafeMutablePointer<UInt64> {
+        storage.assumingMemoryBound(to: UInt64.self) + y * stride + Self.guardWords
+    }
+
+    public subscript(x: Int, y: Int) -> Bool {
+        get { row(y)[x >> 6] >> UInt64(x & 63) & 1 == 1 }
+        set {
+            let bit = UInt64(1) << UInt64(x & 63)
+            if newValue { row(y)[x >> 6] |= bit } else { row(y)[x >> 6] &= ~bit }
+        }
+    }
+
+    /// Copies the `grid.width`×`grid.height` cells of `grid` so its top-left lands at (x, y).
+    public func insert(_ grid: BitGrid, atX x: Int, y: Int) {
+        grid.words.withUnsafeBufferPointer { words in
+            for r in 0..<grid.height {
+                BitCopy.copy(from: words.baseAddress! + r * grid.wordsPerRow, bit: 0,
+                             to: row(y + r), bit: x, count: grid.width)
+            }
+        }
+    }
+
+    /// The `width`×`height` rectangle whose top-left is (x, y), as a value.
+    public func extract(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
+        var grid = BitGrid(width: width, height: height)
+        let perRow = grid.wordsPerRow
+        var words = [UInt64](repeating: 0, count: perRow * height)
+        words.withUnsafeMutableBufferPointer { out in
+            for r in 0..<height {
+                BitCopy.copy(from: row(y + r), bit: x, to: out.baseAddress! + r * perRow, bit: 0, count: width)
+            }
+        }
+        grid = BitGrid(width: width, height: height, words: words)
+        return grid
+    }
+
+    /// Sets every cell of the rectangle to dead.
+    public func clear(x: Int, y: Int, width: Int, height: Int) {
+        guard width > 0 else { return }
+        for r in y..<(y + height) { BitCopy.clear(row(r), bit: x, count: width) }
+    }
+
+    /// Live cells in the rectangle.
+    public func population(x: Int, y: Int, width: Int, height: Int) -> Int {
+        var total = 0
+        for r in y..<(y + height) {
+            let p = row(r)
+            var done = 0
+            while done < width {
+                let n = min(64, width - done)
+                total += BitCopy.read(p, bit: x + done, count: n).nonzeroBitCount
+                done += n
+            }
+        }
+        return total
+    }
+}

@@ -1,0 +1,60 @@
+import TesseraCore
+
+/// A pattern as read from a file or the built-in library: its cells and what the file
+/// said about placing and running them.
+public struct Pattern: Sendable, Equatable {
+    /// The pattern's cells; its size is the size the file declared.
+    public var cells: BitGrid
+    /// Golly coordinates of the top-left cell. `nil` means the file gave none and the
+    /// pattern is centred as Golly centres it: top-left at (−⌊w/2⌋, −⌊h/2⌋).
+    public var position: (x: Int, y: Int)?
+    public var rule: Rule?
+    /// The bounded grid named by the rule's suffix (`:T…` or `:P…`), if any.
+    public var board: BoardShape?
+    public var generation: UInt64
+    public var comments: [String]
+
+    public init(
+        cells: BitGrid, position: (x: Int, y: Int)? = nil, rule: Rule? = nil,
+        board: BoardShape? = nil, generation: UInt64 = 0, comments: [String] = []
+    ) {
+        self.cells = cells
+        self.position = position
+        self.rule = rule
+        self.board = board
+        self.generation = generation
+        self.comments = comments
+    }
+
+    /// Golly coordinates of the top-left cell after Golly's placement rule.
+    public var topLeft: (x: Int, y: Int) {
+        position ?? (-(cells.width / 2), -(cells.height / 2))
+    }
+
+    /// Throws unless every live cell lands on a board of `shape`.
+    public func checkFits(on shape: BoardShape) throws {
+        let (x, y) = topLeft
+        let x0 = max(0, shape.left - x), x1 = min(cells.width, shape.left + shape.width - x)
+        let y0 = max(0, shape.top - y), y1 = min(cells.height, shape.top + shape.height - y)
+        let inside = x0 < x1 && y0 < y1
+            ? cells.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0).population : 0
+        guard inside == cells.population else {
+            throw TesseraError(
+                "the \(cells.width)x\(cells.height) pattern at (\(x),\(y)) extends beyond the \(shape.width)x\(shape.height) board",
+                fix: "give a larger --size")
+        }
+    }
+
+    /// The `rect` of a board of `shape` (board coordinates) with this pattern placed on it.
+    public func cells(in rect: (x: Int, y: Int, width: Int, height: Int), of shape: BoardShape) -> BitGrid {
+        let (x, y) = topLeft
+        var grid = BitGrid(width: rect.width, height: rect.height)
+        cells.copy(into: &grid, atX: x - shape.left - rect.x, y: y - shape.top - rect.y)
+        return grid
+    }
+
+    public static func == (a: Pattern, b: Pattern) -> Bool {
+        a.cells == b.cells && a.position?.x == b.position?.x && a.position?.y == b.position?.y
+            && a.rule == b.rule && a.board == b.board && a.generation == b.generation
+    }
+}

@@ -1,0 +1,221 @@
+import TesseraCore
+
+/// Golly's run-length encoded format, including the `#CXRLE Pos=x,y Gen=n` line.
+public enum RLE {
+    /// Parses RLE text. Rejects anything Golly would misread or that lies about itself:
+    /// unknown characters, zero or huge counts, a missing `!`, cells outside the declared size.
+    public static func parse(_ text: String) throws -> Pattern {
+        var comments: [String] = []
+        var position: (x: Int, y: Int)? = nil
+        var generation: UInt64 = 0
+        var header: Substring? = nil
+        var bodyStart = text.endIndex
+        var lineNumber = 0
+        var index = text.startIndex
+        while index < text.endIndex {
+            let end = text[index...].firstIndex(where: \.isNewline) ?? text.endIndex
+            let line = text[index..<end].trimmingWhitespace
+            lineNumber += 1
+            let next = end == text.endIndex ? end : text.index(after: end)
+            if line.hasPrefix("#CXRLE") {
+                for field in line.dropFirst(6).split(separator: " ") {
+                    let pair = field.split(separator: "=", maxSplits: 1)
+                    guard pair.count == 2 else { continue }
+                    if pair[0] == "Pos" {
+                        let xy = pair[1].split(separator: ",")
+                        guard xy.count == 2, let x = Int(xy[0]), let y = Int(xy[1]) else {
+                            throw TesseraError("RLE line \(lineNumber): bad Pos '\(pair[1])'", fix: "write Pos=x,y with integers")
+                        }
+                        position = (x, y)
+                    } else if pair[0] == "Gen" {
+                        guard let g = UInt64(pair[1]) else {
+                            throw TesseraError("RLE line \(lineNumber): bad Gen '\(pair[1])'", fix: "write Gen=n with n ≥ 0")
+                        }
+                        generation = g
+                    }
+                }
+            } else if line.hasPrefix("#") {
+                comments.append(String(line))
+            } else if line.isEmpty {
+            } else {
+                header = line
+                bodyStart = next
+                break
+            }
+            index = next
+        }
+        guard let header, header.first == "x" else {
+            throw TesseraError("RLE has no header line", fix: "start the pattern with 'x = W, y = H, rule = B3/S23'")
+        }
+        var width: Int?, height: Int?, rule: Rule?, board: BoardShape?
+        var fields = header.split(separator: ",").map { String($0) }
+        // The rule's bounded-grid suffix (`:T640,480`) has a comma of its own: the rule runs to the end.
+        if let ruleField = fields.firstIndex(where: { $0.trimmingWhitespace.hasPrefix("rule") }) {
+            fields[ruleField] = fields[ruleField...].joined(separator: ",")
+            fields.removeSubrange((ruleField + 1)...)
+        }
+        for field in fields {
+            let pair = field.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
+            guard pair.count == 2 else {
+                throw TesseraError("RLE header field '\(field.trimmingWhitespace)' is not key = value", fix: "write 'x = W, y = H, rule = R'")
+            }
+            switch pair[0] {
+            case "x": width = Int(pair[1])
+            case "y": height = Int(pair[1])
+            case "rule": (rule, board) = try BoardShape.parseRule(String(pair[1]))
+            default: continue
+            }
+        }
+        guard let width, let height, width >= 0, height >= 0 else {
+            throw TesseraError("RLE header '\(header)' lacks a valid x or y", fix: "write 'x = W, y = H' with sizes ≥ 0")
+        }
+        guard width.multipliedReportingOverflow(by: height).overflow == false, width * height <= 1 << 36 else {
+            throw TesseraError("RLE header declares a \(width)x\(height) pattern, too large to load", fix: "split the pattern or declare its real size")
+        }
+        let cells = try parseBody(text[bodyStart...], width: width, height: height, firstLine: lineNumber + 1)
+        return Pattern(cells: cells, position: position, rule: rule, board: board,
+                       generation: generation, comments: comments)
+    }
+
+    private static func parseBody(_ body: Substring, width: Int, height: Int, firstLine: Int) throws -> BitGrid {
+        var grid = BitGrid(width: width, height: height)
+        var x = 0, y = 0, count: Int? = nil, line = firstLine
+        func fail(_ problem: String) -> TesseraError {
+            TesseraError("RLE line \(line): \(problem)", fix: "fix the pattern file (runs are [count]b, [count]o or [count]$, ending with !)")
+        }
+        for byte in body.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let digit = Int(byte - UInt8(ascii: "0"))
+                let value = (count ?? 0) * 10 + digit
+                guard value <= 1 << 31 else { throw fail("run count is too large") }
+                count = value
+            case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "o"), UInt8(ascii: "A"):
+                let run = count ?? 1
+                guard run > 0 else { throw fail("run count 0") }
+                guard x + run <= width, y < height else {
+                    throw fail("cells beyond the declared size \(width)x\(height)")
+                }
+                if byte == UInt8(ascii: "o") || byte == UInt8(ascii: "A") {
+                    for i in x..<(x + run) { grid[i, y] = true }
+                }
+                x += run
+                count = nil
+            case UInt8(ascii: "$"):
+                let run = count ?? 1
+                guard run > 0 else { throw fail("run count 0") }
+                y += run
+                x = 0
+                count = nil
+            case UInt8(ascii: "!"):
+                guard count == nil else { throw fail("a count with no run before '!'") }
+                return grid
+            case UInt8(ascii: "\n"):
+                line += 1
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                continue
+            default:
+                let shown = String(decoding: [byte], as: UTF8.self)
+                throw fail("unexpected character '\(shown)' (only two-state b/o patterns are supported)")
+            }
+        }
+        throw TesseraError("RLE ends without '!'", fix: "end the pattern data with '!' (the file may be truncated)")
+    }
+
+    /// Writes a whole board as RLE that Golly reopens as exactly the same board: the
+    /// header names the bounded grid and `#CXRLE Pos` its top-left. `rows(y)` gives the
+    /// words of row y, so a board can be written tile by tile without holding it whole.
+    public static func write(
+        shape: BoardShape, rule: Rule, generation: UInt64,
+        row: (Int) throws -> ArraySlice<UInt64>, to sink: (String) throws -> Void
+    ) throws {
+        var out = "#CXRLE Pos=\(shape.left),\(shape.top) Gen=\(generation)\n"
+        out += "x = \(shape.width), y = \(shape.height), rule = \(rule)\(shape.gollySuffix)\n"
+        var line = ""
+        func emit(_ count: Int, _ tag: Character) throws {
+            let token = count == 1 ? String(tag) : "\(count)\(tag)"
+            if line.utf8.count + token.utf8.count > 70 {
+                out += line
+                out += "\n"
+                line = ""
+                if out.utf8.count > 1 << 16 {
+                    try sink(out)
+                    out = ""
+                }
+            }
+            line += token
+        }
+        var pendingRows = 0
+        for y in 0..<shape.height {
+            let words = try row(y)
+            var x = 0
+            for run in Runs(words: words, width: shape.width) {
+                if pendingRows > 0 {
+                    try emit(pendingRows, "$")
+                    pendingRows = 0
+                }
+                if run.start > x { try emit(run.start - x, "b") }
+                try emit(run.count, "o")
+                x = run.start + run.count
+            }
+            pendingRows += 1
+        }
+        line += "!"
+        out += line
+        out += "\n"
+        try sink(out)
+    }
+
+    /// Writes a `BitGrid` board as RLE (see the streaming variant).
+    public static func string(for grid: BitGrid, shape: BoardShape, rule: Rule, generation: UInt64) -> String {
+        var text = ""
+        try! write(shape: shape, rule: rule, generation: generation, row: { grid.row($0) }, to: { text += $0 })
+        return text
+    }
+}
+
+/// The runs of live cells in one row of words.
+struct Runs: Sequence, IteratorProtocol {
+    let words: ArraySlice<UInt64>
+    let width: Int
+    var position = 0
+
+    init(words: ArraySlice<UInt64>, width: Int) {
+        self.words = words
+        self.width = width
+    }
+
+    private func bit(_ x: Int) -> Bool {
+        words[words.startIndex + x >> 6] >> UInt64(x & 63) & 1 == 1
+    }
+
+    /// Index of the first cell at or after `x` whose state is `alive`, or `width`.
+    private func next(_ alive: Bool, from x: Int) -> Int {
+        var x = x
+        while x < width {
+            var word = words[words.startIndex + x >> 6]
+            if !alive { word = ~word }
+            word >>= UInt64(x & 63)
+            if word != 0 { return Swift.min(width, x + word.trailingZeroBitCount) }
+            x = (x | 63) + 1
+        }
+        return width
+    }
+
+    mutating func next() -> (start: Int, count: Int)? {
+        let start = next(true, from: position)
+        guard start < width else { return nil }
+        let end = next(false, from: start)
+        position = end
+        return (start, end - start)
+    }
+}
+
+extension StringProtocol {
+    var trimmingWhitespace: Substring {
+        let s = Substring(self)
+        guard let first = s.firstIndex(where: { !$0.isWhitespace }) else { return s[s.endIndex...] }
+        let last = s.lastIndex(where: { !$0.isWhitespace })!
+        return s[first...last]
+    }
+}

@@ -1,0 +1,123 @@
+import TesseraCore
+
+/// Cells from a neighbour for one side of a tile's halo, taken at one generation.
+public struct HaloStrip: Sendable, Equatable {
+    /// The tile that receives the strip.
+    public let tile: TileID
+    /// The side of the receiver's halo the cells fill.
+    public let side: Direction
+    public let generation: UInt64
+    public let cells: BitGrid
+
+    public init(tile: TileID, side: Direction, generation: UInt64, cells: BitGrid) {
+        self.tile = tile
+        self.side = side
+        self.generation = generation
+        self.cells = cells
+    }
+}
+
+/// Carries halo strips to a neighbouring tile. This is the seam where transports plug
+/// in: in memory to an actor in the same process, or over the network to another worker.
+public protocol HaloLink: Sendable {
+    func send(_ strip: HaloStrip) async throws
+}
+
+/// Delivers strips to a tile actor in this process.
+public struct LocalHaloLink: HaloLink {
+    public let target: TileActor
+
+    public init(target: TileActor) { self.target = target }
+
+    public func send(_ strip: HaloStrip) async throws { try await target.receive(strip) }
+}
+
+/// Owns one tile's cells. Every round it sends its edges to its neighbours, waits for
+/// their edges to fill its halo, then advances up to the halo depth alone. Nothing
+/// reads its cells except through its methods, which return values.
+public actor TileActor {
+    public nonisolated let id: TileID
+    public nonisolated let rect: TileRect
+    private let engine: TileEngine
+    private var links: [Direction: any HaloLink] = [:]
+    public private(set) var generation: UInt64
+    private var inbox: [UInt64: [Direction: BitGrid]] = [:]
+    private var waiter: (generation: UInt64, continuation: CheckedContinuation<Void, any Error>)?
+    private var failure: (any Error)?
+
+    /// - Parameters:
+    ///   - deadSides: the sides where a plane board ends.
+    public init(id: TileID, rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>,
+                cells: BitGrid, generation: UInt64 = 0,
+                implementation: Kernel.Implementation = Kernel.best) {
+        self.id = id
+        self.rect = rect
+        self.generation = generation
+        engine = TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, cells: cells,
+                            implementation: implementation)
+    }
+
+    /// Sets the link to the neighbour on each side that has one.
+    public func connect(_ links: [Direction: any HaloLink]) {
+        self.links = links
+    }
+
+    /// Accepts a strip from a neighbour. A neighbour can run at most one round ahead, so
+    /// strips are kept by generation.
+    public func receive(_ strip: HaloStrip) throws {
+        guard strip.generation >= generation else {
+            throw TesseraError("tile \(id) got a halo for generation \(strip.generation) after reaching \(generation)")
+        }
+        inbox[strip.generation, default: [:]][strip.side] = strip.cells
+        if let waiter, waiter.generation == strip.generation,
+           inbox[strip.generation]!.count == links.count {
+            self.waiter = nil
+            waiter.continuation.resume()
+        }
+    }
+
+    /// Stops a run in progress with `error` (a lost neighbour, say).
+    public func fail(_ error: any Error) {
+        failure = failure ?? error
+        if let waiter {
+            self.waiter = nil
+            waiter.continuation.resume(throwing: error)
+        }
+    }
+
+    /// Runs `generations` generations, trading halos every `engine.depth` generations.
+    public func run(generations: UInt64) async throws {
+        var remaining = generations
+        while remaining > 0 {
+            if let failure { throw failure }
+            let steps = Int(min(UInt64(engine.depth), remaining))
+            for (side, link) in links {
+                let strip = HaloStrip(tile: id, side: side.opposite, generation: generation, cells: engine.edge(side))
+                try await link.send(strip)
+            }
+            try await haloes(for: generation)
+            for (side, cells) in inbox.removeValue(forKey: generation) ?? [:] {
+                engine.fillHalo(side, with: cells)
+            }
+            engine.advance(steps)
+            generation += UInt64(steps)
+            remaining -= UInt64(steps)
+        }
+    }
+
+    private func haloes(for generation: UInt64) async throws {
+        if (inbox[generation]?.count ?? 0) == links.count { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            if let failure {
+                continuation.resume(throwing: failure)
+            } else {
+                waiter = (generation, continuation)
+            }
+        }
+    }
+
+    public var population: Int { engine.population }
+
+    /// The tile's cells, as a value.
+    public var cells: BitGrid { engine.cells }
+}

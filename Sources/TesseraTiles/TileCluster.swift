@@ -1,0 +1,80 @@
+import TesseraCore
+
+/// A board's tiles as actors in this process, trading halos in memory.
+public final class TileCluster: Sendable {
+    public let tiling: Tiling
+    public let halo: Int
+    public let rule: Rule
+    public let actors: [TileID: TileActor]
+
+    /// - Parameter cells: the initial cells of a tile's rectangle (board coordinates).
+    public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64 = 0,
+                implementation: Kernel.Implementation = Kernel.best,
+                cells: (TileRect) throws -> BitGrid) async throws {
+        try tiling.validate(halo: halo)
+        try MemoryBudget.check(
+            bytes: tiling.tiles.reduce(0) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) },
+            what: "a \(tiling.shape.width)x\(tiling.shape.height) board",
+            fix: "use a smaller --size or spread the tiles over more machines")
+        self.tiling = tiling
+        self.halo = halo
+        self.rule = rule
+        var actors: [TileID: TileActor] = [:]
+        for tile in tiling.tiles {
+            let rect = tiling.rect(of: tile)
+            actors[tile] = TileActor(
+                id: tile, rect: rect, depth: halo, rule: rule,
+                deadSides: Self.deadSides(of: tile, in: tiling), cells: try cells(rect),
+                generation: generation, implementation: implementation)
+        }
+        self.actors = actors
+        for (tile, actor) in actors {
+            var links: [Direction: any HaloLink] = [:]
+            for side in Direction.allCases {
+                if let other = tiling.neighbour(of: tile, side) { links[side] = LocalHaloLink(target: actors[other]!) }
+            }
+            await actor.connect(links)
+        }
+    }
+
+    /// The sides of `tile` where a plane board ends.
+    public static func deadSides(of tile: TileID, in tiling: Tiling) -> Set<Direction> {
+        guard tiling.shape.topology == .plane else { return [] }
+        var sides: Set<Direction> = []
+        if tile.row == 0 { sides.insert(.north) }
+        if tile.row == tiling.rows - 1 { sides.insert(.south) }
+        if tile.column == 0 { sides.insert(.west) }
+        if tile.column == tiling.columns - 1 { sides.insert(.east) }
+        return sides
+    }
+
+    /// Advances every tile `generations` generations; returns when all have.
+    public func run(generations: UInt64) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for actor in actors.values {
+                group.addTask { try await actor.run(generations: generations) }
+            }
+            do {
+                try await group.waitForAll()
+            } catch {
+                for actor in actors.values { await actor.fail(error) }
+                throw error
+            }
+        }
+    }
+
+    public func population() async -> Int {
+        var total = 0
+        for actor in actors.values { total += await actor.population }
+        return total
+    }
+
+    /// The whole board, assembled from every tile's cells.
+    public func board() async -> BitGrid {
+        var board = BitGrid(width: tiling.shape.width, height: tiling.shape.height)
+        for (_, actor) in actors.sorted(by: { $0.key < $1.key }) {
+            await actor.cells.copy(into: &board, atX: actor.rect.x, y: actor.rect.y)
+        }
+        return board
+    }
+}

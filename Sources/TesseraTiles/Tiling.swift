@@ -1,0 +1,96 @@
+import TesseraCore
+
+/// One of the eight sides of a tile.
+public enum Direction: Int, CaseIterable, Sendable {
+    case north, northEast, east, southEast, south, southWest, west, northWest
+
+    public var dx: Int { [0, 1, 1, 1, 0, -1, -1, -1][rawValue] }
+    public var dy: Int { [-1, -1, 0, 1, 1, 1, 0, -1][rawValue] }
+    public var opposite: Direction { Direction(rawValue: (rawValue + 4) % 8)! }
+}
+
+/// A tile's place in the grid of tiles.
+public struct TileID: Hashable, Sendable, CustomStringConvertible, Comparable {
+    public let column: Int
+    public let row: Int
+
+    public init(column: Int, row: Int) {
+        self.column = column
+        self.row = row
+    }
+
+    public var description: String { "(\(column),\(row))" }
+    public static func < (a: TileID, b: TileID) -> Bool { (a.row, a.column) < (b.row, b.column) }
+}
+
+/// A rectangle of board cells, in board coordinates (0-based from the top-left).
+public struct TileRect: Hashable, Sendable {
+    public let x: Int, y: Int, width: Int, height: Int
+}
+
+/// The board cut into `columns`×`rows` tiles. Sizes that do not divide are split as
+/// evenly as possible (tile widths differ by at most one cell).
+public struct Tiling: Hashable, Sendable {
+    public let shape: BoardShape
+    public let columns: Int
+    public let rows: Int
+
+    public init(shape: BoardShape, columns: Int, rows: Int) throws {
+        guard columns >= 1, rows >= 1 else {
+            throw TesseraError("tiling \(columns)x\(rows) has no tiles", fix: "give --tiles CxR with C, R ≥ 1")
+        }
+        guard columns <= shape.width, rows <= shape.height else {
+            throw TesseraError(
+                "\(columns)x\(rows) tiles is more tiles than the \(shape.width)x\(shape.height) board has cells across",
+                fix: "use at most \(shape.width)x\(shape.height) tiles")
+        }
+        self.shape = shape
+        self.columns = columns
+        self.rows = rows
+    }
+
+    /// Parses `CxR`.
+    public static func parse(_ text: String, shape: BoardShape) throws -> Tiling {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]) else {
+            throw TesseraError("bad tiling '\(text)'", fix: "write --tiles COLUMNSxROWS, e.g. 2x2")
+        }
+        return try Tiling(shape: shape, columns: c, rows: r)
+    }
+
+    public var tiles: [TileID] {
+        (0..<rows).flatMap { r in (0..<columns).map { TileID(column: $0, row: r) } }
+    }
+
+    public func rect(of tile: TileID) -> TileRect {
+        let x0 = tile.column * shape.width / columns, x1 = (tile.column + 1) * shape.width / columns
+        let y0 = tile.row * shape.height / rows, y1 = (tile.row + 1) * shape.height / rows
+        return TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The smallest tile's narrower side: the deepest halo any tile can fill from its neighbours.
+    public var smallestSide: Int { min(shape.width / columns, shape.height / rows) }
+
+    /// The tile across side `direction`, or `nil` where a plane board ends.
+    public func neighbour(of tile: TileID, _ direction: Direction) -> TileID? {
+        var c = tile.column + direction.dx, r = tile.row + direction.dy
+        if shape.topology == .plane {
+            guard (0..<columns).contains(c), (0..<rows).contains(r) else { return nil }
+        }
+        c = (c + columns) % columns
+        r = (r + rows) % rows
+        return TileID(column: c, row: r)
+    }
+
+    /// A halo depth that keeps redundant edge work to a few percent: about 1/32 of the
+    /// smallest tile side, between 1 and 32.
+    public var defaultHalo: Int { max(1, min(32, smallestSide / 32)) }
+
+    public func validate(halo: Int) throws {
+        guard halo >= 1, halo <= smallestSide else {
+            throw TesseraError(
+                "halo depth \(halo) does not fit tiles as small as \(smallestSide) cells",
+                fix: "give --halo between 1 and \(smallestSide), or use fewer tiles")
+        }
+    }
+}

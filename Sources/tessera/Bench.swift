@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import TesseraCore
+import TesseraPatterns
+import TesseraTiles
+
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measures speed, side by side with Golly's bgolly where it is installed.",
+        subcommands: [KernelBench.self])
+}
+
+struct KernelBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "kernel",
+        abstract: "Single-core cell-updates/s of the step kernel on a torus soup, and bgolly QuickLife's on the same soup.")
+
+    @Option(help: "Board side N (an NxN torus).")
+    var size: Int = 4096
+
+    @Option(help: "Generations Tessera runs.")
+    var generations: UInt64 = 2000
+
+    @Option(help: "Generations bgolly runs (it is about 70 times slower).")
+    var gollyGenerations: Int = 100
+
+    @Option(help: "Soup density.")
+    var density: Double = 0.35
+
+    @Option(help: "Kernel: avx2 or portable. Default: the fastest this CPU runs.")
+    var kernel: String?
+
+    @Option(help: "Rule to measure.")
+    var rule: String = "B3/S23"
+
+    func run() async throws {
+        guard size >= 2 else { throw TesseraError("bench size \(size) is too small", fix: "give --size 2 or more") }
+        let implementation = try kernel.map {
+            guard let k = Kernel.Implementation(rawValue: $0) else {
+                throw TesseraError("unknown kernel '\($0)'", fix: "use --kernel avx2 or --kernel portable")
+            }
+            if k == .avx2 && Kernel.best != .avx2 {
+                throw TesseraError("this CPU has no AVX2", fix: "use --kernel portable")
+            }
+            return k
+        } ?? Kernel.best
+        let (parsedRule, _) = try BoardShape.parseRule(rule)
+        let shape = BoardShape(width: size, height: size, topology: .torus)
+        let soup = try Soup(density: density, seed: 1)
+        let tiling = try Tiling(shape: shape, columns: 1, rows: 1)
+        let cluster = try await TileCluster(
+            tiling: tiling, rule: parsedRule, halo: tiling.defaultHalo, implementation: implementation
+        ) { soup.cells(x: shape.left + $0.x, y: shape.top + $0.y, width: $0.width, height: $0.height) }
+        try await cluster.run(generations: 20)  // warm caches and page in the buffers
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await cluster.run(generations: generations)
+        let seconds = (clock.now - start).seconds
+        let ours = Double(shape.cellCount) * Double(generations) / seconds
+        print("tessera  \(implementation.rawValue) kernel, \(parsedRule), \(size)x\(size) torus soup \(density), "
+            + "\(generations) generations: \(Format.rate(ours)) cell-updates/s")
+        guard let golly = try Golly.measure(soup: soup, shape: shape, rule: parsedRule, generations: gollyGenerations) else {
+            print("bgolly   not installed (apt-get install golly): no ratio")
+            return
+        }
+        print("bgolly   QuickLife, same soup, \(gollyGenerations) generations: \(Format.rate(golly)) cell-updates/s")
+        print(String(format: "ratio    %.1fx bgolly", ours / golly))
+    }
+}
+
+/// Runs Golly's `bgolly` on the same board to measure it side by side.
+enum Golly {
+    static var path: String? {
+        ["/usr/bin/bgolly", "/usr/local/bin/bgolly", "/usr/games/bgolly"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    /// bgolly QuickLife's cell-updates/s, with the time to read the pattern subtracted.
+    static func measure(soup: Soup, shape: BoardShape, rule: Rule, generations: Int) throws -> Double? {
+        guard let bgolly = path else { return nil }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bench-\(getpid()).rle").path
+        defer { unlink(file) }
+        let board = soup.cells(x: shape.left, y: shape.top, width: shape.width, height: shape.height)
+        try AtomicFile.write(file) { sink in
+            try RLE.write(shape: shape, rule: rule, generation: 0, row: { board.row($0) }, to: sink)
+        }
+        func time(_ generations: Int) throws -> Double {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: bgolly)
+            process.arguments = ["-q", "-q", "-a", "QuickLife", "-m", "\(generations)", file]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let clock = ContinuousClock()
+            let start = clock.now
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw TesseraError("bgolly failed with status \(process.terminationStatus)", fix: "check the golly installation")
+            }
+            return (clock.now - start).seconds
+        }
+        let load = try time(0)
+        let total = try time(generations)
+        return Double(shape.cellCount) * Double(generations) / max(total - load, 1e-9)
+    }
+}

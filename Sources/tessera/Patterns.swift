@@ -1,0 +1,17 @@
+import ArgumentParser
+import TesseraPatterns
+
+struct Patterns: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Lists the built-in starting patterns.")
+
+    func run() {
+        for name in PatternLibrary.names {
+            let pattern = PatternLibrary.pattern(named: name)!
+            let title = pattern.comments.first { $0.hasPrefix("#N") }.map { String($0.dropFirst(3)) } ?? name
+            let size = "\(pattern.cells.width)x\(pattern.cells.height)"
+            print(name.padding(toLength: 12, withPad: " ", startingAt: 0)
+                + size.padding(toLength: 8, withPad: " ", startingAt: 0)
+                + "\(pattern.cells.population) cells  \(title)")
+        }
+    }
+}

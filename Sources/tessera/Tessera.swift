@@ -1,0 +1,33 @@
+import ArgumentParser
+import Foundation
+import TesseraCore
+
+/// The `tessera` command line.
+@main
+struct Tessera: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Runs Conway's Game of Life, and any Life-like B/S rule, on tiled boards.",
+        subcommands: [Run.self, Patterns.self, Bench.self]
+    )
+
+    /// Every failure, flag errors included, is one line on stderr and exit status 2.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var async = command as? AsyncParsableCommand {
+                try await async.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || error is CleanExit {
+                exit(withError: error)
+            }
+            let message = (error as? TesseraError)?.description ?? Self.message(for: error)
+            let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
+            FileHandle.standardError.write(Data("error: \(firstLine)\n".utf8))
+            Foundation.exit(2)
+        }
+    }
+}
