@@ -32,7 +32,7 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraPatterns"]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["TesseraPatterns"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,75 +17,95 @@ int tessera_cpu_has_avx2(void) {
 
 #define AVX2 __attribute__((target("avx2"), always_inline)) static inline
 
-// Horizontal sum of each cell with its west and east neighbours, as a 2-bit number
-// (sum0 low bit, sum1 high bit). The unaligned loads one word either side carry the
-// edge bit across words.
-AVX2 void horizontal(const uint64_t *p, __m256i *sum0, __m256i *sum1, __m256i *centre) {
+// Horizontal sums of a row as 2-bit numbers: `three` = west + centre + east (for the rows
+// above and below a cell), `two` = west + east (for the cell's own row). The unaligned
+// loads one word either side carry the edge bit across words.
+typedef struct { __m256i three0, three1, two0, two1, centre; } row_sums;
+
+AVX2 row_sums horizontal(const uint64_t *p) {
+    row_sums s;
     __m256i c = _mm256_load_si256((const __m256i *)p);
     __m256i before = _mm256_loadu_si256((const __m256i *)(p - 1));
     __m256i after = _mm256_loadu_si256((const __m256i *)(p + 1));
     __m256i west = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(before, 63));
     __m256i east = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(after, 63));
-    __m256i we = _mm256_xor_si256(west, east);
-    *sum0 = _mm256_xor_si256(we, c);
-    *sum1 = _mm256_or_si256(_mm256_and_si256(west, east), _mm256_and_si256(we, c));
-    *centre = c;
+    s.two0 = _mm256_xor_si256(west, east);
+    s.two1 = _mm256_and_si256(west, east);
+    s.three0 = _mm256_xor_si256(s.two0, c);
+    s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
+    s.centre = c;
+    return s;
 }
 
-AVX2 __m256i majority(__m256i a, __m256i b, __m256i c) {
-    return _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, _mm256_xor_si256(a, b)));
-}
-
-// Next state from three stacked 2-bit row sums (the 3x3 total including the centre).
-AVX2 __m256i next_state(__m256i a0, __m256i a1, __m256i b0, __m256i b1, __m256i c0,
-                        __m256i c1, __m256i alive, int life, uint16_t birth,
-                        uint16_t survive) {
-    __m256i t0 = _mm256_xor_si256(_mm256_xor_si256(a0, b0), c0);
-    __m256i k = majority(a0, b0, c0);
-    __m256i p = _mm256_xor_si256(_mm256_xor_si256(a1, b1), c1);
-    __m256i q = majority(a1, b1, c1);
-    __m256i t1 = _mm256_xor_si256(p, k);
+// Next state from the sums above, beside and below: the eight-neighbour count n is
+// added with full adders. Life needs only n's low two bits and whether n ≥ 4:
+// alive next = (n | alive) == 3.
+AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_sums *below,
+                        int life, uint16_t birth, uint16_t survive) {
+    __m256i a0 = above->three0, b0 = here->two0, c0 = below->three0;
+    __m256i a1 = above->three1, b1 = here->two1, c1 = below->three1;
+    __m256i x0 = _mm256_xor_si256(a0, b0), x1 = _mm256_xor_si256(a1, b1);
+    __m256i n0 = _mm256_xor_si256(x0, c0);
+    __m256i k = _mm256_or_si256(_mm256_and_si256(a0, b0), _mm256_and_si256(x0, c0));
+    __m256i p = _mm256_xor_si256(x1, c1);
+    __m256i q = _mm256_or_si256(_mm256_and_si256(a1, b1), _mm256_and_si256(x1, c1));
+    __m256i n1 = _mm256_xor_si256(p, k);
     __m256i carry = _mm256_and_si256(p, k);
-    __m256i t2 = _mm256_xor_si256(q, carry);
-    __m256i t3 = _mm256_and_si256(q, carry);
+    __m256i alive = here->centre;
     if (life) {
-        // total 3: born or survives; total 4: survives (the centre is one of the four).
-        __m256i low3 = _mm256_andnot_si256(_mm256_or_si256(t2, t3), _mm256_and_si256(t0, t1));
-        __m256i is4 = _mm256_andnot_si256(_mm256_or_si256(_mm256_or_si256(t0, t1), t3), t2);
-        return _mm256_or_si256(low3, _mm256_and_si256(alive, is4));
+        __m256i atLeast4 = _mm256_or_si256(q, carry);
+        return _mm256_andnot_si256(atLeast4, _mm256_and_si256(n1, _mm256_or_si256(n0, alive)));
     }
+    __m256i n2 = _mm256_xor_si256(q, carry), n3 = _mm256_and_si256(q, carry);
     __m256i ones = _mm256_set1_epi64x(-1);
-    __m256i n0 = _mm256_xor_si256(t0, ones), n1 = _mm256_xor_si256(t1, ones);
-    __m256i n2 = _mm256_xor_si256(t2, ones), n3 = _mm256_xor_si256(t3, ones);
-    __m256i low[4] = {_mm256_and_si256(n0, n1), _mm256_and_si256(t0, n1),
-                      _mm256_and_si256(n0, t1), _mm256_and_si256(t0, t1)};
-    __m256i high[3] = {_mm256_and_si256(n2, n3), _mm256_and_si256(t2, n3),
-                       _mm256_and_si256(n2, t3)};
+    __m256i bits[4][2] = {{_mm256_xor_si256(n0, ones), n0}, {_mm256_xor_si256(n1, ones), n1},
+                          {_mm256_xor_si256(n2, ones), n2}, {_mm256_xor_si256(n3, ones), n3}};
     __m256i born = _mm256_setzero_si256(), stays = _mm256_setzero_si256();
-    for (int total = 0; total <= 9; total++) {
-        __m256i is = _mm256_and_si256(low[total & 3], high[total >> 2]);
-        if (birth >> total & 1) born = _mm256_or_si256(born, is);
-        // A live cell's total counts itself: total-1 neighbours.
-        if (total > 0 && (survive >> (total - 1) & 1)) stays = _mm256_or_si256(stays, is);
+    for (int n = 0; n <= 8; n++) {
+        if (!((birth | survive) >> n & 1)) continue;
+        __m256i is = _mm256_and_si256(_mm256_and_si256(bits[0][n & 1], bits[1][n >> 1 & 1]),
+                                      _mm256_and_si256(bits[2][n >> 2 & 1], bits[3][n >> 3 & 1]));
+        if (birth >> n & 1) born = _mm256_or_si256(born, is);
+        if (survive >> n & 1) stays = _mm256_or_si256(stays, is);
     }
     return _mm256_or_si256(_mm256_andnot_si256(alive, born), _mm256_and_si256(alive, stays));
 }
 
-// Walks down one 4-word column at a time so the row sums above and at the current row
-// stay in registers: each source row's sum is computed once.
+#ifndef TESSERA_PREFETCH_WORDS
+#define TESSERA_PREFETCH_WORDS 16
+#endif
+
+// Walks down one 4-word column at a time so the sums of the rows above and at the
+// current row stay in registers: each source row's sums are computed once per band.
+AVX2 void step_band(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
+                    size_t rowBegin, size_t rowEnd, int life, uint16_t birth,
+                    uint16_t survive) {
+    for (size_t j = 0; j < words; j += 4) {
+        row_sums above = horizontal(src + (rowBegin - 1) * stride + j);
+        row_sums here = horizontal(src + rowBegin * stride + j);
+        for (size_t r = rowBegin; r < rowEnd; r++) {
+            // Each row is its own stream here, too many for the hardware prefetcher on
+            // boards that do not fit in cache: ask for the line the next pass will need.
+            _mm_prefetch((const char *)(src + (r + 1) * stride + j + TESSERA_PREFETCH_WORDS), _MM_HINT_T0);
+            row_sums below = horizontal(src + (r + 1) * stride + j);
+            __m256i next = next_state(&above, &here, &below, life, birth, survive);
+            _mm256_store_si256((__m256i *)(dst + r * stride + j), next);
+            above = here;
+            here = below;
+        }
+    }
+}
+
+// Bands of rows keep what one column walk touches in L1 for the next column.
+#ifndef TESSERA_BAND_ROWS
+#define TESSERA_BAND_ROWS 64
+#endif
 AVX2 void step_columns(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                        size_t rowBegin, size_t rowEnd, int life, uint16_t birth,
                        uint16_t survive) {
-    for (size_t j = 0; j < words; j += 4) {
-        __m256i a0, a1, b0, b1, c0, c1, above, alive, below;
-        horizontal(src + (rowBegin - 1) * stride + j, &a0, &a1, &above);
-        horizontal(src + rowBegin * stride + j, &b0, &b1, &alive);
-        for (size_t r = rowBegin; r < rowEnd; r++) {
-            horizontal(src + (r + 1) * stride + j, &c0, &c1, &below);
-            __m256i next = next_state(a0, a1, b0, b1, c0, c1, alive, life, birth, survive);
-            _mm256_store_si256((__m256i *)(dst + r * stride + j), next);
-            a0 = b0; a1 = b1; b0 = c0; b1 = c1; alive = below;
-        }
+    for (size_t band = rowBegin; band < rowEnd; band += TESSERA_BAND_ROWS) {
+        size_t bandEnd = band + TESSERA_BAND_ROWS < rowEnd ? band + TESSERA_BAND_ROWS : rowEnd;
+        step_band(src, dst, stride, words, band, bandEnd, life, birth, survive);
     }
 }
 

@@ -2,9 +2,10 @@ import CTesseraKernel
 
 /// The Life step: bit-sliced neighbour counts, 64 cells per word.
 ///
-/// Each row's west+centre+east sums are computed once as 2-bit numbers; three stacked
-/// rows are added with full adders into a 4-bit total (centre included), and the rule
-/// is applied as boolean logic on that total. On AVX2 CPUs the inner loop runs in C
+/// Each row's west+centre+east and west+east sums are computed once as 2-bit numbers;
+/// the rows above and below (three cells each) and the cell's own row (two) are added
+/// with full adders into the neighbour count, and the rule is applied as boolean logic
+/// on it. On AVX2 CPUs the inner loop runs in C
 /// (`CTesseraKernel`); elsewhere this file's portable Swift loop does the same work.
 public enum Kernel {
     public enum Implementation: String, Sendable, CaseIterable {
@@ -34,51 +35,56 @@ public enum Kernel {
         portableStep(src, dst, stride: source.stride, words: source.rowWords, rows: rows, rule: rule)
     }
 
-    @inline(__always)
-    private static func majority(_ a: UInt64, _ b: UInt64, _ c: UInt64) -> UInt64 {
-        a & b | c & (a ^ b)
-    }
-
     private static func portableStep(
         _ src: UnsafePointer<UInt64>, _ dst: UnsafeMutablePointer<UInt64>,
         stride: Int, words: Int, rows: Range<Int>, rule: Rule
     ) {
         let isLife = rule == .life
         let birth = rule.birth, survive = rule.survive
+        // Bands of rows keep what one column walk touches in L1 for the next column.
+        for bandStart in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: 64) {
+        let band = bandStart..<min(bandStart + 64, rows.upperBound)
         for j in 0..<words {
+            /// West+centre+east and west+east of row r, as 2-bit numbers, and the centre.
             @inline(__always)
-            func horizontal(_ r: Int) -> (UInt64, UInt64, UInt64) {
+            func horizontal(_ r: Int) -> (three0: UInt64, three1: UInt64, two0: UInt64, two1: UInt64, centre: UInt64) {
                 let p = src + r * stride + j
                 let c = p[0]
                 let west = c << 1 | p[-1] >> 63
                 let east = c >> 1 | p[1] << 63
-                let we = west ^ east
-                return (we ^ c, west & east | we & c, c)
+                let two0 = west ^ east, two1 = west & east
+                return (two0 ^ c, two1 | two0 & c, two0, two1, c)
             }
-            var (a0, a1, _) = horizontal(rows.lowerBound - 1)
-            var (b0, b1, alive) = horizontal(rows.lowerBound)
-            for r in rows {
-                let (c0, c1, below) = horizontal(r + 1)
-                let t0 = a0 ^ b0 ^ c0, k = majority(a0, b0, c0)
-                let p = a1 ^ b1 ^ c1, q = majority(a1, b1, c1)
-                let t1 = p ^ k, carry = p & k
-                let t2 = q ^ carry, t3 = q & carry
+            var above = horizontal(band.lowerBound - 1)
+            var here = horizontal(band.lowerBound)
+            for r in band {
+                let below = horizontal(r + 1)
+                // The eight-neighbour count n, by full adders.
+                let x0 = above.three0 ^ here.two0, x1 = above.three1 ^ here.two1
+                let n0 = x0 ^ below.three0
+                let k = above.three0 & here.two0 | x0 & below.three0
+                let p = x1 ^ below.three1
+                let q = above.three1 & here.two1 | x1 & below.three1
+                let n1 = p ^ k, carry = p & k
+                let alive = here.centre
                 let next: UInt64
                 if isLife {
-                    next = t0 & t1 & ~(t2 | t3) | alive & t2 & ~(t0 | t1 | t3)
+                    next = n1 & (n0 | alive) & ~(q | carry)
                 } else {
+                    let n2 = q ^ carry, n3 = q & carry
                     var born: UInt64 = 0, stays: UInt64 = 0
-                    for total in 0...9 {
-                        let equal = (total & 1 != 0 ? t0 : ~t0) & (total & 2 != 0 ? t1 : ~t1)
-                            & (total & 4 != 0 ? t2 : ~t2) & (total & 8 != 0 ? t3 : ~t3)
-                        if birth >> total & 1 == 1 { born |= equal }
-                        if total > 0 && survive >> (total - 1) & 1 == 1 { stays |= equal }
+                    for n in 0...8 where (birth | survive) >> n & 1 == 1 {
+                        let equal = (n & 1 != 0 ? n0 : ~n0) & (n & 2 != 0 ? n1 : ~n1)
+                            & (n & 4 != 0 ? n2 : ~n2) & (n & 8 != 0 ? n3 : ~n3)
+                        if birth >> n & 1 == 1 { born |= equal }
+                        if survive >> n & 1 == 1 { stays |= equal }
                     }
                     next = ~alive & born | alive & stays
                 }
                 dst[r * stride + j] = next
-                (a0, a1, b0, b1, alive) = (b0, b1, c0, c1, below)
+                (above, here) = (here, below)
             }
+        }
         }
     }
 }

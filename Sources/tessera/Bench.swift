@@ -18,11 +18,11 @@ struct KernelBench: AsyncParsableCommand {
     @Option(help: "Board side N (an NxN torus).")
     var size: Int = 4096
 
-    @Option(help: "Generations Tessera runs.")
-    var generations: UInt64 = 2000
+    @Option(help: "Generations both programs run from the same soup.")
+    var generations: UInt64 = 1000
 
-    @Option(help: "Generations bgolly runs (it is about 70 times slower).")
-    var gollyGenerations: Int = 100
+    @Option(help: "Generations bgolly runs, if fewer (it is far slower). Its speed changes as a soup settles, so the ratio is fairest over the same generations.")
+    var gollyGenerations: UInt64?
 
     @Option(help: "Soup density.")
     var density: Double = 0.35
@@ -51,7 +51,6 @@ struct KernelBench: AsyncParsableCommand {
         let cluster = try await TileCluster(
             tiling: tiling, rule: parsedRule, halo: tiling.defaultHalo, implementation: implementation
         ) { soup.cells(x: shape.left + $0.x, y: shape.top + $0.y, width: $0.width, height: $0.height) }
-        try await cluster.run(generations: 20)  // warm caches and page in the buffers
         let clock = ContinuousClock()
         let start = clock.now
         try await cluster.run(generations: generations)
@@ -59,11 +58,12 @@ struct KernelBench: AsyncParsableCommand {
         let ours = Double(shape.cellCount) * Double(generations) / seconds
         print("tessera  \(implementation.rawValue) kernel, \(parsedRule), \(size)x\(size) torus soup \(density), "
             + "\(generations) generations: \(Format.rate(ours)) cell-updates/s")
+        let gollyGenerations = gollyGenerations ?? generations
         guard let golly = try Golly.measure(soup: soup, shape: shape, rule: parsedRule, generations: gollyGenerations) else {
             print("bgolly   not installed (apt-get install golly): no ratio")
             return
         }
-        print("bgolly   QuickLife, same soup, \(gollyGenerations) generations: \(Format.rate(golly)) cell-updates/s")
+        print("bgolly   QuickLife, same soup, \(gollyGenerations) generations (reading the file subtracted): \(Format.rate(golly)) cell-updates/s")
         print(String(format: "ratio    %.1fx bgolly", ours / golly))
     }
 }
@@ -77,7 +77,7 @@ enum Golly {
     }
 
     /// bgolly QuickLife's cell-updates/s, with the time to read the pattern subtracted.
-    static func measure(soup: Soup, shape: BoardShape, rule: Rule, generations: Int) throws -> Double? {
+    static func measure(soup: Soup, shape: BoardShape, rule: Rule, generations: UInt64) throws -> Double? {
         guard let bgolly = path else { return nil }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bench-\(getpid()).rle").path
         defer { unlink(file) }
@@ -85,7 +85,7 @@ enum Golly {
         try AtomicFile.write(file) { sink in
             try RLE.write(shape: shape, rule: rule, generation: 0, row: { board.row($0) }, to: sink)
         }
-        func time(_ generations: Int) throws -> Double {
+        func time(_ generations: UInt64) throws -> Double {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: bgolly)
             process.arguments = ["-q", "-q", "-a", "QuickLife", "-m", "\(generations)", file]

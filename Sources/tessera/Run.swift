@@ -64,9 +64,9 @@ enum Format {
     /// `73.2 G`, `950.0 M`.
     static func rate(_ value: Double) -> String {
         for (scale, unit) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] where value >= scale {
-            return String(format: "%.2f %@", value / scale, unit)
+            return String(format: "%.2f", value / scale) + " " + unit
         }
-        return String(format: "%.0f ", value)
+        return String(format: "%.0f", value)
     }
 }
 

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// The examples and the failure modes a new user meets first.
+@Suite struct CommandLineTests {
+    @Test func patternsListsEveryBuiltIn() throws {
+        let result = try Harness.tessera(["patterns"])
+        #expect(result.status == 0)
+        for name in ["blinker", "beacon", "octagon", "glider", "lwss", "pulsar", "gosper", "rpentomino", "acorn", "diehard"] {
+            #expect(result.stdout.contains(name))
+        }
+        #expect(result.stdout.contains("36x9"))
+    }
+
+    @Test func runPrintsASummary() throws {
+        let result = try Harness.tessera(["run", "glider", "--size", "64x64", "--generations", "40", "--tiles", "2x2"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("40 generations"))
+        #expect(result.stdout.contains("population 5"))
+        #expect(result.stdout.contains("cell-updates/s"))
+    }
+
+    @Test func soupIsTheSameForEveryTiling() throws {
+        let dir = try Harness.temporaryDirectory()
+        var boards: [String] = []
+        for tiles in ["1x1", "3x2", "5x5"] {
+            let output = dir.appendingPathComponent("soup-\(tiles).rle")
+            let result = try Harness.tessera(["run", "--soup", "0.3", "--seed", "5", "--size", "100x80",
+                                              "--generations", "0", "--tiles", tiles, "--output", output.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            boards.append(try String(contentsOf: output, encoding: .utf8))
+        }
+        #expect(Set(boards).count == 1)
+    }
+
+    @Test func cellsOutputRoundTrips() throws {
+        let dir = try Harness.temporaryDirectory()
+        let output = dir.appendingPathComponent("board.cells")
+        let result = try Harness.tessera(["run", "pulsar", "--size", "20x20", "--generations", "1", "--output", output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = try String(contentsOf: output, encoding: .utf8)
+        #expect(text.split(separator: "\n").filter { !$0.hasPrefix("!") }.count == 20)
+        #expect(text.filter { $0 == "O" }.count == 56)  // the pulsar's second phase
+    }
+
+    @Test func generationCountCarriesOverFromTheFile() throws {
+        let dir = try Harness.temporaryDirectory()
+        let first = dir.appendingPathComponent("a.rle"), second = dir.appendingPathComponent("b.rle")
+        _ = try Harness.tessera(["run", "glider", "--size", "32x32", "--generations", "10", "--output", first.path])
+        let result = try Harness.tessera(["run", first.path, "--generations", "5", "--output", second.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOf: second, encoding: .utf8).hasPrefix("#CXRLE Pos=-16,-16 Gen=15\n"))
+    }
+
+    static let badInputs: [(name: String, file: String?, arguments: [String], problem: String)] = [
+        ("missing file", nil, ["run", "no/such/file.rle"], "no file or built-in pattern"),
+        ("unknown pattern", nil, ["run", "glidr"], "tessera patterns"),
+        ("malformed rule", nil, ["run", "glider", "--rule", "B9/S2"], "unknown rule"),
+        ("B0 rule", nil, ["run", "glider", "--rule", "B0/S8"], "B0"),
+        ("zero size", nil, ["run", "glider", "--size", "0x10"], "at least 1"),
+        ("bad size", nil, ["run", "glider", "--size", "big"], "WIDTHxHEIGHT"),
+        ("too many tiles", nil, ["run", "glider", "--size", "8x8", "--tiles", "9x1"], "more tiles"),
+        ("halo too deep", nil, ["run", "glider", "--size", "8x8", "--tiles", "2x2", "--halo", "5"], "halo depth"),
+        ("board too big", nil, ["run", "glider", "--size", "4000000x4000000"], "MiB"),
+        ("pattern too big", nil, ["run", "gosper", "--size", "20x20"], "larger --size"),
+        ("unknown topology", nil, ["run", "glider", "--topology", "sphere"], "torus or"),
+        ("bad RLE count", "x = 3, y = 1\n0o!", ["run", "@"], "run count 0"),
+        ("bad RLE char", "x = 3, y = 1\n3z!", ["run", "@"], "unexpected character"),
+        ("RLE without end", "x = 3, y = 1\n3o", ["run", "@"], "without '!'"),
+        ("RLE lying header", "x = 2, y = 1\n3o!", ["run", "@"], "declared size"),
+        ("nothing to run", nil, ["run"], "--soup"),
+        ("bad flag", nil, ["run", "glider", "--generations", "many"], "generations"),
+        ("bad output format", nil, ["run", "glider", "--output", "@.png"], "*.rle"),
+        ("output folder missing", nil, ["run", "glider", "--output", "no/such/dir/out.rle"], "does not exist"),
+    ]
+
+    @Test(arguments: badInputs.indices)
+    func badInputFailsCleanly(index: Int) throws {
+        let bad = Self.badInputs[index]
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("input.rle")
+        if let file = bad.file { try file.write(to: input, atomically: true, encoding: .utf8) }
+        let output = dir.appendingPathComponent("out.rle")
+        var arguments = bad.arguments.map { $0 == "@" ? input.path : $0.replacingOccurrences(of: "@", with: dir.path + "/x") }
+        if !arguments.contains("--output") { arguments += ["--output", output.path] }
+        let result = try Harness.tessera(arguments, in: dir)
+        #expect(result.status == 2, "\(bad.name): status \(result.status)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(bad.name): \(result.stderr)")
+        #expect(result.stderr.contains(bad.problem), "\(bad.name): \(result.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0 != "input.rle" }
+        #expect(left.isEmpty, "\(bad.name) left \(left)")
+    }
+}

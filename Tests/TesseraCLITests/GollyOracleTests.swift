@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraPatterns
+
+/// Golly's bgolly is the reference: the same input file through both programs must give
+/// the same live cells at the same Golly coordinates.
+@Suite struct GollyOracleTests {
+    func write(_ text: String, _ name: String, in dir: URL) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    func tessera(_ input: URL, generations: Int, extra: [String] = [], in dir: URL) throws -> Set<Harness.Cell> {
+        let output = dir.appendingPathComponent("out-\(UUID().uuidString).rle")
+        let result = try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--output", output.path] + extra)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try Harness.cells(ofPatternFile: output)
+    }
+
+    @Test func macrocellReaderAgreesWithKnownPositions() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("#CXRLE Pos=-10,-5\nx = 1, y = 1, rule = B3/S23:P20,10\no!\n", "one.rle", in: dir)
+        #expect(try Harness.golly(input, generations: 0) == [Harness.Cell(x: -10, y: -5)])
+        let other = try write("#CXRLE Pos=9,4\nx = 1, y = 1, rule = B3/S23:P20,10\no!\n", "two.rle", in: dir)
+        #expect(try Harness.golly(other, generations: 0) == [Harness.Cell(x: 9, y: 4)])
+    }
+
+    @Test(arguments: [
+        "x = 5, y = 3, rule = B3/S23:T20,10\nobo$2bo$3o!\n",
+        "x = 4, y = 3, rule = B3/S23:T7,5\nobo$2bo$3o!\n",
+        "#CXRLE Pos=3,-2\nx = 3, y = 3, rule = B3/S23:P20,10\nbo$2bo$3o!\n",
+        "!Name: glider\n.O.\n..O\nOOO\n",
+        "#Life 1.06\n0 0\n1 1\n-1 1\n-1 2\n",
+    ])
+    func placesPatternsAsGollyDoes(text: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let name = text.hasPrefix("!") ? "p.cells" : text.hasPrefix("#Life") ? "p.lif" : "p.rle"
+        let input = try write(text, name, in: dir)
+        let size = text.contains(":T") || text.contains(":P") ? [] : ["--size", "20x10"]
+        let golly = try Harness.golly(input, generations: 0)
+        #expect(!golly.isEmpty)
+        #expect(try tessera(input, generations: 0, extra: size, in: dir) == golly)
+    }
+
+    @Test(arguments: ["T", "P"])
+    func acornMatchesGollyAcrossTilingsAndHalos(topology: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("x = 7, y = 3, rule = B3/S23:\(topology)97,61\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let golly = try Harness.golly(input, generations: 300)
+        for (tiles, halo) in [("1x1", 1), ("1x1", 30), ("2x3", 4), ("5x4", 3), ("7x7", 8), ("97x1", 1), ("3x61", 1)] {
+            let ours = try tessera(input, generations: 300, extra: ["--tiles", tiles, "--halo", "\(halo)"], in: dir)
+            #expect(ours == golly, "tiles \(tiles) halo \(halo)")
+        }
+    }
+
+    @Test(arguments: ["B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B3/S23"])
+    func soupsMatchGollyUnderEveryRule(rule: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        for (shape, tiles, halo) in [("T131,67", "3x2", 3), ("P64,64", "2x2", 3), ("T65,1", "1x1", 1), ("P5,7", "1x1", 5)] {
+            // Tessera writes the soup as its generation-0 board; bgolly then runs that file.
+            let start = dir.appendingPathComponent("soup-\(shape).rle")
+            let made = try Harness.tessera(["run", "--soup", "0.4", "--seed", "11", "--rule", "\(rule):\(shape)",
+                                            "--generations", "0", "--output", start.path])
+            #expect(made.status == 0, "\(made.stderr)")
+            let golly = try Harness.golly(start, generations: 40)
+            #expect(try tessera(start, generations: 40, extra: ["--tiles", tiles, "--halo", "\(halo)"], in: dir) == golly,
+                    "\(rule) \(shape)")
+        }
+    }
+
+    @Test func acornOnTheREADMEBoardMatchesGolly() throws {
+        let dir = try Harness.temporaryDirectory()
+        let output = dir.appendingPathComponent("out.rle")
+        let result = try Harness.tessera(["run", "acorn", "--size", "512x512", "--generations", "5206", "--output", output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOf: output, encoding: .utf8).hasPrefix(
+            "#CXRLE Pos=-256,-256 Gen=5206\nx = 512, y = 512, rule = B3/S23:T512,512\n"))
+        // Golly reopens Tessera's output as the same board: run it on for 0 generations.
+        #expect(try Harness.golly(output, generations: 0) == Harness.cells(ofPatternFile: output))
+        let input = try write("x = 7, y = 3, rule = B3/S23:T512,512\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        #expect(try Harness.golly(input, generations: 5206) == Harness.cells(ofPatternFile: output))
+    }
+}
+
+/// Facts from LifeWiki, checked through the CLI.
+@Suite struct LifeWikiFactTests {
+    func population(_ arguments: [String]) throws -> Int {
+        let result = try Harness.tessera(["run"] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        let match = result.stdout.firstRange(of: /population (\d+)/)
+        return Int(result.stdout[match!].split(separator: " ")[1])!
+    }
+
+    @Test func rPentominoSettlesAt116() throws {
+        #expect(try population(["rpentomino", "--size", "1024x1024", "--topology", "plane", "--generations", "1103", "--tiles", "2x2"]) == 116)
+    }
+
+    @Test func diehardDiesAt130() throws {
+        #expect(try population(["diehard", "--size", "128x128", "--topology", "plane", "--generations", "129"]) > 0)
+        #expect(try population(["diehard", "--size", "128x128", "--topology", "plane", "--generations", "130"]) == 0)
+    }
+
+    @Test func gosperGunHasPeriod30() throws {
+        let dir = try Harness.temporaryDirectory()
+        var guns: [BitGrid] = []
+        for generations in [120, 150, 165] {
+            let output = dir.appendingPathComponent("gun-\(generations).rle")
+            let result = try Harness.tessera(["run", "gosper", "--size", "256x256", "--topology", "plane",
+                                              "--generations", "\(generations)", "--tiles", "3x2", "--output", output.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            // The gun's own 36×9 box, at board offset (128-18, 128-4).
+            guns.append(try PatternFile.load(output.path).cells.cropped(x: 110, y: 124, width: 36, height: 9))
+        }
+        #expect(guns[0] == guns[1])
+        #expect(guns[0] != guns[2])
+    }
+}

@@ -1,0 +1,49 @@
+import Testing
+@testable import TesseraCore
+
+@Suite struct BitGridTests {
+    @Test func copyAtBitOffsetsKeepsEveryCell() {
+        var source = BitGrid(width: 150, height: 3)
+        for x in stride(from: 0, to: 150, by: 7) { source[x, 1] = true }
+        source[149, 2] = true
+        for offset in [0, 1, 63, 64, 65, 130] {
+            var target = BitGrid(width: 300, height: 5)
+            source.copy(into: &target, atX: offset, y: 1)
+            #expect(target.population == source.population)
+            #expect(target.cropped(x: offset, y: 1, width: 150, height: 3) == source)
+        }
+    }
+
+    @Test func copyClipsAtEdges() {
+        var source = BitGrid(width: 4, height: 4)
+        for i in 0..<4 { source[i, i] = true }
+        var target = BitGrid(width: 3, height: 3)
+        source.copy(into: &target, atX: -1, y: -1)
+        #expect(target.population == 3)
+        #expect(target[0, 0] && target[1, 1] && target[2, 2])
+        var far = BitGrid(width: 3, height: 3)
+        source.copy(into: &far, atX: 10, y: -10)
+        #expect(far.population == 0)
+    }
+
+    @Test func cellBufferRoundTrip() {
+        let soup = try! Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 77, height: 9)
+        let buffer = CellBuffer(width: 100, height: 12)
+        buffer.insert(soup, atX: 13, y: 2)
+        #expect(buffer.extract(x: 13, y: 2, width: 77, height: 9) == soup)
+        #expect(buffer.population(x: 0, y: 0, width: 100, height: 12) == soup.population)
+        buffer.clear(x: 13, y: 2, width: 77, height: 9)
+        #expect(buffer.population(x: 0, y: 0, width: 100, height: 12) == 0)
+    }
+
+    @Test func soupDependsOnlyOnSeedAndCoordinates() throws {
+        let soup = try Soup(density: 0.35, seed: 42)
+        let whole = soup.cells(x: -50, y: -20, width: 100, height: 40)
+        let part = soup.cells(x: -13, y: 5, width: 30, height: 7)
+        #expect(whole.cropped(x: 37, y: 25, width: 30, height: 7) == part)
+        let density = Double(whole.population) / 4000
+        #expect(abs(density - 0.35) < 0.05)
+        #expect(try Soup(density: 0.35, seed: 43).cells(x: -50, y: -20, width: 100, height: 40) != whole)
+        #expect(throws: TesseraError.self) { try Soup(density: 1.5, seed: 1) }
+    }
+}

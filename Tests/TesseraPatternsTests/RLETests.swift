@@ -1,0 +1,121 @@
+import Testing
+import TesseraCore
+@testable import TesseraPatterns
+
+@Suite struct RLETests {
+    @Test func readsGollyExtendedRLE() throws {
+        let text = """
+            #N Glider
+            #C A comment
+            #CXRLE Pos=3,-2 Gen=1234567890123
+            x = 3, y = 3, rule = B36/S23:T20,10
+            bo$2bo$
+            3o!
+            anything after the end is ignored
+            """
+        let pattern = try RLE.parse(text)
+        #expect(pattern.position?.x == 3 && pattern.position?.y == -2)
+        #expect(pattern.generation == 1_234_567_890_123)
+        #expect(pattern.rule?.description == "B36/S23")
+        #expect(pattern.board == BoardShape(width: 20, height: 10, topology: .torus))
+        #expect(pattern.cells.population == 5)
+        #expect(pattern.cells[1, 0] && pattern.cells[2, 1] && pattern.cells[0, 2])
+        #expect(pattern.comments.count == 2)
+    }
+
+    @Test func countsBeforeDollarAndLongLines() throws {
+        let row = String(repeating: "o", count: 200)
+        let pattern = try RLE.parse("x = 200, y = 4\n\(row)3$\n199bo!")
+        #expect(pattern.cells.population == 201)
+        #expect(pattern.cells[199, 3] && !pattern.cells[0, 3] && pattern.cells[0, 0])
+    }
+
+    @Test func centresLikeGollyWithoutPos() throws {
+        let pattern = try RLE.parse("x = 5, y = 3\nobo$2bo$3o!")
+        #expect(pattern.position == nil)
+        #expect(pattern.topLeft == (-2, -1))
+    }
+
+    @Test(arguments: [
+        ("x = 3, y = 3\nbo$2bo$3o", "without '!'"),
+        ("x = 3, y = 3\nbo$2bo$3q!", "unexpected character 'q'"),
+        ("x = 2, y = 3\nbo$2bo$3o!", "beyond the declared size"),
+        ("x = 3, y = 2\nbo$2bo$3o!", "beyond the declared size"),
+        ("x = 3, y = 3\n0o!", "run count 0"),
+        ("x = 3, y = 3\n99999999999o!", "too large"),
+        ("bo$2bo$3o!", "no header"),
+        ("x = 3, y = 3, rule = B3/S23:Q1\n3o!", "bounded grid"),
+        ("x = 3, y = 3, rule = B03/S2\n3o!", "B0"),
+        ("x = -3, y = 3\n3o!", "valid x or y"),
+        ("#CXRLE Pos=a,b\nx = 3, y = 3\n3o!", "bad Pos"),
+    ])
+    func rejectsMalformedRLE(text: String, problem: String) {
+        #expect { try RLE.parse(text) } throws: { error in
+            let message = "\(error)"
+            return message.contains(problem) && !message.contains("\n")
+        }
+    }
+
+    @Test func writeThenReadGivesTheSameBoard() throws {
+        let shape = BoardShape(width: 150, height: 37, topology: .plane)
+        let board = try Soup(density: 0.3, seed: 7).cells(x: 0, y: 0, width: 150, height: 37)
+        let text = RLE.string(for: board, shape: shape, rule: try Rule(parsing: "B36/S23"), generation: 99)
+        #expect(text.hasPrefix("#CXRLE Pos=-75,-18 Gen=99\nx = 150, y = 37, rule = B36/S23:P150,37\n"))
+        #expect(text.split(separator: "\n").allSatisfy { $0.count <= 70 })
+        let pattern = try RLE.parse(text)
+        #expect(pattern.cells == board)
+        #expect(pattern.board == shape && pattern.generation == 99)
+        #expect(pattern.topLeft == (shape.left, shape.top))
+        #expect(try pattern.checkFits(on: shape) == ())
+    }
+
+    @Test func emptyAndFullBoardsRoundTrip() throws {
+        let shape = BoardShape(width: 70, height: 3, topology: .torus)
+        for density in [0.0, 1.0] {
+            let board = try Soup(density: density, seed: 1).cells(x: 0, y: 0, width: 70, height: 3)
+            #expect(try RLE.parse(RLE.string(for: board, shape: shape, rule: .life, generation: 0)).cells == board)
+        }
+    }
+}
+
+@Suite struct OtherFormatTests {
+    @Test func plaintextRoundTripAndPlacement() throws {
+        let board = try Soup(density: 0.4, seed: 2).cells(x: 0, y: 0, width: 33, height: 9)
+        let text = PlainText.string(for: board, name: "soup")
+        let pattern = try PatternFile.parse(text, path: "x.cells")
+        #expect(pattern.cells == board)
+        #expect(pattern.topLeft == (0, 0))
+    }
+
+    @Test func plaintextRejectsStrangeCharacters() {
+        #expect(throws: TesseraError.self) { try PlainText.parse("!c\n.O.\n.X.\n") }
+    }
+
+    @Test func life106UsesAbsoluteCoordinates() throws {
+        let pattern = try PatternFile.parse("#Life 1.06\n0 0\n1 1\n-1 1\n")
+        #expect(pattern.topLeft == (-1, 0))
+        #expect(pattern.cells.width == 3 && pattern.cells.height == 2 && pattern.cells.population == 3)
+        #expect(throws: TesseraError.self) { try PatternFile.parse("#Life 1.06\n0 zero\n") }
+    }
+
+    @Test func builtInPatternsParse() throws {
+        let populations = ["blinker": 3, "beacon": 8, "octagon": 16, "glider": 5, "lwss": 9, "pulsar": 48,
+                           "gosper": 36, "rpentomino": 5, "acorn": 7, "diehard": 7]
+        for name in PatternLibrary.names {
+            #expect(PatternLibrary.pattern(named: name)?.cells.population == populations[name], "\(name)")
+        }
+        #expect(PatternLibrary.pattern(named: "nonesuch") == nil)
+    }
+
+    @Test func patternOutsideTheBoardIsRefused() throws {
+        let glider = PatternLibrary.pattern(named: "glider")!
+        #expect(throws: TesseraError.self) {
+            try glider.checkFits(on: BoardShape(width: 2, height: 2, topology: .torus))
+        }
+        var moved = glider
+        moved.position = (100, 0)
+        #expect(throws: TesseraError.self) {
+            try moved.checkFits(on: BoardShape(width: 64, height: 64, topology: .torus))
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import TesseraCore
+
+/// The rule applied cell by cell, straight from its definition: the reference the
+/// bit-sliced kernel and every tiling are checked against.
+enum NaiveLife {
+    static func step(_ grid: BitGrid, rule: Rule, topology: Topology) -> BitGrid {
+        var next = BitGrid(width: grid.width, height: grid.height)
+        for y in 0..<grid.height {
+            for x in 0..<grid.width {
+                var n = 0
+                for dy in -1...1 {
+                    for dx in -1...1 where dx != 0 || dy != 0 {
+                        var nx = x + dx, ny = y + dy
+                        if topology == .torus {
+                            nx = (nx + grid.width) % grid.width
+                            ny = (ny + grid.height) % grid.height
+                        } else if nx < 0 || ny < 0 || nx >= grid.width || ny >= grid.height {
+                            continue
+                        }
+                        if grid[nx, ny] { n += 1 }
+                    }
+                }
+                let mask = grid[x, y] ? rule.survive : rule.birth
+                next[x, y] = mask >> n & 1 == 1
+            }
+        }
+        return next
+    }
+
+    static func run(_ grid: BitGrid, rule: Rule, topology: Topology, generations: Int) -> BitGrid {
+        var grid = grid
+        for _ in 0..<generations { grid = step(grid, rule: rule, topology: topology) }
+        return grid
+    }
+}

@@ -1,0 +1,97 @@
+import Testing
+import TesseraCore
+@testable import TesseraTiles
+
+@Suite struct TilingTests {
+    static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357"]
+
+    func run(_ board: BitGrid, rule: Rule, topology: Topology, tiles: (Int, Int), halo: Int,
+             generations: UInt64, kernel: Kernel.Implementation) async throws -> BitGrid {
+        let shape = BoardShape(width: board.width, height: board.height, topology: topology)
+        let tiling = try Tiling(shape: shape, columns: tiles.0, rows: tiles.1)
+        let cluster = try await TileCluster(tiling: tiling, rule: rule, halo: halo, implementation: kernel) {
+            board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
+        }
+        try await cluster.run(generations: generations)
+        return await cluster.board()
+    }
+
+    @Test(arguments: rules, Topology.allCases)
+    func kernelMatchesNaiveReference(ruleText: String, topology: Topology) async throws {
+        let rule = try Rule(parsing: ruleText)
+        for (width, height) in [(1, 1), (3, 2), (37, 23), (64, 5), (65, 9), (130, 17), (300, 4)] {
+            let board = try Soup(density: 0.4, seed: UInt64(width * 1000 + height)).cells(
+                x: 0, y: 0, width: width, height: height)
+            let expected = NaiveLife.run(board, rule: rule, topology: topology, generations: 7)
+            for kernel in Kernel.Implementation.allCases where kernel != .avx2 || Kernel.best == .avx2 {
+                let got = try await run(board, rule: rule, topology: topology, tiles: (1, 1), halo: 1,
+                                        generations: 7, kernel: kernel)
+                #expect(got == expected, "\(ruleText) \(topology) \(width)x\(height) \(kernel)")
+            }
+        }
+    }
+
+    @Test(arguments: Topology.allCases)
+    func everyTilingAndHaloGivesTheSameBoard(topology: Topology) async throws {
+        let rule = Rule.life
+        let board = try Soup(density: 0.35, seed: 9).cells(x: 0, y: 0, width: 71, height: 45)
+        let expected = NaiveLife.run(board, rule: rule, topology: topology, generations: 23)
+        for tiles in [(1, 1), (2, 1), (1, 3), (2, 2), (3, 4), (7, 5), (71, 1), (10, 45)] {
+            let shape = BoardShape(width: 71, height: 45, topology: topology)
+            let deepest = try Tiling(shape: shape, columns: tiles.0, rows: tiles.1).smallestSide
+            for halo in Set([1, 2, 3, 5, deepest].filter { $0 <= deepest }) {
+                let got = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
+                                        generations: 23, kernel: Kernel.best)
+                #expect(got == expected, "\(topology) tiles \(tiles) halo \(halo)")
+            }
+        }
+    }
+
+    @Test(arguments: rules)
+    func otherRulesAcrossTilings(ruleText: String) async throws {
+        let rule = try Rule(parsing: ruleText)
+        let board = try Soup(density: 0.3, seed: 5).cells(x: 0, y: 0, width: 97, height: 33)
+        for topology in Topology.allCases {
+            let expected = NaiveLife.run(board, rule: rule, topology: topology, generations: 12)
+            for (tiles, halo) in [((3, 2), 4), ((4, 3), 1), ((2, 5), 6)] {
+                let got = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
+                                        generations: 12, kernel: Kernel.best)
+                #expect(got == expected, "\(ruleText) \(topology) \(tiles) halo \(halo)")
+            }
+        }
+    }
+
+    @Test func unevenSplitCoversTheBoardOnce() throws {
+        let shape = BoardShape(width: 10, height: 7, topology: .torus)
+        let tiling = try Tiling(shape: shape, columns: 3, rows: 2)
+        var covered = BitGrid(width: 10, height: 7)
+        for tile in tiling.tiles {
+            let rect = tiling.rect(of: tile)
+            #expect(rect.width >= 3 && rect.width <= 4 && rect.height >= 3 && rect.height <= 4)
+            for y in rect.y..<(rect.y + rect.height) {
+                for x in rect.x..<(rect.x + rect.width) {
+                    #expect(!covered[x, y])
+                    covered[x, y] = true
+                }
+            }
+        }
+        #expect(covered.population == 70)
+    }
+
+    @Test func neighboursWrapOnTorusAndStopOnPlane() throws {
+        let torus = try Tiling(shape: BoardShape(width: 9, height: 9, topology: .torus), columns: 3, rows: 3)
+        #expect(torus.neighbour(of: TileID(column: 0, row: 0), .northWest) == TileID(column: 2, row: 2))
+        let plane = try Tiling(shape: BoardShape(width: 9, height: 9, topology: .plane), columns: 3, rows: 3)
+        #expect(plane.neighbour(of: TileID(column: 0, row: 0), .northWest) == nil)
+        #expect(plane.neighbour(of: TileID(column: 0, row: 0), .southEast) == TileID(column: 1, row: 1))
+    }
+
+    @Test func refusesImpossibleTilingsAndHalos() throws {
+        let shape = BoardShape(width: 4, height: 4, topology: .torus)
+        #expect(throws: TesseraError.self) { try Tiling(shape: shape, columns: 5, rows: 1) }
+        #expect(throws: TesseraError.self) { try Tiling(shape: shape, columns: 0, rows: 1) }
+        let tiling = try Tiling(shape: shape, columns: 2, rows: 2)
+        #expect(throws: TesseraError.self) { try tiling.validate(halo: 3) }
+        #expect(throws: TesseraError.self) { try tiling.validate(halo: 0) }
+    }
+}

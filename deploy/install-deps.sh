@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what Tessera needs on a fresh Debian machine with Swift 6: libzmq (the
+# cluster transport), golly (bgolly is the test oracle and the benchmark reference),
+# tmux (viewer tests) and iproute2 (multi-host tests in network namespaces).
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+packages=(libzmq3-dev golly tmux iproute2 pkg-config)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -q
+    $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+command -v swift >/dev/null || { echo "error: swift is not on PATH: install Swift 6 (swift.org) first" >&2; exit 2; }
