@@ -22,10 +22,15 @@ let package = Package(
         .target(name: "TesseraCore", dependencies: ["CTesseraKernel"]),
         .target(name: "TesseraPatterns", dependencies: ["TesseraCore"]),
         .target(name: "TesseraTiles", dependencies: ["TesseraCore"]),
+        // libzmq from the system (Debian: libzmq3-dev). No pkgConfig: Debian's libzmq.pc
+        // adds krb5 include flags that SwiftPM refuses with a warning on every build.
+        .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
+        .target(name: "TesseraWire", dependencies: ["CZeroMQ", "TesseraCore", "TesseraTiles"]),
+        .target(name: "TesseraCluster", dependencies: ["TesseraCore", "TesseraTiles", "TesseraWire"]),
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraCore", "TesseraPatterns", "TesseraTiles",
+                "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -20,6 +20,8 @@ public struct HaloStrip: Sendable, Equatable {
 /// Carries halo strips to a neighbouring tile. This is the seam where transports plug
 /// in: in memory to an actor in the same process, or over the network to another worker.
 public protocol HaloLink: Sendable {
+    /// The tile at the other end, which receives the strips.
+    var tile: TileID { get }
     func send(_ strip: HaloStrip) async throws
 }
 
@@ -28,6 +30,8 @@ public struct LocalHaloLink: HaloLink {
     public let target: TileActor
 
     public init(target: TileActor) { self.target = target }
+
+    public var tile: TileID { target.id }
 
     public func send(_ strip: HaloStrip) async throws { try await target.receive(strip) }
 }
@@ -44,6 +48,9 @@ public actor TileActor {
     private var inbox: [UInt64: [Direction: BitGrid]] = [:]
     private var waiter: (generation: UInt64, continuation: CheckedContinuation<Void, any Error>)?
     private var failure: (any Error)?
+    /// Seconds spent stepping cells, and waiting for neighbours' halos.
+    public private(set) var computeSeconds = 0.0
+    public private(set) var waitSeconds = 0.0
 
     /// - Parameters:
     ///   - deadSides: the sides where a plane board ends.
@@ -92,14 +99,19 @@ public actor TileActor {
             if let failure { throw failure }
             let steps = Int(min(UInt64(engine.depth), remaining))
             for (side, link) in links {
-                let strip = HaloStrip(tile: id, side: side.opposite, generation: generation, cells: engine.edge(side))
+                let strip = HaloStrip(tile: link.tile, side: side.opposite, generation: generation, cells: engine.edge(side))
                 try await link.send(strip)
             }
+            let clock = ContinuousClock()
+            let waitStart = clock.now
             try await haloes(for: generation)
+            let computeStart = clock.now
             for (side, cells) in inbox.removeValue(forKey: generation) ?? [:] {
                 engine.fillHalo(side, with: cells)
             }
             engine.advance(steps)
+            waitSeconds += (computeStart - waitStart).seconds
+            computeSeconds += (clock.now - computeStart).seconds
             generation += UInt64(steps)
             remaining -= UInt64(steps)
         }
@@ -117,6 +129,8 @@ public actor TileActor {
     }
 
     public var population: Int { engine.population }
+
+    public var depth: Int { engine.depth }
 
     /// The tile's cells, as a value.
     public var cells: BitGrid { engine.cells }

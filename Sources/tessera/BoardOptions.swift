@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TesseraCluster
 import TesseraCore
 import TesseraPatterns
 import TesseraTiles
@@ -24,8 +25,8 @@ struct BoardOptions: ParsableArguments {
     @Option(help: "Seed for --soup; the same seed gives the same board for every tiling.")
     var seed: UInt64 = 1
 
-    @Option(help: "Tiles as COLUMNSxROWS.")
-    var tiles: String = "1x1"
+    @Option(help: "Tiles as COLUMNSxROWS. Default: one tile per worker.")
+    var tiles: String?
 
     @Option(help: "Halo depth: generations between halo exchanges. Default: from the tile size.")
     var halo: Int?
@@ -33,7 +34,7 @@ struct BoardOptions: ParsableArguments {
     static let defaultSide = 1024
 
     /// The board, rule and starting cells these options describe.
-    func resolve() throws -> Setup {
+    func resolve(defaultTiles count: Int) throws -> Setup {
         var pattern: Pattern? = nil
         var name = "soup"
         if let source = self.pattern {
@@ -62,7 +63,13 @@ struct BoardOptions: ParsableArguments {
             throw TesseraError("board \(width)x\(height) is too large", fix: "give a smaller --size")
         }
         let shape = BoardShape(width: width, height: height, topology: topology)
-        let tiling = try Tiling.parse(tiles, shape: shape)
+        let tiling: Tiling
+        if let tiles {
+            tiling = try Tiling.parse(tiles, shape: shape)
+        } else {
+            let (columns, rows) = RunPlan.defaultTiles(count: max(1, count), shape: shape)
+            tiling = try Tiling(shape: shape, columns: columns, rows: rows)
+        }
         let halo = self.halo ?? tiling.defaultHalo
         try tiling.validate(halo: halo)
         let soup = try self.soup.map { try Soup(density: $0, seed: seed) }

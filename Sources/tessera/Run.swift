@@ -1,24 +1,34 @@
 import ArgumentParser
 import Foundation
+import TesseraCluster
 import TesseraCore
 import TesseraPatterns
 import TesseraTiles
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Runs a pattern or soup for some generations and prints a summary.")
+        abstract: "Runs a pattern or soup on a local cluster of worker processes and prints a summary.")
 
     @OptionGroup var board: BoardOptions
-
-    @Option(help: "Generations to run.")
-    var generations: UInt64 = 100
-
-    @Option(help: "Write the final board to this .rle or .cells file (atomically).")
-    var output: String?
+    @OptionGroup var cluster: ClusterOptions
+    @OptionGroup var run: RunOptions
 
     func run() async throws {
-        let setup = try board.resolve()
-        if let output { try Output.validate(output) }
+        let workers = cluster.workers ?? ProcessInfo.processInfo.activeProcessorCount
+        guard workers >= 0 else { throw TesseraError("--workers \(workers) is negative", fix: "give 0 (in process) or more") }
+        if workers == 0 {
+            try await runInProcess()
+        } else {
+            try await ClusterRun.execute(board: board, run: run, workers: workers, listen: "tcp://127.0.0.1:*",
+                                         launchLocal: true, connectTimeout: cluster.connectTimeout)
+        }
+    }
+
+    /// Every tile as an actor in this process: no worker processes, no sockets.
+    private func runInProcess() async throws {
+        let setup = try board.resolve(defaultTiles: 1)
+        let generations = run.generations ?? 100
+        if let output = run.output { try Output.validate(output) }
         let cluster = try await TileCluster(
             tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation,
             cells: setup.cells(in:))
@@ -26,16 +36,37 @@ struct Run: AsyncParsableCommand {
         let start = clock.now
         try await cluster.run(generations: generations)
         let seconds = (clock.now - start).seconds
-        let population = await cluster.population()
-        let rate = Double(setup.shape.cellCount) * Double(generations) / max(seconds, 1e-9)
-        if let output {
-            try await Output.write(cluster.board(), to: output, setup: setup,
-                                   generation: setup.generation + generations)
+        if let output = run.output {
+            try await Output.write(cluster.board(), to: output, setup: setup, generation: setup.generation + generations)
         }
-        print("\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), "
+        Summary.print(setup: setup, generations: generations, seconds: seconds, population: await cluster.population(),
+                      workers: [], detailed: false)
+    }
+}
+
+enum Summary {
+    static func print(setup: Setup, generations: UInt64, seconds: Double, population: Int,
+                      workers: [WorkerSummary], detailed: Bool) {
+        let rate = Double(setup.shape.cellCount) * Double(generations) / max(seconds, 1e-9)
+        let placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
+        var line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement), "
             + "tiles \(setup.tiling.columns)x\(setup.tiling.rows), halo \(setup.halo): "
-            + "population \(population), \(String(format: "%.3f", seconds)) s, "
-            + "\(Format.rate(rate)) cell-updates/s")
+            + "population \(population), \(String(format: "%.3f", seconds)) s, \(Format.rate(rate)) cell-updates/s"
+        if !workers.isEmpty {
+            let compute = workers.reduce(0) { $0 + $1.report.computeSeconds }
+            let wait = workers.reduce(0) { $0 + $1.report.waitSeconds }
+            line += String(format: ", halo wait %.1f%%", 100 * wait / max(compute + wait, 1e-9))
+        }
+        Swift.print(line)
+        guard detailed else { return }
+        for w in workers {
+            let r = w.report
+            let tiles = w.tiles.map(\.description).joined(separator: " ")
+            Swift.print(String(format: "  worker %d (pid %d on %@, tiles %@): compute %.3f s, halo wait %.3f s (%.1f%%), sent %@",
+                               w.index, w.pid, w.host, tiles, r.computeSeconds, r.waitSeconds,
+                               100 * r.waitSeconds / max(r.computeSeconds + r.waitSeconds, 1e-9),
+                               Format.bytes(r.bytesSent)))
+        }
     }
 }
 
@@ -61,18 +92,18 @@ enum Output {
 }
 
 enum Format {
-    /// `73.2 G`, `950.0 M`.
+    /// `73.20 G`, `950.00 M`.
     static func rate(_ value: Double) -> String {
         for (scale, unit) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] where value >= scale {
             return String(format: "%.2f", value / scale) + " " + unit
         }
         return String(format: "%.0f", value)
     }
-}
 
-extension Duration {
-    var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) * 1e-18
+    static func bytes(_ value: UInt64) -> String {
+        for (scale, unit) in [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] where value >= UInt64(scale) {
+            return String(format: "%.1f", Double(value) / Double(scale)) + " " + unit
+        }
+        return "\(value) B"
     }
 }

@@ -7,7 +7,7 @@ import TesseraCore
 struct Tessera: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Runs Conway's Game of Life, and any Life-like B/S rule, on tiled boards.",
-        subcommands: [Run.self, Patterns.self, Bench.self]
+        subcommands: [Run.self, CoordinatorCommand.self, Worker.self, Patterns.self, Bench.self]
     )
 
     /// Every failure, flag errors included, is one line on stderr and exit status 2.
@@ -19,6 +19,9 @@ struct Tessera: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let interrupted as Interrupted {
+            FileHandle.standardError.write(Data("error: interrupted: every worker stopped\n".utf8))
+            Foundation.exit(128 + interrupted.signal)
         } catch {
             let code = exitCode(for: error)
             if code == .success || error is CleanExit {

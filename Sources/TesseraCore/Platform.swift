@@ -19,3 +19,11 @@ public enum MemoryBudget {
         }
     }
 }
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    public var seconds: Double {
+        let (s, attoseconds) = components
+        return Double(s) + Double(attoseconds) * 1e-18
+    }
+}

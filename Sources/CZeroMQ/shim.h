@@ -1,0 +1,7 @@
+#ifndef C_ZEROMQ_SHIM_H
+#define C_ZEROMQ_SHIM_H
+#include <zmq.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <signal.h>
+#endif

@@ -1,0 +1,65 @@
+import TesseraCore
+import TesseraTiles
+import TesseraWire
+
+/// What a cluster run computes: the tiles, the rule, and where the starting cells come from.
+public struct RunPlan: Sendable {
+    public let tiling: Tiling
+    public let rule: Rule
+    public let halo: Int
+    /// The generation the starting cells are at.
+    public let generation: UInt64
+    public let generations: UInt64
+    /// Workers generate their own cells from the soup when there is no `cells`.
+    public let soup: Soup?
+    /// Each tile's starting cells, computed by the coordinator and sent to the worker.
+    public let cells: (@Sendable (TileRect) -> BitGrid)?
+    /// Whether to bring the final board back to the coordinator.
+    public let collect: Bool
+
+    public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, generations: UInt64,
+                soup: Soup?, cells: (@Sendable (TileRect) -> BitGrid)?, collect: Bool) {
+        self.tiling = tiling
+        self.rule = rule
+        self.halo = halo
+        self.generation = generation
+        self.generations = generations
+        self.soup = soup
+        self.cells = cells
+        self.collect = collect
+    }
+
+    /// Tiles in row-major order, cut into `workers` contiguous runs so neighbours mostly
+    /// share a worker and trade halos in memory.
+    public func owners(workers: Int) -> [Int] {
+        let count = tiling.columns * tiling.rows
+        return (0..<count).map { $0 * workers / count }
+    }
+
+    /// A `columns`×`rows` split into `count` tiles that cuts the least: fewest cells along
+    /// tile borders; ties go to whole-row strips, whose halos are contiguous rows.
+    public static func defaultTiles(count: Int, shape: BoardShape) -> (columns: Int, rows: Int) {
+        var best: (cost: Int, columns: Int, rows: Int)? = nil
+        for columns in 1...max(1, count) where count % columns == 0 {
+            let rows = count / columns
+            guard columns <= shape.width, rows <= shape.height else { continue }
+            let cost = (columns - 1) * shape.height + (rows - 1) * shape.width
+            if best == nil || cost < best!.cost || (cost == best!.cost && columns < best!.columns) {
+                best = (cost, columns, rows)
+            }
+        }
+        return best.map { ($0.columns, $0.rows) } ?? (1, 1)
+    }
+}
+
+/// A halo link to a tile on another worker: the strip goes out over ZeroMQ, straight to
+/// that worker's inbox.
+struct RemoteHaloLink: HaloLink {
+    let tile: TileID
+    let pump: MessagePump
+    let endpoint: String
+
+    func send(_ strip: HaloStrip) async throws {
+        pump.send(Wire.encode(.halo(strip)), to: .peer(endpoint: endpoint))
+    }
+}

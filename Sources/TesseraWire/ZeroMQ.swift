@@ -1,0 +1,116 @@
+import CZeroMQ
+import Foundation
+import TesseraCore
+
+/// A libzmq context. libzmq documents contexts as thread-safe, which is why this class
+/// is `@unchecked Sendable`; sockets made from it are not, and stay on their thread.
+public final class ZMQContext: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+
+    public init() {
+        handle = zmq_ctx_new()
+    }
+
+    /// Runs after every socket has closed, because each socket holds its context.
+    deinit { zmq_ctx_term(handle) }
+}
+
+/// One libzmq socket. `~Copyable` and not `Sendable`: it is created, used and closed
+/// by one thread. It holds its context so `zmq_ctx_term` never waits on a live socket.
+public struct ZMQSocket: ~Copyable {
+    public enum Kind {
+        case router, dealer, push, pull
+
+        var raw: Int32 {
+            switch self {
+            case .router: ZMQ_ROUTER
+            case .dealer: ZMQ_DEALER
+            case .push: ZMQ_PUSH
+            case .pull: ZMQ_PULL
+            }
+        }
+    }
+
+    let handle: UnsafeMutableRawPointer
+    private let context: ZMQContext
+
+    public init(_ context: ZMQContext, _ kind: Kind) throws {
+        guard let handle = zmq_socket(context.handle, kind.raw) else { throw ZMQError.last("zmq_socket") }
+        // Never block process exit on unsent messages: a peer that is gone stays gone.
+        var linger: Int32 = 0
+        zmq_setsockopt(handle, ZMQ_LINGER, &linger, MemoryLayout<Int32>.size)
+        self.handle = handle
+        self.context = context
+    }
+
+    deinit { zmq_close(handle) }
+
+    public func set(_ option: Int32, _ value: Int32) throws {
+        var v = value
+        guard zmq_setsockopt(handle, option, &v, MemoryLayout<Int32>.size) == 0 else {
+            throw ZMQError.last("zmq_setsockopt")
+        }
+    }
+
+    public func set(_ option: Int32, bytes: [UInt8]) throws {
+        guard bytes.withUnsafeBytes({ zmq_setsockopt(handle, option, $0.baseAddress, $0.count) }) == 0 else {
+            throw ZMQError.last("zmq_setsockopt")
+        }
+    }
+
+    public func bind(_ endpoint: String) throws {
+        guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("cannot listen on \(endpoint)") }
+    }
+
+    public func connect(_ endpoint: String) throws {
+        guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("cannot connect to \(endpoint)") }
+    }
+
+    /// The endpoint actually bound (resolves a `*` port).
+    public var lastEndpoint: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        var size = buffer.count
+        zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Sends the frames of one message without blocking; returns false if it would block.
+    @discardableResult
+    public func send(_ frames: [[UInt8]]) throws -> Bool {
+        for (i, frame) in frames.enumerated() {
+            let flags = ZMQ_DONTWAIT | (i < frames.count - 1 ? ZMQ_SNDMORE : 0)
+            let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
+            if rc < 0 {
+                if zmq_errno() == EAGAIN { return false }
+                throw ZMQError.last("zmq_send")
+            }
+        }
+        return true
+    }
+
+    /// Receives one whole message without blocking, or nil when none is waiting.
+    public func receive() throws -> [[UInt8]]? {
+        var frames: [[UInt8]] = []
+        while true {
+            var message = zmq_msg_t()
+            zmq_msg_init(&message)
+            defer { zmq_msg_close(&message) }
+            if zmq_msg_recv(&message, handle, frames.isEmpty ? ZMQ_DONTWAIT : 0) < 0 {
+                if zmq_errno() == EAGAIN && frames.isEmpty { return nil }
+                if zmq_errno() == EINTR { continue }
+                throw ZMQError.last("zmq_msg_recv")
+            }
+            let size = zmq_msg_size(&message)
+            frames.append(Array(UnsafeRawBufferPointer(start: zmq_msg_data(&message), count: size)))
+            if zmq_msg_more(&message) == 0 { return frames }
+        }
+    }
+}
+
+public struct ZMQError: Error, CustomStringConvertible {
+    public let description: String
+
+    static func last(_ what: String) -> ZMQError {
+        ZMQError(description: "\(what): \(String(cString: zmq_strerror(zmq_errno())))")
+    }
+}

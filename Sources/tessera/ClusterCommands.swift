@@ -1,0 +1,173 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import TesseraCluster
+import TesseraCore
+import TesseraPatterns
+import TesseraTiles
+import TesseraWire
+
+struct Worker: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Hosts tiles for a coordinator, trading halos directly with other workers.")
+
+    @Option(help: "The coordinator's endpoint, tcp://HOST:PORT.")
+    var coordinator: String
+
+    @Option(help: "The address peers reach this worker at. Default: this machine's address on the route to the coordinator.")
+    var advertise: String?
+
+    @Option(help: "Where to bind the halo inbox. Default: tcp://ADVERTISE:* (a free port).")
+    var listen: String?
+
+    @Option(help: "Exit when this process (the local coordinator) is gone.")
+    var parentPid: Int32?
+
+    @Option(help: "A name for log lines.")
+    var name: String?
+
+    @Option(help: "Seconds the coordinator may stay silent before this worker leaves.")
+    var silence: Double = 5
+
+    func run() async throws {
+        _ = try Endpoint.split(coordinator)
+        let advertise = try self.advertise ?? Endpoint.localAddress(toward: coordinator)
+        let listen = self.listen ?? "tcp://\(advertise):*"
+        _ = try Endpoint.split(listen)
+        if let parentPid {
+            // A local coordinator that dies without a word (SIGKILL) must not leave orphans.
+            guard getppid() == parentPid else { Foundation.exit(3) }
+            Task.detached {
+                while getppid() == parentPid { try? await Task.sleep(for: .milliseconds(100)) }
+                Foundation.exit(3)
+            }
+        }
+        let ending = try await WorkerNode.serve(coordinator: coordinator, listen: listen, advertise: advertise,
+                                                silence: .milliseconds(Int(silence * 1000)))
+        switch ending {
+        case .shutdown: return
+        case .aborted: Foundation.exit(3)
+        case .coordinatorLost:
+            throw TesseraError("coordinator \(coordinator) went silent for \(silence) s; worker \(name ?? "") leaving",
+                               fix: "check that the coordinator is running and reachable")
+        }
+    }
+}
+
+/// How many workers and how long to wait for them.
+struct ClusterOptions: ParsableArguments {
+    @Option(help: "Worker processes. Default for run: the number of cores; 0 runs every tile in this process.")
+    var workers: Int?
+
+    @Option(help: "Seconds to wait for workers to connect.")
+    var connectTimeout: Double = 30
+}
+
+struct CoordinatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coordinator",
+        abstract: "Waits for workers started anywhere ('tessera worker --coordinator …'), then runs on them.")
+
+    @OptionGroup var board: BoardOptions
+    @OptionGroup var cluster: ClusterOptions
+    @OptionGroup var run: RunOptions
+
+    @Option(help: "Where workers connect: tcp://ADDRESS:PORT. Binds to 127.0.0.1 unless told otherwise.")
+    var listen: String = "tcp://127.0.0.1:7470"
+
+    func run() async throws {
+        let workers = cluster.workers ?? 1
+        guard workers >= 1 else { throw TesseraError("a coordinator needs --workers 1 or more") }
+        _ = try Endpoint.split(listen)
+        try await ClusterRun.execute(board: board, run: run, workers: workers, listen: listen, launchLocal: false,
+                                     connectTimeout: cluster.connectTimeout)
+    }
+}
+
+/// Options every run takes.
+struct RunOptions: ParsableArguments {
+    @Option(help: "Generations to run. Default 100.")
+    var generations: UInt64?
+
+    @Option(help: "Write the final board to this .rle or .cells file (atomically).")
+    var output: String?
+
+    @Flag(help: "Print the per-worker report.")
+    var report = false
+}
+
+enum ClusterRun {
+    /// Runs `board` on `workers` worker processes, started here (`launchLocal`) or anywhere.
+    static func execute(board: BoardOptions, run: RunOptions, workers: Int, listen: String, launchLocal: Bool,
+                        connectTimeout: Double) async throws {
+        let setup = try board.resolve(defaultTiles: workers)
+        let generations = run.generations ?? 100
+        if let output = run.output { try Output.validate(output) }
+        var cells: (@Sendable (TileRect) -> BitGrid)? = nil
+        if setup.pattern != nil { cells = { @Sendable rect in setup.cells(in: rect) } }
+        let plan = RunPlan(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation,
+                           generations: generations, soup: setup.soup, cells: cells, collect: run.output != nil)
+        let pump = try await MessagePump.start(.coordinator(listen: listen))
+        defer { pump.stop() }
+        let coordinator = Coordinator(pump: pump, workers: workers, plan: plan,
+                                      connectTimeout: .milliseconds(Int(connectTimeout * 1000)))
+        var local: LocalWorkers? = nil
+        if launchLocal {
+            local = try LocalWorkers.launch(count: workers, coordinator: pump.boundEndpoint) { pid, how in
+                Task { await coordinator.workerExited(pid: pid, how: how) }
+            }
+        } else {
+            FileHandle.standardError.write(Data("tessera coordinator: waiting for \(workers) workers on \(pump.boundEndpoint)\n".utf8))
+        }
+        let interrupts = Interrupts { signal in Task { await coordinator.cancel("interrupted by \(signal)") } }
+        let result: Result<RunOutcome, any Error>
+        do { result = .success(try await coordinator.run()) } catch { result = .failure(error) }
+        await local?.stop()
+        interrupts.restore()
+        if let signal = interrupts.received { throw Interrupted(signal: signal) }
+        let outcome = try result.get()
+        if let output = run.output, let grid = outcome.board {
+            try Output.write(grid, to: output, setup: setup, generation: setup.generation + generations)
+        }
+        Summary.print(setup: setup, generations: generations, seconds: outcome.seconds, population: outcome.population,
+                      workers: outcome.workers, detailed: run.report)
+    }
+}
+
+/// A run stopped by SIGINT or SIGTERM; the process exits 128 + the signal number.
+struct Interrupted: Error {
+    let signal: Int32
+}
+
+/// Turns SIGINT and SIGTERM into a call, so a run can stop its workers before exiting.
+/// Lives on the stack of one run; not shared.
+final class Interrupts {
+    private final class Caught: Sendable {
+        let signal = Mutex<Int32?>(nil)
+    }
+
+    private var sources: [any DispatchSourceSignal] = []
+    private let caught = Caught()
+
+    init(_ handler: @escaping @Sendable (String) -> Void) {
+        let caught = self.caught
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                caught.signal.withLock { $0 = $0 ?? number }
+                handler(name)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    var received: Int32? { caught.signal.withLock { $0 } }
+
+    func restore() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}
