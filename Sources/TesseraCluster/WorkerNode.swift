@@ -124,6 +124,7 @@ public actor WorkerNode {
     private func accept(_ assignment: Assignment) {
         do {
             try assignment.tiling.validate(halo: assignment.halo)
+            try TileCluster.checkMemory(assignment.myTiles, of: assignment.tiling, halo: assignment.halo)
         } catch {
             report("\(error)")
             return

@@ -46,8 +46,11 @@ public actor TileActor {
     private var links: [Direction: any HaloLink] = [:]
     public private(set) var generation: UInt64
     private var inbox: [UInt64: [Direction: BitGrid]] = [:]
+    /// Strips of a generation already taken out of the inbox.
+    private var received: [UInt64: Int] = [:]
     private var waiter: (generation: UInt64, continuation: CheckedContinuation<Void, any Error>)?
     private var failure: (any Error)?
+    private let overlap: Bool
     /// Seconds spent stepping cells, and waiting for neighbours' halos.
     public private(set) var computeSeconds = 0.0
     public private(set) var waitSeconds = 0.0
@@ -56,17 +59,21 @@ public actor TileActor {
     ///   - deadSides: the sides where a plane board ends.
     public init(id: TileID, rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>,
                 cells: BitGrid, generation: UInt64 = 0,
-                implementation: Kernel.Implementation = Kernel.best) {
+                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil) {
         self.id = id
         self.rect = rect
         self.generation = generation
+        self.overlap = overlap ?? TileEngine.overlapPays(rect: rect, depth: depth)
         engine = TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, cells: cells,
                             implementation: implementation)
     }
 
-    /// Sets the link to the neighbour on each side that has one.
+    /// Sets the link to the neighbour on each side that has one. A halo from this tile
+    /// itself (a torus one tile across) is in hand at once; with overlap, the others
+    /// are late and go into the engine's frames.
     public func connect(_ links: [Direction: any HaloLink]) {
         self.links = links
+        if overlap { engine.expectLate(Set(links.filter { $0.value.tile != id }.keys)) }
     }
 
     /// Accepts a strip from a neighbour. A neighbour can run at most one round ahead, so
@@ -76,8 +83,7 @@ public actor TileActor {
             throw TesseraError("tile \(id) got a halo for generation \(strip.generation) after reaching \(generation)")
         }
         inbox[strip.generation, default: [:]][strip.side] = strip.cells
-        if let waiter, waiter.generation == strip.generation,
-           inbox[strip.generation]!.count == links.count {
+        if let waiter, waiter.generation == strip.generation, haloesComplete(strip.generation) {
             self.waiter = nil
             waiter.continuation.resume()
         }
@@ -93,6 +99,7 @@ public actor TileActor {
     }
 
     /// Runs `generations` generations, trading halos every `engine.depth` generations.
+    /// The interior steps while the halos travel (see `TileEngine`).
     public func run(generations: UInt64) async throws {
         var remaining = generations
         while remaining > 0 {
@@ -103,22 +110,32 @@ public actor TileActor {
                 try await link.send(strip)
             }
             let clock = ContinuousClock()
+            let interiorStart = clock.now
+            // A tile's own strips (a torus one tile across) are already in.
+            for (side, cells) in inbox[generation] ?? [:] where links[side]?.tile == id {
+                engine.fillHalo(side, with: cells)
+                inbox[generation]![side] = nil
+                received[generation, default: 0] += 1
+            }
+            if overlap { engine.beginRound(steps) }
             let waitStart = clock.now
             try await haloes(for: generation)
             let computeStart = clock.now
             for (side, cells) in inbox.removeValue(forKey: generation) ?? [:] {
                 engine.fillHalo(side, with: cells)
             }
-            engine.advance(steps)
+            received[generation] = nil
+            if !overlap { engine.beginRound(steps) }
+            engine.finishRound(steps)
             waitSeconds += (computeStart - waitStart).seconds
-            computeSeconds += (clock.now - computeStart).seconds
+            computeSeconds += (waitStart - interiorStart).seconds + (clock.now - computeStart).seconds
             generation += UInt64(steps)
             remaining -= UInt64(steps)
         }
     }
 
     private func haloes(for generation: UInt64) async throws {
-        if (inbox[generation]?.count ?? 0) == links.count { return }
+        if haloesComplete(generation) { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             if let failure {
                 continuation.resume(throwing: failure)
@@ -126,6 +143,10 @@ public actor TileActor {
                 waiter = (generation, continuation)
             }
         }
+    }
+
+    private func haloesComplete(_ generation: UInt64) -> Bool {
+        (inbox[generation]?.count ?? 0) + (received[generation] ?? 0) == links.count
     }
 
     public var population: Int { engine.population }

@@ -9,13 +9,10 @@ public final class TileCluster: Sendable {
 
     /// - Parameter cells: the initial cells of a tile's rectangle (board coordinates).
     public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64 = 0,
-                implementation: Kernel.Implementation = Kernel.best,
+                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil,
                 cells: (TileRect) throws -> BitGrid) async throws {
         try tiling.validate(halo: halo)
-        try MemoryBudget.check(
-            bytes: tiling.tiles.reduce(0) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) },
-            what: "a \(tiling.shape.width)x\(tiling.shape.height) board",
-            fix: "use a smaller --size or spread the tiles over more machines")
+        try Self.checkMemory(tiling.tiles, of: tiling, halo: halo)
         self.tiling = tiling
         self.halo = halo
         self.rule = rule
@@ -25,7 +22,7 @@ public final class TileCluster: Sendable {
             actors[tile] = TileActor(
                 id: tile, rect: rect, depth: halo, rule: rule,
                 deadSides: Self.deadSides(of: tile, in: tiling), cells: try cells(rect),
-                generation: generation, implementation: implementation)
+                generation: generation, implementation: implementation, overlap: overlap)
         }
         self.actors = actors
         for (tile, actor) in actors {
@@ -35,6 +32,14 @@ public final class TileCluster: Sendable {
             }
             await actor.connect(links)
         }
+    }
+
+    /// Refuses, before allocating anything, to build `tiles` if they would not fit in memory.
+    public static func checkMemory(_ tiles: [TileID], of tiling: Tiling, halo: Int, extraBytes: Int = 0) throws {
+        let bytes = tiles.reduce(extraBytes) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) }
+        try MemoryBudget.check(
+            bytes: bytes, what: "\(tiles.count) tiles of a \(tiling.shape.width)x\(tiling.shape.height) board",
+            fix: "use a smaller --size or spread the tiles over more machines")
     }
 
     /// The sides of `tile` where a plane board ends.

@@ -103,6 +103,11 @@ enum ClusterRun {
         let setup = try board.resolve(defaultTiles: workers)
         let generations = run.generations ?? 100
         if let output = run.output { try Output.validate(output) }
+        // The coordinator holds the whole board only to write it.
+        let boardBytes = run.output == nil ? 0 : setup.shape.cellCount / 8
+        // Local workers share this machine's memory with the coordinator; remote ones check their own.
+        try TileCluster.checkMemory(launchLocal ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
+                                    extraBytes: boardBytes)
         var cells: (@Sendable (TileRect) -> BitGrid)? = nil
         if setup.pattern != nil { cells = { @Sendable rect in setup.cells(in: rect) } }
         let plan = RunPlan(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation,

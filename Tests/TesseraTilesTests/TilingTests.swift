@@ -6,10 +6,11 @@ import TesseraCore
     static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357"]
 
     func run(_ board: BitGrid, rule: Rule, topology: Topology, tiles: (Int, Int), halo: Int,
-             generations: UInt64, kernel: Kernel.Implementation) async throws -> BitGrid {
+             generations: UInt64, kernel: Kernel.Implementation, overlap: Bool? = nil) async throws -> BitGrid {
         let shape = BoardShape(width: board.width, height: board.height, topology: topology)
         let tiling = try Tiling(shape: shape, columns: tiles.0, rows: tiles.1)
-        let cluster = try await TileCluster(tiling: tiling, rule: rule, halo: halo, implementation: kernel) {
+        let cluster = try await TileCluster(tiling: tiling, rule: rule, halo: halo, implementation: kernel,
+                                            overlap: overlap) {
             board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
         }
         try await cluster.run(generations: generations)
@@ -40,9 +41,11 @@ import TesseraCore
             let shape = BoardShape(width: 71, height: 45, topology: topology)
             let deepest = try Tiling(shape: shape, columns: tiles.0, rows: tiles.1).smallestSide
             for halo in Set([1, 2, 3, 5, deepest].filter { $0 <= deepest }) {
-                let got = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
-                                        generations: 23, kernel: Kernel.best)
-                #expect(got == expected, "\(topology) tiles \(tiles) halo \(halo)")
+                for overlap in [false, true] {
+                    let got = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
+                                            generations: 23, kernel: Kernel.best, overlap: overlap)
+                    #expect(got == expected, "\(topology) tiles \(tiles) halo \(halo) overlap \(overlap)")
+                }
             }
         }
     }
@@ -53,9 +56,9 @@ import TesseraCore
         let board = try Soup(density: 0.3, seed: 5).cells(x: 0, y: 0, width: 97, height: 33)
         for topology in Topology.allCases {
             let expected = NaiveLife.run(board, rule: rule, topology: topology, generations: 12)
-            for (tiles, halo) in [((3, 2), 4), ((4, 3), 1), ((2, 5), 6)] {
+            for (tiles, halo, overlap) in [((3, 2), 4, false), ((4, 3), 1, true), ((2, 5), 6, true), ((1, 1), 3, true)] {
                 let got = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
-                                        generations: 12, kernel: Kernel.best)
+                                        generations: 12, kernel: Kernel.best, overlap: overlap)
                 #expect(got == expected, "\(ruleText) \(topology) \(tiles) halo \(halo)")
             }
         }
