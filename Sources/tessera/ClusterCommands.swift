@@ -122,7 +122,8 @@ enum ClusterRun {
                 Task { await coordinator.workerExited(pid: pid, how: how) }
             }
         } else {
-            FileHandle.standardError.write(Data("tessera coordinator: waiting for \(workers) workers on \(pump.boundEndpoint)\n".utf8))
+            // Unbuffered, so whoever starts the workers can read the endpoint at once.
+            FileHandle.standardOutput.write(Data("tessera coordinator: waiting for \(workers) workers on \(pump.boundEndpoint)\n".utf8))
         }
         let interrupts = Interrupts { signal in Task { await coordinator.cancel("interrupted by \(signal)") } }
         let result: Result<RunOutcome, any Error>

@@ -49,9 +49,14 @@ import TesseraPatterns
         let dir = try Harness.temporaryDirectory()
         let input = try write("x = 7, y = 3, rule = B3/S23:\(topology)97,61\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
         let golly = try Harness.golly(input, generations: 300)
-        for (tiles, halo) in [("1x1", 1), ("1x1", 30), ("2x3", 4), ("5x4", 3), ("7x7", 8), ("97x1", 1), ("3x61", 1)] {
-            let ours = try tessera(input, generations: 300, extra: ["--tiles", tiles, "--halo", "\(halo)"], in: dir)
-            #expect(ours == golly, "tiles \(tiles) halo \(halo)")
+        let runs: [(tiles: String, halo: Int, workers: Int)] = [
+            ("1x1", 1, 0), ("1x1", 30, 1), ("2x3", 4, 2), ("5x4", 3, 3), ("7x7", 8, 8), ("97x1", 1, 4),
+            ("3x61", 1, 2), ("4x2", 7, 8), ("2x2", 15, 0),
+        ]
+        for (tiles, halo, workers) in runs {
+            let ours = try tessera(input, generations: 300,
+                                   extra: ["--tiles", tiles, "--halo", "\(halo)", "--workers", "\(workers)"], in: dir)
+            #expect(ours == golly, "tiles \(tiles) halo \(halo) workers \(workers)")
         }
     }
 

@@ -136,3 +136,81 @@ enum Macrocell {
         return cells
     }
 }
+
+/// A `tessera` process left running while a test pokes at it.
+final class RunningTessera {
+    let process = Process()
+    let stdout: URL
+    let stderr: URL
+
+    init(_ arguments: [String]) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bg-\(UUID().uuidString)")
+        stdout = base.appendingPathExtension("out")
+        stderr = base.appendingPathExtension("err")
+        for url in [stdout, stderr] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
+        process.executableURL = Harness.tessera
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var errorText: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
+    var outputText: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
+
+    /// Waits for exit (killing the process after `timeout`) and returns the status.
+    func wait(timeout: Double) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(pid, SIGKILL) }
+        for child in Processes.children(of: pid) { kill(child, SIGKILL) }
+    }
+}
+
+/// What /proc says about processes.
+enum Processes {
+    static func children(of pid: Int32) -> [Int32] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task -> [Int32] in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0) }
+        }
+    }
+
+    static func alive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        // A zombie has exited; only its parent's wait is missing.
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return !stat.contains(") Z ")
+    }
+
+    /// CPU seconds the process has used (user + system).
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Polls the operating system's view until `condition` returns a value (there is no
+    /// event to wait on for another process's state), failing after `timeout` seconds.
+    static func poll<T>(timeout: Double, _ what: String, _ condition: () -> T?) throws -> T {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let value = condition() { return value }
+            usleep(20_000)
+        }
+        throw TesseraError("timed out waiting for \(what)")
+    }
+}
