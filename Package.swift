@@ -37,7 +37,8 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraPatterns"]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns"]),
+        .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraWire", "CZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

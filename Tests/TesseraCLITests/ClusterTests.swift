@@ -103,3 +103,21 @@ import TesseraCore
         #expect(result.stdout.contains("halo wait") && result.stdout.contains("sent"))
     }
 }
+
+@Suite struct WireRefusalTests {
+    /// Bytes from a peer that is not a Tessera of this version get a log line, not a crash.
+    @Test func coordinatorRefusesStrangeBytes() throws {
+        let coordinator = try RunningTessera(["coordinator", "glider", "--workers", "1", "--listen", "tcp://127.0.0.1:*",
+                                              "--connect-timeout", "2"])
+        let endpoint = try Processes.poll(timeout: 30, "the coordinator's endpoint") {
+            coordinator.outputText.firstMatch(of: /tcp:\/\/127\.0\.0\.1:\d+/).map { String($0.output) }
+        }
+        try StrangePeer.send(to: endpoint)
+        #expect(coordinator.wait(timeout: 30) == 2)
+        let log = coordinator.errorText
+        #expect(log.contains("refused a message: not a Tessera message"), "\(log)")
+        #expect(log.contains("protocol version 7"), "\(log)")
+        #expect(log.contains("truncated"), "\(log)")
+        #expect(log.contains("only 0 of 1 workers connected"), "\(log)")
+    }
+}
