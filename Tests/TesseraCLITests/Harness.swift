@@ -137,18 +137,26 @@ enum Macrocell {
     }
 }
 
-/// A `tessera` process left running while a test pokes at it.
+extension Harness {
+    typealias Background = RunningTessera
+}
+
+/// A process (`tessera` unless told otherwise) left running while a test pokes at it.
 final class RunningTessera {
     let process = Process()
     let stdout: URL
     let stderr: URL
 
-    init(_ arguments: [String]) throws {
+    convenience init(_ arguments: [String]) throws {
+        try self.init(Harness.tessera, arguments)
+    }
+
+    init(_ executable: URL, _ arguments: [String]) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bg-\(UUID().uuidString)")
         stdout = base.appendingPathExtension("out")
         stderr = base.appendingPathExtension("err")
         for url in [stdout, stderr] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
-        process.executableURL = Harness.tessera
+        process.executableURL = executable
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// Coordinator and workers on separate hosts (network namespaces with their own
+/// addresses and host names), connected only by TCP.
+@Suite struct MultiHostTests {
+    static let script = Harness.packageRoot.appendingPathComponent("deploy/netns/cluster.sh")
+
+    static var namespacesAvailable: Bool {
+        (try? Harness.run(script, ["probe"]).status) == 0
+    }
+
+    @Test(.enabled(if: namespacesAvailable, "network namespaces cannot be created here (needs root and iproute2)"))
+    func clusterAcrossHostsMatchesGolly() throws {
+        let name = "tsr\(getpid() % 100_000)"
+        let up = try Harness.run(Self.script, ["up", name, "3"])
+        defer { _ = try? Harness.run(Self.script, ["down", name]) }
+        #expect(up.status == 0, "\(up.stderr)")
+        let address = try Harness.run(Self.script, ["address", name, "0"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let endpoint = "tcp://\(address):7470"
+        let dir = try Harness.temporaryDirectory()
+        let output = dir.appendingPathComponent("out.rle")
+        let tessera = Harness.tessera.path
+        let coordinator = try Harness.Background(Self.script, [
+            "run", name, "0", tessera, "coordinator", "rpentomino", "--size", "300x200", "--topology", "plane",
+            "--generations", "600", "--workers", "2", "--tiles", "2x2", "--halo", "5", "--listen", endpoint,
+            "--output", output.path, "--report",
+        ])
+        let workers = try (1...2).map { host in
+            try Harness.Background(Self.script, ["run", name, "\(host)", tessera, "worker", "--coordinator", endpoint])
+        }
+        #expect(coordinator.wait(timeout: 60) == 0, "\(coordinator.errorText)")
+        for worker in workers { #expect(worker.wait(timeout: 15) == 0, "\(worker.errorText)") }
+        // Each worker ran on its own host, and its peers reached it at its own address.
+        #expect(coordinator.outputText.contains("on \(name)-h1") && coordinator.outputText.contains("on \(name)-h2"),
+                "\(coordinator.outputText)")
+        let input = dir.appendingPathComponent("r.rle")
+        try "x = 3, y = 3, rule = B3/S23:P300,200\nb2o$2o$bo!\n".write(to: input, atomically: true, encoding: .utf8)
+        #expect(try Harness.golly(input, generations: 600) == Harness.cells(ofPatternFile: output))
+    }
+}
