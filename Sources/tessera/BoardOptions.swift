@@ -22,8 +22,8 @@ struct BoardOptions: ParsableArguments {
     @Option(help: "Fill the board with random cells at this density (0-1) instead of, or under, a pattern.")
     var soup: Double?
 
-    @Option(help: "Seed for --soup; the same seed gives the same board for every tiling.")
-    var seed: UInt64 = 1
+    @Option(help: "Seed for --soup (default 1); the same seed gives the same board for every tiling.")
+    var seed: UInt64?
 
     @Option(help: "Tiles as COLUMNSxROWS. Default: one tile per worker.")
     var tiles: String?
@@ -31,7 +31,23 @@ struct BoardOptions: ParsableArguments {
     @Option(help: "Halo depth: generations between halo exchanges. Default: from the tile size.")
     var halo: Int?
 
+    @Option(help: "Read options from a TOML file (see configs/); flags given here override it.")
+    var config: String?
+
     static let defaultSide = 1024
+    static let configKeys = ["pattern", "size", "topology", "rule", "soup", "seed", "tiles", "halo"]
+
+    /// Fills what the command line left out from the config file.
+    mutating func apply(_ config: ConfigFile) throws {
+        pattern = pattern ?? config["pattern"]
+        size = size ?? config["size"]
+        topology = topology ?? config["topology"]
+        rule = rule ?? config["rule"]
+        tiles = tiles ?? config["tiles"]
+        soup = try soup ?? config.number("soup", as: Double.self)
+        seed = try seed ?? config.number("seed", as: UInt64.self)
+        halo = try halo ?? config.number("halo", as: Int.self)
+    }
 
     /// The board, rule and starting cells these options describe.
     func resolve(defaultTiles count: Int) throws -> Setup {
@@ -72,7 +88,7 @@ struct BoardOptions: ParsableArguments {
         }
         let halo = self.halo ?? tiling.defaultHalo
         try tiling.validate(halo: halo)
-        let soup = try self.soup.map { try Soup(density: $0, seed: seed) }
+        let soup = try self.soup.map { try Soup(density: $0, seed: seed ?? 1) }
         try pattern?.checkFits(on: shape)
         return Setup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo,
                      generation: pattern?.generation ?? 0, pattern: pattern, soup: soup)

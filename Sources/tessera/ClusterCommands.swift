@@ -59,8 +59,15 @@ struct ClusterOptions: ParsableArguments {
     @Option(help: "Worker processes. Default for run: the number of cores; 0 runs every tile in this process.")
     var workers: Int?
 
-    @Option(help: "Seconds to wait for workers to connect.")
-    var connectTimeout: Double = 30
+    @Option(help: "Seconds to wait for workers to connect (default 30).")
+    var connectTimeout: Double?
+
+    static let configKeys = ["workers", "connect-timeout"]
+
+    mutating func apply(_ config: ConfigFile) throws {
+        workers = try workers ?? config.number("workers", as: Int.self)
+        connectTimeout = try connectTimeout ?? config.number("connect-timeout", as: Double.self)
+    }
 }
 
 struct CoordinatorCommand: AsyncParsableCommand {
@@ -72,15 +79,25 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @OptionGroup var cluster: ClusterOptions
     @OptionGroup var run: RunOptions
 
-    @Option(help: "Where workers connect: tcp://ADDRESS:PORT. Binds to 127.0.0.1 unless told otherwise.")
-    var listen: String = "tcp://127.0.0.1:7470"
+    @Option(help: "Where workers connect: tcp://ADDRESS:PORT (default tcp://127.0.0.1:7470, this machine only).")
+    var listen: String?
 
     func run() async throws {
+        var (board, cluster, run, listen) = (self.board, self.cluster, self.run, self.listen)
+        if let path = board.config {
+            let config = try ConfigFile(
+                path: path, allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + ["listen"])
+            try board.apply(config)
+            try cluster.apply(config)
+            try run.apply(config)
+            listen = listen ?? config["listen"]
+        }
+        let endpoint = listen ?? "tcp://127.0.0.1:7470"
         let workers = cluster.workers ?? 1
         guard workers >= 1 else { throw TesseraError("a coordinator needs --workers 1 or more") }
-        _ = try Endpoint.split(listen)
-        try await ClusterRun.execute(board: board, run: run, workers: workers, listen: listen, launchLocal: false,
-                                     connectTimeout: cluster.connectTimeout)
+        _ = try Endpoint.split(endpoint)
+        try await ClusterRun.execute(board: board, run: run, workers: workers, listen: endpoint, launchLocal: false,
+                                     connectTimeout: cluster.connectTimeout ?? 30)
     }
 }
 
@@ -94,6 +111,14 @@ struct RunOptions: ParsableArguments {
 
     @Flag(help: "Print the per-worker report.")
     var report = false
+
+    static let configKeys = ["generations", "output", "report"]
+
+    mutating func apply(_ config: ConfigFile) throws {
+        generations = try generations ?? config.number("generations", as: UInt64.self)
+        output = output ?? config["output"]
+        report = report || config["report"] == "true"
+    }
 }
 
 enum ClusterRun {

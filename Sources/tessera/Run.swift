@@ -14,18 +14,26 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var run: RunOptions
 
     func run() async throws {
+        var (board, cluster, run) = (self.board, self.cluster, self.run)
+        if let path = board.config {
+            let config = try ConfigFile(
+                path: path, allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys)
+            try board.apply(config)
+            try cluster.apply(config)
+            try run.apply(config)
+        }
         let workers = cluster.workers ?? ProcessInfo.processInfo.activeProcessorCount
         guard workers >= 0 else { throw TesseraError("--workers \(workers) is negative", fix: "give 0 (in process) or more") }
         if workers == 0 {
-            try await runInProcess()
+            try await Self.runInProcess(board: board, run: run)
         } else {
             try await ClusterRun.execute(board: board, run: run, workers: workers, listen: "tcp://127.0.0.1:*",
-                                         launchLocal: true, connectTimeout: cluster.connectTimeout)
+                                         launchLocal: true, connectTimeout: cluster.connectTimeout ?? 30)
         }
     }
 
     /// Every tile as an actor in this process: no worker processes, no sockets.
-    private func runInProcess() async throws {
+    private static func runInProcess(board: BoardOptions, run: RunOptions) async throws {
         let setup = try board.resolve(defaultTiles: 1)
         let generations = run.generations ?? 100
         if let output = run.output { try Output.validate(output) }

@@ -92,3 +92,59 @@ import Testing
         #expect(left.isEmpty, "\(bad.name) left \(left)")
     }
 }
+
+/// Every example configuration in configs/ runs as documented.
+@Suite struct ConfigTests {
+    @Test func runConfigsWork() throws {
+        let acorn = try Harness.tessera(["run", "--config", Harness.packageRoot.appendingPathComponent("configs/acorn.toml").path,
+                                         "--generations", "100"])
+        #expect(acorn.status == 0, "\(acorn.stderr)")
+        #expect(acorn.stdout.contains("acorn: 100 generations on 1024x1024 torus B3/S23, 2 workers"), "\(acorn.stdout)")
+        let soup = try Harness.tessera(["run", "--config", Harness.packageRoot.appendingPathComponent("configs/soup-8192.toml").path,
+                                        "--size", "512x512", "--generations", "10", "--workers", "1"])
+        #expect(soup.status == 0, "\(soup.stderr)")
+        #expect(soup.stdout.contains("soup: 10 generations on 512x512 torus") && soup.stdout.contains("  worker 0"))
+    }
+
+    @Test func coordinatorConfigWorks() throws {
+        let dir = try Harness.temporaryDirectory()
+        let output = dir.appendingPathComponent("gun.rle")
+        let coordinator = try RunningTessera([
+            "coordinator", "--config", Harness.packageRoot.appendingPathComponent("configs/coordinator.toml").path,
+            "--listen", "tcp://127.0.0.1:*", "--generations", "90", "--output", output.path,
+        ])
+        let endpoint = try Processes.poll(timeout: 30, "the coordinator's endpoint") {
+            coordinator.outputText.firstMatch(of: /tcp:\/\/127\.0\.0\.1:\d+/).map { String($0.output) }
+        }
+        let workers = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint]) }
+        #expect(coordinator.wait(timeout: 60) == 0, "\(coordinator.errorText)")
+        for worker in workers { _ = worker.wait(timeout: 10) }
+        #expect(coordinator.outputText.contains("gosper: 90 generations on 2048x2048 plane"))
+        #expect(try String(contentsOf: output, encoding: .utf8).hasPrefix("#CXRLE Pos=-1024,-1024 Gen=90\n"))
+    }
+
+    @Test(arguments: [
+        ("size = 512x512\n", "not a string, number or boolean"),
+        ("sise = \"512x512\"\n", "unknown key 'sise'"),
+        ("[run]\n", "tables are not used"),
+        ("generations = \"many\"\n", "not a valid"),
+        ("pattern = \"acorn\n", "unterminated string"),
+    ])
+    func badConfigFailsCleanly(text: String, problem: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let config = dir.appendingPathComponent("bad.toml")
+        try text.write(to: config, atomically: true, encoding: .utf8)
+        let result = try Harness.tessera(["run", "--config", config.path, "glider"])
+        #expect(result.status == 2)
+        #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(problem), "\(result.stderr)")
+    }
+
+    @Test func flagsOverrideTheConfig() throws {
+        let dir = try Harness.temporaryDirectory()
+        let config = dir.appendingPathComponent("c.toml")
+        try "pattern = \"blinker\"\nsize = \"16x16\"\ngenerations = 7  # odd: the blinker is vertical\nworkers = 0\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let result = try Harness.tessera(["run", "--config", config.path, "--size", "20x20"])
+        #expect(result.stdout.contains("blinker: 7 generations on 20x20 torus"), "\(result.stdout)")
+    }
+}

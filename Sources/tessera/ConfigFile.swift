@@ -1,0 +1,64 @@
+import Foundation
+import TesseraCore
+
+/// A run configuration: flat TOML, one `key = value` per line, keys named like the
+/// command's long flags (`connect-timeout` or `connect_timeout`). Flags override it.
+struct ConfigFile {
+    let path: String
+    private(set) var values: [String: String] = [:]
+
+    init(path: String, allowed: [String]) throws {
+        self.path = path
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw TesseraError("cannot read config \(path)", fix: "check the path given to --config")
+        }
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = Self.strippingComment(raw).trimmingCharacters(in: .whitespaces)
+            if line.isEmpty { continue }
+            let place = "\(path) line \(number + 1)"
+            guard let equals = line.firstIndex(of: "=") else {
+                throw TesseraError("\(place): expected 'key = value'",
+                                   fix: line.hasPrefix("[") ? "tables are not used: write flat keys" : "write one key = value per line")
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
+            guard allowed.contains(key) else {
+                throw TesseraError("\(place): unknown key '\(key)'", fix: "use one of: \(allowed.joined(separator: ", "))")
+            }
+            values[key] = try Self.value(line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces), at: place)
+        }
+    }
+
+    subscript(key: String) -> String? { values[key] }
+
+    private static func strippingComment(_ line: Substring) -> Substring {
+        var inString = false
+        for index in line.indices {
+            if line[index] == "\"" { inString.toggle() }
+            if line[index] == "#" && !inString { return line[..<index] }
+        }
+        return line
+    }
+
+    private static func value(_ text: String, at location: String) throws -> String {
+        if text.hasPrefix("\"") {
+            guard text.count >= 2, text.hasSuffix("\""), !text.dropFirst().dropLast().contains("\"") else {
+                throw TesseraError("\(location): unterminated string \(text)", fix: "close the string with \"")
+            }
+            return String(text.dropFirst().dropLast())
+        }
+        guard text == "true" || text == "false" || Double(text.replacingOccurrences(of: "_", with: "")) != nil else {
+            throw TesseraError("\(location): value '\(text)' is not a string, number or boolean", fix: "quote strings: \"acorn\"")
+        }
+        return text.replacingOccurrences(of: "_", with: "")
+    }
+}
+
+extension ConfigFile {
+    func number<T: LosslessStringConvertible>(_ key: String, as: T.Type) throws -> T? {
+        guard let text = values[key] else { return nil }
+        guard let value = T(text) else {
+            throw TesseraError("\(path): '\(key) = \(text)' is not a valid \(T.self)", fix: "fix the value in the config")
+        }
+        return value
+    }
+}
