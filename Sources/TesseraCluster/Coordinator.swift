@@ -150,13 +150,7 @@ public actor Coordinator {
     }
 
     private func handle(_ bytes: [UInt8], from identity: [UInt8]) {
-        let message: Message
-        do {
-            message = try Wire.decode(bytes)
-        } catch {
-            FileHandle.standardError.write(Data("tessera coordinator: refused a message: \(error)\n".utf8))
-            return
-        }
+        guard let message = Wire.decodeOrLog(bytes, role: "coordinator") else { return }
         if case .hello(let hello) = message {
             welcome(hello, identity: identity)
             return

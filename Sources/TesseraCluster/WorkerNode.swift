@@ -83,13 +83,7 @@ public actor WorkerNode {
     }
 
     private func handle(_ bytes: [UInt8]) {
-        let message: Message
-        do {
-            message = try Wire.decode(bytes)
-        } catch {
-            FileHandle.standardError.write(Data("tessera worker: refused a message: \(error)\n".utf8))
-            return
-        }
+        guard let message = Wire.decodeOrLog(bytes, role: "worker") else { return }
         switch message {
         case .heartbeat:
             lastHeard = .now

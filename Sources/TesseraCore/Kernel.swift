@@ -43,48 +43,48 @@ public enum Kernel {
         let birth = rule.birth, survive = rule.survive
         // Bands of rows keep what one column walk touches in L1 for the next column.
         for bandStart in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: 64) {
-        let band = bandStart..<min(bandStart + 64, rows.upperBound)
-        for j in 0..<words {
-            /// West+centre+east and west+east of row r, as 2-bit numbers, and the centre.
-            @inline(__always)
-            func horizontal(_ r: Int) -> (three0: UInt64, three1: UInt64, two0: UInt64, two1: UInt64, centre: UInt64) {
-                let p = src + r * stride + j
-                let c = p[0]
-                let west = c << 1 | p[-1] >> 63
-                let east = c >> 1 | p[1] << 63
-                let two0 = west ^ east, two1 = west & east
-                return (two0 ^ c, two1 | two0 & c, two0, two1, c)
-            }
-            var above = horizontal(band.lowerBound - 1)
-            var here = horizontal(band.lowerBound)
-            for r in band {
-                let below = horizontal(r + 1)
-                // The eight-neighbour count n, by full adders.
-                let x0 = above.three0 ^ here.two0, x1 = above.three1 ^ here.two1
-                let n0 = x0 ^ below.three0
-                let k = above.three0 & here.two0 | x0 & below.three0
-                let p = x1 ^ below.three1
-                let q = above.three1 & here.two1 | x1 & below.three1
-                let n1 = p ^ k, carry = p & k
-                let alive = here.centre
-                let next: UInt64
-                if isLife {
-                    next = n1 & (n0 | alive) & ~(q | carry)
-                } else {
-                    let n2 = q ^ carry, n3 = q & carry
-                    var born: UInt64 = 0, stays: UInt64 = 0
-                    for n in 0...8 where (birth | survive) >> n & 1 == 1 {
-                        let equal = (n & 1 != 0 ? n0 : ~n0) & (n & 2 != 0 ? n1 : ~n1)
-                            & (n & 4 != 0 ? n2 : ~n2) & (n & 8 != 0 ? n3 : ~n3)
-                        if birth >> n & 1 == 1 { born |= equal }
-                        if survive >> n & 1 == 1 { stays |= equal }
-                    }
-                    next = ~alive & born | alive & stays
+            let band = bandStart..<min(bandStart + 64, rows.upperBound)
+            for j in 0..<words {
+                /// West+centre+east and west+east of row r, as 2-bit numbers, and the centre.
+                @inline(__always)
+                func horizontal(_ r: Int) -> (three0: UInt64, three1: UInt64, two0: UInt64, two1: UInt64, centre: UInt64) {
+                    let p = src + r * stride + j
+                    let c = p[0]
+                    let west = c << 1 | p[-1] >> 63
+                    let east = c >> 1 | p[1] << 63
+                    let two0 = west ^ east, two1 = west & east
+                    return (two0 ^ c, two1 | two0 & c, two0, two1, c)
                 }
-                dst[r * stride + j] = next
-                (above, here) = (here, below)
+                var above = horizontal(band.lowerBound - 1)
+                var here = horizontal(band.lowerBound)
+                for r in band {
+                    let below = horizontal(r + 1)
+                    // The eight-neighbour count n, by full adders.
+                    let x0 = above.three0 ^ here.two0, x1 = above.three1 ^ here.two1
+                    let n0 = x0 ^ below.three0
+                    let k = above.three0 & here.two0 | x0 & below.three0
+                    let p = x1 ^ below.three1
+                    let q = above.three1 & here.two1 | x1 & below.three1
+                    let n1 = p ^ k, carry = p & k
+                    let alive = here.centre
+                    let next: UInt64
+                    if isLife {
+                        next = n1 & (n0 | alive) & ~(q | carry)
+                    } else {
+                        let n2 = q ^ carry, n3 = q & carry
+                        var born: UInt64 = 0, stays: UInt64 = 0
+                        for n in 0...8 where (birth | survive) >> n & 1 == 1 {
+                            let equal = (n & 1 != 0 ? n0 : ~n0) & (n & 2 != 0 ? n1 : ~n1)
+                                & (n & 4 != 0 ? n2 : ~n2) & (n & 8 != 0 ? n3 : ~n3)
+                            if birth >> n & 1 == 1 { born |= equal }
+                            if survive >> n & 1 == 1 { stays |= equal }
+                        }
+                        next = ~alive & born | alive & stays
+                    }
+                    dst[r * stride + j] = next
+                    (above, here) = (here, below)
+                }
             }
-        }
         }
     }
 }

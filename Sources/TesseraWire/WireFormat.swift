@@ -1,3 +1,4 @@
+import Foundation
 import TesseraCore
 import TesseraTiles
 
@@ -172,6 +173,17 @@ public enum Wire {
         header.u32(UInt32(payload.bytes.count))
         header.u32(side)
         return header.bytes + payload.bytes
+    }
+
+    /// Decodes a message from a peer, or logs one line saying why it was refused (a
+    /// stranger or a broken peer must never bring `role` down) and returns nil.
+    public static func decodeOrLog(_ bytes: [UInt8], role: String) -> Message? {
+        do {
+            return try decode(bytes)
+        } catch {
+            FileHandle.standardError.write(Data("tessera \(role): refused a message: \(error)\n".utf8))
+            return nil
+        }
     }
 
     /// Decodes one message, refusing anything malformed with a `TesseraError` that says what.
