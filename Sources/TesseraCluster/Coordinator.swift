@@ -14,7 +14,7 @@ public struct WorkerSummary: Sendable {
 
 /// What a cluster run produced.
 public struct RunOutcome: Sendable {
-    /// Wall time from `start` to the last worker's `done`.
+    /// Wall time spent advancing, from each `start` to the last worker's `done`.
     public let seconds: Double
     public let population: Int
     public let workers: [WorkerSummary]
@@ -22,11 +22,19 @@ public struct RunOutcome: Sendable {
     public let board: BitGrid?
 }
 
-/// Runs a plan on workers: waits for them to connect, assigns tiles, starts them, and
-/// gathers their reports and, if asked, their cells. It is not on the data path: halos
-/// go from worker to worker. Every change to the run's state happens in this actor.
+/// Runs a plan on workers: waits for them to connect, assigns tiles, then advances,
+/// draws frames, collects or reloads the board on request. It is not on the data path:
+/// halos go from worker to worker. Every change to the run's state happens in this actor.
 public actor Coordinator {
-    private enum Phase { case gathering, preparing, running, collecting, finished }
+    private enum Phase { case gathering, preparing, idle, busy, finished }
+
+    /// The one operation in flight and what it has gathered so far.
+    private enum Operation {
+        case advance(remaining: Int)
+        case frame(Viewport, grid: BitGrid, remaining: Int)
+        case collect(tiles: [TileID: BitGrid])
+        case load(remaining: Int)
+    }
 
     private struct Worker {
         let identity: [UInt8]
@@ -34,21 +42,25 @@ public actor Coordinator {
         var lastHeard: ContinuousClock.Instant
         var tiles: [TileID] = []
         var ready = false
-        var report: WorkerReport?
+        var report = WorkerReport()
     }
 
     private let pump: MessagePump
-    private let plan: RunPlan
+    public nonisolated let plan: RunPlan
     private let expected: Int
     private let connectDeadline: ContinuousClock.Instant
     private let silence: Duration
     private var phase = Phase.gathering
     private var workers: [Worker] = []
-    private var startedAt = ContinuousClock.now
-    private var seconds = 0.0
-    private var collected: [TileID: BitGrid] = [:]
-    private var outcome: CheckedContinuation<RunOutcome, any Error>?
-    private var finalResult: Result<RunOutcome, any Error>?
+    private var operation: Operation?
+    private var waiter: CheckedContinuation<Void, any Error>?
+    private var failure: TesseraError?
+    private var result: Any?
+    private var feed: Task<Void, Never>?
+    private var ticker: Task<Void, Never>?
+    /// The generation every tile has reached.
+    public private(set) var generation: UInt64
+    public private(set) var secondsAdvancing = 0.0
 
     /// - Parameters:
     ///   - connectTimeout: how long to wait for all `workers` to connect.
@@ -60,30 +72,77 @@ public actor Coordinator {
         expected = workers
         connectDeadline = .now + connectTimeout
         self.silence = silence
+        generation = plan.generation
     }
 
     /// Runs the plan to the end, or throws a `TesseraError` naming what went wrong.
     public func run() async throws -> RunOutcome {
+        try await start()
+        try await advance(plan.generations)
+        let board = plan.collect ? try await collect() : nil
+        let outcome = RunOutcome(seconds: secondsAdvancing, population: population, workers: summaries, board: board)
+        shutdown()
+        return outcome
+    }
+
+    /// Waits for the workers to connect and build their tiles.
+    public func start() async throws {
         let events = pump.events
-        let feed = Task {
+        feed = Task {
             for await event in events {
                 guard case .control(let identity?) = event.source else { continue }
                 self.handle(event.bytes, from: identity)
             }
         }
-        let ticker = Task {
+        ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
                 self.tick()
             }
         }
-        defer {
-            feed.cancel()
-            ticker.cancel()
+        try await perform(nil)
+    }
+
+    /// Advances every tile `generations` generations.
+    public func advance(_ generations: UInt64) async throws {
+        guard generations > 0 else { return }
+        let started = ContinuousClock.now
+        try await perform(.advance(remaining: workers.count)) { broadcast(.start(generations: generations)) }
+        secondsAdvancing += (ContinuousClock.now - started).seconds
+        generation += generations
+    }
+
+    /// The board reduced to `viewport`, every tile at the same generation.
+    public func frame(_ viewport: Viewport) async throws -> BitGrid {
+        let empty = BitGrid(width: viewport.width, height: viewport.height)
+        try await perform(.frame(viewport, grid: empty, remaining: tileCount)) { broadcast(.frameRequest(viewport)) }
+        return result as! BitGrid
+    }
+
+    /// The whole board, gathered from every tile.
+    public func collect() async throws -> BitGrid {
+        try await perform(.collect(tiles: [:])) { broadcast(.collect) }
+        return result as! BitGrid
+    }
+
+    /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
+    public func load(generation: UInt64, cells: (TileRect) -> BitGrid) async throws {
+        try await perform(.load(remaining: tileCount)) {
+            for (index, worker) in workers.enumerated() {
+                for tile in worker.tiles {
+                    send(.tileCells(tile: tile, generation: generation, cells: cells(plan.tiling.rect(of: tile))), to: index)
+                }
+            }
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            if let finalResult { continuation.resume(with: finalResult) } else { outcome = continuation }
-        }
+        self.generation = generation
+    }
+
+    /// Tells the workers to leave; the run is over.
+    public func shutdown() {
+        guard phase != .finished else { return }
+        phase = .finished
+        broadcast(.shutdown)
+        stopTasks()
     }
 
     /// A local worker process ended; the launcher says how.
@@ -98,6 +157,39 @@ public actor Coordinator {
 
     /// Stops the run (Ctrl-C, say): workers are told to abort.
     public func cancel(_ reason: String) { fail(reason) }
+
+    public var population: Int { workers.reduce(0) { $0 + $1.report.populations.values.reduce(0, +) } }
+
+    public var summaries: [WorkerSummary] {
+        workers.indices.map { i in
+            WorkerSummary(index: i, pid: workers[i].hello.pid, host: workers[i].hello.host,
+                          tiles: workers[i].tiles, report: workers[i].report)
+        }
+    }
+
+    private var tileCount: Int { plan.tiling.columns * plan.tiling.rows }
+
+    /// Starts `operation` with `begin` and waits until the workers' answers complete it.
+    private func perform(_ operation: Operation?, begin: () -> Void = {}) async throws {
+        if let failure { throw failure }
+        if let operation {
+            precondition(phase == .idle, "one coordinator operation at a time")
+            phase = .busy
+            self.operation = operation
+            begin()
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            if let failure { continuation.resume(throwing: failure) } else { waiter = continuation }
+        }
+    }
+
+    private func complete(with value: Any? = nil) {
+        result = value
+        operation = nil
+        phase = .idle
+        waiter?.resume()
+        waiter = nil
+    }
 
     private func describe(_ index: Int) -> String {
         let w = workers[index]
@@ -114,17 +206,20 @@ public actor Coordinator {
         for w in workers { pump.send(bytes, to: .worker(identity: w.identity)) }
     }
 
+    private func stopTasks() {
+        feed?.cancel()
+        ticker?.cancel()
+    }
+
     private func fail(_ problem: String) {
         guard phase != .finished else { return }
         phase = .finished
+        let error = TesseraError(problem)
+        failure = error
         broadcast(.abort(reason: problem))
-        complete(.failure(TesseraError(problem)))
-    }
-
-    private func complete(_ result: Result<RunOutcome, any Error>) {
-        finalResult = result
-        outcome?.resume(with: result)
-        outcome = nil
+        stopTasks()
+        waiter?.resume(throwing: error)
+        waiter = nil
     }
 
     private func tick() {
@@ -138,7 +233,7 @@ public actor Coordinator {
                     : "\(missing) workers never got ready")
                 return
             }
-        case .running, .collecting:
+        case .idle, .busy:
             if let lost = workers.indices.first(where: { now - workers[$0].lastHeard > silence }) {
                 fail("\(describe(lost)) stopped answering (no heartbeat for \(silence)): it died or the network is down")
                 return
@@ -146,7 +241,7 @@ public actor Coordinator {
         case .finished:
             return
         }
-        broadcast(.heartbeat(generation: 0))
+        broadcast(.heartbeat(generation: generation))
     }
 
     private func handle(_ bytes: [UInt8], from identity: [UInt8]) {
@@ -157,32 +252,33 @@ public actor Coordinator {
         }
         guard let index = workers.firstIndex(where: { $0.identity == identity }) else { return }
         workers[index].lastHeard = .now
-        switch message {
-        case .heartbeat:
+        switch (message, operation) {
+        case (.heartbeat, _):
             break
-        case .ready:
+        case (.ready, .load(let remaining)):
+            remaining == 1 ? complete() : (operation = .load(remaining: remaining - 1))
+        case (.ready, nil) where phase == .preparing:
             workers[index].ready = true
-            if phase == .preparing, workers.allSatisfy(\.ready) {
-                phase = .running
-                startedAt = .now
-                broadcast(.start(generations: plan.generations))
-            }
-        case .done(let report):
+            if workers.allSatisfy(\.ready) { complete() }
+        case (.done(let report), .advance(let remaining)):
             workers[index].report = report
-            if phase == .running, workers.allSatisfy({ $0.report != nil }) {
-                seconds = (ContinuousClock.now - startedAt).seconds
-                if plan.collect {
-                    phase = .collecting
-                    broadcast(.collect)
-                } else {
-                    finish(board: nil)
-                }
+            remaining == 1 ? complete() : (operation = .advance(remaining: remaining - 1))
+        case (.frameTile(_, let x, let y, let dots), .frame(let viewport, var grid, let remaining)):
+            grid.formUnion(dots, atX: x, y: y)
+            remaining == 1 ? complete(with: grid) : (operation = .frame(viewport, grid: grid, remaining: remaining - 1))
+        case (.tileCells(let tile, _, let cells), .collect(var tiles)):
+            tiles[tile] = cells
+            guard tiles.count == tileCount else {
+                operation = .collect(tiles: tiles)
+                return
             }
-        case .tileCells(let tile, _, let cells):
-            guard phase == .collecting else { return }
-            collected[tile] = cells
-            if collected.count == plan.tiling.columns * plan.tiling.rows { assemble() }
-        case .failure(let reason):
+            var board = BitGrid(width: plan.tiling.shape.width, height: plan.tiling.shape.height)
+            for (tile, cells) in tiles {
+                let rect = plan.tiling.rect(of: tile)
+                cells.copy(into: &board, atX: rect.x, y: rect.y)
+            }
+            complete(with: board)
+        case (.failure(let reason), _):
             fail("\(describe(index)): \(reason)")
         default:
             FileHandle.standardError.write(Data("tessera coordinator: ignored an unexpected message from \(describe(index))\n".utf8))
@@ -211,25 +307,5 @@ public actor Coordinator {
                 }
             }
         }
-    }
-
-    private func assemble() {
-        var board = BitGrid(width: plan.tiling.shape.width, height: plan.tiling.shape.height)
-        for (tile, cells) in collected {
-            let rect = plan.tiling.rect(of: tile)
-            cells.copy(into: &board, atX: rect.x, y: rect.y)
-        }
-        finish(board: board)
-    }
-
-    private func finish(board: BitGrid?) {
-        phase = .finished
-        broadcast(.shutdown)
-        let summaries = workers.indices.map { i in
-            WorkerSummary(index: i, pid: workers[i].hello.pid, host: workers[i].hello.host,
-                          tiles: workers[i].tiles, report: workers[i].report ?? WorkerReport())
-        }
-        let population = summaries.reduce(0) { $0 + $1.report.populations.values.reduce(0, +) }
-        complete(.success(RunOutcome(seconds: seconds, population: population, workers: summaries, board: board)))
     }
 }

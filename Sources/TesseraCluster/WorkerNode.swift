@@ -90,9 +90,26 @@ public actor WorkerNode {
         case .assign(let assignment):
             lastHeard = .now
             accept(assignment)
-        case .tileCells(let tile, _, let cells):
-            waitingCells[tile] = cells
-            buildTilesIfReady()
+        case .tileCells(let tile, let generation, let cells):
+            if let actor = tiles[tile] {
+                // A new board for a built tile: a pattern change, an edit or a rewind.
+                Task {
+                    await actor.load(cells, generation: generation)
+                    self.pump.send(Wire.encode(.ready), to: .coordinator)
+                }
+            } else {
+                waitingCells[tile] = cells
+                buildTilesIfReady()
+            }
+        case .frameRequest(let viewport):
+            let tiles = self.tiles
+            Task {
+                for (id, tile) in tiles {
+                    let part = await tile.dots(in: viewport) ?? (0, 0, BitGrid(width: 0, height: 0))
+                    self.pump.send(Wire.encode(.frameTile(tile: id, x: part.x, y: part.y, dots: part.dots)),
+                                   to: .coordinator)
+                }
+            }
         case .start(let generations):
             Task { await self.run(generations: generations) }
         case .halo(let strip):
@@ -110,8 +127,8 @@ public actor WorkerNode {
         case .abort(let reason):
             for tile in tiles.values { Task { await tile.fail(TesseraError("run aborted: \(reason)")) } }
             end(.aborted(reason))
-        case .hello, .ready, .done, .failure:
-            report("worker got a message meant for a coordinator")
+        case .hello, .ready, .done, .failure, .frameTile, .view, .command, .frame:
+            report("worker got a message meant for a coordinator or a viewer")
         }
     }
 

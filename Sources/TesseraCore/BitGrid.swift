@@ -61,6 +61,13 @@ public struct BitGrid: Hashable, Sendable {
         for i in words.indices { words[i] |= other.words[i] }
     }
 
+    /// Makes alive every cell under a live cell of `other` placed with its top-left at (x, y).
+    public mutating func formUnion(_ other: BitGrid, atX x: Int, y: Int) {
+        var part = cropped(x: x, y: y, width: other.width, height: other.height)
+        part.formUnion(other)
+        part.copy(into: &self, atX: x, y: y)
+    }
+
     /// The `width`×`height` rectangle whose top-left is (x, y).
     public func cropped(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
         var result = BitGrid(width: width, height: height)

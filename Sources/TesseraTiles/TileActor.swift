@@ -1,5 +1,30 @@
 import TesseraCore
 
+/// What a viewer looks at: `width`×`height` dots whose top-left dot starts at board
+/// cell (x, y), each dot covering `cellsPerDot`×`cellsPerDot` cells.
+public struct Viewport: Hashable, Sendable {
+    public var x: Int, y: Int
+    public var cellsPerDot: Int
+    public var width: Int, height: Int
+
+    public init(x: Int, y: Int, cellsPerDot: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.cellsPerDot = max(1, cellsPerDot)
+        self.width = max(0, width)
+        self.height = max(0, height)
+    }
+
+    /// The whole board of `width`×`height` cells in `dots` columns × `rows` dots, centred.
+    public static func fitting(width: Int, height: Int, dots: Int, rows: Int) -> Viewport {
+        let z = max(1, max(ceilDiv(width, max(1, dots)), ceilDiv(height, max(1, rows))))
+        return Viewport(x: (width - dots * z) / 2, y: (height - rows * z) / 2, cellsPerDot: z, width: dots, height: rows)
+    }
+}
+
+func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+func ceilDiv(_ a: Int, _ b: Int) -> Int { -floorDiv(-a, b) }
+
 /// Cells from a neighbour for one side of a tile's halo, taken at one generation.
 public struct HaloStrip: Sendable, Equatable {
     /// The tile that receives the strip.
@@ -150,6 +175,37 @@ public actor TileActor {
     }
 
     public var population: Int { engine.population }
+
+    /// Replaces the tile's cells (a new pattern, an edit, a rewind) between runs.
+    public func load(_ cells: BitGrid, generation: UInt64) {
+        engine.load(cells)
+        self.generation = generation
+        inbox.removeAll()
+        received.removeAll()
+    }
+
+    /// The dots of `view` this tile covers: a dot is lit when any cell under it is alive.
+    /// Only the reduced dots leave the tile, never its cells.
+    public func dots(in view: Viewport) -> (x: Int, y: Int, dots: BitGrid)? {
+        let z = view.cellsPerDot
+        let x0 = max(0, floorDiv(rect.x - view.x, z)), x1 = min(view.width, ceilDiv(rect.x + rect.width - view.x, z))
+        let y0 = max(0, floorDiv(rect.y - view.y, z)), y1 = min(view.height, ceilDiv(rect.y + rect.height - view.y, z))
+        guard x0 < x1, y0 < y1 else { return nil }
+        var dots = BitGrid(width: x1 - x0, height: y1 - y0)
+        for dy in y0..<y1 {
+            let cellTop = max(rect.y, view.y + dy * z), cellBottom = min(rect.y + rect.height, view.y + (dy + 1) * z)
+            for dx in x0..<x1 {
+                let left = max(rect.x, view.x + dx * z), right = min(rect.x + rect.width, view.x + (dx + 1) * z)
+                guard left < right else { continue }
+                for row in cellTop..<cellBottom
+                where engine.anyAlive(row: row - rect.y, x: left - rect.x, width: right - left) {
+                    dots[dx - x0, dy - y0] = true
+                    break
+                }
+            }
+        }
+        return (x0, y0, dots)
+    }
 
     public var depth: Int { engine.depth }
 

@@ -214,6 +214,17 @@ final class TileEngine {
         main.current.population(x: depth, y: depth, width: rect.width, height: rect.height)
     }
 
+    /// Replaces the tile's cells.
+    func load(_ cells: BitGrid) {
+        main.current.clear(x: 0, y: 0, width: main.current.rowWords * 64, height: main.current.height)
+        main.write(cells, atX: depth, y: depth)
+    }
+
+    /// Whether any cell is alive in columns `x..<x+width` of interior row `y`.
+    func anyAlive(row y: Int, x: Int, width: Int) -> Bool {
+        main.current.population(x: depth + x, y: depth + y, width: width, height: 1) > 0
+    }
+
     var cells: BitGrid {
         main.current.extract(x: depth, y: depth, width: rect.width, height: rect.height)
     }

@@ -61,7 +61,63 @@ public struct WorkerReport: Sendable, Equatable {
     }
 }
 
-/// Every message between coordinator and workers, and between workers.
+/// What a viewer asks the presenter to do.
+public enum ViewerCommand: Sendable, Equatable {
+    case togglePause
+    case step
+    case faster
+    case slower
+    case nextPattern
+    case toggleCell(x: Int, y: Int)
+    case save
+    case rewind
+}
+
+/// One generation-consistent picture of the board, reduced to a viewer's viewport,
+/// with the run's vital signs.
+public struct Frame: Sendable, Equatable {
+    public var generation: UInt64
+    public var population: Int
+    public var generationsPerSecond: Double
+    public var cellUpdatesPerSecond: Double
+    public var workers: Int
+    public var tiles: (columns: Int, rows: Int)
+    public var paused: Bool
+    /// Seconds between generations; 0 is as fast as it goes.
+    public var delay: Double
+    public var board: (width: Int, height: Int)
+    public var viewport: Viewport
+    public var dots: BitGrid
+    /// A line for the viewer to show once (where a save went, say).
+    public var note: String
+
+    public init(generation: UInt64, population: Int, generationsPerSecond: Double, cellUpdatesPerSecond: Double,
+                workers: Int, tiles: (columns: Int, rows: Int), paused: Bool, delay: Double,
+                board: (width: Int, height: Int), viewport: Viewport, dots: BitGrid, note: String) {
+        self.generation = generation
+        self.population = population
+        self.generationsPerSecond = generationsPerSecond
+        self.cellUpdatesPerSecond = cellUpdatesPerSecond
+        self.workers = workers
+        self.tiles = tiles
+        self.paused = paused
+        self.delay = delay
+        self.board = board
+        self.viewport = viewport
+        self.dots = dots
+        self.note = note
+    }
+
+    public static func == (a: Frame, b: Frame) -> Bool {
+        a.generation == b.generation && a.population == b.population && a.generationsPerSecond == b.generationsPerSecond
+            && a.cellUpdatesPerSecond == b.cellUpdatesPerSecond && a.workers == b.workers
+            && a.tiles == b.tiles && a.paused == b.paused && a.delay == b.delay && a.board == b.board
+            && a.viewport == b.viewport && a.dots == b.dots && a.note == b.note
+    }
+}
+
+/// Every message between coordinator and workers, between workers, and between the
+/// presenter and its viewers.
 public enum Message: Sendable, Equatable {
     case hello(Hello)
     case assign(Assignment)
@@ -75,6 +131,11 @@ public enum Message: Sendable, Equatable {
     case shutdown
     case abort(reason: String)
     case failure(reason: String)
+    case frameRequest(Viewport)
+    case frameTile(tile: TileID, x: Int, y: Int, dots: BitGrid)
+    case view(Viewport)
+    case command(ViewerCommand)
+    case frame(Frame)
 }
 
 /// The binary format: a fixed 32-byte little-endian header, then a payload.
@@ -97,6 +158,7 @@ public enum Wire {
 
     enum Kind: UInt16 {
         case hello = 1, assign, tileCells, ready, start, heartbeat, done, collect, halo, shutdown, abort, failure
+        case frameRequest, frameTile, view, command, frame
     }
 
     public static func encode(_ message: Message) -> [UInt8] {
@@ -162,6 +224,50 @@ public enum Wire {
         case .failure(let reason):
             kind = .failure
             payload.string(reason)
+        case .frameRequest(let viewport):
+            kind = .frameRequest
+            payload.viewport(viewport)
+        case .frameTile(let t, let x, let y, let dots):
+            kind = .frameTile
+            tile = t
+            payload.u64(UInt64(bitPattern: Int64(x)))
+            payload.u64(UInt64(bitPattern: Int64(y)))
+            payload.grid(dots)
+        case .view(let viewport):
+            kind = .view
+            payload.viewport(viewport)
+        case .command(let command):
+            kind = .command
+            var (code, x, y): (UInt8, Int, Int) = (0, 0, 0)
+            switch command {
+            case .togglePause: code = 0
+            case .step: code = 1
+            case .faster: code = 2
+            case .slower: code = 3
+            case .nextPattern: code = 4
+            case .toggleCell(let cx, let cy): (code, x, y) = (5, cx, cy)
+            case .save: code = 6
+            case .rewind: code = 7
+            }
+            payload.u8(code)
+            payload.u64(UInt64(bitPattern: Int64(x)))
+            payload.u64(UInt64(bitPattern: Int64(y)))
+        case .frame(let f):
+            kind = .frame
+            generation = f.generation
+            payload.u64(UInt64(f.population))
+            payload.u64(f.generationsPerSecond.bitPattern)
+            payload.u64(f.cellUpdatesPerSecond.bitPattern)
+            payload.u32(UInt32(f.workers))
+            payload.u32(UInt32(f.tiles.columns))
+            payload.u32(UInt32(f.tiles.rows))
+            payload.u8(f.paused ? 1 : 0)
+            payload.u64(f.delay.bitPattern)
+            payload.u64(UInt64(f.board.width))
+            payload.u64(UInt64(f.board.height))
+            payload.viewport(f.viewport)
+            payload.grid(f.dots)
+            payload.string(f.note)
         }
         var header = WireWriter()
         header.bytes.append(contentsOf: magic)
@@ -254,6 +360,30 @@ public enum Wire {
         case .shutdown: message = .shutdown
         case .abort: message = .abort(reason: try p.string())
         case .failure: message = .failure(reason: try p.string())
+        case .frameRequest: message = .frameRequest(try p.viewport())
+        case .frameTile:
+            let x = Int(Int64(bitPattern: try p.u64())), y = Int(Int64(bitPattern: try p.u64()))
+            message = .frameTile(tile: tile, x: x, y: y, dots: try p.grid())
+        case .view: message = .view(try p.viewport())
+        case .command:
+            let code = try p.u8()
+            let x = Int(Int64(bitPattern: try p.u64())), y = Int(Int64(bitPattern: try p.u64()))
+            let commands: [ViewerCommand] = [.togglePause, .step, .faster, .slower, .nextPattern,
+                                             .toggleCell(x: x, y: y), .save, .rewind]
+            guard Int(code) < commands.count else { throw TesseraError("unknown viewer command \(code)") }
+            message = .command(commands[Int(code)])
+        case .frame:
+            let population = try p.count(try p.u64())
+            let gps = Double(bitPattern: try p.u64()), cups = Double(bitPattern: try p.u64())
+            let workers = Int(try p.u32()), columns = Int(try p.u32()), rows = Int(try p.u32())
+            let paused = try p.u8() == 1
+            let delay = Double(bitPattern: try p.u64())
+            let width = try p.count(try p.u64()), height = try p.count(try p.u64())
+            let viewport = try p.viewport()
+            message = .frame(Frame(generation: generation, population: population, generationsPerSecond: gps,
+                                   cellUpdatesPerSecond: cups, workers: workers, tiles: (columns, rows), paused: paused,
+                                   delay: delay, board: (width, height), viewport: viewport, dots: try p.grid(),
+                                   note: try p.string()))
         }
         guard p.atEnd else { throw TesseraError("\(kind) message has \(bytes.count - p.offset) unexpected trailing bytes") }
         return message
@@ -271,6 +401,10 @@ struct WireWriter {
     mutating func string(_ s: String) {
         u32(UInt32(s.utf8.count))
         bytes.append(contentsOf: s.utf8)
+    }
+
+    mutating func viewport(_ v: Viewport) {
+        for value in [v.x, v.y, v.cellsPerDot, v.width, v.height] { u64(UInt64(bitPattern: Int64(value))) }
     }
 
     mutating func grid(_ g: BitGrid) {
@@ -322,6 +456,14 @@ struct WireReader {
     mutating func string() throws -> String {
         let n = try count(UInt64(try u32()))
         return String(decoding: try take(n), as: UTF8.self)
+    }
+
+    mutating func viewport() throws -> Viewport {
+        let values = try (0..<5).map { _ in Int(Int64(bitPattern: try u64())) }
+        guard values[2] >= 1, (0...1 << 16).contains(values[3]), (0...1 << 16).contains(values[4]) else {
+            throw TesseraError("implausible viewport \(values)")
+        }
+        return Viewport(x: values[0], y: values[1], cellsPerDot: values[2], width: values[3], height: values[4])
     }
 
     mutating func grid() throws -> BitGrid {
