@@ -27,10 +27,11 @@ let package = Package(
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "TesseraWire", dependencies: ["CZeroMQ", "TesseraCore", "TesseraTiles"]),
         .target(name: "TesseraCluster", dependencies: ["TesseraCore", "TesseraTiles", "TesseraWire"]),
+        .target(name: "TesseraViewer", dependencies: ["TesseraCore", "TesseraTiles", "TesseraWire"]),
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster",
+                "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster", "TesseraViewer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -20,6 +20,16 @@ public struct RunOutcome: Sendable {
     public let workers: [WorkerSummary]
     /// The final board, when the plan asked to collect it.
     public let board: BitGrid?
+    /// Generations run, when not the plan's (a live run ends when its viewer quits).
+    public let generations: UInt64?
+
+    public init(seconds: Double, population: Int, workers: [WorkerSummary], board: BitGrid?, generations: UInt64? = nil) {
+        self.seconds = seconds
+        self.population = population
+        self.workers = workers
+        self.board = board
+        self.generations = generations
+    }
 }
 
 /// Runs a plan on workers: waits for them to connect, assigns tiles, then advances,
@@ -57,6 +67,7 @@ public actor Coordinator {
     private var failure: TesseraError?
     private var result: Any?
     private var feed: Task<Void, Never>?
+    private var viewerHandler: (@Sendable ([UInt8], Message) -> Void)?
     private var ticker: Task<Void, Never>?
     /// The generation every tile has reached.
     public private(set) var generation: UInt64
@@ -90,8 +101,11 @@ public actor Coordinator {
         let events = pump.events
         feed = Task {
             for await event in events {
-                guard case .control(let identity?) = event.source else { continue }
-                self.handle(event.bytes, from: identity)
+                switch event.source {
+                case .control(let identity?): self.handle(event.bytes, from: identity)
+                case .viewer(let identity): self.forwardToPresenter(event.bytes, from: identity)
+                default: continue
+                }
             }
         }
         ticker = Task {
@@ -135,6 +149,21 @@ public actor Coordinator {
             }
         }
         self.generation = generation
+    }
+
+    /// Hands what viewers send to `handler` (the presenter).
+    public func onViewerMessage(_ handler: @escaping @Sendable ([UInt8], Message) -> Void) {
+        viewerHandler = handler
+    }
+
+    /// Sends a message to an attached viewer.
+    public nonisolated func send(_ message: Message, toViewer identity: [UInt8]) {
+        pump.send(Wire.encode(message), to: .viewer(identity: identity))
+    }
+
+    private func forwardToPresenter(_ bytes: [UInt8], from identity: [UInt8]) {
+        guard let message = Wire.decodeOrLog(bytes, role: "presenter") else { return }
+        viewerHandler?(identity, message)
     }
 
     /// Tells the workers to leave; the run is over.

@@ -13,10 +13,12 @@ import TesseraCore
 /// out of `events`.
 public final class MessagePump: Sendable {
     public enum Role: Sendable {
-        /// Binds `control` as a ROUTER on this endpoint.
-        case coordinator(listen: String)
+        /// Binds `control` as a ROUTER on `listen`, and `inbox` for viewers on `viewers`.
+        case coordinator(listen: String, viewers: String? = nil)
         /// Connects `control` as a DEALER to the coordinator and binds `inbox` here.
         case worker(coordinator: String, listen: String)
+        /// Connects `control` as a DEALER to a presenter's viewer endpoint.
+        case viewer(presenter: String)
     }
 
     public enum Route: Sendable, Hashable {
@@ -26,11 +28,14 @@ public final class MessagePump: Sendable {
         case coordinator
         /// A peer worker's inbox.
         case peer(endpoint: String)
+        /// A viewer attached to the presenter.
+        case viewer(identity: [UInt8])
     }
 
     public enum Source: Sendable, Hashable {
         case control(identity: [UInt8]?)
         case peer
+        case viewer(identity: [UInt8])
     }
 
     public struct Incoming: Sendable {
@@ -47,15 +52,18 @@ public final class MessagePump: Sendable {
     public let events: AsyncStream<Incoming>
     /// The endpoint `control` (coordinator) or `inbox` (worker) is bound to, port resolved.
     public let boundEndpoint: String
+    /// The coordinator's viewer endpoint, port resolved, if it has one.
+    public let viewerEndpoint: String?
     private let continuation: AsyncStream<Incoming>.Continuation
     private let state: Mutex<State>
     private let wake: Int32
 
     private init(events: AsyncStream<Incoming>, continuation: AsyncStream<Incoming>.Continuation,
-                 boundEndpoint: String, wake: Int32) {
+                 boundEndpoint: String, viewerEndpoint: String?, wake: Int32) {
         self.events = events
         self.continuation = continuation
         self.boundEndpoint = boundEndpoint
+        self.viewerEndpoint = viewerEndpoint
         self.wake = wake
         state = Mutex(State())
     }
@@ -79,17 +87,24 @@ public final class MessagePump: Sendable {
                     let inbox = try ZMQSocket(context, .router)
                     let outbox = try ZMQSocket(context, .router)
                     try outbox.set(ZMQ_ROUTER_MANDATORY, 1)
-                    let bound: String
+                    var bound = "", viewers: String? = nil
                     switch role {
-                    case .coordinator(let listen):
+                    case .coordinator(let listen, let viewerListen):
                         try control.bind(listen)
                         bound = control.lastEndpoint
+                        if let viewerListen {
+                            try inbox.bind(viewerListen)
+                            viewers = inbox.lastEndpoint
+                        }
                     case .worker(let coordinator, let listen):
                         try inbox.bind(listen)
                         bound = inbox.lastEndpoint
                         try control.connect(coordinator)
+                    case .viewer(let presenter):
+                        try control.connect(presenter)
                     }
-                    let pump = MessagePump(events: events, continuation: continuation, boundEndpoint: bound, wake: wake)
+                    let pump = MessagePump(events: events, continuation: continuation, boundEndpoint: bound,
+                                           viewerEndpoint: viewers, wake: wake)
                     ready.resume(returning: pump)
                     pump.loop(control: control, inbox: inbox, outbox: outbox, isCoordinator: role.isCoordinator,
                               heartbeat: heartbeat.map { (heartbeatInterval, $0) })
@@ -172,6 +187,10 @@ public final class MessagePump: Sendable {
                     let frames: [[UInt8]]
                     if case .worker(let identity) = route { frames = [identity, bytes] } else { frames = [bytes] }
                     delivered = (try? control.send(frames)) ?? true
+                case .viewer(let identity):
+                    // Latest frame wins: one that cannot go now is dropped, never queued.
+                    _ = try? inbox.send([identity, bytes])
+                    delivered = true
                 case .peer(let endpoint):
                     if !connected.contains(endpoint) {
                         try? outbox.set(ZMQ_CONNECT_ROUTING_ID, bytes: Array(endpoint.utf8))
@@ -201,7 +220,9 @@ public final class MessagePump: Sendable {
             }
             if items[1].revents != 0 {
                 while let frames = try? inbox.receive() {
-                    if frames.count == 2 { continuation.yield(Incoming(source: .peer, bytes: frames[1])) }
+                    guard frames.count == 2 else { continue }
+                    let source: Source = isCoordinator ? .viewer(identity: frames[0]) : .peer
+                    continuation.yield(Incoming(source: source, bytes: frames[1]))
                 }
             }
         }

@@ -5,6 +5,7 @@ import TesseraCluster
 import TesseraCore
 import TesseraPatterns
 import TesseraTiles
+import TesseraViewer
 import TesseraWire
 
 struct Worker: AsyncParsableCommand {
@@ -112,19 +113,23 @@ struct RunOptions: ParsableArguments {
     @Flag(help: "Print the per-worker report.")
     var report = false
 
-    static let configKeys = ["generations", "output", "report"]
+    @Option(help: "Serve live frames to 'tessera view' viewers on this endpoint, e.g. tcp://127.0.0.1:7471.")
+    var viewListen: String?
+
+    static let configKeys = ["generations", "output", "report", "view-listen"]
 
     mutating func apply(_ config: ConfigFile) throws {
         generations = try generations ?? config.number("generations", as: UInt64.self)
         output = output ?? config["output"]
         report = report || config["report"] == "true"
+        viewListen = viewListen ?? config["view-listen"]
     }
 }
 
 enum ClusterRun {
     /// Runs `board` on `workers` worker processes, started here (`launchLocal`) or anywhere.
     static func execute(board: BoardOptions, run: RunOptions, workers: Int, listen: String, launchLocal: Bool,
-                        connectTimeout: Double) async throws {
+                        connectTimeout: Double, view: Bool = false) async throws {
         let setup = try board.resolve(defaultTiles: workers)
         let generations = run.generations ?? 100
         if let output = run.output { try Output.validate(output) }
@@ -137,7 +142,9 @@ enum ClusterRun {
         if setup.pattern != nil { cells = { @Sendable rect in setup.cells(in: rect) } }
         let plan = RunPlan(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation,
                            generations: generations, soup: setup.soup, cells: cells, collect: run.output != nil)
-        let pump = try await MessagePump.start(.coordinator(listen: listen))
+        if let endpoint = run.viewListen { _ = try Endpoint.split(endpoint) }
+        let viewers = view ? "tcp://127.0.0.1:*" : run.viewListen
+        let pump = try await MessagePump.start(.coordinator(listen: listen, viewers: viewers))
         defer { pump.stop() }
         let coordinator = Coordinator(pump: pump, workers: workers, plan: plan,
                                       connectTimeout: .milliseconds(Int(connectTimeout * 1000)))
@@ -152,16 +159,67 @@ enum ClusterRun {
         }
         let interrupts = Interrupts { signal in Task { await coordinator.cancel("interrupted by \(signal)") } }
         let result: Result<RunOutcome, any Error>
-        do { result = .success(try await coordinator.run()) } catch { result = .failure(error) }
+        do {
+            if let endpoint = pump.viewerEndpoint {
+                result = .success(try await present(coordinator, setup: setup, run: run, workers: workers,
+                                                    endpoint: endpoint, view: view))
+            } else {
+                result = .success(try await coordinator.run())
+            }
+        } catch {
+            result = .failure(error)
+        }
         await local?.stop()
         interrupts.restore()
         if let signal = interrupts.received { throw Interrupted(signal: signal) }
         let outcome = try result.get()
         if let output = run.output, let grid = outcome.board {
-            try Output.write(grid, to: output, setup: setup, generation: setup.generation + generations)
+            try Output.write(grid, to: output, setup: setup, generation: setup.generation + (outcome.generations ?? generations))
         }
-        Summary.print(setup: setup, generations: generations, seconds: outcome.seconds, population: outcome.population,
-                      workers: outcome.workers, detailed: run.report)
+        Summary.print(setup: setup, generations: outcome.generations ?? generations, seconds: outcome.seconds,
+                      population: outcome.population, workers: outcome.workers, detailed: run.report)
+    }
+
+    /// A live run: the presenter drives the coordinator and serves viewers on `endpoint`;
+    /// with `view`, a viewer in this terminal, whose quitting ends the run. Otherwise it
+    /// runs the asked generations at full speed while viewers come and go.
+    static func present(_ coordinator: Coordinator, setup: Setup, run: RunOptions, workers: Int, endpoint: String,
+                        view: Bool) async throws -> RunOutcome {
+        try await coordinator.start()
+        let patterns = PatternLibrary.names.compactMap(PatternLibrary.pattern(named:)).map { pattern in
+            { @Sendable (rect: TileRect) -> BitGrid in pattern.cells(in: (rect.x, rect.y, rect.width, rect.height), of: setup.shape) }
+        }
+        let presenter = Presenter(
+            coordinator: coordinator, workers: workers, delay: view ? 0.03 : 0,
+            stopAt: view ? nil : setup.generation + (run.generations ?? 100), patterns: patterns
+        ) { board, generation in
+            let path = "tessera-\(setup.name.split(separator: ".").first ?? "board")-\(generation).rle"
+            try Output.write(board, to: path, setup: setup, generation: generation)
+            return FileManager.default.currentDirectoryPath + "/" + path
+        }
+        await presenter.attach()
+        if view {
+            let driving = Task { try await presenter.run() }
+            let viewing = Task { try await ViewerApp.run(presenter: endpoint) }
+            // Whichever ends first ends the other: quitting the viewer, or a failed run.
+            let outcome = await withTaskGroup(of: Void.self) { group in
+                group.addTask { _ = await driving.result; viewing.cancel() }
+                group.addTask { _ = await viewing.result; await presenter.stop() }
+                await group.waitForAll()
+                return (await driving.result, await viewing.result)
+            }
+            try outcome.0.get()
+            try outcome.1.get()
+        } else {
+            FileHandle.standardOutput.write(Data("tessera: viewers can attach with 'tessera view --connect \(endpoint)'\n".utf8))
+            try await presenter.run()
+        }
+        let board = run.output != nil ? try await coordinator.collect() : nil
+        let generations = await coordinator.generation - setup.generation
+        let outcome = RunOutcome(seconds: await coordinator.secondsAdvancing, population: await coordinator.population,
+                                 workers: await coordinator.summaries, board: board, generations: generations)
+        await coordinator.shutdown()
+        return outcome
     }
 }
 

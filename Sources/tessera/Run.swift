@@ -4,6 +4,7 @@ import TesseraCluster
 import TesseraCore
 import TesseraPatterns
 import TesseraTiles
+import TesseraViewer
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,6 +13,9 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var board: BoardOptions
     @OptionGroup var cluster: ClusterOptions
     @OptionGroup var run: RunOptions
+
+    @Flag(help: "Watch and steer the run in this terminal; quitting the viewer ends the run.")
+    var view = false
 
     func run() async throws {
         var (board, cluster, run) = (self.board, self.cluster, self.run)
@@ -24,11 +28,17 @@ struct Run: AsyncParsableCommand {
         }
         let workers = cluster.workers ?? ProcessInfo.processInfo.activeProcessorCount
         guard workers >= 0 else { throw TesseraError("--workers \(workers) is negative", fix: "give 0 (in process) or more") }
+        if view && !Terminal.isInteractive {
+            throw TesseraError("--view needs a terminal", fix: "run it in a terminal, or use --view-listen and 'tessera view'")
+        }
         if workers == 0 {
+            if view || run.viewListen != nil {
+                throw TesseraError("viewing needs worker processes", fix: "give --workers 1 or more")
+            }
             try await Self.runInProcess(board: board, run: run)
         } else {
             try await ClusterRun.execute(board: board, run: run, workers: workers, listen: "tcp://127.0.0.1:*",
-                                         launchLocal: true, connectTimeout: cluster.connectTimeout ?? 30)
+                                         launchLocal: true, connectTimeout: cluster.connectTimeout ?? 30, view: view)
         }
     }
 

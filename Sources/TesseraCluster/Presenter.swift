@@ -1,0 +1,237 @@
+import Foundation
+import TesseraCore
+import TesseraTiles
+import TesseraWire
+
+/// Drives a live run for its viewers: advances the cluster batch by batch at the speed
+/// they choose, and between batches — when every tile is at the same generation —
+/// answers each viewer's frame request with the board reduced to its viewport.
+///
+/// Latest frame wins: a viewer holds at most one request, answered once, at most 30
+/// times a second, so a slow viewer skips frames and nothing queues. Every change to
+/// the live state happens in this actor.
+public actor Presenter {
+    /// Seconds between generations, on a log scale; 0 runs as fast as the cluster goes.
+    public static let delays: [Double] = [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3]
+    static let frameInterval = 1.0 / 30
+    /// Boards up to this many cells keep value snapshots for rewind.
+    static let snapshotLimit = 1 << 26
+
+    /// Board-changing things viewers ask for, done between batches.
+    private enum Action {
+        case nextPattern, toggleCell(x: Int, y: Int), save(viewer: [UInt8]), rewind
+    }
+
+    private struct Viewer {
+        var pending: Viewport?
+        var lastSent = ContinuousClock.now - .seconds(1)
+        var note = ""
+    }
+
+    private let coordinator: Coordinator
+    private let workers: Int
+    private let patterns: [@Sendable (TileRect) -> BitGrid]
+    private let save: @Sendable (BitGrid, UInt64) throws -> String
+    private var viewers: [[UInt8]: Viewer] = [:]
+    private var actions: [Action] = []
+    private var paused: Bool
+    private var delayIndex: Int
+    private var steps = 0
+    private var batch: UInt64 = 1
+    private var stopAt: UInt64?
+    private var quit = false
+    private var patternIndex = 0
+    private var snapshots: [(generation: UInt64, board: BitGrid)] = []
+    private var lastSnapshot = ContinuousClock.now - .seconds(10)
+    private var rateSample = (generation: UInt64(0), time: ContinuousClock.now)
+    private var generationsPerSecond = 0.0
+    private var wake: CheckedContinuation<Void, Never>?
+    /// Something happened while the loop was busy: its next sleep returns at once.
+    private var woken = false
+
+    /// - Parameters:
+    ///   - patterns: starting boards the `p` key cycles through.
+    ///   - save: writes a board at a generation and says where.
+    ///   - stopAt: the generation to stop at, if any; otherwise the run goes on until `stop()`.
+    public init(coordinator: Coordinator, workers: Int, paused: Bool = false, delay: Double = 0,
+                stopAt: UInt64? = nil, patterns: [@Sendable (TileRect) -> BitGrid] = [],
+                save: @escaping @Sendable (BitGrid, UInt64) throws -> String) {
+        self.coordinator = coordinator
+        self.workers = workers
+        self.paused = paused
+        delayIndex = Self.delays.firstIndex { $0 >= delay } ?? Self.delays.count - 1
+        self.stopAt = stopAt
+        self.patterns = patterns
+        self.save = save
+    }
+
+    /// Passes what viewers send to this presenter.
+    public func attach() async {
+        await coordinator.onViewerMessage { identity, message in
+            Task { await self.receive(message, from: identity) }
+        }
+    }
+
+    /// Runs until `stop()` or the `stopAt` generation.
+    public func run() async throws {
+        rateSample = (await coordinator.generation, .now)
+        while !quit {
+            try await performActions()
+            let generation = await coordinator.generation
+            if let stopAt, generation >= stopAt { break }
+            let running = !paused || steps > 0
+            if running {
+                var count = steps > 0 || delay > 0 ? 1 : batch
+                if let stopAt { count = min(count, stopAt - generation) }
+                if paused { steps -= 1 }
+                let started = ContinuousClock.now
+                try await coordinator.advance(count)
+                let seconds = (ContinuousClock.now - started).seconds
+                if delay == 0 && !paused {
+                    // Batches of about one frame's time: fast runs, smooth frames.
+                    batch = max(1, min(1 << 16, UInt64(Double(count) * Self.frameInterval / max(seconds, 1e-5))))
+                }
+                try await measureAndSnapshot()
+            }
+            try await serveFrames(rateLimited: running && delay < Self.frameInterval)
+            if !running {
+                await sleep(nil)
+            } else if delay > 0 {
+                await sleep(delay)
+            }
+        }
+        try await serveFrames(rateLimited: false)
+    }
+
+    /// Ends `run()` after the batch in progress.
+    public func stop() {
+        quit = true
+        wakeUp()
+    }
+
+    private var delay: Double { Self.delays[delayIndex] }
+
+    private func receive(_ message: Message, from identity: [UInt8]) {
+        switch message {
+        case .view(let viewport):
+            if viewport.width == 0 && viewport.height == 0 {
+                viewers[identity] = nil  // detached
+            } else {
+                viewers[identity, default: Viewer()].pending = viewport
+            }
+        case .command(let command):
+            viewers[identity, default: Viewer()].note = ""
+            switch command {
+            case .togglePause:
+                paused.toggle()
+                steps = 0
+            case .step: if paused { steps += 1 }
+            case .faster: delayIndex = max(0, delayIndex - 1)
+            case .slower: delayIndex = min(Self.delays.count - 1, delayIndex + 1)
+            case .nextPattern: actions.append(.nextPattern)
+            case .toggleCell(let x, let y): actions.append(.toggleCell(x: x, y: y))
+            case .save: actions.append(.save(viewer: identity))
+            case .rewind: actions.append(.rewind)
+            }
+        default:
+            return
+        }
+        wakeUp()
+    }
+
+    private func sleep(_ seconds: Double?) async {
+        if woken || quit {
+            woken = false
+            return
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            wake = continuation
+            if let seconds {
+                Task {
+                    try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                    self.wakeUp()
+                }
+            }
+        }
+    }
+
+    private func wakeUp() {
+        if let wake {
+            wake.resume()
+            self.wake = nil
+        } else {
+            woken = true
+        }
+    }
+
+    private func measureAndSnapshot() async throws {
+        let now = ContinuousClock.now, generation = await coordinator.generation
+        let elapsed = (now - rateSample.time).seconds
+        if elapsed >= 0.5 {
+            generationsPerSecond = Double(generation - rateSample.generation) / elapsed
+            rateSample = (generation, now)
+        }
+        let shape = coordinator.plan.tiling.shape
+        if shape.cellCount <= Self.snapshotLimit, now - lastSnapshot >= .seconds(1) {
+            snapshots.append((generation, try await coordinator.collect()))
+            if snapshots.count > 5 { snapshots.removeFirst() }
+            lastSnapshot = now
+        }
+    }
+
+    private func performActions() async throws {
+        while !actions.isEmpty {
+            let action = actions.removeFirst()
+            let tiling = coordinator.plan.tiling
+            switch action {
+            case .nextPattern:
+                guard !patterns.isEmpty else { continue }
+                patternIndex = (patternIndex + 1) % patterns.count
+                try await coordinator.load(generation: 0, cells: patterns[patternIndex])
+                snapshots.removeAll()
+            case .toggleCell(let x, let y):
+                guard (0..<tiling.shape.width).contains(x), (0..<tiling.shape.height).contains(y) else { continue }
+                var board = try await coordinator.collect()
+                board[x, y].toggle()
+                try await reload(board, generation: await coordinator.generation)
+            case .save(let viewer):
+                let board = try await coordinator.collect()
+                let note: String
+                do { note = "saved \(try save(board, await coordinator.generation))" } catch { note = "\(error)" }
+                viewers[viewer]?.note = note
+            case .rewind:
+                let now = await coordinator.generation
+                while let last = snapshots.last, last.generation >= now { snapshots.removeLast() }
+                guard let snapshot = snapshots.popLast() else { continue }
+                try await reload(snapshot.board, generation: snapshot.generation)
+            }
+            rateSample = (await coordinator.generation, .now)
+        }
+    }
+
+    private func reload(_ board: BitGrid, generation: UInt64) async throws {
+        try await coordinator.load(generation: generation) {
+            board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
+        }
+    }
+
+    private func serveFrames(rateLimited: Bool) async throws {
+        let now = ContinuousClock.now
+        for (identity, viewer) in viewers {
+            guard let viewport = viewer.pending else { continue }
+            if rateLimited && (now - viewer.lastSent).seconds < Self.frameInterval { continue }
+            let dots = try await coordinator.frame(viewport)
+            let tiling = coordinator.plan.tiling
+            let frame = Frame(
+                generation: await coordinator.generation, population: await coordinator.population,
+                generationsPerSecond: paused ? 0 : generationsPerSecond,
+                cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(tiling.shape.cellCount),
+                workers: workers, tiles: (tiling.columns, tiling.rows), paused: paused, delay: delay,
+                board: (tiling.shape.width, tiling.shape.height), viewport: viewport, dots: dots, note: viewer.note)
+            coordinator.send(.frame(frame), toViewer: identity)
+            // A newer request may have come in while this frame was drawn: keep it.
+            if viewers[identity]?.pending == viewport { viewers[identity]?.pending = nil }
+            viewers[identity]?.lastSent = now
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import TesseraCore
+import TesseraTiles
+import TesseraWire
+
+/// `tessera view`: shows a presenter's frames in the terminal and sends the user's keys
+/// back as commands. One frame request is out at a time, sent after each frame is
+/// drawn, so a slow terminal simply sees fewer frames.
+public struct ViewerApp {
+    private enum Event { case key(Key), frame(Frame), tick }
+
+    private let pump: MessagePump
+    private var viewport: Viewport?
+    private var frame: Frame?
+    private var cursor: (x: Int, y: Int)? = nil
+    private var showHelp = false
+    private var lastFrameAt = ContinuousClock.now
+    private var requestedAt: ContinuousClock.Instant? = nil
+    private var note = ""
+
+    private init(pump: MessagePump) { self.pump = pump }
+
+    /// Connects to the presenter at `endpoint` and runs until the user quits.
+    public static func run(presenter endpoint: String) async throws {
+        let pump = try await MessagePump.start(.viewer(presenter: endpoint))
+        var app = ViewerApp(pump: pump)
+        Terminal.enter()
+        defer {
+            Terminal.restore()
+        }
+        try await app.loop()
+        app.send(.view(Viewport(x: 0, y: 0, cellsPerDot: 1, width: 0, height: 0)))  // detach
+        pump.stop()
+    }
+
+    private var screen: (columns: Int, rows: Int) { Terminal.size }
+    /// Dots that fit above the status line.
+    private var dotArea: (width: Int, height: Int) { (screen.columns * 2, max(1, screen.rows - 1) * 4) }
+
+    private func send(_ message: Message) { pump.send(Wire.encode(message), to: .coordinator) }
+
+    private mutating func request() {
+        let area = dotArea
+        var view = viewport ?? Viewport(x: 0, y: 0, cellsPerDot: 1 << 24, width: 1, height: 1)
+        view.width = area.width
+        view.height = area.height
+        if viewport != nil { viewport = view }
+        send(.view(view))
+        requestedAt = .now
+    }
+
+    private mutating func loop() async throws {
+        let (events, continuation) = AsyncStream.makeStream(of: Event.self)
+        let keys = Task {
+            for await key in Keyboard.keys() { continuation.yield(.key(key)) }
+        }
+        let frames = Task { [pump] in
+            for await incoming in pump.events {
+                if case .frame(let frame)? = try? Wire.decode(incoming.bytes) { continuation.yield(.frame(frame)) }
+            }
+        }
+        let ticks = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                continuation.yield(.tick)
+            }
+        }
+        defer {
+            keys.cancel()
+            frames.cancel()
+            ticks.cancel()
+        }
+        request()
+        for await event in events {
+            switch event {
+            case .frame(let frame):
+                if viewport == nil {
+                    viewport = fit(frame.board)
+                    request()
+                    continue
+                }
+                self.frame = frame
+                lastFrameAt = .now
+                if !frame.note.isEmpty { note = frame.note }
+                draw()
+                request()
+            case .key(let key):
+                if !handle(key) { return }
+                draw()
+            case .tick:
+                // A resize, or a presenter that went quiet, shows without waiting for a frame.
+                if let view = viewport, view.width != dotArea.width || view.height != dotArea.height { request() }
+                if let requestedAt, ContinuousClock.now - requestedAt > .seconds(3) { request() }
+                draw()
+            }
+        }
+    }
+
+    private func fit(_ board: (width: Int, height: Int)) -> Viewport {
+        let area = dotArea
+        return Viewport.fitting(width: board.width, height: board.height, dots: area.width, rows: area.height)
+    }
+
+    /// Applies a key; false means quit.
+    private mutating func handle(_ key: Key) -> Bool {
+        guard var view = viewport else { return key != .character("q") && key != .interrupt }
+        let panX = max(1, view.width / 8) * view.cellsPerDot, panY = max(1, view.height / 8) * view.cellsPerDot
+        switch key {
+        case .interrupt, .character("q"): return false
+        case .character(" "): send(.command(.togglePause))
+        case .character("n"): send(.command(.step))
+        case .character("+"), .character("="): send(.command(.faster))
+        case .character("-"), .character("_"): send(.command(.slower))
+        case .character("p"): send(.command(.nextPattern))
+        case .character("s"): send(.command(.save))
+        case .character("r"): send(.command(.rewind))
+        case .character("?"): showHelp.toggle()
+        case .character("e"):
+            if cursor == nil, frame?.paused == true {
+                cursor = (view.width / 2, view.height / 2)
+            } else {
+                cursor = nil
+            }
+            if cursor == nil && frame?.paused != true { note = "pause (space) before editing" }
+        case .character("x"):
+            if let cursor {
+                send(.command(.toggleCell(x: view.x + cursor.x * view.cellsPerDot, y: view.y + cursor.y * view.cellsPerDot)))
+            }
+        case .up, .character("k"):
+            if let c = cursor { cursor = (c.x, max(0, c.y - 1)) } else { view.y -= panY }
+        case .down, .character("j"):
+            if let c = cursor { cursor = (c.x, min(view.height - 1, c.y + 1)) } else { view.y += panY }
+        case .left, .character("h"):
+            if let c = cursor { cursor = (max(0, c.x - 1), c.y) } else { view.x -= panX }
+        case .right, .character("l"):
+            if let c = cursor { cursor = (min(view.width - 1, c.x + 1), c.y) } else { view.x += panX }
+        case .character("z"), .character("Z"):
+            let zoom = key == .character("z") ? max(1, view.cellsPerDot / 2) : view.cellsPerDot * 2
+            let centre = (view.x + view.width * view.cellsPerDot / 2, view.y + view.height * view.cellsPerDot / 2)
+            view = Viewport(x: centre.0 - view.width * zoom / 2, y: centre.1 - view.height * zoom / 2,
+                            cellsPerDot: zoom, width: view.width, height: view.height)
+        case .character("0"):
+            if let frame { view = fit(frame.board) }
+        default:
+            return true
+        }
+        if view != viewport {
+            viewport = view
+            request()
+        }
+        return true
+    }
+
+    private func draw() {
+        let (columns, rows) = screen
+        var out = "\u{1B}[H"
+        let boardRows = max(1, rows - 1)
+        var lines: [String]
+        if showHelp {
+            lines = Self.help
+        } else if let frame {
+            lines = Braille.lines(frame.dots, columns: columns, rows: boardRows, cursor: cursor)
+        } else {
+            lines = ["connecting…"]
+        }
+        for row in 0..<boardRows {
+            out += (row < lines.count ? lines[row] : "") + "\u{1B}[K\r\n"
+        }
+        out += "\u{1B}[7m" + String(status.prefix(columns)) + "\u{1B}[K\u{1B}[0m"
+        Terminal.write(out)
+    }
+
+    private var status: String {
+        guard let f = frame, let view = viewport else { return " tessera view: waiting for the presenter" }
+        let quiet = ContinuousClock.now - lastFrameAt > .seconds(3) && requestedAt != nil
+        let delay = f.delay == 0 ? "full speed" : f.delay < 1 ? "\(Int(f.delay * 1000)) ms/gen" : "\(Int(f.delay)) s/gen"
+        var parts = [
+            "gen \(f.generation)", "pop \(f.population)", String(format: "%.0f gen/s", f.generationsPerSecond),
+            Self.rate(f.cellUpdatesPerSecond) + " cells/s", "\(f.workers) workers",
+            "tiles \(f.tiles.columns)x\(f.tiles.rows)", "zoom 1:\(view.cellsPerDot)",
+            f.paused ? "PAUSED" : "running", delay,
+        ]
+        if cursor != nil { parts.append("EDIT x=toggle") }
+        if quiet { parts.append("no answer from the presenter") }
+        if !note.isEmpty { parts.append(note) }
+        parts.append("? help")
+        return " " + parts.joined(separator: " · ")
+    }
+
+    static func rate(_ value: Double) -> String {
+        for (scale, unit) in [(1e9, "G"), (1e6, "M"), (1e3, "k")] where value >= scale {
+            return String(format: "%.1f ", value / scale) + unit
+        }
+        return String(format: "%.0f", value)
+    }
+
+    static let help = [
+        " tessera view — keys",
+        "",
+        "  space    pause / resume          n      one generation (paused)",
+        "  + / -    faster / slower         0      fit the whole board",
+        "  arrows   pan (hjkl too)          z / Z  zoom in / out",
+        "  p        next starting pattern   e      edit mode (paused): arrows move, x toggles",
+        "  s        save the board as RLE   r      rewind to an earlier snapshot",
+        "  ?        this help               q      quit the viewer",
+    ]
+}
