@@ -6,15 +6,15 @@ public enum Braille {
     static let bits: [[UInt32]] = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]]
 
     /// `rows` lines of `columns` characters showing `dots` (2·columns × 4·rows dots).
-    /// `cursor`, a dot position, is drawn as a full block.
+    /// The character holding `cursor`, a dot position, is shown in reverse video, its
+    /// dots still visible.
     public static func lines(_ dots: BitGrid, columns: Int, rows: Int, cursor: (x: Int, y: Int)? = nil) -> [String] {
         (0..<rows).map { row in
             var line = String.UnicodeScalarView()
             for column in 0..<columns {
-                if let cursor, cursor.x / 2 == column, cursor.y / 4 == row {
-                    line.append("█")
-                    continue
-                }
+                let atCursor = cursor.map { $0.x / 2 == column && $0.y / 4 == row } ?? false
+                if atCursor { line.append(contentsOf: "\u{1B}[7m".unicodeScalars) }
+                defer { if atCursor { line.append(contentsOf: "\u{1B}[27m".unicodeScalars) } }
                 var code: UInt32 = 0
                 for dx in 0..<2 {
                     for dy in 0..<4 {
@@ -22,7 +22,7 @@ public enum Braille {
                         if x < dots.width, y < dots.height, dots[x, y] { code |= bits[dx][dy] }
                     }
                 }
-                line.append(code == 0 ? " " : Unicode.Scalar(0x2800 + code)!)
+                line.append(code == 0 && !atCursor ? " " : Unicode.Scalar(0x2800 + code)!)
             }
             return String(line)
         }

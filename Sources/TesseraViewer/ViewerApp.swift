@@ -174,16 +174,16 @@ public struct ViewerApp {
         guard let f = frame, let view = viewport else { return " tessera view: waiting for the presenter" }
         let quiet = ContinuousClock.now - lastFrameAt > .seconds(3) && requestedAt != nil
         let delay = f.delay == 0 ? "full speed" : f.delay < 1 ? "\(Int(f.delay * 1000)) ms/gen" : "\(Int(f.delay)) s/gen"
-        var parts = [
-            "gen \(f.generation)", "pop \(f.population)", String(format: "%.0f gen/s", f.generationsPerSecond),
-            Self.rate(f.cellUpdatesPerSecond) + " cells/s", "\(f.workers) workers",
-            "tiles \(f.tiles.columns)x\(f.tiles.rows)", "zoom 1:\(view.cellsPerDot)",
-            f.paused ? "PAUSED" : "running", delay,
-        ]
+        // What matters most first: a narrow terminal cuts the end of the line.
+        var parts = ["gen \(f.generation)", "pop \(f.population)", f.paused ? "PAUSED" : "running"]
         if cursor != nil { parts.append("EDIT x=toggle") }
         if quiet { parts.append("no answer from the presenter") }
         if !note.isEmpty { parts.append(note) }
-        parts.append("? help")
+        parts += [
+            String(format: "%.0f gen/s", f.generationsPerSecond), Self.rate(f.cellUpdatesPerSecond) + " cells/s",
+            "\(f.workers) workers", "tiles \(f.tiles.columns)x\(f.tiles.rows)", "zoom 1:\(view.cellsPerDot)", delay,
+            "? help",
+        ]
         return " " + parts.joined(separator: " · ")
     }
 

@@ -193,7 +193,13 @@ enum ClusterRun {
             coordinator: coordinator, workers: workers, delay: view ? 0.03 : 0,
             stopAt: view ? nil : setup.generation + (run.generations ?? 100), patterns: patterns
         ) { board, generation in
-            let path = "tessera-\(setup.name.split(separator: ".").first ?? "board")-\(generation).rle"
+            // A new file for every save, even of the same generation after an edit.
+            let stem = "tessera-\(setup.name.split(separator: ".").first ?? "board")-\(generation)"
+            var path = stem + ".rle", copy = 1
+            while FileManager.default.fileExists(atPath: path) {
+                copy += 1
+                path = "\(stem)-\(copy).rle"
+            }
             try Output.write(board, to: path, setup: setup, generation: generation)
             return FileManager.default.currentDirectoryPath + "/" + path
         }

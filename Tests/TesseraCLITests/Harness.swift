@@ -51,6 +51,29 @@ enum Harness {
                       stderr: try String(contentsOf: errURL, encoding: .utf8))
     }
 
+    /// Runs a program with posix_spawn and waitpid. Foundation's `Process` counts a
+    /// program as running while any descendant holds the socket it hands the child, so
+    /// it never sees `tmux new-session` end: tmux leaves its server behind.
+    static func spawn(_ executable: String, _ arguments: [String]) throws -> Result {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-spawn-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard rc == 0 else { throw TesseraError("cannot start \(executable): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return Result(status: status >> 8 & 0xff, stdout: text, stderr: "")
+    }
+
     static func tessera(_ arguments: [String], in directory: URL? = nil) throws -> Result {
         try run(tessera, arguments, in: directory)
     }
