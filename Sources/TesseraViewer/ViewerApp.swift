@@ -53,6 +53,8 @@ public struct ViewerApp {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let keys = Task {
             for await key in Keyboard.keys() { continuation.yield(.key(key)) }
+            // The terminal is gone (closed window, dropped ssh): nobody is watching.
+            continuation.yield(.key(.interrupt))
         }
         let frames = Task { [pump] in
             for await incoming in pump.events {

@@ -218,6 +218,12 @@ enum Processes {
         }
     }
 
+    /// SIGTERM to `pid` and every process below it, children first.
+    static func terminateTree(_ pid: Int32) {
+        for child in children(of: pid) { terminateTree(child) }
+        kill(pid, SIGTERM)
+    }
+
     static func alive(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
         // A zombie has exited; only its parent's wait is missing.

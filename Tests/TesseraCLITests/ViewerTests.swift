@@ -15,7 +15,13 @@ import TesseraCore
                           "SWIFT_BACKTRACE=enable=no \(command); sleep 60"])
         }
 
-        deinit { _ = try? tmux(["kill-session", "-t", session]) }
+        deinit {
+            // End what runs in the pane first, so no test leaves a process behind.
+            let panePids = ((try? tmux(["list-panes", "-t", session, "-F", "#{pane_pid}"])) ?? "")
+                .split(separator: "\n").compactMap { Int32($0) }
+            for pid in panePids { Processes.terminateTree(pid) }
+            _ = try? tmux(["kill-session", "-t", session])
+        }
 
         @discardableResult
         func tmux(_ arguments: [String]) throws -> String {
