@@ -28,10 +28,14 @@ let package = Package(
         .target(name: "TesseraWire", dependencies: ["CZeroMQ", "TesseraCore", "TesseraTiles"]),
         .target(name: "TesseraCluster", dependencies: ["TesseraCore", "TesseraTiles", "TesseraWire"]),
         .target(name: "TesseraViewer", dependencies: ["TesseraCore", "TesseraTiles", "TesseraWire"]),
+        // Frames as images, through the well-kept C libraries (Debian: libpng-dev, libgif-dev).
+        .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
+        .target(name: "TesseraExport", dependencies: ["TesseraCore", "CPNG", "CGIF"]),
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster", "TesseraViewer",
+                "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster", "TesseraViewer", "TesseraExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -39,7 +43,7 @@ let package = Package(
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraPatterns"]),
         .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire"]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraWire", "CZeroMQ"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraTiles", "TesseraWire", "CZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@
 # tmux (viewer tests) and iproute2 (multi-host tests in network namespaces).
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
-packages=(libzmq3-dev golly tmux iproute2 pkg-config)
+packages=(libzmq3-dev libpng-dev libgif-dev golly tmux iproute2 pkg-config)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

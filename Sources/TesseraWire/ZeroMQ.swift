@@ -31,7 +31,8 @@ public struct ZMQSocket: ~Copyable {
         }
     }
 
-    let handle: UnsafeMutableRawPointer
+    /// The libzmq socket, for `zmq_poll`.
+    public let handle: UnsafeMutableRawPointer
     private let context: ZMQContext
 
     public init(_ context: ZMQContext, _ kind: Kind) throws {

@@ -116,13 +116,25 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Serve live frames to 'tessera view' viewers on this endpoint, e.g. tcp://127.0.0.1:7471.")
     var viewListen: String?
 
-    static let configKeys = ["generations", "output", "report", "view-listen"]
+    @Option(help: "Write a PNG of the whole board every --every generations into this folder.")
+    var frames: String?
+
+    @Option(help: "Generations between exported frames (default 1).")
+    var every: UInt64?
+
+    @Option(help: "Write the frames as an animated GIF.")
+    var gif: String?
+
+    static let configKeys = ["generations", "output", "report", "view-listen", "frames", "every", "gif"]
 
     mutating func apply(_ config: ConfigFile) throws {
         generations = try generations ?? config.number("generations", as: UInt64.self)
         output = output ?? config["output"]
         report = report || config["report"] == "true"
         viewListen = viewListen ?? config["view-listen"]
+        frames = frames ?? config["frames"]
+        every = try every ?? config.number("every", as: UInt64.self)
+        gif = gif ?? config["gif"]
     }
 }
 
@@ -133,6 +145,7 @@ enum ClusterRun {
         let setup = try board.resolve(defaultTiles: workers)
         let generations = run.generations ?? 100
         if let output = run.output { try Output.validate(output) }
+        try FrameExport.validate(run, generations: generations)
         // The coordinator holds the whole board only to write it.
         let boardBytes = run.output == nil ? 0 : setup.shape.cellCount / 8
         // Local workers share this machine's memory with the coordinator; remote ones check their own.
@@ -160,7 +173,10 @@ enum ClusterRun {
         let interrupts = Interrupts { signal in Task { await coordinator.cancel("interrupted by \(signal)") } }
         let result: Result<RunOutcome, any Error>
         do {
-            if let endpoint = pump.viewerEndpoint {
+            if run.frames != nil || run.gif != nil {
+                result = .success(try await FrameExport.record(coordinator, setup: setup, run: run,
+                                                               generations: generations))
+            } else if let endpoint = pump.viewerEndpoint {
                 result = .success(try await present(coordinator, setup: setup, run: run, workers: workers,
                                                     endpoint: endpoint, view: view))
             } else {

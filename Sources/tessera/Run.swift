@@ -32,8 +32,8 @@ struct Run: AsyncParsableCommand {
             throw TesseraError("--view needs a terminal", fix: "run it in a terminal, or use --view-listen and 'tessera view'")
         }
         if workers == 0 {
-            if view || run.viewListen != nil {
-                throw TesseraError("viewing needs worker processes", fix: "give --workers 1 or more")
+            if view || run.viewListen != nil || run.frames != nil || run.gif != nil {
+                throw TesseraError("viewing and exporting frames need worker processes", fix: "give --workers 1 or more")
             }
             try await Self.runInProcess(board: board, run: run)
         } else {

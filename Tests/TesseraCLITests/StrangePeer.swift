@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import TesseraTiles
 import TesseraWire
 
 /// A raw ZeroMQ peer that speaks nonsense, an old protocol version and cut-off messages.
@@ -20,5 +21,25 @@ enum StrangePeer {
             }
         }
         try socket.set(ZMQ_LINGER, 2000)
+    }
+}
+
+/// A viewer without a terminal: attaches to a presenter, takes some frames, detaches.
+enum ScriptedViewer {
+    static func watch(_ endpoint: String, frames: Int, viewport: Viewport) throws -> [Frame] {
+        let context = ZMQContext()
+        let socket = try ZMQSocket(context, .dealer)
+        try socket.connect(endpoint)
+        var received: [Frame] = []
+        let deadline = Date().addingTimeInterval(30)
+        while received.count < frames && Date() < deadline {
+            _ = try socket.send([Wire.encode(.view(viewport))])
+            var item = zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)
+            guard zmq_poll(&item, 1, 1000) > 0, let message = try socket.receive(),
+                  case .frame(let frame)? = try? Wire.decode(message[0]) else { continue }
+            received.append(frame)
+        }
+        _ = try socket.send([Wire.encode(.view(Viewport(x: 0, y: 0, cellsPerDot: 1, width: 0, height: 0)))])
+        return received
     }
 }

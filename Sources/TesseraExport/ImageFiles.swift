@@ -1,0 +1,119 @@
+import CGIF
+import CPNG
+import Foundation
+import TesseraCore
+
+/// Board frames as image files, through libpng and giflib: live cells black on white.
+public enum ImageFiles {
+    /// 8-bit grey pixels, `scale`×`scale` per dot.
+    static func pixels(_ dots: BitGrid, scale: Int) -> [UInt8] {
+        let width = dots.width * scale
+        var pixels = [UInt8](repeating: 255, count: width * dots.height * scale)
+        for y in 0..<dots.height {
+            for x in 0..<dots.width where dots[x, y] {
+                for dy in 0..<scale {
+                    let row = (y * scale + dy) * width + x * scale
+                    for dx in 0..<scale { pixels[row + dx] = 0 }
+                }
+            }
+        }
+        return pixels
+    }
+
+    /// Writes one PNG (atomically).
+    public static func writePNG(_ dots: BitGrid, scale: Int = 1, to path: String) throws {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(dots.width * scale)
+        image.height = UInt32(dots.height * scale)
+        image.format = UInt32(PNG_FORMAT_GRAY)
+        let temporary = path + ".tmp-\(getpid())"
+        let pixels = pixels(dots, scale: scale)
+        let ok = pixels.withUnsafeBytes {
+            png_image_write_to_file(&image, temporary, 0, $0.baseAddress, 0, nil)
+        }
+        png_image_free(&image)
+        guard ok != 0, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw TesseraError("cannot write \(path)", fix: "check that the folder exists and is writable")
+        }
+    }
+}
+
+/// An animated GIF written frame by frame, renamed into place when finished.
+public final class GIFAnimation {
+    private let path: String
+    private let temporary: String
+    private var file: UnsafeMutablePointer<GifFileType>?
+    private let width: Int, height: Int, scale: Int
+    private let delay: Int
+
+    /// - Parameter delay: hundredths of a second per frame.
+    public init(path: String, width: Int, height: Int, scale: Int = 1, delay: Int = 5) throws {
+        self.path = path
+        temporary = path + ".tmp-\(getpid())"
+        self.width = width
+        self.height = height
+        self.scale = scale
+        self.delay = delay
+        var error: Int32 = 0
+        guard let file = EGifOpenFileName(temporary, false, &error) else {
+            throw TesseraError("cannot create \(path): \(String(cString: GifErrorString(error)))", fix: "check the folder")
+        }
+        self.file = file
+        EGifSetGifVersion(file, true)
+        var colors = [GifColorType(Red: 255, Green: 255, Blue: 255), GifColorType(Red: 0, Green: 0, Blue: 0)]
+        let map = GifMakeMapObject(2, &colors)
+        defer { GifFreeMapObject(map) }
+        guard EGifPutScreenDesc(file, Int32(width * scale), Int32(height * scale), 1, 0, map) == GIF_OK else {
+            throw failure("screen descriptor")
+        }
+        // Loop forever (the NETSCAPE2.0 application extension).
+        var application = Array("NETSCAPE2.0".utf8)
+        var loop: [UInt8] = [1, 0, 0]
+        guard EGifPutExtensionLeader(file, APPLICATION_EXT_FUNC_CODE) == GIF_OK,
+              EGifPutExtensionBlock(file, 11, &application) == GIF_OK,
+              EGifPutExtensionBlock(file, 3, &loop) == GIF_OK,
+              EGifPutExtensionTrailer(file) == GIF_OK
+        else { throw failure("loop extension") }
+    }
+
+    private func failure(_ what: String) -> TesseraError {
+        TesseraError("cannot write \(path) (\(what))", fix: "check the disk and the folder")
+    }
+
+    public func add(_ dots: BitGrid) throws {
+        guard let file else { throw failure("already finished") }
+        var control: [UInt8] = [0, UInt8(delay & 0xFF), UInt8(delay >> 8), 0]
+        guard EGifPutExtension(file, GRAPHICS_EXT_FUNC_CODE, 4, &control) == GIF_OK,
+              EGifPutImageDesc(file, 0, 0, Int32(width * scale), Int32(height * scale), false, nil) == GIF_OK
+        else { throw failure("frame header") }
+        var pixels = ImageFiles.pixels(dots, scale: scale).map { $0 == 0 ? GifPixelType(1) : GifPixelType(0) }
+        let rowWidth = width * scale
+        for row in 0..<(height * scale) {
+            let ok = pixels.withUnsafeMutableBufferPointer {
+                EGifPutLine(file, $0.baseAddress! + row * rowWidth, Int32(rowWidth))
+            }
+            guard ok == GIF_OK else { throw failure("frame row") }
+        }
+    }
+
+    /// Closes the file and moves it into place.
+    public func finish() throws {
+        guard let file else { return }
+        self.file = nil
+        var error: Int32 = 0
+        guard EGifCloseFile(file, &error) == GIF_OK, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw failure("close")
+        }
+    }
+
+    deinit {
+        if let file {
+            var error: Int32 = 0
+            EGifCloseFile(file, &error)
+            unlink(temporary)
+        }
+    }
+}

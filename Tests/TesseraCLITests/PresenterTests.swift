@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraTiles
+import TesseraWire
+
+@Suite(.serialized) struct PresenterTests {
+    static func residentKiB(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        return status.firstMatch(of: /VmRSS:\s+(\d+)/).flatMap { Int($0.1) } ?? 0
+    }
+
+    /// One notification per frame, nothing per cell, nothing kept per departed viewer:
+    /// memory stays flat however many viewers come and go.
+    @Test func memoryStaysFlatAsViewersComeAndGo() throws {
+        let run = try RunningTessera(["run", "--soup", "0.3", "--size", "1024x1024", "--generations", "100000000000",
+                                      "--workers", "2", "--view-listen", "tcp://127.0.0.1:*"])
+        let endpoint = try Processes.poll(timeout: 30, "the viewer endpoint") {
+            run.outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+        }
+        let workers = try Processes.poll(timeout: 30, "the workers") {
+            let c = Processes.children(of: run.pid)
+            return c.count == 2 ? c : nil
+        }
+        let view = Viewport(x: 0, y: 0, cellsPerDot: 4, width: 256, height: 256)
+        func total() -> Int { ([run.pid] + workers).map(Self.residentKiB).reduce(0, +) }
+        for _ in 0..<20 { _ = try ScriptedViewer.watch(endpoint, frames: 3, viewport: view) }  // warm up
+        let before = total()
+        var generations: [UInt64] = []
+        for _ in 0..<150 {
+            let frames = try ScriptedViewer.watch(endpoint, frames: 3, viewport: view)
+            #expect(frames.count == 3)
+            generations += frames.map(\.generation)
+        }
+        let after = total()
+        #expect(generations == generations.sorted(), "frames come in generation order")
+        #expect(after - before < 4096, "resident memory grew from \(before) KiB to \(after) KiB over 150 viewers")
+        kill(run.pid, SIGTERM)
+        #expect(run.wait(timeout: 10) == 128 + SIGTERM)
+    }
+
+    @Test func framesAreReducedToTheViewport() throws {
+        let run = try RunningTessera(["run", "pulsar", "--size", "64x64", "--generations", "100000000000", "--workers", "2",
+                                      "--tiles", "2x2", "--view-listen", "tcp://127.0.0.1:*"])
+        let endpoint = try Processes.poll(timeout: 30, "the viewer endpoint") {
+            run.outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+        }
+        // 1:1, the whole board: the pulsar's 48 or 56 or 72 cells, one dot each.
+        let full = try ScriptedViewer.watch(endpoint, frames: 1, viewport: Viewport(x: 0, y: 0, cellsPerDot: 1, width: 64, height: 64))
+        #expect(full.first.map { [48, 56, 72].contains($0.dots.population) } == true)
+        #expect(full.first?.population == full.first?.dots.population)
+        // 64 cells per dot: one dot, lit.
+        let tiny = try ScriptedViewer.watch(endpoint, frames: 1, viewport: Viewport(x: 0, y: 0, cellsPerDot: 64, width: 1, height: 1))
+        #expect(tiny.first?.dots.width == 1 && tiny.first?.dots.population == 1)
+        kill(run.pid, SIGTERM)
+        _ = run.wait(timeout: 10)
+    }
+
+    @Test func exportsPNGFramesAndAGIF() throws {
+        let dir = try Harness.temporaryDirectory()
+        let result = try Harness.tessera(["run", "glider", "--size", "32x32", "--generations", "12", "--every", "4",
+                                          "--frames", dir.appendingPathComponent("frames").path,
+                                          "--gif", dir.appendingPathComponent("glider.gif").path, "--workers", "2"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let frames = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("frames").path).sorted()
+        #expect(frames == (0...3).map { String(format: "frame-%06d.png", $0) })
+        let png = try Data(contentsOf: dir.appendingPathComponent("frames/frame-000000.png"))
+        #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        let gif = [UInt8](try Data(contentsOf: dir.appendingPathComponent("glider.gif")))
+        #expect(Array(gif.prefix(6)) == Array("GIF89a".utf8))
+        let controls = (0..<(gif.count - 2)).filter { gif[$0] == 0x21 && gif[$0 + 1] == 0xF9 && gif[$0 + 2] == 4 }
+        #expect(controls.count == 4, "one graphic control block per frame")
+        for bad in [["--gif", dir.appendingPathComponent("x.png").path], ["--frames", dir.path, "--every", "0"],
+                    ["--frames", dir.path, "--workers", "0"]] {
+            let failed = try Harness.tessera(["run", "glider", "--size", "32x32"] + bad)
+            #expect(failed.status == 2 && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
+        }
+    }
+}
