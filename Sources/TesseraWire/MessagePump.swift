@@ -57,6 +57,8 @@ public final class MessagePump: Sendable {
     private let continuation: AsyncStream<Incoming>.Continuation
     private let state: Mutex<State>
     private let wake: Int32
+    /// Signalled when the pump thread has sent what was queued and closed its sockets.
+    private let finished = DispatchSemaphore(value: 0)
 
     private init(events: AsyncStream<Incoming>, continuation: AsyncStream<Incoming>.Continuation,
                  boundEndpoint: String, viewerEndpoint: String?, wake: Int32) {
@@ -119,6 +121,9 @@ public final class MessagePump: Sendable {
         }
     }
 
+    // The eventfd lives as long as the pump, so a late `send` never writes to a reused descriptor.
+    deinit { close(wake) }
+
     /// Queues `bytes` for `route`; never blocks.
     public func send(_ bytes: [UInt8], to route: Route) {
         let queued = state.withLock { state -> Bool in
@@ -132,10 +137,17 @@ public final class MessagePump: Sendable {
     /// Bytes handed to ZeroMQ so far.
     public var bytesSent: Int { state.withLock { $0.bytesSent } }
 
-    /// Closes the sockets (dropping anything unsent) and ends `events`.
+    /// Sends what is queued (best effort), closes the sockets and ends `events`. Waits
+    /// up to a second for that, so a last message (a shutdown) is not lost when the
+    /// process exits right after.
     public func stop() {
-        state.withLock { $0.stopping = true }
+        let first = state.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        guard first else { return }
         signal()
+        _ = finished.wait(timeout: .now() + 1)
     }
 
     private func signal() {
@@ -151,8 +163,8 @@ public final class MessagePump: Sendable {
         // Messages a peer's inbox could not take yet (not connected, or full): retried.
         var pending: [(Route, [UInt8])] = []
         defer {
-            close(wake)
             continuation.finish()
+            finished.signal()
         }
         while true {
             var items = [

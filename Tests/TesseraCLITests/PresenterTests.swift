@@ -77,3 +77,26 @@ import TesseraWire
         }
     }
 }
+
+@Suite struct CoordinatorViewingTests {
+    /// A viewer attaches to a coordinator's run, watches, leaves; the run finishes as asked.
+    @Test func viewerAttachesToACoordinatorAndLeaves() throws {
+        let coordinator = try RunningTessera(["coordinator", "--soup", "0.3", "--size", "512x512", "--generations", "20000",
+                                              "--workers", "2", "--listen", "tcp://127.0.0.1:*",
+                                              "--view-listen", "tcp://127.0.0.1:*"])
+        let endpoint = try Processes.poll(timeout: 30, "the coordinator's endpoint") {
+            coordinator.outputText.firstMatch(of: /waiting for 2 workers on (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+        }
+        let workers = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint]) }
+        let viewers = try Processes.poll(timeout: 30, "the viewer endpoint") {
+            coordinator.outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+        }
+        let frames = try ScriptedViewer.watch(viewers, frames: 5, viewport: Viewport(x: 0, y: 0, cellsPerDot: 4, width: 128, height: 128))
+        #expect(frames.count == 5)
+        #expect(frames.map(\.generation) == frames.map(\.generation).sorted())
+        #expect(frames.allSatisfy { $0.workers == 2 && $0.board == (512, 512) && !$0.paused })
+        #expect(coordinator.wait(timeout: 120) == 0, "\(coordinator.errorText)")
+        #expect(coordinator.outputText.contains("soup: 20000 generations on 512x512 torus"), "\(coordinator.outputText)")
+        for worker in workers { #expect(worker.wait(timeout: 10) == 0) }
+    }
+}
