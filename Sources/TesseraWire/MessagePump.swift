@@ -86,6 +86,9 @@ public final class MessagePump: Sendable {
                 let context = ZMQContext()
                 do {
                     let control = try ZMQSocket(context, role.isCoordinator ? .router : .dealer)
+                    // Last words (a shutdown, a failure report) must leave before the
+                    // sockets close; a peer that is gone costs at most this long.
+                    try control.set(ZMQ_LINGER, 500)
                     let inbox = try ZMQSocket(context, .router)
                     let outbox = try ZMQSocket(context, .router)
                     try outbox.set(ZMQ_ROUTER_MANDATORY, 1)
