@@ -263,7 +263,8 @@ public actor Coordinator {
                 return
             }
         case .idle, .busy:
-            if let lost = workers.indices.first(where: { now - workers[$0].lastHeard > silence }) {
+            let heard = { (i: Int) in max(self.workers[i].lastHeard, self.pump.lastHeard(from: self.workers[i].identity) ?? .now) }
+            if let lost = workers.indices.first(where: { now - heard($0) > silence }) {
                 fail("\(describe(lost)) stopped answering (no heartbeat for \(silence)): it died or the network is down")
                 return
             }

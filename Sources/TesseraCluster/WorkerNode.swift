@@ -75,7 +75,8 @@ public actor WorkerNode {
     }
 
     private func checkCoordinator(silence: Duration) {
-        if ContinuousClock.now - lastHeard > silence { end(.coordinatorLost) }
+        let heard = max(lastHeard, pump.lastHeard() ?? lastHeard)
+        if ContinuousClock.now - heard > silence { end(.coordinatorLost) }
     }
 
     private func report(_ problem: String) {

@@ -45,6 +45,8 @@ public final class MessagePump: Sendable {
 
     private struct State {
         var queue: [(Route, [UInt8])] = []
+        /// When the pump thread last received on `control`, by sender identity ([] for a DEALER's peer).
+        var lastHeard: [[UInt8]: ContinuousClock.Instant] = [:]
         var stopping = false
         var bytesSent = 0
     }
@@ -58,10 +60,11 @@ public final class MessagePump: Sendable {
     private let state: Mutex<State>
     private let wake: Int32
     /// Signalled when the pump thread has sent what was queued and closed its sockets.
-    private let finished = DispatchSemaphore(value: 0)
+    private let finished: DispatchSemaphore
 
     private init(events: AsyncStream<Incoming>, continuation: AsyncStream<Incoming>.Continuation,
-                 boundEndpoint: String, viewerEndpoint: String?, wake: Int32) {
+                 boundEndpoint: String, viewerEndpoint: String?, wake: Int32, finished: DispatchSemaphore) {
+        self.finished = finished
         self.events = events
         self.continuation = continuation
         self.boundEndpoint = boundEndpoint
@@ -81,46 +84,59 @@ public final class MessagePump: Sendable {
         let (events, continuation) = AsyncStream.makeStream(of: Incoming.self)
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wake >= 0 else { throw TesseraError("cannot create an eventfd: \(String(cString: strerror(errno)))") }
+        let finished = DispatchSemaphore(value: 0)
         return try await withCheckedThrowingContinuation { (ready: CheckedContinuation<MessagePump, any Error>) in
             let thread = Thread {
-                let context = ZMQContext()
-                do {
-                    let control = try ZMQSocket(context, role.isCoordinator ? .router : .dealer)
-                    // Last words (a shutdown, a failure report) must leave before the
-                    // sockets close; a peer that is gone costs at most this long.
-                    try control.set(ZMQ_LINGER, 500)
-                    let inbox = try ZMQSocket(context, .router)
-                    let outbox = try ZMQSocket(context, .router)
-                    try outbox.set(ZMQ_ROUTER_MANDATORY, 1)
-                    var bound = "", viewers: String? = nil
-                    switch role {
-                    case .coordinator(let listen, let viewerListen):
-                        try control.bind(listen)
-                        bound = control.lastEndpoint
-                        if let viewerListen {
-                            try inbox.bind(viewerListen)
-                            viewers = inbox.lastEndpoint
-                        }
-                    case .worker(let coordinator, let listen):
-                        try inbox.bind(listen)
-                        bound = inbox.lastEndpoint
-                        try control.connect(coordinator)
-                    case .viewer(let presenter):
-                        try control.connect(presenter)
-                    }
-                    let pump = MessagePump(events: events, continuation: continuation, boundEndpoint: bound,
-                                           viewerEndpoint: viewers, wake: wake)
-                    ready.resume(returning: pump)
-                    pump.loop(control: control, inbox: inbox, outbox: outbox, isCoordinator: role.isCoordinator,
-                              heartbeat: heartbeat.map { (heartbeatInterval, $0) })
-                } catch {
-                    close(wake)
-                    continuation.finish()
-                    ready.resume(throwing: TesseraError("\(error)"))
-                }
+                // Everything ZeroMQ lives in this function, so when it returns the sockets
+                // are closed and the context terminated: lingering messages have left.
+                serve(role, events: events, continuation: continuation, wake: wake, finished: finished, ready: ready,
+                      heartbeatInterval: heartbeatInterval, heartbeat: heartbeat)
+                finished.signal()
             }
             thread.name = "tessera-zmq"
             thread.start()
+        }
+    }
+
+    private static func serve(
+        _ role: Role, events: AsyncStream<Incoming>, continuation: AsyncStream<Incoming>.Continuation, wake: Int32,
+        finished: DispatchSemaphore, ready: CheckedContinuation<MessagePump, any Error>,
+        heartbeatInterval: Duration, heartbeat: (@Sendable () -> [UInt8])?
+    ) {
+        let context = ZMQContext()
+        do {
+            let control = try ZMQSocket(context, role.isCoordinator ? .router : .dealer)
+            // Last words (a shutdown, a failure report) must leave before the
+            // sockets close; a peer that is gone costs at most this long.
+            try control.set(ZMQ_LINGER, 2000)
+            let inbox = try ZMQSocket(context, .router)
+            let outbox = try ZMQSocket(context, .router)
+            try outbox.set(ZMQ_ROUTER_MANDATORY, 1)
+            var bound = "", viewers: String? = nil
+            switch role {
+            case .coordinator(let listen, let viewerListen):
+                try control.bind(listen)
+                bound = control.lastEndpoint
+                if let viewerListen {
+                    try inbox.bind(viewerListen)
+                    viewers = inbox.lastEndpoint
+                }
+            case .worker(let coordinator, let listen):
+                try inbox.bind(listen)
+                bound = inbox.lastEndpoint
+                try control.connect(coordinator)
+            case .viewer(let presenter):
+                try control.connect(presenter)
+            }
+            let pump = MessagePump(events: events, continuation: continuation, boundEndpoint: bound,
+                                   viewerEndpoint: viewers, wake: wake, finished: finished)
+            ready.resume(returning: pump)
+            pump.loop(control: control, inbox: inbox, outbox: outbox, isCoordinator: role.isCoordinator,
+                      heartbeat: heartbeat.map { (heartbeatInterval, $0) })
+        } catch {
+            close(wake)
+            continuation.finish()
+            ready.resume(throwing: TesseraError("\(error)"))
         }
     }
 
@@ -137,11 +153,18 @@ public final class MessagePump: Sendable {
         if queued { signal() }
     }
 
+    /// When a message last arrived on `control` from `identity` (nil: the coordinator, for
+    /// a worker). Stamped on the pump thread, so busy compute threads never make a live
+    /// peer look silent.
+    public func lastHeard(from identity: [UInt8]? = nil) -> ContinuousClock.Instant? {
+        state.withLock { $0.lastHeard[identity ?? []] }
+    }
+
     /// Bytes handed to ZeroMQ so far.
     public var bytesSent: Int { state.withLock { $0.bytesSent } }
 
     /// Sends what is queued (best effort), closes the sockets and ends `events`. Waits
-    /// up to a second for that, so a last message (a shutdown) is not lost when the
+    /// up to three seconds for that (the control socket lingers up to two), so a last message (a shutdown) is not lost when the
     /// process exits right after.
     public func stop() {
         let first = state.withLock { state -> Bool in
@@ -150,7 +173,7 @@ public final class MessagePump: Sendable {
         }
         guard first else { return }
         signal()
-        _ = finished.wait(timeout: .now() + 1)
+        _ = finished.wait(timeout: .now() + 3)
     }
 
     private func signal() {
@@ -165,10 +188,7 @@ public final class MessagePump: Sendable {
         var connected = Set<String>()
         // Messages a peer's inbox could not take yet (not connected, or full): retried.
         var pending: [(Route, [UInt8])] = []
-        defer {
-            continuation.finish()
-            finished.signal()
-        }
+        defer { continuation.finish() }
         while true {
             var items = [
                 zmq_pollitem_t(socket: control.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
@@ -226,6 +246,8 @@ public final class MessagePump: Sendable {
             if stopping { return }
             if items[0].revents != 0 {
                 while let frames = try? control.receive() {
+                    let now = ContinuousClock.now
+                    state.withLock { $0.lastHeard[isCoordinator ? frames[0] : [], default: now] = now }
                     if isCoordinator, frames.count == 2 {
                         continuation.yield(Incoming(source: .control(identity: frames[0]), bytes: frames[1]))
                     } else if !isCoordinator, frames.count == 1 {

@@ -75,9 +75,7 @@ import TesseraCore
         let coordinator = try RunningTessera(["coordinator", "acorn", "--size", "200x150", "--topology", "plane",
                                               "--generations", "400", "--workers", "2", "--tiles", "3x2",
                                               "--listen", "tcp://127.0.0.1:*", "--output", output.path])
-        let endpoint = try Processes.poll(timeout: 30, "the coordinator's endpoint") {
-            coordinator.outputText.firstMatch(of: /tcp:\/\/127\.0\.0\.1:\d+/).map { String($0.output) }
-        }
+        let endpoint = try coordinator.workerEndpoint()
         let workers = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint]) }
         #expect(coordinator.wait(timeout: 60) == 0, "\(coordinator.errorText)")
         for worker in workers { #expect(worker.wait(timeout: 10) == 0, "\(worker.errorText)") }
@@ -109,9 +107,7 @@ import TesseraCore
     @Test func coordinatorRefusesStrangeBytes() throws {
         let coordinator = try RunningTessera(["coordinator", "glider", "--workers", "1", "--listen", "tcp://127.0.0.1:*",
                                               "--connect-timeout", "2"])
-        let endpoint = try Processes.poll(timeout: 30, "the coordinator's endpoint") {
-            coordinator.outputText.firstMatch(of: /tcp:\/\/127\.0\.0\.1:\d+/).map { String($0.output) }
-        }
+        let endpoint = try coordinator.workerEndpoint()
         try StrangePeer.send(to: endpoint)
         #expect(coordinator.wait(timeout: 30) == 2)
         let log = coordinator.errorText

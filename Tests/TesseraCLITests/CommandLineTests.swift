@@ -113,9 +113,7 @@ import Testing
             "coordinator", "--config", Harness.packageRoot.appendingPathComponent("configs/coordinator.toml").path,
             "--listen", "tcp://127.0.0.1:*", "--generations", "90", "--output", output.path,
         ])
-        let endpoint = try Processes.poll(timeout: 30, "the coordinator's endpoint") {
-            coordinator.outputText.firstMatch(of: /tcp:\/\/127\.0\.0\.1:\d+/).map { String($0.output) }
-        }
+        let endpoint = try coordinator.workerEndpoint()
         let workers = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint]) }
         #expect(coordinator.wait(timeout: 60) == 0, "\(coordinator.errorText)")
         for worker in workers { _ = worker.wait(timeout: 10) }

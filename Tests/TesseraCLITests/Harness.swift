@@ -190,6 +190,20 @@ final class RunningTessera {
     }
 
     var pid: Int32 { process.processIdentifier }
+
+    /// The endpoint a coordinator prints while it waits for its workers.
+    func workerEndpoint() throws -> String {
+        try Processes.poll(timeout: 30, "the coordinator's endpoint") {
+            outputText.firstMatch(of: /waiting for \d+ workers on (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+        }
+    }
+
+    /// The endpoint a run prints for viewers (`--view-listen`).
+    func viewerEndpoint() throws -> String {
+        try Processes.poll(timeout: 30, "the viewer endpoint") {
+            outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
+        }
+    }
     var errorText: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
     var outputText: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
 

@@ -15,9 +15,7 @@ import TesseraWire
     @Test func memoryStaysFlatAsViewersComeAndGo() throws {
         let run = try RunningTessera(["run", "--soup", "0.3", "--size", "1024x1024", "--generations", "100000000000",
                                       "--workers", "2", "--view-listen", "tcp://127.0.0.1:*"])
-        let endpoint = try Processes.poll(timeout: 30, "the viewer endpoint") {
-            run.outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
-        }
+        let endpoint = try run.viewerEndpoint()
         let workers = try Processes.poll(timeout: 30, "the workers") {
             let c = Processes.children(of: run.pid)
             return c.count == 2 ? c : nil
@@ -42,9 +40,7 @@ import TesseraWire
     @Test func framesAreReducedToTheViewport() throws {
         let run = try RunningTessera(["run", "pulsar", "--size", "64x64", "--generations", "100000000000", "--workers", "2",
                                       "--tiles", "2x2", "--view-listen", "tcp://127.0.0.1:*"])
-        let endpoint = try Processes.poll(timeout: 30, "the viewer endpoint") {
-            run.outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
-        }
+        let endpoint = try run.viewerEndpoint()
         // 1:1, the whole board: the pulsar's 48 or 56 or 72 cells, one dot each.
         let full = try ScriptedViewer.watch(endpoint, frames: 1, viewport: Viewport(x: 0, y: 0, cellsPerDot: 1, width: 64, height: 64))
         #expect(full.first.map { [48, 56, 72].contains($0.dots.population) } == true)
@@ -84,13 +80,9 @@ import TesseraWire
         let coordinator = try RunningTessera(["coordinator", "--soup", "0.3", "--size", "512x512", "--generations", "20000",
                                               "--workers", "2", "--listen", "tcp://127.0.0.1:*",
                                               "--view-listen", "tcp://127.0.0.1:*"])
-        let endpoint = try Processes.poll(timeout: 30, "the coordinator's endpoint") {
-            coordinator.outputText.firstMatch(of: /waiting for 2 workers on (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
-        }
+        let endpoint = try coordinator.workerEndpoint()
         let workers = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint]) }
-        let viewers = try Processes.poll(timeout: 30, "the viewer endpoint") {
-            coordinator.outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
-        }
+        let viewers = try coordinator.viewerEndpoint()
         let frames = try ScriptedViewer.watch(viewers, frames: 5, viewport: Viewport(x: 0, y: 0, cellsPerDot: 4, width: 128, height: 128))
         #expect(frames.count == 5)
         #expect(frames.map(\.generation) == frames.map(\.generation).sorted())

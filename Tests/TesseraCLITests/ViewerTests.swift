@@ -118,9 +118,7 @@ import TesseraCore
     func secondViewerSeesTheSameGeneration() throws {
         let run = try RunningTessera(["run", "--soup", "0.3", "--size", "300x200", "--generations", "100000000",
                                       "--workers", "2", "--view-listen", "tcp://127.0.0.1:*"])
-        let endpoint = try Processes.poll(timeout: 30, "the viewer endpoint") {
-            run.outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
-        }
+        let endpoint = try run.viewerEndpoint()
         let one = try Pane("\(Harness.tessera.path) view --connect \(endpoint)")
         let start = try one.until("frames in viewer one") { $0.generation }
         let two = try Pane("\(Harness.tessera.path) view --connect \(endpoint)")
