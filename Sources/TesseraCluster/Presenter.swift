@@ -75,16 +75,21 @@ public actor Presenter {
     /// Runs until `stop()` or the `stopAt` generation.
     public func run() async throws {
         rateSample = (await coordinator.generation, .now)
+        var lastAdvance = ContinuousClock.now - .seconds(10)
         while !quit {
             try await performActions()
             let generation = await coordinator.generation
             if let stopAt, generation >= stopAt { break }
             let running = !paused || steps > 0
-            if running {
+            // With a delay, a generation is due `delay` after the last one; anything that
+            // wakes the loop earlier (a frame request, a key) is served without stepping.
+            let due = paused || delay == 0 || ContinuousClock.now - lastAdvance >= .milliseconds(Int(delay * 1000))
+            if running && due {
                 var count = steps > 0 || delay > 0 ? 1 : batch
                 if let stopAt { count = min(count, stopAt - generation) }
                 if paused { steps -= 1 }
                 let started = ContinuousClock.now
+                lastAdvance = started
                 try await coordinator.advance(count)
                 let seconds = (ContinuousClock.now - started).seconds
                 if delay == 0 && !paused {
@@ -96,8 +101,9 @@ public actor Presenter {
             try await serveFrames(rateLimited: running && delay < Self.frameInterval)
             if !running {
                 await sleep(nil)
-            } else if delay > 0 {
-                await sleep(delay)
+            } else if delay > 0 && !paused {
+                let wait = delay - (ContinuousClock.now - lastAdvance).seconds
+                if wait > 0 { await sleep(wait) }
             }
         }
         try await serveFrames(rateLimited: false)

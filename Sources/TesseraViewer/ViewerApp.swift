@@ -177,14 +177,13 @@ public struct ViewerApp {
         let quiet = ContinuousClock.now - lastFrameAt > .seconds(3) && requestedAt != nil
         let delay = f.delay == 0 ? "full speed" : f.delay < 1 ? "\(Int(f.delay * 1000)) ms/gen" : "\(Int(f.delay)) s/gen"
         // What matters most first: a narrow terminal cuts the end of the line.
-        var parts = ["gen \(f.generation)", "pop \(f.population)", f.paused ? "PAUSED" : "running"]
+        var parts = ["gen \(f.generation)", "pop \(f.population)", f.paused ? "PAUSED" : "running", delay]
         if cursor != nil { parts.append("EDIT x=toggle") }
         if quiet { parts.append("no answer from the presenter") }
         if !note.isEmpty { parts.append(note) }
         parts += [
             String(format: "%.0f gen/s", f.generationsPerSecond), Self.rate(f.cellUpdatesPerSecond) + " cells/s",
-            "\(f.workers) workers", "tiles \(f.tiles.columns)x\(f.tiles.rows)", "zoom 1:\(view.cellsPerDot)", delay,
-            "? help",
+            "\(f.workers) workers", "tiles \(f.tiles.columns)x\(f.tiles.rows)", "zoom 1:\(view.cellsPerDot)", "? help",
         ]
         return " " + parts.joined(separator: " · ")
     }

@@ -66,6 +66,16 @@ import TesseraCore
         try pane.until("another step") { $0.generation == paused + 2 ? true : nil }
         try pane.keys("Space")
         try pane.until("running again") { ($0.generation ?? 0) > paused + 5 ? true : nil }
+        // Slower on the log scale, down to a generation a second: the counter may not outrun it.
+        try pane.keys("-", "-", "-")
+        try pane.until("1 s per generation") { $0.status.contains("1 s/gen") ? true : nil }
+        let slow = try pane.until("a frame at the slow speed") { $0.generation }
+        let started = Date()
+        Thread.sleep(forTimeInterval: 2.5)
+        let allowed = UInt64(Date().timeIntervalSince(started)) + 2
+        #expect((pane.generation ?? .max) - slow <= allowed, "at most one generation a second")
+        try pane.keys("+", "+", "+", "+", "+", "+", "+", "+")
+        try pane.until("full speed") { $0.status.contains("full speed") ? true : nil }
         try pane.keys("q")
         try pane.until("the viewer to quit and the run to end") { $0.screen.contains("acorn:") ? true : nil }
     }
