@@ -68,6 +68,11 @@ public actor Coordinator {
     private var result: Any?
     private var feed: Task<Void, Never>?
     private var viewerHandler: (@Sendable ([UInt8], Message) -> Void)?
+    /// A presenter in its own process that drives this coordinator, and what it asks.
+    private var presenter: [UInt8]?
+    /// Buffered from the start: a presenter may say hello before the run is ready for it.
+    private let presenterStream: AsyncStream<Message>
+    private let presenterRequests: AsyncStream<Message>.Continuation
     private var ticker: Task<Void, Never>?
     /// The generation every tile has reached.
     public private(set) var generation: UInt64
@@ -76,11 +81,15 @@ public actor Coordinator {
     /// - Parameters:
     ///   - connectTimeout: how long to wait for all `workers` to connect.
     ///   - silence: how long a worker may go without a heartbeat before the run fails.
+    public nonisolated let workerCount: Int
+
     public init(pump: MessagePump, workers: Int, plan: RunPlan, connectTimeout: Duration,
                 silence: Duration = .seconds(5)) {
         self.pump = pump
         self.plan = plan
         expected = workers
+        workerCount = workers
+        (presenterStream, presenterRequests) = AsyncStream.makeStream(of: Message.self)
         connectDeadline = .now + connectTimeout
         self.silence = silence
         generation = plan.generation
@@ -140,7 +149,7 @@ public actor Coordinator {
     }
 
     /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
-    public func load(generation: UInt64, cells: (TileRect) -> BitGrid) async throws {
+    public func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
         try await perform(.load(remaining: tileCount)) {
             for (index, worker) in workers.enumerated() {
                 for tile in worker.tiles {
@@ -172,6 +181,38 @@ public actor Coordinator {
         phase = .finished
         broadcast(.shutdown)
         stopTasks()
+    }
+
+    /// Lets a presenter in its own process (`tessera presenter`) drive the run: answers
+    /// its requests with this actor's operations until it says `shutdown`.
+    public func serveRemotePresenter() async throws {
+        for await request in presenterStream {
+            if let failure { throw failure }
+            guard let identity = presenter else { continue }
+            let reply: Message
+            switch request {
+            case .presenterHello:
+                reply = .assign(Assignment(worker: 0, tiling: plan.tiling, rule: plan.rule, halo: plan.halo,
+                                           generation: generation, soup: nil,
+                                           endpoints: workers.map(\.hello.endpoint), owners: plan.owners(workers: expected)))
+            case .start(let generations):
+                try await advance(generations)
+                reply = .done(WorkerReport(populations: [TileID(column: 0, row: 0): population]))
+            case .frameRequest(let viewport):
+                reply = .frameTile(tile: TileID(column: 0, row: 0), x: 0, y: 0, dots: try await frame(viewport))
+            case .collect:
+                reply = .tileCells(tile: TileID(column: 0, row: 0), generation: generation, cells: try await collect())
+            case .tileCells(_, let at, let board):
+                try await load(generation: at) { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+                reply = .ready
+            case .shutdown:
+                return
+            default:
+                continue
+            }
+            pump.send(Wire.encode(reply), to: .worker(identity: identity))
+        }
+        if let failure { throw failure }
     }
 
     /// A local worker process ended; the launcher says how.
@@ -246,6 +287,8 @@ public actor Coordinator {
         let error = TesseraError(problem)
         failure = error
         broadcast(.abort(reason: problem))
+        if let presenter { pump.send(Wire.encode(.abort(reason: problem)), to: .worker(identity: presenter)) }
+        presenterRequests.finish()
         stopTasks()
         waiter?.resume(throwing: error)
         waiter = nil
@@ -278,6 +321,13 @@ public actor Coordinator {
         guard let message = Wire.decodeOrLog(bytes, role: "coordinator") else { return }
         if case .hello(let hello) = message {
             welcome(hello, identity: identity)
+            return
+        }
+        if case .presenterHello = message, presenter == nil {
+            presenter = identity
+        }
+        if identity == presenter {
+            presenterRequests.yield(message)
             return
         }
         guard let index = workers.firstIndex(where: { $0.identity == identity }) else { return }

@@ -28,8 +28,7 @@ public actor Presenter {
         var note = ""
     }
 
-    private let coordinator: Coordinator
-    private let workers: Int
+    private let coordinator: any ClusterDriver
     private let patterns: [@Sendable (TileRect) -> BitGrid]
     private let save: @Sendable (BitGrid, UInt64) throws -> String
     private var viewers: [[UInt8]: Viewer] = [:]
@@ -53,11 +52,10 @@ public actor Presenter {
     ///   - patterns: starting boards the `p` key cycles through.
     ///   - save: writes a board at a generation and says where.
     ///   - stopAt: the generation to stop at, if any; otherwise the run goes on until `stop()`.
-    public init(coordinator: Coordinator, workers: Int, paused: Bool = false, delay: Double = 0,
+    public init(coordinator: any ClusterDriver, paused: Bool = false, delay: Double = 0,
                 stopAt: UInt64? = nil, patterns: [@Sendable (TileRect) -> BitGrid] = [],
                 save: @escaping @Sendable (BitGrid, UInt64) throws -> String) {
         self.coordinator = coordinator
-        self.workers = workers
         self.paused = paused
         delayIndex = Self.delays.firstIndex { $0 >= delay } ?? Self.delays.count - 1
         self.stopAt = stopAt
@@ -177,7 +175,7 @@ public actor Presenter {
             generationsPerSecond = Double(generation - rateSample.generation) / elapsed
             rateSample = (generation, now)
         }
-        let shape = coordinator.plan.tiling.shape
+        let shape = coordinator.tiling.shape
         if shape.cellCount <= Self.snapshotLimit, now - lastSnapshot >= .seconds(1) {
             snapshots.append((generation, try await coordinator.collect()))
             if snapshots.count > 5 { snapshots.removeFirst() }
@@ -188,7 +186,7 @@ public actor Presenter {
     private func performActions() async throws {
         while !actions.isEmpty {
             let action = actions.removeFirst()
-            let tiling = coordinator.plan.tiling
+            let tiling = coordinator.tiling
             switch action {
             case .nextPattern:
                 guard !patterns.isEmpty else { continue }
@@ -227,12 +225,12 @@ public actor Presenter {
             guard let viewport = viewer.pending else { continue }
             if rateLimited && (now - viewer.lastSent).seconds < Self.frameInterval { continue }
             let dots = try await coordinator.frame(viewport)
-            let tiling = coordinator.plan.tiling
+            let tiling = coordinator.tiling
             let frame = Frame(
                 generation: await coordinator.generation, population: await coordinator.population,
                 generationsPerSecond: paused ? 0 : generationsPerSecond,
                 cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(tiling.shape.cellCount),
-                workers: workers, tiles: (tiling.columns, tiling.rows), paused: paused, delay: delay,
+                workers: coordinator.workerCount, tiles: (tiling.columns, tiling.rows), paused: paused, delay: delay,
                 board: (tiling.shape.width, tiling.shape.height), viewport: viewport, dots: dots, note: viewer.note)
             coordinator.send(.frame(frame), toViewer: identity)
             // A newer request may have come in while this frame was drawn: keep it.

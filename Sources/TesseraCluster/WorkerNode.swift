@@ -128,7 +128,7 @@ public actor WorkerNode {
         case .abort(let reason):
             for tile in tiles.values { Task { await tile.fail(TesseraError("run aborted: \(reason)")) } }
             end(.aborted(reason))
-        case .hello, .ready, .done, .failure, .frameTile, .view, .command, .frame:
+        case .hello, .ready, .done, .failure, .frameTile, .view, .command, .frame, .presenterHello:
             report("worker got a message meant for a coordinator or a viewer")
         }
     }

@@ -26,6 +26,13 @@ public struct TileID: Hashable, Sendable, CustomStringConvertible, Comparable {
 /// A rectangle of board cells, in board coordinates (0-based from the top-left).
 public struct TileRect: Hashable, Sendable {
     public let x: Int, y: Int, width: Int, height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
 }
 
 /// The board cut into `columns`×`rows` tiles. Sizes that do not divide are split as

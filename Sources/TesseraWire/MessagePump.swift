@@ -19,6 +19,9 @@ public final class MessagePump: Sendable {
         case worker(coordinator: String, listen: String)
         /// Connects `control` as a DEALER to a presenter's viewer endpoint.
         case viewer(presenter: String)
+        /// A presenter in its own process: connects `control` as a DEALER to the
+        /// coordinator and binds `inbox` for viewers.
+        case presenter(coordinator: String, viewers: String)
     }
 
     public enum Route: Sendable, Hashable {
@@ -127,11 +130,16 @@ public final class MessagePump: Sendable {
                 try control.connect(coordinator)
             case .viewer(let presenter):
                 try control.connect(presenter)
+            case .presenter(let coordinator, let viewerListen):
+                try inbox.bind(viewerListen)
+                viewers = inbox.lastEndpoint
+                try control.connect(coordinator)
             }
             let pump = MessagePump(events: events, continuation: continuation, boundEndpoint: bound,
                                    viewerEndpoint: viewers, wake: wake, finished: finished)
             ready.resume(returning: pump)
             pump.loop(control: control, inbox: inbox, outbox: outbox, isCoordinator: role.isCoordinator,
+                  servesViewers: role.servesViewers,
                       heartbeat: heartbeat.map { (heartbeatInterval, $0) })
         } catch {
             close(wake)
@@ -182,7 +190,7 @@ public final class MessagePump: Sendable {
     }
 
     private func loop(control: borrowing ZMQSocket, inbox: borrowing ZMQSocket, outbox: borrowing ZMQSocket,
-                      isCoordinator: Bool, heartbeat: (interval: Duration, message: @Sendable () -> [UInt8])?) {
+                      isCoordinator: Bool, servesViewers: Bool, heartbeat: (interval: Duration, message: @Sendable () -> [UInt8])?) {
         let clock = ContinuousClock()
         var nextBeat = clock.now
         var connected = Set<String>()
@@ -258,7 +266,7 @@ public final class MessagePump: Sendable {
             if items[1].revents != 0 {
                 while let frames = try? inbox.receive() {
                     guard frames.count == 2 else { continue }
-                    let source: Source = isCoordinator ? .viewer(identity: frames[0]) : .peer
+                    let source: Source = servesViewers ? .viewer(identity: frames[0]) : .peer
                     continuation.yield(Incoming(source: source, bytes: frames[1]))
                 }
             }
@@ -270,5 +278,13 @@ extension MessagePump.Role {
     var isCoordinator: Bool {
         if case .coordinator = self { return true }
         return false
+    }
+
+    /// Whether `inbox` takes viewers (rather than halo strips from peers).
+    var servesViewers: Bool {
+        switch self {
+        case .coordinator, .presenter: true
+        case .worker, .viewer: false
+        }
     }
 }

@@ -136,6 +136,8 @@ public enum Message: Sendable, Equatable {
     case view(Viewport)
     case command(ViewerCommand)
     case frame(Frame)
+    /// A presenter in its own process asks to drive the coordinator.
+    case presenterHello
 }
 
 /// The binary format: a fixed 32-byte little-endian header, then a payload.
@@ -158,7 +160,7 @@ public enum Wire {
 
     enum Kind: UInt16 {
         case hello = 1, assign, tileCells, ready, start, heartbeat, done, collect, halo, shutdown, abort, failure
-        case frameRequest, frameTile, view, command, frame
+        case frameRequest, frameTile, view, command, frame, presenterHello
     }
 
     public static func encode(_ message: Message) -> [UInt8] {
@@ -268,6 +270,7 @@ public enum Wire {
             payload.viewport(f.viewport)
             payload.grid(f.dots)
             payload.string(f.note)
+        case .presenterHello: kind = .presenterHello
         }
         var header = WireWriter()
         header.bytes.append(contentsOf: magic)
@@ -384,6 +387,7 @@ public enum Wire {
                                    cellUpdatesPerSecond: cups, workers: workers, tiles: (columns, rows), paused: paused,
                                    delay: delay, board: (width, height), viewport: viewport, dots: try p.grid(),
                                    note: try p.string()))
+        case .presenterHello: message = .presenterHello
         }
         guard p.atEnd else { throw TesseraError("\(kind) message has \(bytes.count - p.offset) unexpected trailing bytes") }
         return message

@@ -83,6 +83,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @Option(help: "Where workers connect: tcp://ADDRESS:PORT (default tcp://127.0.0.1:7470, this machine only).")
     var listen: String?
 
+    @Flag(help: "Let a 'tessera presenter' process, connecting to --listen, drive the run and serve its viewers.")
+    var externalPresenter = false
+
     func run() async throws {
         var (board, cluster, run, listen) = (self.board, self.cluster, self.run, self.listen)
         if let path = board.config {
@@ -98,7 +101,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         guard workers >= 1 else { throw TesseraError("a coordinator needs --workers 1 or more") }
         _ = try Endpoint.split(endpoint)
         try await ClusterRun.execute(board: board, run: run, workers: workers, listen: endpoint, launchLocal: false,
-                                     connectTimeout: cluster.connectTimeout ?? 30)
+                                     connectTimeout: cluster.connectTimeout ?? 30, externalPresenter: externalPresenter)
     }
 }
 
@@ -141,7 +144,7 @@ struct RunOptions: ParsableArguments {
 enum ClusterRun {
     /// Runs `board` on `workers` worker processes, started here (`launchLocal`) or anywhere.
     static func execute(board: BoardOptions, run: RunOptions, workers: Int, listen: String, launchLocal: Bool,
-                        connectTimeout: Double, view: Bool = false) async throws {
+                        connectTimeout: Double, view: Bool = false, externalPresenter: Bool = false) async throws {
         let setup = try board.resolve(defaultTiles: workers)
         let generations = run.generations ?? 100
         if let output = run.output { try Output.validate(output) }
@@ -173,7 +176,17 @@ enum ClusterRun {
         let interrupts = Interrupts { signal in Task { await coordinator.cancel("interrupted by \(signal)") } }
         let result: Result<RunOutcome, any Error>
         do {
-            if run.frames != nil || run.gif != nil {
+            if externalPresenter {
+                try await coordinator.start()
+                FileHandle.standardOutput.write(Data("tessera coordinator: waiting for 'tessera presenter --coordinator \(pump.boundEndpoint)'\n".utf8))
+                try await coordinator.serveRemotePresenter()
+                let board = run.output != nil ? try await coordinator.collect() : nil
+                result = .success(RunOutcome(
+                    seconds: await coordinator.secondsAdvancing, population: await coordinator.population,
+                    workers: await coordinator.summaries, board: board,
+                    generations: await coordinator.generation - setup.generation))
+                await coordinator.shutdown()
+            } else if run.frames != nil || run.gif != nil {
                 result = .success(try await FrameExport.record(coordinator, setup: setup, run: run,
                                                                generations: generations))
             } else if let endpoint = pump.viewerEndpoint {
@@ -206,7 +219,7 @@ enum ClusterRun {
             { @Sendable (rect: TileRect) -> BitGrid in pattern.cells(in: (rect.x, rect.y, rect.width, rect.height), of: setup.shape) }
         }
         let presenter = Presenter(
-            coordinator: coordinator, workers: workers, delay: view ? 0.03 : 0,
+            coordinator: coordinator, delay: view ? 0.03 : 0,
             stopAt: view ? nil : setup.generation + (run.generations ?? 100), patterns: patterns
         ) { board, generation in
             // A new file for every save, even of the same generation after an edit.

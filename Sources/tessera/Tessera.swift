@@ -7,7 +7,7 @@ import TesseraCore
 struct Tessera: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Runs Conway's Game of Life, and any Life-like B/S rule, on tiled boards.",
-        subcommands: [Run.self, CoordinatorCommand.self, Worker.self, View.self, Patterns.self, Bench.self]
+        subcommands: [Run.self, CoordinatorCommand.self, Worker.self, PresenterCommand.self, View.self, Patterns.self, Bench.self]
     )
 
     /// Every failure, flag errors included, is one line on stderr and exit status 2.

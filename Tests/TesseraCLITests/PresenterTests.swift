@@ -92,3 +92,32 @@ import TesseraWire
         for worker in workers { #expect(worker.wait(timeout: 10) == 0) }
     }
 }
+
+@Suite struct PresenterProcessTests {
+    /// The presenter as its own process: it drives a coordinator and serves a viewer;
+    /// when it stops, the coordinator finishes the run and writes the board.
+    @Test func presenterInItsOwnProcess() throws {
+        let dir = try Harness.temporaryDirectory()
+        let output = dir.appendingPathComponent("out.rle")
+        let coordinator = try RunningTessera(["coordinator", "acorn", "--size", "256x256", "--topology", "plane",
+                                              "--workers", "2", "--listen", "tcp://127.0.0.1:*", "--external-presenter",
+                                              "--output", output.path])
+        let endpoint = try coordinator.workerEndpoint()
+        let workers = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint]) }
+        let presenter = try RunningTessera(["presenter", "--coordinator", endpoint, "--view-listen", "tcp://127.0.0.1:*"])
+        let viewers = try presenter.viewerEndpoint()
+        let frames = try ScriptedViewer.watch(viewers, frames: 4, viewport: Viewport(x: 0, y: 0, cellsPerDot: 2, width: 128, height: 128))
+        #expect(frames.count == 4)
+        #expect(frames.map(\.generation) == frames.map(\.generation).sorted())
+        #expect(frames.allSatisfy { $0.workers == 2 && $0.tiles == (1, 2) && $0.dots.population > 0 })
+        kill(presenter.pid, SIGTERM)
+        #expect(presenter.wait(timeout: 15) == 0, "\(presenter.errorText)")
+        let stoppedAt = try #require(presenter.outputText.firstMatch(of: /stopped at generation (\d+)/).flatMap { UInt64($0.1) })
+        #expect(coordinator.wait(timeout: 30) == 0, "\(coordinator.errorText)")
+        for worker in workers { #expect(worker.wait(timeout: 10) == 0) }
+        #expect(coordinator.outputText.contains("acorn: \(stoppedAt) generations"), "\(coordinator.outputText)")
+        let input = dir.appendingPathComponent("acorn.rle")
+        try "x = 7, y = 3, rule = B3/S23:P256,256\nbo$3bo$2o2b3o!\n".write(to: input, atomically: true, encoding: .utf8)
+        #expect(try Harness.golly(input, generations: Int(stoppedAt)) == Harness.cells(ofPatternFile: output))
+    }
+}
