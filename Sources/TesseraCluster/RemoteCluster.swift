@@ -41,6 +41,7 @@ public actor RemoteCluster: ClusterDriver {
     private let mailbox: Mailbox
     public nonisolated let tiling: Tiling
     public nonisolated let workerCount: Int
+    public nonisolated let rule: Rule
     public private(set) var generation: UInt64
     public private(set) var population = 0
 
@@ -76,6 +77,7 @@ public actor RemoteCluster: ClusterDriver {
         self.mailbox = mailbox
         tiling = welcome.tiling
         workerCount = welcome.endpoints.count
+        rule = welcome.rule
         generation = welcome.generation
     }
 

@@ -222,13 +222,7 @@ enum ClusterRun {
             coordinator: coordinator, delay: view ? 0.03 : 0,
             stopAt: view ? nil : setup.generation + (run.generations ?? 100), patterns: patterns
         ) { board, generation in
-            // A new file for every save, even of the same generation after an edit.
-            let stem = "tessera-\(setup.name.split(separator: ".").first ?? "board")-\(generation)"
-            var path = stem + ".rle", copy = 1
-            while FileManager.default.fileExists(atPath: path) {
-                copy += 1
-                path = "\(stem)-\(copy).rle"
-            }
+            let path = Output.freshPath(stem: "tessera-\(setup.name.split(separator: ".").first ?? "board")-\(generation)")
             try Output.write(board, to: path, setup: setup, generation: generation)
             return FileManager.default.currentDirectoryPath + "/" + path
         }

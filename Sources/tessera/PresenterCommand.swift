@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TesseraCluster
 import TesseraCore
+import TesseraPatterns
 
 struct PresenterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,8 +23,13 @@ struct PresenterCommand: AsyncParsableCommand {
         _ = try Endpoint.split(viewListen)
         let (cluster, endpoint) = try await RemoteCluster.connect(coordinator: coordinator, viewers: viewListen)
         let start = await cluster.generation
-        let presenter = Presenter(coordinator: cluster, stopAt: generations.map { start + $0 }) { _, _ in
-            throw TesseraError("saving from a viewer is done by the coordinator's --output here")
+        let shape = cluster.tiling.shape, rule = cluster.rule
+        let presenter = Presenter(coordinator: cluster, stopAt: generations.map { start + $0 }) { board, generation in
+            let path = Output.freshPath(stem: "tessera-\(generation)")
+            try AtomicFile.write(path) { sink in
+                try RLE.write(shape: shape, rule: rule, generation: generation, row: { board.row($0) }, to: sink)
+            }
+            return FileManager.default.currentDirectoryPath + "/" + path
         }
         await presenter.attach()
         FileHandle.standardOutput.write(Data("tessera presenter: viewers can attach with 'tessera view --connect \(endpoint)'\n".utf8))

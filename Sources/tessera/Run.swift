@@ -89,6 +89,17 @@ enum Summary {
 }
 
 enum Output {
+    /// `STEM.rle`, or `STEM-2.rle`, … : a new file for every save, even of the same
+    /// generation after an edit.
+    static func freshPath(stem: String) -> String {
+        var path = stem + ".rle", copy = 1
+        while FileManager.default.fileExists(atPath: path) {
+            copy += 1
+            path = "\(stem)-\(copy).rle"
+        }
+        return path
+    }
+
     static func validate(_ path: String) throws {
         let lower = path.lowercased()
         guard lower.hasSuffix(".rle") || lower.hasSuffix(".cells") else {

@@ -170,17 +170,18 @@ final class RunningTessera {
     let stdout: URL
     let stderr: URL
 
-    convenience init(_ arguments: [String]) throws {
-        try self.init(Harness.tessera, arguments)
+    convenience init(_ arguments: [String], in directory: URL? = nil) throws {
+        try self.init(Harness.tessera, arguments, in: directory)
     }
 
-    init(_ executable: URL, _ arguments: [String]) throws {
+    init(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bg-\(UUID().uuidString)")
         stdout = base.appendingPathExtension("out")
         stderr = base.appendingPathExtension("err")
         for url in [stdout, stderr] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment

@@ -104,12 +104,19 @@ import TesseraWire
                                               "--output", output.path])
         let endpoint = try coordinator.workerEndpoint()
         let workers = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint]) }
-        let presenter = try RunningTessera(["presenter", "--coordinator", endpoint, "--view-listen", "tcp://127.0.0.1:*"])
+        let presenter = try RunningTessera(["presenter", "--coordinator", endpoint, "--view-listen", "tcp://127.0.0.1:*"],
+                                           in: dir)
         let viewers = try presenter.viewerEndpoint()
         let frames = try ScriptedViewer.watch(viewers, frames: 4, viewport: Viewport(x: 0, y: 0, cellsPerDot: 2, width: 128, height: 128))
         #expect(frames.count == 4)
         #expect(frames.map(\.generation) == frames.map(\.generation).sorted())
         #expect(frames.allSatisfy { $0.workers == 2 && $0.tiles == (1, 2) && $0.dots.population > 0 })
+        // A viewer's save goes through the presenter's process.
+        let saved = try ScriptedViewer.watch(viewers, frames: 20, viewport: frames[0].viewport, commands: [.save])
+            .lazy.compactMap { $0.note.firstMatch(of: /saved (\S+\.rle)/).map { String($0.1) } }.first
+        let savedPath = try #require(saved)
+        #expect(savedPath.hasPrefix(dir.path))
+        #expect(try String(contentsOfFile: savedPath, encoding: .utf8).contains("rule = B3/S23:P256,256"))
         kill(presenter.pid, SIGTERM)
         #expect(presenter.wait(timeout: 15) == 0, "\(presenter.errorText)")
         let stoppedAt = try #require(presenter.outputText.firstMatch(of: /stopped at generation (\d+)/).flatMap { UInt64($0.1) })

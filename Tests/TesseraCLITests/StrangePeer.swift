@@ -26,10 +26,13 @@ enum StrangePeer {
 
 /// A viewer without a terminal: attaches to a presenter, takes some frames, detaches.
 enum ScriptedViewer {
-    static func watch(_ endpoint: String, frames: Int, viewport: Viewport) throws -> [Frame] {
+    static func watch(_ endpoint: String, frames: Int, viewport: Viewport, commands: [ViewerCommand] = []) throws -> [Frame] {
         let context = ZMQContext()
         let socket = try ZMQSocket(context, .dealer)
         try socket.connect(endpoint)
+        for command in commands {
+            while try !socket.send([Wire.encode(.command(command))]) { usleep(10_000) }
+        }
         var received: [Frame] = []
         let deadline = Date().addingTimeInterval(30)
         while received.count < frames && Date() < deadline {
