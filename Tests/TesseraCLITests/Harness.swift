@@ -27,28 +27,9 @@ enum Harness {
     }()
 
     static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        // Output goes to files, not pipes, so a chatty child can never block on a full pipe.
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-io-\(UUID().uuidString)")
-        let outURL = base.appendingPathExtension("out"), errURL = base.appendingPathExtension("err")
-        for url in [outURL, errURL] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: try String(contentsOf: outURL, encoding: .utf8),
-                      stderr: try String(contentsOf: errURL, encoding: .utf8))
+        let running = try RunningTessera(executable, arguments, in: directory)
+        running.process.waitUntilExit()
+        return Result(status: running.process.terminationStatus, stdout: running.outputText, stderr: running.errorText)
     }
 
     /// Runs a program with posix_spawn and waitpid. Foundation's `Process` counts a
@@ -175,6 +156,7 @@ final class RunningTessera {
     }
 
     init(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws {
+        // Output goes to files, not pipes, so a chatty child can never block on a full pipe.
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bg-\(UUID().uuidString)")
         stdout = base.appendingPathExtension("out")
         stderr = base.appendingPathExtension("err")
@@ -220,6 +202,8 @@ final class RunningTessera {
     deinit {
         if process.isRunning { kill(pid, SIGKILL) }
         for child in Processes.children(of: pid) { kill(child, SIGKILL) }
+        try? FileManager.default.removeItem(at: stdout)
+        try? FileManager.default.removeItem(at: stderr)
     }
 }
 
