@@ -29,6 +29,15 @@ public struct RunPlan: Sendable {
         self.collect = collect
     }
 
+    /// Refuses worker counts that would leave a worker without a tile.
+    public static func check(workers: Int, tiling: Tiling) throws {
+        let tiles = tiling.columns * tiling.rows
+        guard workers <= tiles else {
+            throw TesseraError("\(workers) workers but only \(tiles) tiles (\(tiling.columns)x\(tiling.rows)) of the \(tiling.shape.width)x\(tiling.shape.height) board",
+                               fix: "use fewer workers, more --tiles, or a larger board")
+        }
+    }
+
     /// Tiles in row-major order, cut into `workers` contiguous runs so neighbours mostly
     /// share a worker and trade halos in memory.
     public func owners(workers: Int) -> [Int] {

@@ -168,7 +168,7 @@ public final class MessagePump: Sendable {
         state.withLock { $0.lastHeard[identity ?? []] }
     }
 
-    /// Bytes handed to ZeroMQ so far.
+    /// Halo bytes handed to ZeroMQ for peers so far.
     public var bytesSent: Int { state.withLock { $0.bytesSent } }
 
     /// Sends what is queued (best effort), closes the sockets and ends `events`. Waits
@@ -244,7 +244,7 @@ public final class MessagePump: Sendable {
                     delivered = (try? outbox.send([Array(endpoint.utf8), bytes])) ?? false
                 }
                 if delivered {
-                    state.withLock { $0.bytesSent += bytes.count }
+                    if case .peer = route { state.withLock { $0.bytesSent += bytes.count } }
                 } else {
                     retry.append((route, bytes))
                 }

@@ -7,7 +7,7 @@ import TesseraTiles
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measures speed, side by side with Golly's bgolly where it is installed.",
-        subcommands: [KernelBench.self])
+        subcommands: [KernelBench.self, ScalingBench.self])
 }
 
 struct KernelBench: AsyncParsableCommand {

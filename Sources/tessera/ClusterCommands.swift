@@ -143,9 +143,14 @@ struct RunOptions: ParsableArguments {
 
 enum ClusterRun {
     /// Runs `board` on `workers` worker processes, started here (`launchLocal`) or anywhere.
-    static func execute(board: BoardOptions, run: RunOptions, workers: Int, listen: String, launchLocal: Bool,
-                        connectTimeout: Double, view: Bool = false, externalPresenter: Bool = false) async throws {
+    /// - Parameter chosen: whether the user gave the worker count; a default one shrinks
+    ///   to the number of tiles instead of failing.
+    static func execute(board: BoardOptions, run: RunOptions, workers: Int, chosen: Bool = true, listen: String,
+                        launchLocal: Bool, connectTimeout: Double, view: Bool = false,
+                        externalPresenter: Bool = false) async throws {
         let setup = try board.resolve(defaultTiles: workers)
+        let workers = chosen ? workers : min(workers, setup.tiling.columns * setup.tiling.rows)
+        try RunPlan.check(workers: workers, tiling: setup.tiling)
         let generations = run.generations ?? 100
         if let output = run.output { try Output.validate(output) }
         try FrameExport.validate(run, generations: generations)

@@ -37,7 +37,8 @@ struct Run: AsyncParsableCommand {
             }
             try await Self.runInProcess(board: board, run: run)
         } else {
-            try await ClusterRun.execute(board: board, run: run, workers: workers, listen: "tcp://127.0.0.1:*",
+            try await ClusterRun.execute(board: board, run: run, workers: workers, chosen: cluster.workers != nil,
+                                         listen: "tcp://127.0.0.1:*",
                                          launchLocal: true, connectTimeout: cluster.connectTimeout ?? 30, view: view)
         }
     }

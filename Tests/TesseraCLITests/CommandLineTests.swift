@@ -61,6 +61,7 @@ import Testing
         ("bad size", nil, ["run", "glider", "--size", "big"], "WIDTHxHEIGHT"),
         ("too many tiles", nil, ["run", "glider", "--size", "8x8", "--tiles", "9x1"], "more tiles"),
         ("halo too deep", nil, ["run", "glider", "--size", "8x8", "--tiles", "2x2", "--halo", "5"], "halo depth"),
+        ("workers without tiles", nil, ["run", "glider", "--size", "8x8", "--tiles", "2x1", "--workers", "3"], "fewer workers"),
         ("board too big", nil, ["run", "glider", "--size", "4000000x4000000"], "MiB"),
         ("pattern too big", nil, ["run", "gosper", "--size", "20x20"], "larger --size"),
         ("unknown topology", nil, ["run", "glider", "--topology", "sphere"], "torus or"),
@@ -144,5 +145,39 @@ import Testing
             .write(to: config, atomically: true, encoding: .utf8)
         let result = try Harness.tessera(["run", "--config", config.path, "--size", "20x20"])
         #expect(result.stdout.contains("blinker: 7 generations on 20x20 torus"), "\(result.stdout)")
+    }
+}
+
+@Suite struct ScalingBenchTests {
+    @Test(arguments: ["strong", "weak"])
+    func sweepWritesCSVJSONAndSVG(mode: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let result = try Harness.tessera(["bench", "scaling", "--mode", mode, "--workers", "1,2", "--size", "128",
+                                          "--generations", "40", "--halo", "2,8", "--out", dir.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let csv = try String(contentsOf: dir.appendingPathComponent("results.csv"), encoding: .utf8).split(separator: "\n")
+        #expect(csv.count == 5)
+        #expect(csv[0].hasPrefix("mode,workers,halo,width_cells,height_cells"))
+        #expect(csv[0].contains("cell_updates_per_s_median") && csv[0].contains("bytes_per_generation"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("results.json")))
+        let points = try #require(json as? [[String: Any]])
+        #expect(points.count == 4)
+        for point in points where point["workers"] as? Int == 1 {
+            #expect(point["speedup"] as? Double == 1 && point["efficiency"] as? Double == 1)
+        }
+        let heights = Set(points.map { "\($0["workers"] ?? ""):\($0["height_cells"] ?? "")" })
+        #expect(heights == (mode == "weak" ? ["1:128", "2:256"] : ["1:128", "2:128"]))
+        let svg = try String(contentsOf: dir.appendingPathComponent("scaling.svg"), encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("polyline") && svg.contains("ideal"))
+        #expect(result.stdout.contains("speed-up") && result.stdout.contains("wrote "))
+    }
+
+    @Test func badSweepFailsBeforeRunning() throws {
+        let dir = try Harness.temporaryDirectory()
+        for bad in [["--workers", "1,zero"], ["--halo", "0"], ["--size", "4", "--workers", "32"]] {
+            let result = try Harness.tessera(["bench", "scaling", "--out", dir.path] + bad)
+            #expect(result.status == 2 && result.stderr.split(separator: "\n").count == 1, "\(bad): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("results.csv").path))
     }
 }
