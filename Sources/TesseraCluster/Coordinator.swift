@@ -297,15 +297,18 @@ public actor Coordinator {
     private func tick() {
         let now = ContinuousClock.now
         switch phase {
-        case .gathering, .preparing:
+        case .gathering:
             if now > connectDeadline {
-                let missing = phase == .gathering ? expected - workers.count : workers.filter { !$0.ready }.count
-                fail(phase == .gathering
-                    ? "only \(workers.count) of \(expected) workers connected in time (\(missing) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network"
-                    : "\(missing) workers never got ready")
+                fail("only \(workers.count) of \(expected) workers connected in time (\(expected - workers.count) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
                 return
             }
-        case .idle, .busy:
+        case .preparing, .idle, .busy:
+            // Building huge tiles takes as long as it takes; a worker fails the run only
+            // when it stops answering (its heartbeats come from its pump thread).
+            if let presenter, let heard = pump.lastHeard(from: presenter), now - heard > silence {
+                fail("the presenter stopped answering (no heartbeat for \(silence))")
+                return
+            }
             let heard = { (i: Int) in max(self.workers[i].lastHeard, self.pump.lastHeard(from: self.workers[i].identity) ?? .now) }
             if let lost = workers.indices.first(where: { now - heard($0) > silence }) {
                 fail("\(describe(lost)) stopped answering (no heartbeat for \(silence)): it died or the network is down")
