@@ -33,7 +33,7 @@ public struct RunPlan: Sendable {
     public static func check(workers: Int, tiling: Tiling) throws {
         let tiles = tiling.columns * tiling.rows
         guard workers <= tiles else {
-            throw TesseraError("\(workers) workers but only \(tiles) tiles (\(tiling.columns)x\(tiling.rows)) of the \(tiling.shape.width)x\(tiling.shape.height) board",
+            throw TesseraError("\(workers) workers but only \(tiles) tile\(tiles == 1 ? "" : "s") (\(tiling.columns)x\(tiling.rows)) of the \(tiling.shape.width)x\(tiling.shape.height) board",
                                fix: "use fewer workers, more --tiles, or a larger board")
         }
     }

@@ -27,9 +27,11 @@ struct Tessera: AsyncParsableCommand {
             if code == .success || error is CleanExit {
                 exit(withError: error)
             }
-            let message = (error as? TesseraError)?.description ?? Self.message(for: error)
-            let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
-            FileHandle.standardError.write(Data("error: \(firstLine)\n".utf8))
+            var message = (error as? TesseraError)?.description ?? Self.message(for: error)
+            message = message.split(separator: "\n").first.map(String.init) ?? message
+            // Flag errors from the parser name the problem; say where the fix is.
+            if !(error is TesseraError) { message += " (see 'tessera --help')" }
+            FileHandle.standardError.write(Data("error: \(message)\n".utf8))
             Foundation.exit(2)
         }
     }
