@@ -65,7 +65,8 @@ public actor Coordinator {
     private var operation: Operation?
     private var waiter: CheckedContinuation<Void, any Error>?
     private var failure: TesseraError?
-    private var result: Any?
+    /// The grid the last frame or collect operation produced.
+    private var resultGrid: BitGrid?
     private var feed: Task<Void, Never>?
     private var viewerHandler: (@Sendable ([UInt8], Message) -> Void)?
     /// A presenter in its own process that drives this coordinator, and what it asks.
@@ -139,13 +140,13 @@ public actor Coordinator {
     public func frame(_ viewport: Viewport) async throws -> BitGrid {
         let empty = BitGrid(width: viewport.width, height: viewport.height)
         try await perform(.frame(viewport, grid: empty, remaining: tileCount)) { broadcast(.frameRequest(viewport)) }
-        return result as! BitGrid
+        return resultGrid ?? BitGrid(width: 0, height: 0)
     }
 
     /// The whole board, gathered from every tile.
     public func collect() async throws -> BitGrid {
         try await perform(.collect(tiles: [:])) { broadcast(.collect) }
-        return result as! BitGrid
+        return resultGrid ?? BitGrid(width: 0, height: 0)
     }
 
     /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
@@ -253,8 +254,8 @@ public actor Coordinator {
         }
     }
 
-    private func complete(with value: Any? = nil) {
-        result = value
+    private func complete(with grid: BitGrid? = nil) {
+        resultGrid = grid
         operation = nil
         phase = .idle
         waiter?.resume()

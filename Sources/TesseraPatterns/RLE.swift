@@ -169,6 +169,7 @@ public enum RLE {
     /// Writes a `BitGrid` board as RLE (see the streaming variant).
     public static func string(for grid: BitGrid, shape: BoardShape, rule: Rule, generation: UInt64) -> String {
         var text = ""
+        // Neither closure throws, so neither can `write`.
         try! write(shape: shape, rule: rule, generation: generation, row: { grid.row($0) }, to: { text += $0 })
         return text
     }
