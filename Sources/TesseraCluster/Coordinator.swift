@@ -152,9 +152,12 @@ public actor Coordinator {
     /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
     public func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
         try await perform(.load(remaining: tileCount)) {
-            for (index, worker) in workers.enumerated() {
-                for tile in worker.tiles {
-                    send(.tileCells(tile: tile, generation: generation, cells: cells(plan.tiling.rect(of: tile))), to: index)
+            for index in workers.indices {
+                for tile in workers[index].tiles {
+                    let grid = cells(plan.tiling.rect(of: tile))
+                    // The population is known here; the next report would come only with the next step.
+                    workers[index].report.populations[tile] = grid.population
+                    send(.tileCells(tile: tile, generation: generation, cells: grid), to: index)
                 }
             }
         }

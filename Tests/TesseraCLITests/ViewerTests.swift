@@ -114,6 +114,7 @@ import TesseraCore
         try pane.until("edit mode") { $0.status.contains("EDIT") ? true : nil }
         try pane.keys("x", "s")
         let cells = try pane.until("the edit to show") { $0.dots == 4 || $0.dots == 2 ? $0.dots : nil }
+        #expect(pane.status.contains("pop \(cells)"), "the population follows the edit at once")
         let after = try pane.until("a second save") {
             $0.status.firstMatch(of: /saved (\S+\.rle)/).map { String($0.1) }.flatMap { $0 == before ? nil : $0 }
         }
