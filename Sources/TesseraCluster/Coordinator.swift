@@ -100,8 +100,15 @@ public actor Coordinator {
     public func run() async throws -> RunOutcome {
         try await start()
         try await advance(plan.generations)
+        return try await finish()
+    }
+
+    /// Ends a run however it was driven: gathers the board if the plan asks for it,
+    /// tells the workers to leave, and says what the run did.
+    public func finish() async throws -> RunOutcome {
         let board = plan.collect ? try await collect() : nil
-        let outcome = RunOutcome(seconds: secondsAdvancing, population: population, workers: summaries, board: board)
+        let outcome = RunOutcome(seconds: secondsAdvancing, population: population, workers: summaries, board: board,
+                                 generations: generation - plan.generation)
         shutdown()
         return outcome
     }

@@ -185,12 +185,7 @@ enum ClusterRun {
                 try await coordinator.start()
                 FileHandle.standardOutput.write(Data("tessera coordinator: waiting for 'tessera presenter --coordinator \(pump.boundEndpoint)'\n".utf8))
                 try await coordinator.serveRemotePresenter()
-                let board = run.output != nil ? try await coordinator.collect() : nil
-                result = .success(RunOutcome(
-                    seconds: await coordinator.secondsAdvancing, population: await coordinator.population,
-                    workers: await coordinator.summaries, board: board,
-                    generations: await coordinator.generation - setup.generation))
-                await coordinator.shutdown()
+                result = .success(try await coordinator.finish())
             } else if run.frames != nil || run.gif != nil {
                 result = .success(try await FrameExport.record(coordinator, setup: setup, run: run,
                                                                generations: generations))
@@ -248,12 +243,7 @@ enum ClusterRun {
             FileHandle.standardOutput.write(Data("tessera: viewers can attach with 'tessera view --connect \(endpoint)'\n".utf8))
             try await presenter.run()
         }
-        let board = run.output != nil ? try await coordinator.collect() : nil
-        let generations = await coordinator.generation - setup.generation
-        let outcome = RunOutcome(seconds: await coordinator.secondsAdvancing, population: await coordinator.population,
-                                 workers: await coordinator.summaries, board: board, generations: generations)
-        await coordinator.shutdown()
-        return outcome
+        return try await coordinator.finish()
     }
 }
 

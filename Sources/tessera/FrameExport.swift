@@ -55,10 +55,6 @@ enum FrameExport {
             done += step
         }
         try animation?.finish()
-        let board = run.output != nil ? try await coordinator.collect() : nil
-        let outcome = RunOutcome(seconds: await coordinator.secondsAdvancing, population: await coordinator.population,
-                                 workers: await coordinator.summaries, board: board)
-        await coordinator.shutdown()
-        return outcome
+        return try await coordinator.finish()
     }
 }
