@@ -226,10 +226,13 @@ public actor Coordinator {
         if let failure { throw failure }
     }
 
-    /// A local worker process ended; the launcher says how.
-    public func workerExited(pid: Int32, how: String) {
+    /// A worker process this coordinator started ended: `pid` is the worker's own, or
+    /// the launch command's when it runs on `host`.
+    public func workerExited(pid: Int32, host: String? = nil, how: String) {
         guard phase != .finished else { return }
-        if let index = workers.firstIndex(where: { $0.hello.pid == UInt32(pid) }) {
+        if let host {
+            fail("the worker launched on \(host) (launch command pid \(pid)) \(how)")
+        } else if let index = workers.firstIndex(where: { $0.hello.pid == UInt32(pid) }) {
             fail("\(describe(index)) \(how)")
         } else {
             fail("worker process \(pid) \(how) before it connected")

@@ -171,7 +171,7 @@ enum ClusterRun {
                                       connectTimeout: .milliseconds(Int(connectTimeout * 1000)))
         var local: LocalWorkers? = nil
         if launchLocal {
-            local = try LocalWorkers.launch(count: workers, coordinator: pump.boundEndpoint) { pid, how in
+            local = try LocalWorkers.launch(count: workers, coordinator: pump.boundEndpoint) { pid, _, how in
                 Task { await coordinator.workerExited(pid: pid, how: how) }
             }
         } else {

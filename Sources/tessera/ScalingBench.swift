@@ -40,7 +40,21 @@ struct ScalingBench: AsyncParsableCommand {
     @Option(help: "Folder for results.csv, results.json and scaling.svg.")
     var out: String = "results"
 
+    @Option(help: "Run the workers on these hosts (a file, one host name per line) instead of here.")
+    var hosts: String?
+
+    @Option(help: "With --hosts: the command that runs a worker on {host}.")
+    var launch: String = "ssh {host}"
+
+    @Option(help: "With --hosts: the tessera binary on the hosts. Default: this binary's path.")
+    var remoteTessera: String?
+
+    @Option(help: "With --hosts: where the workers reach this coordinator, tcp://ADDRESS:PORT|*. Default: this machine's address on the route to the first host, any free port.")
+    var listen: String?
+
     struct Point {
+        /// The halo depth asked for; nil where each tiling took its default.
+        var series: Int?
         var mode: String, workers: Int, halo: Int, width: Int, height: Int, tiles: String, generations: UInt64
         var secondsMedian: Double, cellUpdatesPerSecondMedian: Double
         var cellUpdatesPerSecondMin: Double, cellUpdatesPerSecondMax: Double
@@ -64,34 +78,48 @@ struct ScalingBench: AsyncParsableCommand {
             throw TesseraError("--size, --generations and --repeat must be at least 1")
         }
         let soup = try Soup(density: density, seed: 1)
+        let launcher = try hosts.map {
+            WorkerLauncher(hosts: try WorkerLauncher.hosts(file: $0), command: launch,
+                           executable: remoteTessera ?? LocalWorkers.executable)
+        } ?? .here
+        let listen = try self.listen ?? launcher.hosts.first.map { host in
+            guard let address = try? Endpoint.localAddress(toward: "tcp://\(host):9") else {
+                throw TesseraError("cannot tell this machine's address toward host '\(host)'",
+                                   fix: "give --listen tcp://ADDRESS:* with an address the hosts reach this machine at")
+            }
+            return "tcp://\(address):*"
+        } ?? "tcp://127.0.0.1:*"
+        _ = try Endpoint.split(listen)
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
             throw TesseraError("cannot create folder \(out)", fix: "check the path given to --out")
         }
         // Every point is validated before the first run, so a bad one fails at once.
-        var plans: [(workers: Int, plan: RunPlan)] = []
+        var plans: [(workers: Int, series: Int?, plan: RunPlan)] = []
         for count in counts {
             let shape = BoardShape(width: size, height: mode == .strong ? size : size * count, topology: .torus)
             let (columns, rows) = RunPlan.defaultTiles(count: count, shape: shape)
             let tiling = try Tiling(shape: shape, columns: columns, rows: rows)
             try RunPlan.check(workers: count, tiling: tiling)
-            for depth in halos ?? [tiling.defaultHalo] {
+            for series in halos?.map(Optional.some) ?? [nil] {
+                let depth = series ?? tiling.defaultHalo
                 try tiling.validate(halo: depth)
-                try TileCluster.checkMemory(tiling.tiles, of: tiling, halo: depth)
-                plans.append((count, RunPlan(tiling: tiling, rule: parsedRule, halo: depth, generation: 0,
+                // Remote workers check their own memory.
+                try TileCluster.checkMemory(hosts == nil ? tiling.tiles : [], of: tiling, halo: depth)
+                plans.append((count, series, RunPlan(tiling: tiling, rule: parsedRule, halo: depth, generation: 0,
                                              generations: generations, soup: soup, cells: nil, collect: false)))
             }
         }
         var points: [Point] = []
         let total = plans.count * self.repeat
-        for (count, plan) in plans {
+        for (count, series, plan) in plans {
             var outcomes: [RunOutcome] = []
             for _ in 0..<self.repeat {
                 progress(done: points.count * self.repeat + outcomes.count, of: total)
-                outcomes.append(try await LocalCluster.run(plan, workers: count))
+                outcomes.append(try await LocalCluster.run(plan, workers: count, launcher: launcher, listen: listen))
             }
-            points.append(Self.point(mode: mode, workers: count, plan: plan, outcomes: outcomes))
+            points.append(Self.point(mode: mode, workers: count, series: series, plan: plan, outcomes: outcomes))
         }
         progress(done: total, of: total)
         print("")
@@ -106,7 +134,7 @@ struct ScalingBench: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data("\r[\(bar)] \(done)/\(total) runs".utf8))
     }
 
-    static func point(mode: Mode, workers: Int, plan: RunPlan, outcomes: [RunOutcome]) -> Point {
+    static func point(mode: Mode, workers: Int, series: Int?, plan: RunPlan, outcomes: [RunOutcome]) -> Point {
         let cells = Double(plan.tiling.shape.cellCount) * Double(plan.generations)
         let rates = outcomes.map { cells / max($0.seconds, 1e-9) }.sorted()
         let middle = (rates[(rates.count - 1) / 2] + rates[rates.count / 2]) / 2
@@ -114,7 +142,7 @@ struct ScalingBench: AsyncParsableCommand {
         let compute = median.workers.reduce(0) { $0 + $1.report.computeSeconds }
         let wait = median.workers.reduce(0) { $0 + $1.report.waitSeconds }
         let bytes = median.workers.reduce(0.0) { $0 + Double($1.report.bytesSent) }
-        return Point(mode: mode.rawValue, workers: workers, halo: plan.halo, width: plan.tiling.shape.width,
+        return Point(series: series, mode: mode.rawValue, workers: workers, halo: plan.halo, width: plan.tiling.shape.width,
                      height: plan.tiling.shape.height, tiles: "\(plan.tiling.columns)x\(plan.tiling.rows)",
                      generations: plan.generations, secondsMedian: median.seconds,
                      cellUpdatesPerSecondMedian: middle, cellUpdatesPerSecondMin: rates.first!,
@@ -123,11 +151,12 @@ struct ScalingBench: AsyncParsableCommand {
                      bytesPerGeneration: bytes / Double(plan.generations))
     }
 
-    /// Speed-up and efficiency against the fewest-worker point of the same halo depth
-    /// (the 1-worker point when the sweep has one).
+    /// Speed-up and efficiency against the fewest-worker point of the same series (one
+    /// per halo depth asked for; one in all with default halos, whose depth varies with
+    /// the tiling), which is the 1-worker point when the sweep has one.
     static func relate(_ points: inout [Point]) {
         for i in points.indices {
-            guard let base = points.filter({ $0.halo == points[i].halo }).min(by: { $0.workers < $1.workers }) else { continue }
+            guard let base = points.filter({ $0.series == points[i].series }).min(by: { $0.workers < $1.workers }) else { continue }
             let perWorker = base.cellUpdatesPerSecondMedian / Double(base.workers)
             points[i].speedup = points[i].cellUpdatesPerSecondMedian / perWorker
             points[i].efficiency = points[i].speedup / Double(points[i].workers)
@@ -191,8 +220,8 @@ enum ScalingPlot {
         svg += "<line x1=\"\(x(0))\" y1=\"\(y(0, maxSpeedup))\" x2=\"\(x(maxWorkers))\" y2=\"\(y(maxWorkers, maxSpeedup))\" stroke=\"#999\" stroke-dasharray=\"2,4\"/>\n"
         svg += "<text x=\"\(x(maxWorkers) - 4)\" y=\"\(y(maxWorkers, maxSpeedup) - 6)\" text-anchor=\"end\" fill=\"#999\">ideal</text>\n"
         let colors = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"]
-        for (i, halo) in Set(points.map(\.halo)).sorted().enumerated() {
-            let series = points.filter { $0.halo == halo }.sorted { $0.workers < $1.workers }
+        for (i, halo) in Set(points.map { $0.series ?? 0 }).sorted().enumerated() {
+            let series = points.filter { ($0.series ?? 0) == halo }.sorted { $0.workers < $1.workers }
             let color = colors[i % colors.count]
             let speed = series.map { "\(x(Double($0.workers))),\(y($0.speedup, maxSpeedup))" }.joined(separator: " ")
             let efficiency = series.map { "\(x(Double($0.workers))),\(y($0.efficiency * maxWorkers, maxSpeedup))" }
@@ -202,7 +231,7 @@ enum ScalingPlot {
             for p in series {
                 svg += "<circle cx=\"\(x(Double(p.workers)))\" cy=\"\(y(p.speedup, maxSpeedup))\" r=\"3\" fill=\"\(color)\"/>\n"
             }
-            svg += "<text x=\"\(w - margin + 4)\" y=\"\(margin + Double(i) * 16)\" fill=\"\(color)\">halo \(halo)</text>\n"
+            svg += "<text x=\"\(w - margin + 4)\" y=\"\(margin + Double(i) * 16)\" fill=\"\(color)\">\(halo == 0 ? "default halo" : "halo \(halo)")</text>\n"
         }
         return svg + "</svg>\n"
     }

@@ -172,6 +172,38 @@ import Testing
         #expect(result.stdout.contains("speed-up") && result.stdout.contains("wrote "))
     }
 
+    /// Default halos differ between tilings; the speed-up must still be against the 1-worker point.
+    @Test func defaultHaloSweepRelatesToOneWorker() throws {
+        let dir = try Harness.temporaryDirectory()
+        let result = try Harness.tessera(["bench", "scaling", "--workers", "1,2", "--size", "256", "--generations", "20",
+                                          "--out", dir.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("results.json")))
+        let points = try #require(json as? [[String: Any]]).sorted { ($0["workers"] as! Int) < ($1["workers"] as! Int) }
+        try #require(points.count == 2)
+        #expect(points[0]["halo"] as? Int != points[1]["halo"] as? Int)
+        let rates = points.map { $0["cell_updates_per_s_median"] as! Double }
+        let speedup = try #require(points[1]["speedup"] as? Double)
+        #expect(abs(speedup - rates[1] / rates[0]) < 1e-9 * speedup)
+    }
+
+    /// `--hosts` starts each worker through the launch command, dealing workers over the hosts.
+    @Test func sweepOnHostsUsesTheLaunchCommand() throws {
+        let dir = try Harness.temporaryDirectory()
+        let hosts = dir.appendingPathComponent("hosts")
+        try "# this machine, twice\n127.0.0.1\nlocalhost   # again\n".write(to: hosts, atomically: true, encoding: .utf8)
+        let result = try Harness.tessera(["bench", "scaling", "--workers", "1,2", "--size", "128", "--generations", "10",
+                                          "--hosts", hosts.path, "--launch", "touch \(dir.path)/{host}.launched &&",
+                                          "--out", dir.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        for host in ["127.0.0.1", "localhost"] {
+            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("\(host).launched").path))
+        }
+        try "node1\nrm -rf /\n".write(to: hosts, atomically: true, encoding: .utf8)
+        let bad = try Harness.tessera(["bench", "scaling", "--hosts", hosts.path, "--out", dir.path])
+        #expect(bad.status == 2 && bad.stderr.contains("line 2"), "\(bad.stderr)")
+    }
+
     @Test func badSweepFailsBeforeRunning() throws {
         let dir = try Harness.temporaryDirectory()
         for bad in [["--workers", "1,zero"], ["--halo", "0"], ["--size", "4", "--workers", "32"]] {

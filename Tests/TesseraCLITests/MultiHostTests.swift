@@ -39,4 +39,29 @@ import Testing
         try "x = 3, y = 3, rule = B3/S23:P300,200\nb2o$2o$bo!\n".write(to: input, atomically: true, encoding: .utf8)
         #expect(try Harness.golly(input, generations: 600) == Harness.cells(ofPatternFile: output))
     }
+
+    /// `tessera bench scaling --hosts` on one host, its workers started on two others.
+    @Test(.enabled(if: namespacesAvailable, "network namespaces cannot be created here (needs root and iproute2)"))
+    func scalingSweepAcrossHosts() throws {
+        let name = "tsb\(getpid() % 100_000)"
+        let up = try Harness.run(Self.script, ["up", name, "3"])
+        defer { _ = try? Harness.run(Self.script, ["down", name]) }
+        #expect(up.status == 0, "\(up.stderr)")
+        let address = try Harness.run(Self.script, ["address", name, "0"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let dir = try Harness.temporaryDirectory()
+        let hosts = dir.appendingPathComponent("hosts")
+        try "1\n2\n".write(to: hosts, atomically: true, encoding: .utf8)
+        let bench = try Harness.run(Self.script, [
+            "run", name, "0", Harness.tessera.path, "bench", "scaling", "--workers", "1,2", "--size", "256",
+            "--generations", "20", "--hosts", hosts.path, "--launch", "\(Self.script.path) run \(name) {host}",
+            "--listen", "tcp://\(address):*", "--out", dir.path,
+        ])
+        #expect(bench.status == 0, "\(bench.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("results.json")))
+        let points = try #require(json as? [[String: Any]])
+        // Two workers on two hosts trade halos over the namespaces' network.
+        #expect(points.count == 2)
+        #expect(points.contains { $0["workers"] as? Int == 2 && ($0["bytes_per_generation"] as? Double ?? 0) > 0 })
+    }
 }
