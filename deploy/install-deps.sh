@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what Tessera needs on a fresh Debian machine with Swift 6: libzmq (the
 # cluster transport), golly (bgolly is the test oracle and the benchmark reference),
-# tmux (viewer tests) and iproute2 (multi-host tests in network namespaces).
+# tmux (viewer tests), iproute2 (multi-host tests in network namespaces) and Slurm with
+# munge (the throwaway cluster deploy/slurm/test-cluster.sh starts; nothing starts here).
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
-packages=(libzmq3-dev libpng-dev libgif-dev golly tmux iproute2 pkg-config)
+packages=(libzmq3-dev libpng-dev libgif-dev golly tmux iproute2 pkg-config slurmctld slurmd slurm-client munge)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

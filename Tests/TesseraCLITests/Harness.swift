@@ -32,27 +32,37 @@ enum Harness {
         return Result(status: running.process.terminationStatus, stdout: running.outputText, stderr: running.errorText)
     }
 
-    /// Runs a program with posix_spawn and waitpid. Foundation's `Process` counts a
-    /// program as running while any descendant holds the socket it hands the child, so
-    /// it never sees `tmux new-session` end: tmux leaves its server behind.
+    /// Runs a program with posix_spawn and waitpid, with no signal blocked. Foundation's
+    /// `Process` counts a program as running while any descendant holds the socket it
+    /// hands the child, so it never sees `tmux new-session` end: tmux leaves its server
+    /// behind. It also passes on the test runner's blocked signals, and a daemon started
+    /// that way ignores SIGTERM.
     static func spawn(_ executable: String, _ arguments: [String]) throws -> Result {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-spawn-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: output) }
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-spawn-\(UUID().uuidString)")
+        let (output, errors) = (base.appendingPathExtension("out"), base.appendingPathExtension("err"))
+        defer { for file in [output, errors] { try? FileManager.default.removeItem(at: file) } }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard rc == 0 else { throw TesseraError("cannot start \(executable): \(String(cString: strerror(rc)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        return Result(status: status >> 8 & 0xff, stdout: text, stderr: "")
+        let read = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+        return Result(status: status >> 8 & 0xff, stdout: read(output), stderr: read(errors))
     }
 
     static func tessera(_ arguments: [String], in directory: URL? = nil) throws -> Result {
