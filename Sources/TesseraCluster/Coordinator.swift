@@ -18,16 +18,13 @@ public struct RunOutcome: Sendable {
     public let seconds: Double
     public let population: Int
     public let workers: [WorkerSummary]
-    /// The final board, when the plan asked to collect it.
-    public let board: BitGrid?
     /// Generations run, when not the plan's (a live run ends when its viewer quits).
     public let generations: UInt64?
 
-    public init(seconds: Double, population: Int, workers: [WorkerSummary], board: BitGrid?, generations: UInt64? = nil) {
+    public init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64? = nil) {
         self.seconds = seconds
         self.population = population
         self.workers = workers
-        self.board = board
         self.generations = generations
     }
 }
@@ -42,7 +39,8 @@ public actor Coordinator {
     private enum Operation {
         case advance(remaining: Int)
         case frame(Viewport, grid: BitGrid, remaining: Int)
-        case collect(tiles: [TileID: BitGrid])
+        /// The band being gathered is `resultGrid`, so each tile's part goes in without a copy.
+        case collect(rows: Range<Int>, remaining: Set<TileID>)
         case load(remaining: Int)
     }
 
@@ -75,6 +73,7 @@ public actor Coordinator {
     private let presenterStream: AsyncStream<Message>
     private let presenterRequests: AsyncStream<Message>.Continuation
     private var ticker: Task<Void, Never>?
+    private var lastWork: (@Sendable (Coordinator) async throws -> Void)?
     /// The generation every tile has reached.
     public private(set) var generation: UInt64
     public private(set) var secondsAdvancing = 0.0
@@ -103,14 +102,19 @@ public actor Coordinator {
         return try await finish()
     }
 
-    /// Ends a run however it was driven: gathers the board if the plan asks for it,
-    /// tells the workers to leave, and says what the run did.
+    /// Ends a run however it was driven: does the `beforeShutdown` work (writing the
+    /// board, say), tells the workers to leave, and says what the run did.
     public func finish() async throws -> RunOutcome {
-        let board = plan.collect ? try await collect() : nil
-        let outcome = RunOutcome(seconds: secondsAdvancing, population: population, workers: summaries, board: board,
+        if let lastWork { try await lastWork(self) }
+        let outcome = RunOutcome(seconds: secondsAdvancing, population: population, workers: summaries,
                                  generations: generation - plan.generation)
         shutdown()
         return outcome
+    }
+
+    /// Work for `finish()` to do while the workers still hold the final board.
+    public func beforeShutdown(_ work: @escaping @Sendable (Coordinator) async throws -> Void) {
+        lastWork = work
     }
 
     /// Waits for the workers to connect and build their tiles.
@@ -152,8 +156,21 @@ public actor Coordinator {
 
     /// The whole board, gathered from every tile.
     public func collect() async throws -> BitGrid {
-        try await perform(.collect(tiles: [:])) { broadcast(.collect) }
-        return resultGrid ?? BitGrid(width: 0, height: 0)
+        try await collect(rows: 0..<plan.tiling.shape.height)
+    }
+
+    /// Board rows `rows`, full width, gathered from the tiles they cross: a band at a
+    /// time, a board of any size can be written without being held whole.
+    public func collect(rows: Range<Int>) async throws -> BitGrid {
+        let crossed = Set(plan.tiling.tiles.filter { plan.tiling.rect(of: $0).rows(overlapping: rows) != nil })
+        let band = BitGrid(width: plan.tiling.shape.width, height: rows.count)
+        guard !crossed.isEmpty else { return band }
+        try await perform(.collect(rows: rows, remaining: crossed)) {
+            resultGrid = band
+            broadcast(.collect(rows: rows))
+        }
+        defer { resultGrid = nil }
+        return resultGrid ?? band
     }
 
     /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
@@ -211,8 +228,8 @@ public actor Coordinator {
                 reply = .done(WorkerReport(populations: [TileID(column: 0, row: 0): population]))
             case .frameRequest(let viewport):
                 reply = .frameTile(tile: TileID(column: 0, row: 0), x: 0, y: 0, dots: try await frame(viewport))
-            case .collect:
-                reply = .tileCells(tile: TileID(column: 0, row: 0), generation: generation, cells: try await collect())
+            case .collect(let rows) where rows.upperBound <= plan.tiling.shape.height:
+                reply = .tileCells(tile: TileID(column: 0, row: 0), generation: generation, cells: try await collect(rows: rows))
             case .tileCells(_, let at, let board):
                 try await load(generation: at) { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
                 reply = .ready
@@ -363,18 +380,16 @@ public actor Coordinator {
         case (.frameTile(_, let x, let y, let dots), .frame(let viewport, var grid, let remaining)):
             grid.formUnion(dots, atX: x, y: y)
             remaining == 1 ? complete(with: grid) : (operation = .frame(viewport, grid: grid, remaining: remaining - 1))
-        case (.tileCells(let tile, _, let cells), .collect(var tiles)):
-            tiles[tile] = cells
-            guard tiles.count == tileCount else {
-                operation = .collect(tiles: tiles)
+        case (.tileCells(let tile, _, let cells), .collect(let rows, var remaining)):
+            let rect = plan.tiling.rect(of: tile)
+            guard remaining.remove(tile) != nil, let part = rect.rows(overlapping: rows),
+                  cells.width == rect.width, cells.height == part.count, resultGrid != nil
+            else {
+                fail("\(describe(index)) sent cells of tile \(tile) that do not fit rows \(rows)")
                 return
             }
-            var board = BitGrid(width: plan.tiling.shape.width, height: plan.tiling.shape.height)
-            for (tile, cells) in tiles {
-                let rect = plan.tiling.rect(of: tile)
-                cells.copy(into: &board, atX: rect.x, y: rect.y)
-            }
-            complete(with: board)
+            cells.copy(into: &resultGrid!, atX: rect.x, y: rect.y + part.lowerBound - rows.lowerBound)
+            remaining.isEmpty ? complete(with: resultGrid!) : (operation = .collect(rows: rows, remaining: remaining))
         case (.failure(let reason), _):
             fail("\(describe(index)): \(reason)")
         default:

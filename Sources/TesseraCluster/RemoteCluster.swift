@@ -106,7 +106,7 @@ public actor RemoteCluster: ClusterDriver {
     }
 
     public func collect() async throws -> BitGrid {
-        guard case .tileCells(_, _, let board) = try await request(.collect) else {
+        guard case .tileCells(_, _, let board) = try await request(.collect(rows: 0..<tiling.shape.height)) else {
             throw TesseraError("unexpected reply from the coordinator")
         }
         return board

@@ -14,11 +14,9 @@ public struct RunPlan: Sendable {
     public let soup: Soup?
     /// Each tile's starting cells, computed by the coordinator and sent to the worker.
     public let cells: (@Sendable (TileRect) -> BitGrid)?
-    /// Whether to bring the final board back to the coordinator.
-    public let collect: Bool
 
     public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, generations: UInt64,
-                soup: Soup?, cells: (@Sendable (TileRect) -> BitGrid)?, collect: Bool) {
+                soup: Soup?, cells: (@Sendable (TileRect) -> BitGrid)?) {
         self.tiling = tiling
         self.rule = rule
         self.halo = halo
@@ -26,7 +24,6 @@ public struct RunPlan: Sendable {
         self.generations = generations
         self.soup = soup
         self.cells = cells
-        self.collect = collect
     }
 
     /// Refuses worker counts that would leave a worker without a tile.

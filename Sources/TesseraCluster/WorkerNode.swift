@@ -121,8 +121,8 @@ public actor WorkerNode {
             Task {
                 do { try await tile.receive(strip) } catch { self.report("\(error)") }
             }
-        case .collect:
-            Task { await self.sendCells() }
+        case .collect(let rows):
+            Task { await self.sendCells(rows: rows) }
         case .shutdown:
             end(.shutdown)
         case .abort(let reason):
@@ -211,9 +211,11 @@ public actor WorkerNode {
         pump.send(Wire.encode(.done(summary)), to: .coordinator)
     }
 
-    private func sendCells() async {
+    /// Each hosted tile's part of board rows `rows`, tiles outside them saying nothing.
+    private func sendCells(rows: Range<Int>) async {
         for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
-            pump.send(Wire.encode(.tileCells(tile: id, generation: await tile.generation, cells: await tile.cells)),
+            guard let part = tile.rect.rows(overlapping: rows) else { continue }
+            pump.send(Wire.encode(.tileCells(tile: id, generation: await tile.generation, cells: await tile.cells(rows: part))),
                       to: .coordinator)
         }
     }

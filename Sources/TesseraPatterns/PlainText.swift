@@ -28,17 +28,35 @@ public enum PlainText {
     }
 
     public static func string(for grid: BitGrid, name: String) -> String {
-        var text = "!Name: \(name)\n"
-        text.reserveCapacity(grid.height * (grid.width + 1) + text.utf8.count)
-        for y in 0..<grid.height {
-            var line = [UInt8](repeating: UInt8(ascii: "."), count: grid.width)
-            for run in Runs(words: grid.row(y), width: grid.width) {
+        var encoder = Encoder(width: grid.width, name: name)
+        return encoder.encode(grid)
+    }
+
+    /// `.cells` text, a row at a time.
+    public struct Encoder: BoardEncoder {
+        private var out: String
+        private let width: Int
+
+        public init(width: Int, name: String) {
+            out = "!Name: \(name)\n"
+            self.width = width
+        }
+
+        public mutating func append(_ words: ArraySlice<UInt64>) {
+            var line = [UInt8](repeating: UInt8(ascii: "."), count: width)
+            for run in Runs(words: words, width: width) {
                 for x in run.start..<(run.start + run.count) { line[x] = UInt8(ascii: "O") }
             }
-            text += String(decoding: line, as: UTF8.self)
-            text += "\n"
+            out += String(decoding: line, as: UTF8.self)
+            out += "\n"
         }
-        return text
+
+        public mutating func finish() {}
+
+        public mutating func take() -> String {
+            defer { out = "" }
+            return out
+        }
     }
 }
 

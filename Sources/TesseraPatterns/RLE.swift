@@ -123,55 +123,61 @@ public enum RLE {
     }
 
     /// Writes a whole board as RLE that Golly reopens as exactly the same board: the
-    /// header names the bounded grid and `#CXRLE Pos` its top-left. `rows(y)` gives the
-    /// words of row y, so a board can be written tile by tile without holding it whole.
-    public static func write(
-        shape: BoardShape, rule: Rule, generation: UInt64,
-        row: (Int) throws -> ArraySlice<UInt64>, to sink: (String) throws -> Void
-    ) throws {
-        var out = "#CXRLE Pos=\(shape.left),\(shape.top) Gen=\(generation)\n"
-        out += "x = \(shape.width), y = \(shape.height), rule = \(rule)\(shape.gollySuffix)\n"
-        var line = ""
-        func emit(_ count: Int, _ tag: Character) throws {
+    /// header names the bounded grid and `#CXRLE Pos` its top-left. Rows go in one at a
+    /// time, so a board can be written band by band without being held whole.
+    public struct Encoder: BoardEncoder {
+        private var out: String
+        private var line = ""
+        private var pendingRows = 0
+        private let width: Int
+
+        public init(shape: BoardShape, rule: Rule, generation: UInt64) {
+            out = "#CXRLE Pos=\(shape.left),\(shape.top) Gen=\(generation)\n"
+            out += "x = \(shape.width), y = \(shape.height), rule = \(rule)\(shape.gollySuffix)\n"
+            width = shape.width
+        }
+
+        private mutating func emit(_ count: Int, _ tag: Character) {
             let token = count == 1 ? String(tag) : "\(count)\(tag)"
             if line.utf8.count + token.utf8.count > 70 {
                 out += line
                 out += "\n"
                 line = ""
-                if out.utf8.count > 1 << 16 {
-                    try sink(out)
-                    out = ""
-                }
             }
             line += token
         }
-        var pendingRows = 0
-        for y in 0..<shape.height {
-            let words = try row(y)
+
+        public mutating func append(_ words: ArraySlice<UInt64>) {
             var x = 0
-            for run in Runs(words: words, width: shape.width) {
+            for run in Runs(words: words, width: width) {
                 if pendingRows > 0 {
-                    try emit(pendingRows, "$")
+                    emit(pendingRows, "$")
                     pendingRows = 0
                 }
-                if run.start > x { try emit(run.start - x, "b") }
-                try emit(run.count, "o")
+                if run.start > x { emit(run.start - x, "b") }
+                emit(run.count, "o")
                 x = run.start + run.count
             }
             pendingRows += 1
         }
-        line += "!"
-        out += line
-        out += "\n"
-        try sink(out)
+
+        public mutating func finish() {
+            line += "!"
+            out += line
+            out += "\n"
+            line = ""
+        }
+
+        public mutating func take() -> String {
+            defer { out = "" }
+            return out
+        }
     }
 
-    /// Writes a `BitGrid` board as RLE (see the streaming variant).
+    /// A `BitGrid` board as RLE (see `Encoder`).
     public static func string(for grid: BitGrid, shape: BoardShape, rule: Rule, generation: UInt64) -> String {
-        var text = ""
-        // Neither closure throws, so neither can `write`.
-        try! write(shape: shape, rule: rule, generation: generation, row: { grid.row($0) }, to: { text += $0 })
-        return text
+        var encoder = Encoder(shape: shape, rule: rule, generation: generation)
+        return encoder.encode(grid)
     }
 }
 

@@ -210,5 +210,8 @@ public actor TileActor {
     public var depth: Int { engine.depth }
 
     /// The tile's cells, as a value.
-    public var cells: BitGrid { engine.cells }
+    public var cells: BitGrid { engine.cells(rows: 0..<rect.height) }
+
+    /// Rows `rows` of this tile (counted from its top).
+    public func cells(rows: Range<Int>) -> BitGrid { engine.cells(rows: rows) }
 }

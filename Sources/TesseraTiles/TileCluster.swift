@@ -76,10 +76,17 @@ public final class TileCluster: Sendable {
 
     /// The whole board, assembled from every tile's cells.
     public func board() async -> BitGrid {
-        var board = BitGrid(width: tiling.shape.width, height: tiling.shape.height)
+        await board(rows: 0..<tiling.shape.height)
+    }
+
+    /// Rows `rows` of the board, full width.
+    public func board(rows: Range<Int>) async -> BitGrid {
+        var band = BitGrid(width: tiling.shape.width, height: rows.count)
         for (_, actor) in actors.sorted(by: { $0.key < $1.key }) {
-            await actor.cells.copy(into: &board, atX: actor.rect.x, y: actor.rect.y)
+            guard let part = actor.rect.rows(overlapping: rows) else { continue }
+            await actor.cells(rows: part).copy(into: &band, atX: actor.rect.x,
+                                               y: actor.rect.y + part.lowerBound - rows.lowerBound)
         }
-        return board
+        return band
     }
 }

@@ -225,7 +225,7 @@ final class TileEngine {
         main.current.population(x: depth + x, y: depth + y, width: width, height: 1) > 0
     }
 
-    var cells: BitGrid {
-        main.current.extract(x: depth, y: depth, width: rect.width, height: rect.height)
+    func cells(rows: Range<Int>) -> BitGrid {
+        main.current.extract(x: depth, y: depth + rows.lowerBound, width: rect.width, height: rows.count)
     }
 }

@@ -33,6 +33,12 @@ public struct TileRect: Hashable, Sendable {
         self.width = width
         self.height = height
     }
+
+    /// Which of this tile's rows (counted from its top) fall in board rows `rows`; nil if none.
+    public func rows(overlapping rows: Range<Int>) -> Range<Int>? {
+        let top = max(y, rows.lowerBound), bottom = min(y + height, rows.upperBound)
+        return top < bottom ? (top - y)..<(bottom - y) : nil
+    }
 }
 
 /// The board cut into `columns`×`rows` tiles. Sizes that do not divide are split as

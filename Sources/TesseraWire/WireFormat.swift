@@ -126,7 +126,8 @@ public enum Message: Sendable, Equatable {
     case start(generations: UInt64)
     case heartbeat(generation: UInt64)
     case done(WorkerReport)
-    case collect
+    /// Asks for board rows `rows` (all columns): each tile they cross answers with its part.
+    case collect(rows: Range<Int>)
     case halo(HaloStrip)
     case shutdown
     case abort(reason: String)
@@ -214,7 +215,10 @@ public enum Wire {
                 payload.u32(UInt32(t.row))
                 payload.u64(UInt64(population))
             }
-        case .collect: kind = .collect
+        case .collect(let rows):
+            kind = .collect
+            payload.u64(UInt64(rows.lowerBound))
+            payload.u64(UInt64(rows.upperBound))
         case .halo(let strip):
             kind = .halo
             (tile, generation, side) = (strip.tile, strip.generation, UInt32(strip.side.rawValue))
@@ -356,7 +360,10 @@ public enum Wire {
                 report.populations[t] = try p.count(try p.u64())
             }
             message = .done(report)
-        case .collect: message = .collect
+        case .collect:
+            let (top, bottom) = (try p.u64(), try p.u64())
+            guard top <= bottom, bottom <= UInt64(Int32.max) else { throw TesseraError("collect asks for rows \(top)..<\(bottom)") }
+            message = .collect(rows: Int(top)..<Int(bottom))
         case .halo:
             guard let direction = Direction(rawValue: Int(side)) else { throw TesseraError("halo strip for unknown side \(side)") }
             message = .halo(HaloStrip(tile: tile, side: direction, generation: generation, cells: try p.grid()))

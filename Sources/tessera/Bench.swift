@@ -82,9 +82,8 @@ enum Golly {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bench-\(getpid()).rle").path
         defer { unlink(file) }
         let board = soup.cells(x: shape.left, y: shape.top, width: shape.width, height: shape.height)
-        try AtomicFile.write(file) { sink in
-            try RLE.write(shape: shape, rule: rule, generation: 0, row: { board.row($0) }, to: sink)
-        }
+        var encoder = RLE.Encoder(shape: shape, rule: rule, generation: 0)
+        try encoder.write(board, to: file)
         func time(_ generations: UInt64) throws -> Double {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: bgolly)

@@ -154,21 +154,29 @@ enum ClusterRun {
         let generations = run.generations ?? 100
         if let output = run.output { try Output.validate(output) }
         try FrameExport.validate(run, generations: generations)
-        // The coordinator holds the whole board only to write it.
-        let boardBytes = run.output == nil ? 0 : setup.shape.cellCount / 8
+        // The coordinator holds one band of the board at a time, and only to write it.
+        let boardBytes = run.output == nil ? 0 : Output.bandRows(width: setup.shape.width) * setup.shape.width / 8
         // Local workers share this machine's memory with the coordinator; remote ones check their own.
         try TileCluster.checkMemory(launchLocal ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
                                     extraBytes: boardBytes)
         var cells: (@Sendable (TileRect) -> BitGrid)? = nil
         if setup.pattern != nil { cells = { @Sendable rect in setup.cells(in: rect) } }
         let plan = RunPlan(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation,
-                           generations: generations, soup: setup.soup, cells: cells, collect: run.output != nil)
+                           generations: generations, soup: setup.soup, cells: cells)
         if let endpoint = run.viewListen { _ = try Endpoint.split(endpoint) }
         let viewers = view ? "tcp://127.0.0.1:*" : run.viewListen
         let pump = try await MessagePump.start(.coordinator(listen: listen, viewers: viewers))
         defer { pump.stop() }
         let coordinator = Coordinator(pump: pump, workers: workers, plan: plan,
                                       connectTimeout: .milliseconds(Int(connectTimeout * 1000)))
+        if let output = run.output {
+            await coordinator.beforeShutdown { coordinator in
+                let generation = await coordinator.generation
+                try await Output.write(to: output, setup: setup, generation: generation) { rows in
+                    try await coordinator.collect(rows: rows)
+                }
+            }
+        }
         var local: LocalWorkers? = nil
         if launchLocal {
             local = try LocalWorkers.launch(count: workers, coordinator: pump.boundEndpoint) { pid, _, how in
@@ -202,9 +210,6 @@ enum ClusterRun {
         interrupts.restore()
         if let signal = interrupts.received { throw Interrupted(signal: signal) }
         let outcome = try result.get()
-        if let output = run.output, let grid = outcome.board {
-            try Output.write(grid, to: output, setup: setup, generation: setup.generation + (outcome.generations ?? generations))
-        }
         Summary.print(setup: setup, generations: outcome.generations ?? generations, seconds: outcome.seconds,
                       population: outcome.population, workers: outcome.workers, detailed: run.report)
     }

@@ -26,9 +26,8 @@ struct PresenterCommand: AsyncParsableCommand {
         let shape = cluster.tiling.shape, rule = cluster.rule
         let presenter = Presenter(coordinator: cluster, stopAt: generations.map { start + $0 }) { board, generation in
             let path = Output.freshPath(stem: "tessera-\(generation)")
-            try AtomicFile.write(path) { sink in
-                try RLE.write(shape: shape, rule: rule, generation: generation, row: { board.row($0) }, to: sink)
-            }
+            var encoder = RLE.Encoder(shape: shape, rule: rule, generation: generation)
+            try encoder.write(board, to: path)
             return FileManager.default.currentDirectoryPath + "/" + path
         }
         await presenter.attach()

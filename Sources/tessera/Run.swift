@@ -56,7 +56,9 @@ struct Run: AsyncParsableCommand {
         try await cluster.run(generations: generations)
         let seconds = (clock.now - start).seconds
         if let output = run.output {
-            try await Output.write(cluster.board(), to: output, setup: setup, generation: setup.generation + generations)
+            try await Output.write(to: output, setup: setup, generation: setup.generation + generations) { rows in
+                await cluster.board(rows: rows)
+            }
         }
         Summary.print(setup: setup, generations: generations, seconds: seconds, population: await cluster.population(),
                       workers: [], detailed: false)
@@ -109,15 +111,33 @@ enum Output {
         try AtomicFile.checkWritable(path)
     }
 
+    static func encoder(for path: String, setup: Setup, generation: UInt64) -> any BoardEncoder {
+        path.lowercased().hasSuffix(".cells")
+            ? PlainText.Encoder(width: setup.shape.width, name: "\(setup.name) generation \(generation)")
+            : RLE.Encoder(shape: setup.shape, rule: setup.rule, generation: generation)
+    }
+
     static func write(_ board: BitGrid, to path: String, setup: Setup, generation: UInt64) throws {
-        try AtomicFile.write(path) { sink in
-            if path.lowercased().hasSuffix(".cells") {
-                try sink(PlainText.string(for: board, name: "\(setup.name) generation \(generation)"))
-            } else {
-                try RLE.write(shape: setup.shape, rule: setup.rule, generation: generation,
-                              row: { board.row($0) }, to: sink)
-            }
+        var encoder = encoder(for: path, setup: setup, generation: generation)
+        try encoder.write(board, to: path)
+    }
+
+    /// Rows fetched at a time when writing a board band by band: 16 MiB of cells.
+    static func bandRows(width: Int) -> Int { max(1, (16 << 23) / max(1, width)) }
+
+    /// Writes the board band by band, fetching each band's rows with `rows`: neither
+    /// the board nor its text is ever held whole, however large the board.
+    static func write(to path: String, setup: Setup, generation: UInt64,
+                      rows: (Range<Int>) async throws -> BitGrid) async throws {
+        let file = try AtomicFile(path)
+        var encoder = encoder(for: path, setup: setup, generation: generation)
+        let height = setup.shape.height, band = bandRows(width: setup.shape.width)
+        for y in stride(from: 0, to: height, by: band) {
+            try encoder.append(try await rows(y..<min(height, y + band)), to: file.write)
         }
+        encoder.finish()
+        try file.write(encoder.take())
+        try file.commit()
     }
 }
 

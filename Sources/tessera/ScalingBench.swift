@@ -108,7 +108,7 @@ struct ScalingBench: AsyncParsableCommand {
                 // Remote workers check their own memory.
                 try TileCluster.checkMemory(hosts == nil ? tiling.tiles : [], of: tiling, halo: depth)
                 plans.append((count, series, RunPlan(tiling: tiling, rule: parsedRule, halo: depth, generation: 0,
-                                             generations: generations, soup: soup, cells: nil, collect: false)))
+                                             generations: generations, soup: soup, cells: nil)))
             }
         }
         var points: [Point] = []

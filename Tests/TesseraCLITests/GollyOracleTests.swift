@@ -75,6 +75,20 @@ import TesseraPatterns
         }
     }
 
+    /// At this width `--output` is written in bands of 1024 rows (16 MiB of cells), so
+    /// gliders sit across a band edge (board row 1024), a tile row edge (1400) and a
+    /// tile column edge (65536).
+    @Test(arguments: [0, 2])
+    func wideBoardIsWrittenBandByBand(workers: Int) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("#CXRLE Pos=-1,-27\nx = 3, y = 379, rule = B3/S23:P131072,2100\nbo$2bo$3o374$bo$2bo$3o!\n",
+                              "gliders.rle", in: dir)
+        let golly = try Harness.golly(input, generations: 8)
+        #expect(golly.count == 10)
+        let ours = try tessera(input, generations: 8, extra: ["--tiles", "2x3", "--workers", "\(workers)"], in: dir)
+        #expect(ours == golly)
+    }
+
     @Test func acornOnTheREADMEBoardMatchesGolly() throws {
         let dir = try Harness.temporaryDirectory()
         let output = dir.appendingPathComponent("out.rle")

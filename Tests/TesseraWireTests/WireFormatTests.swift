@@ -15,7 +15,7 @@ import TesseraTiles
         .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
                            endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
         .tileCells(tile: TileID(column: 2, row: 1), generation: 7, cells: grid),
-        .ready, .start(generations: 1 << 40), .heartbeat(generation: 12), .collect, .shutdown,
+        .ready, .start(generations: 1 << 40), .heartbeat(generation: 12), .collect(rows: 4096..<8192), .shutdown,
         .done(WorkerReport(computeSeconds: 1.5, waitSeconds: 0.25, bytesSent: 1 << 33,
                            populations: [TileID(column: 0, row: 0): 5, TileID(column: 1, row: 0): 0])),
         .halo(HaloStrip(tile: TileID(column: 1, row: 1), side: .southWest, generation: 1 << 35, cells: grid)),
@@ -70,6 +70,10 @@ import TesseraTiles
         let bad = Assignment(worker: 0, tiling: Self.tiling, rule: .life, halo: 1, generation: 0, soup: nil,
                              endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 3])
         #expect(refusal(Wire.encode(.assign(bad))).contains("do not exist"))
+        // Rows that end before they start.
+        var rows = Wire.encode(.collect(rows: 8..<16))
+        rows.replaceSubrange(40..<48, with: [2, 0, 0, 0, 0, 0, 0, 0])
+        #expect(refusal(rows).contains("collect asks for rows 8..<2"))
         var side = Wire.encode(Self.messages[10])
         side[28] = 8
         #expect(refusal(side).contains("unknown side"))
