@@ -31,6 +31,20 @@ public struct BitGrid: Hashable, Sendable {
         }
     }
 
+    /// Brings cells `x..<x+count` of row `y` to life, a word at a time.
+    public mutating func setRun(y: Int, x: Int, count: Int) {
+        precondition(x >= 0 && count >= 0 && x + count <= width && y >= 0 && y < height)
+        var x = x
+        let end = x + count
+        let base = y * wordsPerRow
+        while x < end {
+            let bits = min(64 - x & 63, end - x)
+            let mask = bits == 64 ? ~UInt64(0) : ((UInt64(1) << UInt64(bits)) - 1) << UInt64(x & 63)
+            words[base + x >> 6] |= mask
+            x += bits
+        }
+    }
+
     public var population: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 
     /// The cells of row `y`, as words.

@@ -102,22 +102,3 @@ public final class AtomicFile {
         try file.commit()
     }
 }
-
-extension PatternFile {
-    /// Reads and parses the pattern file at `path`.
-    public static func load(_ path: String) throws -> Pattern {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw TesseraError("cannot read \(path): \(exists ? "permission denied or not a file" : "no such file")",
-                               fix: "check the path, or run 'tessera patterns' for built-in names")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw TesseraError("\(path) is not UTF-8 text", fix: "give an RLE, .cells or Life 1.06 file")
-        }
-        do {
-            return try parse(text, path: path)
-        } catch let error as TesseraError {
-            throw TesseraError("\(path): \(error.description)")
-        }
-    }
-}

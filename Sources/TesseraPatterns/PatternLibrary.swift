@@ -24,19 +24,3 @@ public enum PatternLibrary {
         rle[name.lowercased()].map { try! RLE.parse($0) }
     }
 }
-
-/// Reads a pattern file in any format Golly writes for two-state rules.
-public enum PatternFile {
-    public static func parse(_ text: String, path: String = "") throws -> Pattern {
-        let start = text.drop(while: \.isWhitespace)
-        if start.hasPrefix("#Life 1.06") { return try Life106.parse(text) }
-        if path.lowercased().hasSuffix(".cells") || start.hasPrefix("!")
-            || (start.first.map { ".O".contains($0) } ?? false) {
-            return try PlainText.parse(text)
-        }
-        if path.lowercased().hasSuffix(".lif") || path.lowercased().hasSuffix(".life") {
-            throw TesseraError("\(path) is not Life 1.06 (no '#Life 1.06' line)", fix: "convert it to RLE or Life 1.06")
-        }
-        return try RLE.parse(text)
-    }
-}

@@ -1,3 +1,4 @@
+import Foundation
 import TesseraCore
 
 /// Golly's run-length encoded format, including the `#CXRLE Pos=x,y Gen=n` line.
@@ -5,121 +6,189 @@ public enum RLE {
     /// Parses RLE text. Rejects anything Golly would misread or that lies about itself:
     /// unknown characters, zero or huge counts, a missing `!`, cells outside the declared size.
     public static func parse(_ text: String) throws -> Pattern {
-        var comments: [String] = []
-        var position: (x: Int, y: Int)? = nil
-        var generation: UInt64 = 0
-        var header: Substring? = nil
-        var bodyStart = text.endIndex
-        var lineNumber = 0
-        var index = text.startIndex
-        while index < text.endIndex {
-            let end = text[index...].firstIndex(where: \.isNewline) ?? text.endIndex
-            let line = text[index..<end].trimmingWhitespace
-            lineNumber += 1
-            let next = end == text.endIndex ? end : text.index(after: end)
-            if line.hasPrefix("#CXRLE") {
-                for field in line.dropFirst(6).split(separator: " ") {
-                    let pair = field.split(separator: "=", maxSplits: 1)
-                    guard pair.count == 2 else { continue }
-                    if pair[0] == "Pos" {
-                        let xy = pair[1].split(separator: ",")
-                        guard xy.count == 2, let x = Int(xy[0]), let y = Int(xy[1]) else {
-                            throw TesseraError("RLE line \(lineNumber): bad Pos '\(pair[1])'", fix: "write Pos=x,y with integers")
-                        }
-                        position = (x, y)
-                    } else if pair[0] == "Gen" {
-                        guard let g = UInt64(pair[1]) else {
-                            throw TesseraError("RLE line \(lineNumber): bad Gen '\(pair[1])'", fix: "write Gen=n with n ≥ 0")
-                        }
-                        generation = g
-                    }
-                }
-            } else if line.hasPrefix("#") {
-                comments.append(String(line))
-            } else if line.isEmpty {
-            } else {
-                header = line
-                bodyStart = next
-                break
-            }
-            index = next
+        var text = text
+        return try text.withUTF8 { bytes in
+            guard let (header, bodyStart) = try Header.parse(bytes, complete: true) else { throw Header.missing }
+            var body = Body(header)
+            try body.read(UnsafeBufferPointer(rebasing: bytes[bodyStart...]))
+            return try body.pattern()
         }
-        guard let header, header.first == "x" else {
-            throw TesseraError("RLE has no header line", fix: "start the pattern with 'x = W, y = H, rule = B3/S23'")
-        }
-        var width: Int?, height: Int?, rule: Rule?, board: BoardShape?
-        var fields = header.split(separator: ",").map { String($0) }
-        // The rule's bounded-grid suffix (`:T640,480`) has a comma of its own: the rule runs to the end.
-        if let ruleField = fields.firstIndex(where: { $0.trimmingWhitespace.hasPrefix("rule") }) {
-            fields[ruleField] = fields[ruleField...].joined(separator: ",")
-            fields.removeSubrange((ruleField + 1)...)
-        }
-        for field in fields {
-            let pair = field.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
-            guard pair.count == 2 else {
-                throw TesseraError("RLE header field '\(field.trimmingWhitespace)' is not key = value", fix: "write 'x = W, y = H, rule = R'")
-            }
-            switch pair[0] {
-            case "x": width = Int(pair[1])
-            case "y": height = Int(pair[1])
-            case "rule": (rule, board) = try BoardShape.parseRule(String(pair[1]))
-            default: continue
-            }
-        }
-        guard let width, let height, width >= 0, height >= 0 else {
-            throw TesseraError("RLE header '\(header)' lacks a valid x or y", fix: "write 'x = W, y = H' with sizes ≥ 0")
-        }
-        guard width.multipliedReportingOverflow(by: height).overflow == false, width * height <= 1 << 36 else {
-            throw TesseraError("RLE header declares a \(width)x\(height) pattern, too large to load", fix: "split the pattern or declare its real size")
-        }
-        let cells = try parseBody(text[bodyStart...], width: width, height: height, firstLine: lineNumber + 1)
-        return Pattern(cells: cells, position: position, rule: rule, board: board,
-                       generation: generation, comments: comments)
     }
 
-    private static func parseBody(_ body: Substring, width: Int, height: Int, firstLine: Int) throws -> BitGrid {
-        var grid = BitGrid(width: width, height: height)
-        var x = 0, y = 0, count: Int? = nil, line = firstLine
-        func fail(_ problem: String) -> TesseraError {
-            TesseraError("RLE line \(line): \(problem)", fix: "fix the pattern file (runs are [count]b, [count]o or [count]$, ending with !)")
+    /// The lines before the pattern data: `#` comments, `#CXRLE`, and `x = …, y = …, rule = …`.
+    struct Header {
+        var width = 0, height = 0
+        var rule: Rule?, board: BoardShape?
+        var position: (x: Int, y: Int)?
+        var generation: UInt64 = 0
+        var comments: [String] = []
+        /// The line number of the first line of pattern data.
+        var bodyLine = 1
+
+        static let missing = TesseraError("RLE has no header line",
+                                          fix: "start the pattern with 'x = W, y = H, rule = B3/S23'")
+
+        /// The header at the start of `bytes` and where the data begins; nil when the
+        /// header line has not ended yet and more text may follow (unless `complete`).
+        static func parse(_ bytes: UnsafeBufferPointer<UInt8>, complete: Bool) throws -> (Header, body: Int)? {
+            var header = Header()
+            var start = 0
+            while start < bytes.count {
+                let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
+                guard newline != nil || complete else { return nil }
+                let end = newline ?? bytes.count
+                let line = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                    .trimmingWhitespace
+                let number = header.bodyLine
+                header.bodyLine += 1
+                start = min(bytes.count, end + 1)
+                if line.hasPrefix("#CXRLE") {
+                    try header.readCXRLE(line, number: number)
+                } else if line.hasPrefix("#") {
+                    header.comments.append(String(line))
+                } else if !line.isEmpty {
+                    guard line.first == "x" else { throw missing }
+                    try header.readSize(line)
+                    return (header, start)
+                }
+            }
+            guard complete else { return nil }
+            throw missing
         }
-        for byte in body.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let digit = Int(byte - UInt8(ascii: "0"))
-                let value = (count ?? 0) * 10 + digit
-                guard value <= 1 << 31 else { throw fail("run count is too large") }
-                count = value
-            case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "o"), UInt8(ascii: "A"):
-                let run = count ?? 1
-                guard run > 0 else { throw fail("run count 0") }
-                guard x + run <= width, y < height else {
-                    throw fail("cells beyond the declared size \(width)x\(height)")
+
+        private mutating func readCXRLE(_ line: Substring, number: Int) throws {
+            for field in line.dropFirst(6).split(separator: " ") {
+                let pair = field.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2 else { continue }
+                if pair[0] == "Pos" {
+                    let xy = pair[1].split(separator: ",")
+                    guard xy.count == 2, let x = Int(xy[0]), let y = Int(xy[1]) else {
+                        throw TesseraError("RLE line \(number): bad Pos '\(pair[1])'", fix: "write Pos=x,y with integers")
+                    }
+                    position = (x, y)
+                } else if pair[0] == "Gen" {
+                    guard let g = UInt64(pair[1]) else {
+                        throw TesseraError("RLE line \(number): bad Gen '\(pair[1])'", fix: "write Gen=n with n ≥ 0")
+                    }
+                    generation = g
                 }
-                if byte == UInt8(ascii: "o") || byte == UInt8(ascii: "A") {
-                    for i in x..<(x + run) { grid[i, y] = true }
-                }
-                x += run
-                count = nil
-            case UInt8(ascii: "$"):
-                let run = count ?? 1
-                guard run > 0 else { throw fail("run count 0") }
-                y += run
-                x = 0
-                count = nil
-            case UInt8(ascii: "!"):
-                guard count == nil else { throw fail("a count with no run before '!'") }
-                return grid
-            case UInt8(ascii: "\n"):
-                line += 1
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                continue
-            default:
-                let shown = String(decoding: [byte], as: UTF8.self)
-                throw fail("unexpected character '\(shown)' (only two-state b/o patterns are supported)")
             }
         }
-        throw TesseraError("RLE ends without '!'", fix: "end the pattern data with '!' (the file may be truncated)")
+
+        private mutating func readSize(_ line: Substring) throws {
+            var width: Int?, height: Int?
+            var fields = line.split(separator: ",").map { String($0) }
+            // The rule's bounded-grid suffix (`:T640,480`) has a comma of its own: the rule runs to the end.
+            if let ruleField = fields.firstIndex(where: { $0.trimmingWhitespace.hasPrefix("rule") }) {
+                fields[ruleField] = fields[ruleField...].joined(separator: ",")
+                fields.removeSubrange((ruleField + 1)...)
+            }
+            for field in fields {
+                let pair = field.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
+                guard pair.count == 2 else {
+                    throw TesseraError("RLE header field '\(field.trimmingWhitespace)' is not key = value", fix: "write 'x = W, y = H, rule = R'")
+                }
+                switch pair[0] {
+                case "x": width = Int(pair[1])
+                case "y": height = Int(pair[1])
+                case "rule": (rule, board) = try BoardShape.parseRule(String(pair[1]))
+                default: continue
+                }
+            }
+            guard let width, let height, width >= 0, height >= 0 else {
+                throw TesseraError("RLE header '\(line)' lacks a valid x or y", fix: "write 'x = W, y = H' with sizes ≥ 0")
+            }
+            guard width.multipliedReportingOverflow(by: height).overflow == false, width * height <= 1 << 36 else {
+                throw TesseraError("RLE header declares a \(width)x\(height) pattern, too large to load", fix: "split the pattern or declare its real size")
+            }
+            (self.width, self.height) = (width, height)
+        }
+    }
+
+    /// The pattern data, read in pieces of any size: a file need not be in memory whole.
+    struct Body {
+        private let header: Header
+        private var grid: BitGrid
+        private var x = 0, y = 0, count: Int? = nil, line: Int
+        private var ended = false
+
+        init(_ header: Header) {
+            self.header = header
+            grid = BitGrid(width: header.width, height: header.height)
+            line = header.bodyLine
+        }
+
+        private func fail(_ problem: String) -> TesseraError {
+            TesseraError("RLE line \(line): \(problem)", fix: "fix the pattern file (runs are [count]b, [count]o or [count]$, ending with !)")
+        }
+
+        /// Reads the next piece of the data; anything after `!` is ignored.
+        mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+            for byte in bytes {
+                if ended { return }
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    let value = (count ?? 0) * 10 + Int(byte - UInt8(ascii: "0"))
+                    guard value <= 1 << 31 else { throw fail("run count is too large") }
+                    count = value
+                case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "o"), UInt8(ascii: "A"):
+                    let run = count ?? 1
+                    guard run > 0 else { throw fail("run count 0") }
+                    guard x + run <= grid.width, y < grid.height else {
+                        throw fail("cells beyond the declared size \(grid.width)x\(grid.height)")
+                    }
+                    if byte == UInt8(ascii: "o") || byte == UInt8(ascii: "A") { grid.setRun(y: y, x: x, count: run) }
+                    x += run
+                    count = nil
+                case UInt8(ascii: "$"):
+                    let run = count ?? 1
+                    guard run > 0 else { throw fail("run count 0") }
+                    y += run
+                    x = 0
+                    count = nil
+                case UInt8(ascii: "!"):
+                    guard count == nil else { throw fail("a count with no run before '!'") }
+                    ended = true
+                case UInt8(ascii: "\n"):
+                    line += 1
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                    continue
+                default:
+                    let shown = String(decoding: [byte], as: UTF8.self)
+                    throw fail("unexpected character '\(shown)' (only two-state b/o patterns are supported)")
+                }
+            }
+        }
+
+        /// The pattern, once the data has ended with `!`.
+        func pattern() throws -> Pattern {
+            guard ended else {
+                throw TesseraError("RLE ends without '!'", fix: "end the pattern data with '!' (the file may be truncated)")
+            }
+            return Pattern(cells: grid, position: header.position, rule: header.rule, board: header.board,
+                           generation: header.generation, comments: header.comments)
+        }
+    }
+
+    /// Reads RLE from `handle` a megabyte at a time: only the pattern's cells, at 1 bit
+    /// each, are ever held whole.
+    static func read(_ handle: FileHandle, startingWith first: Data) throws -> Pattern {
+        var buffered = first, atEnd = false
+        var header: (Header, body: Int)?
+        while header == nil {
+            header = try buffered.withUnsafeBytes { try Header.parse($0.bindMemory(to: UInt8.self), complete: atEnd) }
+            guard header == nil else { break }
+            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            atEnd = chunk.isEmpty
+            buffered.append(chunk)
+        }
+        guard let (parsed, bodyStart) = header else { throw Header.missing }
+        var body = Body(parsed)
+        try buffered.withUnsafeBytes { try body.read(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[bodyStart...])) }
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try chunk.withUnsafeBytes { try body.read($0.bindMemory(to: UInt8.self)) }
+        }
+        return try body.pattern()
     }
 
     /// Writes a whole board as RLE that Golly reopens as exactly the same board: the

@@ -14,6 +14,21 @@ import Testing
         }
     }
 
+    @Test func setRunMatchesSettingCellByCell() {
+        var generator = SystemRandomNumberGenerator()
+        for width in [1, 63, 64, 65, 130, 300] {
+            var fast = BitGrid(width: width, height: 3), slow = fast
+            for _ in 0..<40 {
+                let x = Int.random(in: 0..<width, using: &generator)
+                let count = Int.random(in: 0...(width - x), using: &generator)
+                let y = Int.random(in: 0..<3, using: &generator)
+                fast.setRun(y: y, x: x, count: count)
+                for i in x..<(x + count) { slow[i, y] = true }
+            }
+            #expect(fast == slow, "width \(width)")
+        }
+    }
+
     @Test func copyClipsAtEdges() {
         var source = BitGrid(width: 4, height: 4)
         for i in 0..<4 { source[i, i] = true }

@@ -1,8 +1,29 @@
+import Foundation
 import Testing
 import TesseraCore
 @testable import TesseraPatterns
 
 @Suite struct RLETests {
+    /// A file read a piece at a time (a header after more than the first read's worth of
+    /// comments, a body of several megabytes) gives the same pattern as its whole text.
+    @Test func largeFileIsReadInPiecesToTheSamePattern() throws {
+        let shape = BoardShape(width: 3000, height: 2000, topology: .torus)
+        let board = try Soup(density: 0.4, seed: 3).cells(x: shape.left, y: shape.top, width: shape.width, height: shape.height)
+        var encoder = RLE.Encoder(shape: shape, rule: .life, generation: 9)
+        let comments = String(repeating: "#C a long comment line to push the header past the first read\n", count: 2000)
+        let text = comments + encoder.encode(board)
+        #expect(text.utf8.count > 3 << 20)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-big-\(getpid()).rle").path
+        defer { unlink(path) }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try PatternFile.load(path)
+        #expect(loaded == (try RLE.parse(text)))
+        #expect(loaded.cells == board && loaded.generation == 9 && loaded.comments.count == 2000)
+        // Cut short, it is refused the same way as text.
+        try String(text.dropLast(200)).write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: TesseraError.self) { try PatternFile.load(path) }
+    }
+
     @Test func readsGollyExtendedRLE() throws {
         let text = """
             #N Glider
