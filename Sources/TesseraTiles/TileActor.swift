@@ -84,13 +84,13 @@ public actor TileActor {
     ///   - deadSides: the sides where a plane board ends.
     public init(id: TileID, rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>,
                 cells: BitGrid, generation: UInt64 = 0,
-                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil) {
+                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil, blocking: Bool? = nil) {
         self.id = id
         self.rect = rect
         self.generation = generation
         self.overlap = overlap ?? TileEngine.overlapPays(rect: rect, depth: depth)
         engine = TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, cells: cells,
-                            implementation: implementation)
+                            implementation: implementation, blocking: blocking)
     }
 
     /// Sets the link to the neighbour on each side that has one. A halo from this tile

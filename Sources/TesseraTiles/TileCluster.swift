@@ -9,7 +9,7 @@ public final class TileCluster: Sendable {
 
     /// - Parameter cells: the initial cells of a tile's rectangle (board coordinates).
     public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64 = 0,
-                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil,
+                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil, blocking: Bool? = nil,
                 cells: (TileRect) throws -> BitGrid) async throws {
         try tiling.validate(halo: halo)
         try Self.checkMemory(tiling.tiles, of: tiling, halo: halo)
@@ -22,7 +22,8 @@ public final class TileCluster: Sendable {
             actors[tile] = TileActor(
                 id: tile, rect: rect, depth: halo, rule: rule,
                 deadSides: Self.deadSides(of: tile, in: tiling), cells: try cells(rect),
-                generation: generation, implementation: implementation, overlap: overlap)
+                generation: generation, implementation: implementation, overlap: overlap,
+                blocking: blocking)
         }
         self.actors = actors
         for (tile, actor) in actors {
@@ -32,6 +33,11 @@ public final class TileCluster: Sendable {
             }
             await actor.connect(links)
         }
+    }
+
+    /// Whether a tile of `rect` advances its rounds by temporal blocking unless told otherwise.
+    public static func blockingPays(rect: TileRect, halo: Int) -> Bool {
+        TileEngine.blockingPays(rect: rect, depth: halo)
     }
 
     /// Refuses, before allocating anything, to build `tiles` if they would not fit in memory.

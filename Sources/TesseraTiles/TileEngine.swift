@@ -33,14 +33,56 @@ final class Region {
 
     /// Advances `generations`, computing at generation g only rows `rows(g)`, and kills
     /// the cells of `dead` (tile buffer coordinates) after each generation.
+    ///
+    /// With `blocking`, the generations go down the region together as a wavefront
+    /// (temporal blocking): a band of rows advances every generation while it is in
+    /// cache, each generation a row behind the one before, so a region larger than the
+    /// cache is read from memory once per call instead of once per generation. Two
+    /// buffers suffice: a row of generation g+1 overwrites generation g−1's row only
+    /// after every row of generation g that reads it is done. This needs the rows to
+    /// shrink by at least one at each end every generation, as a halo round's do.
     func step(_ generations: Int, rule: Rule, using kernel: Kernel.Implementation, dead: [Box],
-              rows: (Int) -> Range<Int>) {
-        for g in 0..<generations {
-            let wanted = rows(g).clamped(to: 1..<(current.height - 1))
-            Kernel.step(current, into: next, rows: wanted, rule: rule, using: kernel)
-            swap(&current, &next)
-            for box in dead { clear(box) }
+              blocking: Bool = false, band: Int? = nil, rows: (Int) -> Range<Int>) {
+        let wanted = (0..<generations).map { rows($0).clamped(to: 1..<(current.height - 1)) }
+        let shrinks = zip(wanted, wanted.dropFirst()).allSatisfy {
+            $1.isEmpty || ($1.lowerBound > $0.lowerBound && $1.upperBound < $0.upperBound)
         }
+        guard blocking, generations > 1, shrinks else {
+            for rows in wanted {
+                Kernel.step(current, into: next, rows: rows, rule: rule, using: kernel)
+                swap(&current, &next)
+                for box in dead { clear(box) }
+            }
+            return
+        }
+        let buffers = [current, next]
+        var done = wanted.map(\.lowerBound)
+        let band = band ?? Self.bandRows(rowBytes: current.stride * 8, generations: generations)
+        var front = done[0]
+        while zip(done, wanted).contains(where: { $0 < $1.upperBound }) {
+            front += band
+            for g in 0..<generations {
+                let end = min(wanted[g].upperBound, front - g)
+                guard end > done[g] else { continue }
+                let target = buffers[(g + 1) % 2]
+                Kernel.step(buffers[g % 2], into: target, rows: done[g]..<end, rule: rule, using: kernel)
+                for box in dead {
+                    let rows = Box(x: box.x, y: origin.y + done[g], width: box.width, height: end - done[g])
+                    if let b = rows.intersection(box)?.intersection(self.box) {
+                        target.clear(x: b.x - origin.x, y: b.y - origin.y, width: b.width, height: b.height)
+                    }
+                }
+                done[g] = end
+            }
+        }
+        if generations % 2 == 1 { swap(&current, &next) }
+        for box in dead { clear(box) }
+    }
+
+    /// Rows a wavefront advances at a time: what one band of every generation touches
+    /// in both buffers should stay within about half of a core's L2 cache.
+    static func bandRows(rowBytes: Int, generations: Int) -> Int {
+        max(8, (512 << 10) / (2 * rowBytes) - generations)
     }
 
     func clear(_ target: Box) {
@@ -81,6 +123,8 @@ final class TileEngine {
     let depth: Int
     let rule: Rule
     let implementation: Kernel.Implementation
+    /// Whether a round's generations go down the main region as one wavefront.
+    let blocking: Bool
     private let main: Region
     /// Border frames for late halos, each with the band of the interior it computes.
     private var frames: [(region: Region, band: Box)] = []
@@ -93,8 +137,9 @@ final class TileEngine {
     private var height: Int { rect.height + 2 * depth }
 
     init(rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>, cells: BitGrid,
-         implementation: Kernel.Implementation) {
+         implementation: Kernel.Implementation, blocking: Bool? = nil) {
         self.rect = rect
+        self.blocking = blocking ?? Self.blockingPays(rect: rect, depth: depth)
         self.depth = depth
         self.rule = rule
         self.implementation = implementation
@@ -108,6 +153,12 @@ final class TileEngine {
         if deadSides.contains(.west) { dead.append(Box(x: 0, y: 0, width: k, height: wide)) }
         if deadSides.contains(.east) { dead.append(Box(x: k + rect.width, y: 0, width: wide, height: wide)) }
         self.dead = dead
+    }
+
+    /// Temporal blocking pays when the tile does not fit in a core's L2 cache and a
+    /// round has generations enough to share each trip to memory.
+    static func blockingPays(rect: TileRect, depth: Int) -> Bool {
+        depth >= 4 && (rect.width + 2 * depth) * (rect.height + 2 * depth) / 8 > 1 << 20
     }
 
     /// Overlap pays when the frames are a small part of the tile.
@@ -196,7 +247,7 @@ final class TileEngine {
         }
         let k = depth, height = self.height, top = skipTop, bottom = skipBottom
         // Rows next to a late halo are the frames' job; the rest stays valid.
-        main.step(generations, rule: rule, using: implementation, dead: dead) { g in
+        main.step(generations, rule: rule, using: implementation, dead: dead, blocking: blocking) { g in
             rowSpan(g + 1 + (top ? k : 0), height - 1 - g - (bottom ? k : 0))
         }
     }

@@ -33,6 +33,9 @@ struct KernelBench: AsyncParsableCommand {
     @Option(help: "Rule to measure.")
     var rule: String = "B3/S23"
 
+    @Flag(help: "Also measure one sweep of the board per generation, without temporal blocking, to show what blocking gains.")
+    var compareBlocking = false
+
     func run() async throws {
         guard size >= 2 else { throw TesseraError("bench size \(size) is too small", fix: "give --size 2 or more") }
         let implementation = try kernel.map {
@@ -48,19 +51,41 @@ struct KernelBench: AsyncParsableCommand {
         let shape = BoardShape(width: size, height: size, topology: .torus)
         let soup = try Soup(density: density, seed: 1)
         let tiling = try Tiling(shape: shape, columns: 1, rows: 1)
-        let cluster = try await TileCluster(
-            tiling: tiling, rule: parsedRule, halo: tiling.defaultHalo, implementation: implementation
-        ) { soup.cells(x: shape.left + $0.x, y: shape.top + $0.y, width: $0.width, height: $0.height) }
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await cluster.run(generations: generations)
-        let seconds = (clock.now - start).seconds
-        let ours = Double(shape.cellCount) * Double(generations) / seconds
+        let blocks = TileCluster.blockingPays(rect: tiling.rect(of: tiling.tiles[0]), halo: tiling.defaultHalo)
+        func measure(blocking: Bool) async throws -> Double {
+            let cluster = try await TileCluster(
+                tiling: tiling, rule: parsedRule, halo: tiling.defaultHalo, implementation: implementation,
+                blocking: blocking
+            ) { soup.cells(x: shape.left + $0.x, y: shape.top + $0.y, width: $0.width, height: $0.height) }
+            let start = ContinuousClock.now
+            try await cluster.run(generations: generations)
+            return Double(shape.cellCount) * Double(generations) / (ContinuousClock.now - start).seconds
+        }
+        let ours = try await measure(blocking: blocks)
+        let schedule = blocks ? "temporal blocking, \(tiling.defaultHalo) generations per sweep" : "one sweep per generation"
         print("tessera  \(implementation.rawValue) kernel, \(parsedRule), \(size)x\(size) torus soup \(density), "
-            + "\(generations) generations: \(Format.rate(ours)) cell-updates/s")
+            + "\(generations) generations, \(schedule): \(Format.rate(ours)) cell-updates/s")
+        if compareBlocking {
+            let other = try await measure(blocking: !blocks)
+            let (with, without) = blocks ? (ours, other) : (other, ours)
+            print("tessera  \(blocks ? "one sweep per generation" : "temporal blocking (forced)"): \(Format.rate(other)) cell-updates/s;"
+                + String(format: " blocking gains %.2fx", with / without))
+        }
         let gollyGenerations = gollyGenerations ?? generations
-        guard let golly = try Golly.measure(soup: soup, shape: shape, rule: parsedRule, generations: gollyGenerations) else {
-            print("bgolly   not installed (apt-get install golly): no ratio")
+        guard size <= 16384 else {
+            // Its input would be a multi-gigabyte RLE file, and bgolly gives up on it.
+            print("bgolly   not run above 16384x16384: compare at --size 16384 or less")
+            return
+        }
+        let golly: Double
+        do {
+            guard let measured = try Golly.measure(soup: soup, shape: shape, rule: parsedRule, generations: gollyGenerations) else {
+                print("bgolly   not installed (apt-get install golly): no ratio")
+                return
+            }
+            golly = measured
+        } catch {
+            print("bgolly   could not run this board (\(error)): no ratio")
             return
         }
         print("bgolly   QuickLife, same soup, \(gollyGenerations) generations (reading the file subtracted): \(Format.rate(golly)) cell-updates/s")

@@ -6,11 +6,12 @@ import TesseraCore
     static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357"]
 
     func run(_ board: BitGrid, rule: Rule, topology: Topology, tiles: (Int, Int), halo: Int,
-             generations: UInt64, kernel: Kernel.Implementation, overlap: Bool? = nil) async throws -> BitGrid {
+             generations: UInt64, kernel: Kernel.Implementation, overlap: Bool? = nil,
+             blocking: Bool? = nil) async throws -> BitGrid {
         let shape = BoardShape(width: board.width, height: board.height, topology: topology)
         let tiling = try Tiling(shape: shape, columns: tiles.0, rows: tiles.1)
         let cluster = try await TileCluster(tiling: tiling, rule: rule, halo: halo, implementation: kernel,
-                                            overlap: overlap) {
+                                            overlap: overlap, blocking: blocking) {
             board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
         }
         try await cluster.run(generations: generations)
@@ -41,10 +42,10 @@ import TesseraCore
             let shape = BoardShape(width: 71, height: 45, topology: topology)
             let deepest = try Tiling(shape: shape, columns: tiles.0, rows: tiles.1).smallestSide
             for halo in Set([1, 2, 3, 5, deepest].filter { $0 <= deepest }) {
-                for overlap in [false, true] {
+                for (overlap, blocking) in [(false, false), (true, false), (false, true), (true, true)] {
                     let got = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
-                                            generations: 23, kernel: Kernel.best, overlap: overlap)
-                    #expect(got == expected, "\(topology) tiles \(tiles) halo \(halo) overlap \(overlap)")
+                                            generations: 23, kernel: Kernel.best, overlap: overlap, blocking: blocking)
+                    #expect(got == expected, "\(topology) tiles \(tiles) halo \(halo) overlap \(overlap) blocking \(blocking)")
                 }
             }
         }
@@ -58,10 +59,30 @@ import TesseraCore
             let expected = NaiveLife.run(board, rule: rule, topology: topology, generations: 12)
             for (tiles, halo, overlap) in [((3, 2), 4, false), ((4, 3), 1, true), ((2, 5), 6, true), ((1, 1), 3, true)] {
                 let got = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
-                                        generations: 12, kernel: Kernel.best, overlap: overlap)
+                                        generations: 12, kernel: Kernel.best, overlap: overlap, blocking: overlap)
                 #expect(got == expected, "\(ruleText) \(topology) \(tiles) halo \(halo)")
             }
         }
+    }
+
+    /// The wavefront, in bands far smaller than the region, computes what one sweep per
+    /// generation computes, on every row a round keeps, with a plane's dead edges.
+    @Test(arguments: [1, 2, 3, 8])
+    func temporalBlockingMatchesOneSweepPerGeneration(band: Int) {
+        let (width, height, generations) = (200, 90, 9)
+        let cells = try! Soup(density: 0.4, seed: 4).cells(x: 0, y: 0, width: width, height: height)
+        let dead = [Box(x: 0, y: 0, width: 1000, height: 3), Box(x: 0, y: 0, width: 2, height: 1000)]
+        var results: [BitGrid] = []
+        for blocking in [false, true] {
+            let region = Region(x: 0, y: 0, width: width, height: height)
+            region.write(cells, atX: 0, y: 0)
+            region.step(generations, rule: .life, using: Kernel.best, dead: dead, blocking: blocking, band: band) { g in
+                (g + 1)..<(height - 1 - g)
+            }
+            results.append(region.current.extract(x: 0, y: generations, width: width, height: height - 2 * generations))
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].population > 1000)
     }
 
     @Test func unevenSplitCoversTheBoardOnce() throws {
