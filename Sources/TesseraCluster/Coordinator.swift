@@ -412,6 +412,7 @@ public actor Coordinator {
         for index in workers.indices {
             send(.assign(Assignment(worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo,
                                     generation: plan.generation, soup: plan.cells == nil ? plan.soup : nil,
+                                    overlay: plan.cells == nil ? plan.overlay : nil,
                                     endpoints: endpoints, owners: owners)), to: index)
             if let cells = plan.cells {
                 for tile in workers[index].tiles {

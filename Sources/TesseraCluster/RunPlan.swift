@@ -10,13 +10,15 @@ public struct RunPlan: Sendable {
     /// The generation the starting cells are at.
     public let generation: UInt64
     public let generations: UInt64
-    /// Workers generate their own cells from the soup when there is no `cells`.
+    /// Workers generate their own cells from the soup and the overlay when there is no `cells`.
     public let soup: Soup?
+    public let overlay: Overlay?
     /// Each tile's starting cells, computed by the coordinator and sent to the worker.
     public let cells: (@Sendable (TileRect) -> BitGrid)?
 
     public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, generations: UInt64,
-                soup: Soup?, cells: (@Sendable (TileRect) -> BitGrid)?) {
+                soup: Soup?, overlay: Overlay? = nil, cells: (@Sendable (TileRect) -> BitGrid)?) {
+        self.overlay = overlay
         self.tiling = tiling
         self.rule = rule
         self.halo = halo

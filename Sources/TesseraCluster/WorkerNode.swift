@@ -142,13 +142,8 @@ public actor WorkerNode {
             return
         }
         self.assignment = assignment
-        if let soup = assignment.soup {
-            let shape = assignment.tiling.shape
-            for tile in assignment.myTiles {
-                let rect = assignment.tiling.rect(of: tile)
-                waitingCells[tile] = soup.cells(x: shape.left + rect.x, y: shape.top + rect.y,
-                                                width: rect.width, height: rect.height)
-            }
+        if assignment.cellsMadeByWorkers {
+            for tile in assignment.myTiles { waitingCells[tile] = assignment.cells(of: tile) }
         }
         buildTilesIfReady()
     }

@@ -25,13 +25,16 @@ public struct Assignment: Sendable, Equatable {
     public let generation: UInt64
     /// When set, workers generate their tiles' cells from it; otherwise cells follow as `tileCells`.
     public let soup: Soup?
+    /// A pattern the workers lay over the soup (or an empty board) themselves.
+    public let overlay: Overlay?
     /// Each worker's inbox endpoint, by worker index.
     public let endpoints: [String]
     /// The worker index that owns each tile, in `tiling.tiles` order.
     public let owners: [Int]
 
     public init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, soup: Soup?,
-                endpoints: [String], owners: [Int]) {
+                overlay: Overlay? = nil, endpoints: [String], owners: [Int]) {
+        self.overlay = overlay
         self.worker = worker
         self.tiling = tiling
         self.rule = rule
@@ -44,6 +47,18 @@ public struct Assignment: Sendable, Equatable {
 
     public func owner(of tile: TileID) -> Int { owners[tile.row * tiling.columns + tile.column] }
     public var myTiles: [TileID] { tiling.tiles.filter { owner(of: $0) == worker } }
+
+    /// Whether workers make their tiles' cells themselves, rather than wait for `tileCells`.
+    public var cellsMadeByWorkers: Bool { soup != nil || overlay != nil }
+
+    /// The starting cells of `tile`, made from the soup and the overlay.
+    public func cells(of tile: TileID) -> BitGrid {
+        let rect = tiling.rect(of: tile), shape = tiling.shape
+        var grid = soup?.cells(x: shape.left + rect.x, y: shape.top + rect.y, width: rect.width, height: rect.height)
+            ?? BitGrid(width: rect.width, height: rect.height)
+        if let overlay { grid.formUnion(overlay.cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height)) }
+        return grid
+    }
 }
 
 /// How a worker spent a run.
@@ -189,6 +204,12 @@ public enum Wire {
             payload.u8(a.soup == nil ? 0 : 1)
             payload.u64(a.soup?.density.bitPattern ?? 0)
             payload.u64(a.soup?.seed ?? 0)
+            payload.u8(a.overlay == nil ? 0 : 1)
+            if let overlay = a.overlay {
+                payload.u64(UInt64(bitPattern: Int64(overlay.x)))
+                payload.u64(UInt64(bitPattern: Int64(overlay.y)))
+                payload.grid(overlay.cells)
+            }
             payload.u32(UInt32(a.endpoints.count))
             for endpoint in a.endpoints { payload.string(endpoint) }
             payload.u32(UInt32(a.owners.count))
@@ -337,6 +358,11 @@ public enum Wire {
             let start = try p.u64()
             let hasSoup = try p.u8() == 1
             let density = Double(bitPattern: try p.u64()), seed = try p.u64()
+            var overlay: Overlay? = nil
+            if try p.u8() == 1 {
+                let x = Int(Int64(bitPattern: try p.u64())), y = Int(Int64(bitPattern: try p.u64()))
+                overlay = Overlay(cells: try p.grid(), x: x, y: y)
+            }
             let endpoints = try (0..<p.count(UInt64(try p.u32()))).map { _ in try p.string() }
             let owners = try (0..<p.count(UInt64(try p.u32()))).map { _ in Int(try p.u32()) }
             let tiling = try Tiling(shape: BoardShape(width: width, height: height, topology: topology),
@@ -346,7 +372,8 @@ public enum Wire {
             }
             message = .assign(Assignment(
                 worker: worker, tiling: tiling, rule: rule, halo: halo, generation: start,
-                soup: hasSoup ? try Soup(density: density, seed: seed) : nil, endpoints: endpoints, owners: owners))
+                soup: hasSoup ? try Soup(density: density, seed: seed) : nil, overlay: overlay,
+                endpoints: endpoints, owners: owners))
         case .tileCells:
             message = .tileCells(tile: tile, generation: generation, cells: try p.grid())
         case .ready: message = .ready

@@ -159,10 +159,19 @@ enum ClusterRun {
         // Local workers share this machine's memory with the coordinator; remote ones check their own.
         try TileCluster.checkMemory(launchLocal ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
                                     extraBytes: boardBytes)
-        var cells: (@Sendable (TileRect) -> BitGrid)? = nil
-        if setup.pattern != nil { cells = { @Sendable rect in setup.cells(in: rect) } }
+        // A pattern up to 16 MiB goes to every worker, which cuts its own tiles from it; a
+        // larger one (a board-sized file) is cut here and each tile sent to its owner.
+        var cells: (@Sendable (TileRect) -> BitGrid)? = nil, overlay: Overlay? = nil
+        if let pattern = setup.pattern {
+            if pattern.cells.words.count <= 2 << 20 {
+                let (x, y) = pattern.topLeft
+                overlay = Overlay(cells: pattern.cells, x: x - setup.shape.left, y: y - setup.shape.top)
+            } else {
+                cells = { @Sendable rect in setup.cells(in: rect) }
+            }
+        }
         let plan = RunPlan(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation,
-                           generations: generations, soup: setup.soup, cells: cells)
+                           generations: generations, soup: setup.soup, overlay: overlay, cells: cells)
         if let endpoint = run.viewListen { _ = try Endpoint.split(endpoint) }
         let viewers = view ? "tcp://127.0.0.1:*" : run.viewListen
         let pump = try await MessagePump.start(.coordinator(listen: listen, viewers: viewers))

@@ -89,6 +89,17 @@ import TesseraPatterns
         #expect(ours == golly)
     }
 
+    /// A pattern whose box is over 16 MiB of cells is cut into tiles by the coordinator
+    /// and sent tile by tile; smaller ones go whole to every worker (the other tests).
+    @Test func boardSizedPatternIsSentTileByTile() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("x = 16384, y = 8200, rule = B3/S23:P16384,8200\n2o$2o4096$8001bo$8002bo$8000b3o4097$16380b3o!\n",
+                              "wide.rle", in: dir)
+        let golly = try Harness.golly(input, generations: 4)
+        #expect(golly.count == 12)
+        #expect(try tessera(input, generations: 4, extra: ["--workers", "2"], in: dir) == golly)
+    }
+
     @Test func acornOnTheREADMEBoardMatchesGolly() throws {
         let dir = try Harness.temporaryDirectory()
         let output = dir.appendingPathComponent("out.rle")

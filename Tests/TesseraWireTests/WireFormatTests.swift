@@ -14,6 +14,8 @@ import TesseraTiles
                            owners: [0, 0, 0, 1, 1, 1])),
         .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
                            endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
+        .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
+                           overlay: Overlay(cells: grid, x: -3, y: 40), endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
         .tileCells(tile: TileID(column: 2, row: 1), generation: 7, cells: grid),
         .ready, .start(generations: 1 << 40), .heartbeat(generation: 12), .collect(rows: 4096..<8192), .shutdown,
         .done(WorkerReport(computeSeconds: 1.5, waitSeconds: 0.25, bytesSent: 1 << 33,
@@ -21,6 +23,8 @@ import TesseraTiles
         .halo(HaloStrip(tile: TileID(column: 1, row: 1), side: .southWest, generation: 1 << 35, cells: grid)),
         .abort(reason: "interrupted by SIGINT"), .failure(reason: "tile (0,0) is sad"),
     ]
+
+    static let halo = messages.first { if case .halo = $0 { true } else { false } }!
 
     @Test(arguments: messages.indices)
     func roundTrips(index: Int) throws {
@@ -40,7 +44,7 @@ import TesseraTiles
     }
 
     @Test func refusesTruncatedAndOversizedMessages() {
-        let halo = Wire.encode(Self.messages[10])
+        let halo = Wire.encode(Self.halo)
         #expect(refusal(Array(halo.dropLast(3))).contains("truncated"))
         #expect(refusal(halo + [0, 0]).contains("truncated or oversized"))
         #expect(refusal(Array(halo.prefix(20))).contains("shorter than the 32-byte header"))
@@ -74,7 +78,7 @@ import TesseraTiles
         var rows = Wire.encode(.collect(rows: 8..<16))
         rows.replaceSubrange(40..<48, with: [2, 0, 0, 0, 0, 0, 0, 0])
         #expect(refusal(rows).contains("collect asks for rows 8..<2"))
-        var side = Wire.encode(Self.messages[10])
+        var side = Wire.encode(Self.halo)
         side[28] = 8
         #expect(refusal(side).contains("unknown side"))
     }

@@ -1,0 +1,19 @@
+/// Cells laid over a board with their top-left at (x, y), counted from the board's
+/// top-left corner: a pattern small enough to send to every worker, which then cuts
+/// each of its tiles' cells from it instead of the coordinator cutting and sending them.
+public struct Overlay: Hashable, Sendable {
+    public let cells: BitGrid
+    public let x: Int
+    public let y: Int
+
+    public init(cells: BitGrid, x: Int, y: Int) {
+        (self.cells, self.x, self.y) = (cells, x, y)
+    }
+
+    /// The overlay's cells in the `width`×`height` rectangle at (x, y) of the board.
+    public func cells(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
+        var grid = BitGrid(width: width, height: height)
+        cells.copy(into: &grid, atX: self.x - x, y: self.y - y)
+        return grid
+    }
+}
