@@ -12,12 +12,20 @@ import Testing
 
     @Test(.enabled(if: namespacesAvailable, "network namespaces cannot be created here (needs root and iproute2)"))
     func clusterAcrossHostsMatchesGolly() throws {
-        let name = "tsr\(getpid() % 100_000)"
-        let up = try Harness.run(Self.script, ["up", name, "3"])
-        defer { _ = try? Harness.run(Self.script, ["down", name]) }
-        #expect(up.status == 0, "\(up.stderr)")
-        let address = try Harness.run(Self.script, ["address", name, "0"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try Self.withHosts(3, named: "tsr") { name, address in try clusterAcrossHostsMatchesGolly(name, address) }
+    }
+
+    /// Runs `body` with `count` hosts NAME-h0 … up, given their name and host 0's address.
+    static func withHosts(_ count: Int, named prefix: String, _ body: (String, String) throws -> Void) throws {
+        let name = "\(prefix)\(getpid() % 100_000)"
+        let up = try Harness.run(script, ["up", name, "\(count)"])
+        defer { _ = try? Harness.run(script, ["down", name]) }
+        try #require(up.status == 0, "\(up.stderr)")
+        let address = try Harness.run(script, ["address", name, "0"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try body(name, address)
+    }
+
+    private func clusterAcrossHostsMatchesGolly(_ name: String, _ address: String) throws {
         let endpoint = "tcp://\(address):7470"
         let dir = try Harness.temporaryDirectory()
         let output = dir.appendingPathComponent("out.rle")
@@ -43,12 +51,10 @@ import Testing
     /// `tessera bench scaling --hosts` on one host, its workers started on two others.
     @Test(.enabled(if: namespacesAvailable, "network namespaces cannot be created here (needs root and iproute2)"))
     func scalingSweepAcrossHosts() throws {
-        let name = "tsb\(getpid() % 100_000)"
-        let up = try Harness.run(Self.script, ["up", name, "3"])
-        defer { _ = try? Harness.run(Self.script, ["down", name]) }
-        #expect(up.status == 0, "\(up.stderr)")
-        let address = try Harness.run(Self.script, ["address", name, "0"]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try Self.withHosts(3, named: "tsb") { name, address in try scalingSweepAcrossHosts(name, address) }
+    }
+
+    private func scalingSweepAcrossHosts(_ name: String, _ address: String) throws {
         let dir = try Harness.temporaryDirectory()
         let hosts = dir.appendingPathComponent("hosts")
         try "1\n2\n".write(to: hosts, atomically: true, encoding: .utf8)
