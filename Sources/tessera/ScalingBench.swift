@@ -90,11 +90,7 @@ struct ScalingBench: AsyncParsableCommand {
             return "tcp://\(address):*"
         } ?? "tcp://127.0.0.1:*"
         _ = try Endpoint.split(listen)
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        } catch {
-            throw TesseraError("cannot create folder \(out)", fix: "check the path given to --out")
-        }
+        try checkOut()
         // Every point is validated before the first run, so a bad one fails at once.
         var plans: [(workers: Int, series: Int?, plan: RunPlan)] = []
         for count in counts {
@@ -117,7 +113,12 @@ struct ScalingBench: AsyncParsableCommand {
             var outcomes: [RunOutcome] = []
             for _ in 0..<self.repeat {
                 progress(done: points.count * self.repeat + outcomes.count, of: total)
-                outcomes.append(try await LocalCluster.run(plan, workers: count, launcher: launcher, listen: listen))
+                do {
+                    outcomes.append(try await LocalCluster.run(plan, workers: count, launcher: launcher, listen: listen))
+                } catch {
+                    print("")  // end the progress bar's line before the error
+                    throw error
+                }
             }
             points.append(Self.point(mode: mode, workers: count, series: series, plan: plan, outcomes: outcomes))
         }
@@ -175,7 +176,30 @@ struct ScalingBench: AsyncParsableCommand {
          p.computeSeconds, p.haloWaitSeconds, p.haloWaitPercent, p.bytesPerGeneration]
     }
 
+    /// Fails before any run if `--out` cannot be made; makes nothing until there are results.
+    private func checkOut() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, FileManager.default.isWritableFile(atPath: out) else {
+                throw TesseraError("cannot write into \(out)", fix: "give --out a writable folder")
+            }
+            return
+        }
+        var parent = (out as NSString).deletingLastPathComponent
+        while !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+        guard FileManager.default.isWritableFile(atPath: parent.isEmpty ? "." : parent) else {
+            throw TesseraError("cannot create folder \(out)", fix: "check the path given to --out")
+        }
+    }
+
     private func write(_ points: [Point]) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        } catch {
+            throw TesseraError("cannot create folder \(out)", fix: "check the path given to --out")
+        }
         let rows = points.map(Self.values)
         let csv = ([Self.columns.joined(separator: ",")] + rows.map { $0.map { "\($0)" }.joined(separator: ",") })
             .joined(separator: "\n") + "\n"

@@ -211,5 +211,13 @@ import Testing
             #expect(result.status == 2 && result.stderr.split(separator: "\n").count == 1, "\(bad): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("results.csv").path))
+        // A run that fails leaves no folder behind.
+        let hosts = dir.appendingPathComponent("hosts")
+        try "somewhere\n".write(to: hosts, atomically: true, encoding: .utf8)
+        let out = dir.appendingPathComponent("never")
+        let failed = try Harness.tessera(["bench", "scaling", "--workers", "1", "--size", "64", "--hosts", hosts.path,
+                                          "--launch", "false", "--listen", "tcp://127.0.0.1:*", "--out", out.path])
+        #expect(failed.status == 2 && failed.stderr.contains("launched on somewhere"), "\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
     }
 }
