@@ -1,6 +1,5 @@
 import TesseraCore
 import TesseraTiles
-import TesseraWire
 
 /// What a cluster run computes: the tiles, the rule, and where the starting cells come from.
 public struct RunPlan: Sendable {
@@ -57,17 +56,5 @@ public struct RunPlan: Sendable {
             }
         }
         return best.map { ($0.columns, $0.rows) } ?? (1, 1)
-    }
-}
-
-/// A halo link to a tile on another worker: the strip goes out over ZeroMQ, straight to
-/// that worker's inbox.
-struct RemoteHaloLink: HaloLink {
-    let tile: TileID
-    let pump: MessagePump
-    let endpoint: String
-
-    func send(_ strip: HaloStrip) async throws {
-        pump.send(Wire.encode(.halo(strip)), to: .peer(endpoint: endpoint))
     }
 }

@@ -1,0 +1,15 @@
+import TesseraCore
+import TesseraTiles
+import TesseraWire
+
+/// A halo link to a tile on another worker: the strip goes out over ZeroMQ, straight to
+/// that worker's inbox.
+struct RemoteHaloLink: HaloLink {
+    let tile: TileID
+    let pump: MessagePump
+    let endpoint: String
+
+    func send(_ strip: HaloStrip) async throws {
+        pump.send(Wire.encode(.halo(strip)), to: .peer(endpoint: endpoint))
+    }
+}
