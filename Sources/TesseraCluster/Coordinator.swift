@@ -38,8 +38,8 @@ public actor Coordinator {
     /// The one operation in flight and what it has gathered so far.
     private enum Operation {
         case advance(remaining: Int)
-        case frame(Viewport, grid: BitGrid, remaining: Int)
-        /// The band being gathered is `resultGrid`, so each tile's part goes in without a copy.
+        /// `frame` and `collect` gather into `resultGrid`, so each answer goes in without a copy.
+        case frame(remaining: Int)
         case collect(rows: Range<Int>, remaining: Set<TileID>)
         case load(remaining: Int)
     }
@@ -55,7 +55,6 @@ public actor Coordinator {
 
     private let pump: MessagePump
     public nonisolated let plan: RunPlan
-    private let expected: Int
     private let connectDeadline: ContinuousClock.Instant
     private let silence: Duration
     private var phase = Phase.gathering
@@ -63,7 +62,7 @@ public actor Coordinator {
     private var operation: Operation?
     private var waiter: CheckedContinuation<Void, any Error>?
     private var failure: TesseraError?
-    /// The grid the last frame or collect operation produced.
+    /// The grid a frame or collect operation is gathering.
     private var resultGrid: BitGrid?
     private var feed: Task<Void, Never>?
     private var viewerHandler: (@Sendable ([UInt8], Message) -> Void)?
@@ -78,16 +77,16 @@ public actor Coordinator {
     public private(set) var generation: UInt64
     public private(set) var secondsAdvancing = 0.0
 
+    /// How many workers the run waits for and runs on.
+    public nonisolated let workerCount: Int
+
     /// - Parameters:
     ///   - connectTimeout: how long to wait for all `workers` to connect.
     ///   - silence: how long a worker may go without a heartbeat before the run fails.
-    public nonisolated let workerCount: Int
-
     public init(pump: MessagePump, workers: Int, plan: RunPlan, connectTimeout: Duration,
                 silence: Duration = .seconds(5)) {
         self.pump = pump
         self.plan = plan
-        expected = workers
         workerCount = workers
         (presenterStream, presenterRequests) = AsyncStream.makeStream(of: Message.self)
         connectDeadline = .now + connectTimeout
@@ -149,9 +148,8 @@ public actor Coordinator {
 
     /// The board reduced to `viewport`, every tile at the same generation.
     public func frame(_ viewport: Viewport) async throws -> BitGrid {
-        let empty = BitGrid(width: viewport.width, height: viewport.height)
-        try await perform(.frame(viewport, grid: empty, remaining: tileCount)) { broadcast(.frameRequest(viewport)) }
-        return resultGrid ?? BitGrid(width: 0, height: 0)
+        try await gather(.frame(remaining: tileCount), into: BitGrid(width: viewport.width, height: viewport.height),
+                         asking: .frameRequest(viewport))
     }
 
     /// The whole board, gathered from every tile.
@@ -165,12 +163,17 @@ public actor Coordinator {
         let crossed = Set(plan.tiling.tiles.filter { plan.tiling.rect(of: $0).rows(overlapping: rows) != nil })
         let band = BitGrid(width: plan.tiling.shape.width, height: rows.count)
         guard !crossed.isEmpty else { return band }
-        try await perform(.collect(rows: rows, remaining: crossed)) {
-            resultGrid = band
-            broadcast(.collect(rows: rows))
+        return try await gather(.collect(rows: rows, remaining: crossed), into: band, asking: .collect(rows: rows))
+    }
+
+    /// Runs `operation`, whose answers go into `grid`, and hands the grid back.
+    private func gather(_ operation: Operation, into grid: BitGrid, asking request: Message) async throws -> BitGrid {
+        try await perform(operation) {
+            resultGrid = grid
+            broadcast(request)
         }
         defer { resultGrid = nil }
-        return resultGrid ?? band
+        return resultGrid ?? grid
     }
 
     /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
@@ -222,7 +225,7 @@ public actor Coordinator {
             case .presenterHello:
                 reply = .assign(Assignment(worker: 0, tiling: plan.tiling, rule: plan.rule, halo: plan.halo,
                                            generation: generation, soup: nil,
-                                           endpoints: workers.map(\.hello.endpoint), owners: plan.owners(workers: expected)))
+                                           endpoints: workers.map(\.hello.endpoint), owners: plan.owners(workers: workerCount)))
             case .start(let generations):
                 try await advance(generations)
                 reply = .done(WorkerReport(populations: [TileID(column: 0, row: 0): population]))
@@ -284,8 +287,7 @@ public actor Coordinator {
         }
     }
 
-    private func complete(with grid: BitGrid? = nil) {
-        resultGrid = grid
+    private func complete() {
         operation = nil
         phase = .idle
         waiter?.resume()
@@ -330,7 +332,7 @@ public actor Coordinator {
         switch phase {
         case .gathering:
             if now > connectDeadline {
-                fail("only \(workers.count) of \(expected) workers connected in time (\(expected - workers.count) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
+                fail("only \(workers.count) of \(workerCount) workers connected in time (\(workerCount - workers.count) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
                 return
             }
         case .preparing, .idle, .busy:
@@ -377,9 +379,9 @@ public actor Coordinator {
         case (.done(let report), .advance(let remaining)):
             workers[index].report = report
             remaining == 1 ? complete() : (operation = .advance(remaining: remaining - 1))
-        case (.frameTile(_, let x, let y, let dots), .frame(let viewport, var grid, let remaining)):
-            grid.formUnion(dots, atX: x, y: y)
-            remaining == 1 ? complete(with: grid) : (operation = .frame(viewport, grid: grid, remaining: remaining - 1))
+        case (.frameTile(_, let x, let y, let dots), .frame(let remaining)) where resultGrid != nil:
+            resultGrid!.formUnion(dots, atX: x, y: y)
+            remaining == 1 ? complete() : (operation = .frame(remaining: remaining - 1))
         case (.tileCells(let tile, _, let cells), .collect(let rows, var remaining)):
             let rect = plan.tiling.rect(of: tile)
             guard remaining.remove(tile) != nil, let part = rect.rows(overlapping: rows),
@@ -389,7 +391,7 @@ public actor Coordinator {
                 return
             }
             cells.copy(into: &resultGrid!, atX: rect.x, y: rect.y + part.lowerBound - rows.lowerBound)
-            remaining.isEmpty ? complete(with: resultGrid!) : (operation = .collect(rows: rows, remaining: remaining))
+            remaining.isEmpty ? complete() : (operation = .collect(rows: rows, remaining: remaining))
         case (.failure(let reason), _):
             fail("\(describe(index)): \(reason)")
         default:
@@ -399,14 +401,14 @@ public actor Coordinator {
 
     private func welcome(_ hello: Hello, identity: [UInt8]) {
         guard phase == .gathering else {
-            pump.send(Wire.encode(.abort(reason: "this run already has its \(expected) workers")),
+            pump.send(Wire.encode(.abort(reason: "this run already has its \(workerCount) workers")),
                       to: .worker(identity: identity))
             return
         }
         workers.append(Worker(identity: identity, hello: hello, lastHeard: .now))
-        guard workers.count == expected else { return }
+        guard workers.count == workerCount else { return }
         phase = .preparing
-        let owners = plan.owners(workers: expected)
+        let owners = plan.owners(workers: workerCount)
         let endpoints = workers.map(\.hello.endpoint)
         for (i, tile) in plan.tiling.tiles.enumerated() { workers[owners[i]].tiles.append(tile) }
         for index in workers.indices {
