@@ -17,3 +17,22 @@ public struct Overlay: Hashable, Sendable {
         return grid
     }
 }
+
+/// Where a board's starting cells come from: a soup (or nothing) with an overlay laid
+/// over it. The coordinator and the workers cut tiles from it the same way.
+public struct StartingCells: Hashable, Sendable {
+    public let soup: Soup?
+    public let overlay: Overlay?
+
+    public init(soup: Soup?, overlay: Overlay?) {
+        (self.soup, self.overlay) = (soup, overlay)
+    }
+
+    /// The `width`×`height` rectangle at (x, y) of a board of `shape`, counted from its top-left.
+    public func cells(x: Int, y: Int, width: Int, height: Int, of shape: BoardShape) -> BitGrid {
+        var grid = soup?.cells(x: shape.left + x, y: shape.top + y, width: width, height: height)
+            ?? BitGrid(width: width, height: height)
+        if let overlay { grid.formUnion(overlay.cells(x: x, y: y, width: width, height: height)) }
+        return grid
+    }
+}

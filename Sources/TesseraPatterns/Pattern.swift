@@ -45,12 +45,10 @@ public struct Pattern: Sendable, Equatable {
         }
     }
 
-    /// The `rect` of a board of `shape` (board coordinates) with this pattern placed on it.
-    public func cells(in rect: (x: Int, y: Int, width: Int, height: Int), of shape: BoardShape) -> BitGrid {
+    /// This pattern laid on a board of `shape`, where Golly places it.
+    public func overlay(on shape: BoardShape) -> Overlay {
         let (x, y) = topLeft
-        var grid = BitGrid(width: rect.width, height: rect.height)
-        cells.copy(into: &grid, atX: x - shape.left - rect.x, y: y - shape.top - rect.y)
-        return grid
+        return Overlay(cells: cells, x: x - shape.left, y: y - shape.top)
     }
 
     public static func == (a: Pattern, b: Pattern) -> Bool {

@@ -53,11 +53,9 @@ public struct Assignment: Sendable, Equatable {
 
     /// The starting cells of `tile`, made from the soup and the overlay.
     public func cells(of tile: TileID) -> BitGrid {
-        let rect = tiling.rect(of: tile), shape = tiling.shape
-        var grid = soup?.cells(x: shape.left + rect.x, y: shape.top + rect.y, width: rect.width, height: rect.height)
-            ?? BitGrid(width: rect.width, height: rect.height)
-        if let overlay { grid.formUnion(overlay.cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height)) }
-        return grid
+        let rect = tiling.rect(of: tile)
+        return StartingCells(soup: soup, overlay: overlay)
+            .cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height, of: tiling.shape)
     }
 }
 

@@ -113,13 +113,11 @@ struct Setup: Sendable {
     let pattern: Pattern?
     let soup: Soup?
 
-    /// The starting cells of one tile: the soup (if any) with the pattern laid over it.
+    /// The soup (if any) with the pattern laid over it.
+    var start: StartingCells { StartingCells(soup: soup, overlay: pattern?.overlay(on: shape)) }
+
+    /// The starting cells of one tile.
     func cells(in rect: TileRect) -> BitGrid {
-        var grid = soup?.cells(x: shape.left + rect.x, y: shape.top + rect.y, width: rect.width, height: rect.height)
-            ?? BitGrid(width: rect.width, height: rect.height)
-        if let pattern {
-            grid.formUnion(pattern.cells(in: (rect.x, rect.y, rect.width, rect.height), of: shape))
-        }
-        return grid
+        start.cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height, of: shape)
     }
 }

@@ -161,14 +161,10 @@ enum ClusterRun {
                                     extraBytes: boardBytes)
         // A pattern up to 16 MiB goes to every worker, which cuts its own tiles from it; a
         // larger one (a board-sized file) is cut here and each tile sent to its owner.
-        var cells: (@Sendable (TileRect) -> BitGrid)? = nil, overlay: Overlay? = nil
-        if let pattern = setup.pattern {
-            if pattern.cells.words.count <= 2 << 20 {
-                let (x, y) = pattern.topLeft
-                overlay = Overlay(cells: pattern.cells, x: x - setup.shape.left, y: y - setup.shape.top)
-            } else {
-                cells = { @Sendable rect in setup.cells(in: rect) }
-            }
+        var cells: (@Sendable (TileRect) -> BitGrid)? = nil, overlay = setup.start.overlay
+        if let large = overlay, large.cells.words.count > 2 << 20 {
+            overlay = nil
+            cells = { @Sendable rect in setup.cells(in: rect) }
         }
         let plan = RunPlan(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation,
                            generations: generations, soup: setup.soup, overlay: overlay, cells: cells)
@@ -230,7 +226,8 @@ enum ClusterRun {
                         view: Bool) async throws -> RunOutcome {
         try await coordinator.start()
         let patterns = PatternLibrary.names.compactMap(PatternLibrary.pattern(named:)).map { pattern in
-            { @Sendable (rect: TileRect) -> BitGrid in pattern.cells(in: (rect.x, rect.y, rect.width, rect.height), of: setup.shape) }
+            let overlay = pattern.overlay(on: setup.shape)
+            return { @Sendable (rect: TileRect) -> BitGrid in overlay.cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height) }
         }
         let presenter = Presenter(
             coordinator: coordinator, delay: view ? 0.03 : 0,
