@@ -3,17 +3,28 @@ import TesseraCore
 
 /// Reads a pattern file in any format Golly writes for two-state rules.
 public enum PatternFile {
-    public static func parse(_ text: String, path: String = "") throws -> Pattern {
-        let start = text.drop(while: \.isWhitespace)
-        if start.hasPrefix("#Life 1.06") { return try Life106.parse(text) }
-        if path.lowercased().hasSuffix(".cells") || start.hasPrefix("!")
-            || (start.first.map { ".O".contains($0) } ?? false) {
-            return try PlainText.parse(text)
+    private enum Format { case rle, plainText, life106 }
+
+    /// A file's format, told by its name and how its text starts (`start` may be any
+    /// prefix long enough to pass the leading blanks).
+    private static func format(of start: some StringProtocol, path: String) throws -> Format {
+        let start = start.drop(while: \.isWhitespace), lower = path.lowercased()
+        if start.hasPrefix("#Life 1.06") { return .life106 }
+        if lower.hasSuffix(".cells") || start.hasPrefix("!") || (start.first.map { ".O".contains($0) } ?? false) {
+            return .plainText
         }
-        if path.lowercased().hasSuffix(".lif") || path.lowercased().hasSuffix(".life") {
+        if lower.hasSuffix(".lif") || lower.hasSuffix(".life") {
             throw TesseraError("\(path) is not Life 1.06 (no '#Life 1.06' line)", fix: "convert it to RLE or Life 1.06")
         }
-        return try RLE.parse(text)
+        return .rle
+    }
+
+    public static func parse(_ text: String, path: String = "") throws -> Pattern {
+        switch try format(of: text, path: path) {
+        case .life106: try Life106.parse(text)
+        case .plainText: try PlainText.parse(text)
+        case .rle: try RLE.parse(text)
+        }
     }
 
     /// Reads and parses the pattern file at `path`. RLE is read a piece at a time, so a
@@ -30,7 +41,9 @@ public enum PatternFile {
         defer { try? handle.close() }
         do {
             let first = try handle.read(upToCount: 1 << 16) ?? Data()
-            if isRLE(first, path: path) { return try RLE.read(handle, startingWith: first) }
+            if try format(of: String(decoding: first, as: UTF8.self), path: path) == .rle {
+                return try RLE.read(handle, startingWith: first)
+            }
             let rest = try handle.readToEnd() ?? Data()
             guard let text = String(data: first + rest, encoding: .utf8) else {
                 throw TesseraError("\(path) is not UTF-8 text", fix: "give an RLE, .cells or Life 1.06 file")
@@ -41,13 +54,5 @@ public enum PatternFile {
         } catch {
             throw TesseraError("cannot read \(path): \(error.localizedDescription)", fix: "check the file")
         }
-    }
-
-    /// Whether a file starting with `bytes` is RLE, by the same tests `parse` makes.
-    private static func isRLE(_ bytes: Data, path: String) -> Bool {
-        let lower = path.lowercased()
-        guard !lower.hasSuffix(".cells"), !lower.hasSuffix(".lif"), !lower.hasSuffix(".life") else { return false }
-        let start = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
-        return !start.starts(with: "#Life 1.06".utf8) && !["!", ".", "O"].contains(start.first.map { Character(UnicodeScalar($0)) })
     }
 }
