@@ -66,11 +66,9 @@ final class Region {
                 guard end > done[g] else { continue }
                 let target = buffers[(g + 1) % 2]
                 Kernel.step(buffers[g % 2], into: target, rows: done[g]..<end, rule: rule, using: kernel)
+                let stepped = Box(x: origin.x, y: origin.y + done[g], width: box.width, height: end - done[g])
                 for box in dead {
-                    let rows = Box(x: box.x, y: origin.y + done[g], width: box.width, height: end - done[g])
-                    if let b = rows.intersection(box)?.intersection(self.box) {
-                        target.clear(x: b.x - origin.x, y: b.y - origin.y, width: b.width, height: b.height)
-                    }
+                    if let rows = box.intersection(stepped) { clear(rows, in: target) }
                 }
                 done[g] = end
             }
@@ -85,9 +83,10 @@ final class Region {
         max(8, (512 << 10) / (2 * rowBytes) - generations)
     }
 
-    func clear(_ target: Box) {
+    /// Kills the cells of `target` (tile buffer coordinates) in `buffer`, by default the current one.
+    func clear(_ target: Box, in buffer: CellBuffer? = nil) {
         guard let b = target.intersection(box) else { return }
-        current.clear(x: b.x - origin.x, y: b.y - origin.y, width: b.width, height: b.height)
+        (buffer ?? current).clear(x: b.x - origin.x, y: b.y - origin.y, width: b.width, height: b.height)
     }
 
     /// Writes `cells` with its top-left at (x, y) in tile buffer coordinates, clipped to this region.
