@@ -139,12 +139,9 @@ public struct WorkerLauncher: Sendable {
 
     /// Worker `index` of `count`: its host (nil here) and the command line that starts it.
     func command(worker index: Int, of count: Int, coordinator: String) -> (host: String?, arguments: [String]) {
-        guard !hosts.isEmpty else {
-            return (nil, [executable, "worker", "--coordinator", coordinator, "--parent-pid", "\(getpid())",
-                          "--name", "local-\(index)"])
-        }
-        let host = hosts[index * hosts.count / max(count, 1)]
-        let worker = [executable, "worker", "--coordinator", coordinator, "--name", "\(host)-\(index)"]
+        let host = hosts.isEmpty ? nil : hosts[index * hosts.count / max(count, 1)]
+        let worker = [executable, "worker", "--coordinator", coordinator, "--name", "\(host ?? "local")-\(index)"]
+        guard let host else { return (nil, worker + ["--parent-pid", "\(getpid())"]) }
         let line = command.replacingOccurrences(of: "{host}", with: host) + " "
             + worker.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         return (host, ["/bin/sh", "-c", line])
