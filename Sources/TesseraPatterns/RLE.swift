@@ -261,10 +261,6 @@ struct Runs: Sequence, IteratorProtocol {
         self.width = width
     }
 
-    private func bit(_ x: Int) -> Bool {
-        words[words.startIndex + x >> 6] >> UInt64(x & 63) & 1 == 1
-    }
-
     /// Index of the first cell at or after `x` whose state is `alive`, or `width`.
     private func next(_ alive: Bool, from x: Int) -> Int {
         var x = x
