@@ -4,8 +4,12 @@
 # tmux (viewer tests), iproute2 (multi-host tests in network namespaces) and Slurm with
 # munge (the throwaway cluster deploy/slurm/test-cluster.sh starts; nothing starts here).
 # Safe to run again: it installs only what is missing.
+#
+#   install-deps.sh              everything, then checks that Swift is on PATH
+#   install-deps.sh PACKAGE…     just these Debian packages (what a script of deploy/ needs)
 set -euo pipefail
 packages=(libzmq3-dev libpng-dev libgif-dev golly tmux iproute2 pkg-config slurmctld slurmd slurm-client munge)
+(($#)) && packages=("$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,4 +21,4 @@ if ((${#missing[@]})); then
     $sudo apt-get update -q
     $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-command -v swift >/dev/null || { echo "error: swift is not on PATH: install Swift 6 (swift.org) first" >&2; exit 2; }
+(($#)) || command -v swift >/dev/null || { echo "error: swift is not on PATH: install Swift 6 (swift.org) first" >&2; exit 2; }

@@ -17,16 +17,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 fail() { echo "error: $*" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || fail "starting Slurm's daemons needs root: run it with sudo"
 
-packages=(slurmctld slurmd slurm-client munge golly)
-missing=()
-for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
-        fail "could not install ${missing[*]} with apt-get: check the network or install them by hand"
-fi
+"$root/deploy/install-deps.sh" slurmctld slurmd slurm-client munge golly >/dev/null ||
+    fail "could not install Slurm, munge and golly with apt-get: check the network or install them by hand"
 
 TESSERA=${TESSERA:-$root/.build/release/tessera}
 if [ ! -x "$TESSERA" ]; then
@@ -145,7 +137,7 @@ job() { client timeout 180 sbatch --wait --chdir "$work" "$@"; }
 job -N 3 -n 3 -o "$work/run-%j.out" "$root/deploy/slurm/tessera.sbatch" run "${board[@]}" \
     --tiles 2x2 --generations 300 --output "$work/slurm.rle" --report >/dev/null ||
     fail "the run job failed"
-bgolly -q -q -h -m 300 -o "$work/expected.mc" "$work/start.rle" >/dev/null 2>&1 2>&1
+bgolly -q -q -h -m 300 -o "$work/expected.mc" "$work/start.rle" >/dev/null 2>&1
 bgolly -q -q -h -m 0 -o "$work/got.mc" "$work/slurm.rle" >/dev/null 2>&1
 cmp -s "$work/expected.mc" "$work/got.mc" || fail "the board from Slurm differs from bgolly's"
 for i in 2 3; do
