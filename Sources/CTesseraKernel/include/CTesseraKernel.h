@@ -16,7 +16,10 @@ int tessera_cpu_has_avx2(void);
 /// stepped. Rows rowBegin-1 and rowEnd are read. The word before and the word after
 /// every stepped row must be readable and zero (guard words), so the edge of a row
 /// sees dead neighbours. `src` rows must be 32-byte aligned.
-/// Does nothing (returns 0) on CPUs or builds without AVX2; returns 1 when it stepped.
+/// Returns 1 when it stepped. A build for a CPU family without AVX2 (aarch64, say) has
+/// no such loop and returns 0 without touching anything. On x86 it always steps and
+/// does not look at the CPU: call it only where `tessera_cpu_has_avx2()` is nonzero,
+/// or the process dies of SIGILL.
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                            size_t words, size_t rowBegin, size_t rowEnd,
                            uint16_t birth, uint16_t survive);

@@ -97,7 +97,7 @@ public struct BitGrid: Hashable, Sendable {
 }
 
 /// Copies runs of bits between word arrays at any bit offsets.
-public enum BitCopy {
+package enum BitCopy {
     /// Reads up to 64 bits starting at bit `bit`; the word after the last one read must exist
     /// unless the bits end inside the current word.
     @inline(__always)
@@ -120,7 +120,7 @@ public enum BitCopy {
     }
 
     /// Copies `count` bits from `source` at bit `sourceBit` to `target` at bit `targetBit`.
-    public static func copy(
+    package static func copy(
         from source: UnsafePointer<UInt64>, bit sourceBit: Int,
         to target: UnsafeMutablePointer<UInt64>, bit targetBit: Int, count: Int
     ) {
@@ -134,7 +134,7 @@ public enum BitCopy {
     }
 
     /// Clears `count` bits of `target` from bit `bit`.
-    public static func clear(_ target: UnsafeMutablePointer<UInt64>, bit: Int, count: Int) {
+    package static func clear(_ target: UnsafeMutablePointer<UInt64>, bit: Int, count: Int) {
         var done = 0
         while done < count {
             let n = min(64, count - done)

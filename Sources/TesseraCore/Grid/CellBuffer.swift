@@ -34,7 +34,7 @@ public final class CellBuffer {
 
     /// The first word of row `y` (its guard word is at index -1).
     @inline(__always)
-    public func row(_ y: Int) -> UnsafeMutablePointer<UInt64> {
+    package func row(_ y: Int) -> UnsafeMutablePointer<UInt64> {
         storage.assumingMemoryBound(to: UInt64.self) + y * stride + Self.guardWords
     }
 

@@ -1,9 +1,8 @@
 import Foundation
-import TesseraCore
 
 /// ZeroMQ TCP endpoints, `tcp://HOST:PORT`.
-public enum Endpoint {
-    public static func split(_ endpoint: String) throws -> (host: String, port: String) {
+package enum Endpoint {
+    package static func split(_ endpoint: String) throws -> (host: String, port: String) {
         let bad = TesseraError("bad endpoint '\(endpoint)'", fix: "write tcp://HOST:PORT, e.g. tcp://127.0.0.1:7470")
         guard endpoint.hasPrefix("tcp://") else { throw bad }
         let rest = endpoint.dropFirst(6)
@@ -15,7 +14,7 @@ public enum Endpoint {
 
     /// The local IPv4 address this machine would use to reach `endpoint`'s host: the
     /// address to advertise to peers, so they reach this worker on the same network.
-    public static func localAddress(toward endpoint: String) throws -> String {
+    package static func localAddress(toward endpoint: String) throws -> String {
         let (host, port) = try split(endpoint)
         var hints = addrinfo()
         hints.ai_family = AF_INET

@@ -11,6 +11,9 @@ public enum Topology: String, Sendable, CaseIterable {
 /// A W×H board spans Golly x ∈ [−⌊W/2⌋, W−⌊W/2⌋) and y likewise, which is how Golly
 /// lays out a bounded grid `:TW,H` or `:PW,H`.
 public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
+    /// The widest and tallest board: 2^31 cells a side, 2^62 cells in all.
+    public static let maxSide = 1 << 31
+
     public let width: Int
     public let height: Int
     public let topology: Topology

@@ -11,10 +11,22 @@ public enum Kernel {
     public enum Implementation: String, Sendable, CaseIterable {
         case avx2
         case portable
+
+        /// Whether this CPU runs it.
+        public var isSupported: Bool { self == .portable || Kernel.hasAVX2 }
+
+        /// Refuses an implementation this CPU cannot run, before anything steps with it.
+        public func checkSupported() throws {
+            guard isSupported else {
+                throw TesseraError("this CPU has no AVX2, so the avx2 kernel cannot run here", fix: "use the portable kernel")
+            }
+        }
     }
 
+    private static let hasAVX2 = tessera_cpu_has_avx2() != 0
+
     /// The fastest implementation this CPU runs.
-    public static let best: Implementation = tessera_cpu_has_avx2() != 0 ? .avx2 : .portable
+    public static let best: Implementation = hasAVX2 ? .avx2 : .portable
 
     /// Steps rows `rows` of `source` into `target` (same size). Rows `rows.lowerBound - 1`
     /// and `rows.upperBound` are read, so `rows` must lie inside `1..<height-1`. Cells
@@ -25,6 +37,8 @@ public enum Kernel {
     ) {
         precondition(source.width == target.width && source.height == target.height)
         precondition(rows.lowerBound >= 1 && rows.upperBound <= source.height - 1)
+        // Callers check with `checkSupported()` first; AVX2 code on a CPU without it is SIGILL.
+        precondition(implementation.isSupported, "the avx2 kernel on a CPU without AVX2")
         guard !rows.isEmpty else { return }
         let src = UnsafePointer(source.row(0)), dst = target.row(0)
         if implementation == .avx2,

@@ -1,5 +1,3 @@
-import TesseraCore
-
 /// One of the eight sides of a tile.
 public enum Direction: Int, CaseIterable, Sendable {
     case north, northEast, east, southEast, south, southWest, west, northWest
@@ -44,6 +42,9 @@ public struct TileRect: Hashable, Sendable {
 /// The board cut into `columns`×`rows` tiles. Sizes that do not divide are split as
 /// evenly as possible (tile widths differ by at most one cell).
 public struct Tiling: Hashable, Sendable {
+    /// The most tiles a board is cut into: each is an actor with buffers of its own.
+    public static let maxTiles = 1 << 20
+
     public let shape: BoardShape
     public let columns: Int
     public let rows: Int
@@ -56,6 +57,9 @@ public struct Tiling: Hashable, Sendable {
             throw TesseraError(
                 "\(columns)x\(rows) tiles is more tiles than the \(shape.width)x\(shape.height) board has cells across",
                 fix: "use at most \(shape.width)x\(shape.height) tiles")
+        }
+        guard columns * rows <= Self.maxTiles else {
+            throw TesseraError("\(columns)x\(rows) is more than \(Self.maxTiles) tiles", fix: "use fewer --tiles")
         }
         self.shape = shape
         self.columns = columns

@@ -1,0 +1,68 @@
+/// What a viewer looks at: `width`×`height` dots whose top-left dot starts at board
+/// cell (x, y), each dot covering `cellsPerDot`×`cellsPerDot` cells.
+///
+/// Every field is held within limits far from overflow, so any arithmetic on a
+/// viewport (a dot's cells, a tile's dots) is safe whatever a peer sent.
+public struct Viewport: Hashable, Sendable {
+    /// Dots a side: a terminal of 2048 columns, or a 4096-pixel image.
+    public static let maxDots = 4096
+    public static let maxCellsPerDot = 1 << 32
+    /// How far from the board's corner a viewport may start, in cells.
+    public static let maxCoordinate = 1 << 48
+
+    public private(set) var x: Int, y: Int
+    public private(set) var cellsPerDot: Int
+    public private(set) var width: Int, height: Int
+
+    /// Clamps each field into its limits.
+    public init(x: Int, y: Int, cellsPerDot: Int, width: Int, height: Int) {
+        self.x = min(max(x, -Self.maxCoordinate), Self.maxCoordinate)
+        self.y = min(max(y, -Self.maxCoordinate), Self.maxCoordinate)
+        self.cellsPerDot = min(max(1, cellsPerDot), Self.maxCellsPerDot)
+        self.width = min(max(0, width), Self.maxDots)
+        self.height = min(max(0, height), Self.maxDots)
+    }
+
+    /// Whether these values are a viewport as they are, with nothing to clamp.
+    public static func isWithinLimits(x: Int, y: Int, cellsPerDot: Int, width: Int, height: Int) -> Bool {
+        abs(x) <= maxCoordinate && abs(y) <= maxCoordinate && (1...maxCellsPerDot).contains(cellsPerDot)
+            && (0...maxDots).contains(width) && (0...maxDots).contains(height)
+    }
+
+    /// The same viewport moved by (dx, dy) cells, or resized to `width`×`height` dots.
+    public func moved(dx: Int = 0, dy: Int = 0) -> Viewport {
+        Viewport(x: x + dx, y: y + dy, cellsPerDot: cellsPerDot, width: width, height: height)
+    }
+
+    public func resized(width: Int, height: Int) -> Viewport {
+        Viewport(x: x, y: y, cellsPerDot: cellsPerDot, width: width, height: height)
+    }
+
+    /// The same centre at `cellsPerDot` cells a dot.
+    public func zoomed(to cellsPerDot: Int) -> Viewport {
+        let z = min(max(1, cellsPerDot), Self.maxCellsPerDot)
+        let centre = (x + width * self.cellsPerDot / 2, y + height * self.cellsPerDot / 2)
+        return Viewport(x: centre.0 - width * z / 2, y: centre.1 - height * z / 2, cellsPerDot: z, width: width, height: height)
+    }
+
+    /// The whole board of `width`×`height` cells in `dots` columns × `rows` dots, centred.
+    public static func fitting(width: Int, height: Int, dots: Int, rows: Int) -> Viewport {
+        let z = max(1, max(ceilDiv(width, max(1, dots)), ceilDiv(height, max(1, rows))))
+        return Viewport(x: (width - dots * z) / 2, y: (height - rows * z) / 2, cellsPerDot: z, width: dots, height: rows)
+    }
+
+    /// The dots that cells of `rect` fall under, as column and row ranges; nil if none.
+    public func dots(covering rect: TileRect) -> (columns: Range<Int>, rows: Range<Int>)? {
+        let z = cellsPerDot
+        let x0 = max(0, floorDiv(rect.x - x, z)), x1 = min(width, ceilDiv(rect.x + rect.width - x, z))
+        let y0 = max(0, floorDiv(rect.y - y, z)), y1 = min(height, ceilDiv(rect.y + rect.height - y, z))
+        return x0 < x1 && y0 < y1 ? (x0..<x1, y0..<y1) : nil
+    }
+
+    /// Board columns (or rows, along y) under dot column `dot`.
+    public func cells(underColumn dot: Int) -> Range<Int> { (x + dot * cellsPerDot)..<(x + (dot + 1) * cellsPerDot) }
+    public func cells(underRow dot: Int) -> Range<Int> { (y + dot * cellsPerDot)..<(y + (dot + 1) * cellsPerDot) }
+}
+
+func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+func ceilDiv(_ a: Int, _ b: Int) -> Int { -floorDiv(-a, b) }

@@ -1,0 +1,72 @@
+import Foundation
+
+/// A process started with posix_spawn, waited for on a thread of its own: `waitpid`
+/// blocks, and a blocking call must never hold one of the cooperative pool's threads.
+package struct ChildProcess: Sendable {
+    /// How a process ended.
+    package enum Termination: Sendable, Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signalled(Int32)
+
+        package var description: String {
+            switch self {
+            case .exited(let status): "exited with status \(status)"
+            case .signalled(let signal): "was killed by signal \(signal)"
+            }
+        }
+    }
+
+    package let pid: pid_t
+    private let ended: Completion<Termination>
+
+    /// Starts `arguments[0]` (a path) with the rest as its arguments. `newProcessGroup`
+    /// keeps a terminal's Ctrl-C from reaching it; `quiet` sends its output to /dev/null.
+    /// The child starts with no signal blocked, whatever this process blocks.
+    package static func spawn(_ arguments: [String], newProcessGroup: Bool = false, quiet: Bool = false) throws -> ChildProcess {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK)
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if quiet {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        var pid: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let rc = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, environ)
+        guard rc == 0 else {
+            throw TesseraError("cannot start \(arguments[0]): \(String(cString: strerror(rc)))")
+        }
+        let ended = Completion<Termination>()
+        let child = pid
+        let waiter = Thread {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            ended.succeed(status & 0x7f == 0 ? .exited(status >> 8 & 0xff) : .signalled(status & 0x7f))
+        }
+        waiter.name = "tessera-wait-\(child)"
+        waiter.start()
+        return ChildProcess(pid: child, ended: ended)
+    }
+
+    /// Waits until the process ends. Cancelling the wait leaves the process running.
+    package func termination() async throws -> Termination { try await ended.value() }
+
+    package var hasEnded: Bool { ended.isDone }
+
+    package func signal(_ number: Int32) {
+        if !ended.isDone { kill(pid, number) }
+    }
+}

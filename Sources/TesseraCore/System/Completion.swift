@@ -1,0 +1,70 @@
+import Synchronization
+
+/// A result that tasks wait for and any thread supplies, once: the one slot behind
+/// every "wait until it is in" in Tessera (halos, answers, a process's end, a wake-up).
+///
+/// A result supplied before anyone waits is kept for them; waiting is
+/// cancellation-aware (a cancelled waiter gets `CancellationError` at once, and the
+/// others keep waiting). So a missed wake-up or a cancelled run is never a hang.
+/// Thread-safe through its lock, hence `Sendable`.
+package final class Completion<Value: Sendable>: Sendable {
+    private struct State {
+        var result: Result<Value, any Error>?
+        var waiters: [Int: CheckedContinuation<Value, any Error>] = [:]
+        var nextWaiter = 0
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// Whether a result is in.
+    package var isDone: Bool { state.withLock { $0.result != nil } }
+
+    /// Supplies the result; the first one wins. Returns whether this call supplied it.
+    @discardableResult
+    package func resolve(_ result: Result<Value, any Error>) -> Bool {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>]? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        waiters?.forEach { $0.resume(with: result) }
+        return waiters != nil
+    }
+
+    @discardableResult
+    package func succeed(_ value: Value) -> Bool { resolve(.success(value)) }
+
+    @discardableResult
+    package func fail(_ error: any Error) -> Bool { resolve(.failure(error)) }
+
+    /// Waits for the result.
+    package func value() async throws -> Value {
+        let waiter = state.withLock { state -> Int in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                let now = state.withLock { state -> Result<Value, any Error>? in
+                    if let result = state.result { return result }
+                    // Checked under the lock: a cancellation handler that ran before the
+                    // continuation was stored found nothing to resume.
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.waiters[waiter] = continuation
+                    return nil
+                }
+                if let now { continuation.resume(with: now) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: waiter) }?.resume(throwing: CancellationError())
+        }
+    }
+}
+
+extension Completion where Value == Void {
+    @discardableResult
+    package func succeed() -> Bool { resolve(.success(())) }
+}

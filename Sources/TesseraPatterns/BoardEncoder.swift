@@ -1,0 +1,41 @@
+import Foundation
+import TesseraCore
+
+/// A whole board written as text a row at a time, taken in chunks: the writer never
+/// needs the board, or the text, whole.
+public protocol BoardEncoder {
+    /// Adds the next row (its words, 64 cells each).
+    mutating func append(_ words: ArraySlice<UInt64>)
+    /// Ends the text, after the last row.
+    mutating func finish()
+    /// The text encoded since the last call.
+    mutating func take() -> String
+}
+
+extension BoardEncoder {
+    /// Encodes the rows of `grid`, handing the text to `sink` in chunks.
+    public mutating func append(_ grid: BitGrid, to sink: (String) throws -> Void) rethrows {
+        for y in 0..<grid.height {
+            append(grid.row(y))
+            if y & 255 == 255 { try sink(take()) }
+        }
+        try sink(take())
+    }
+
+    /// All of `grid` as text: the whole board.
+    public mutating func encode(_ grid: BitGrid) -> String {
+        var text = ""
+        append(grid) { text += $0 }
+        finish()
+        return text + take()
+    }
+
+    /// Writes all of `grid` as `path`, atomically.
+    public mutating func write(_ grid: BitGrid, to path: String) throws {
+        let file = try AtomicFile(path)
+        try append(grid, to: file.write)
+        finish()
+        try file.write(take())
+        try file.commit()
+    }
+}
