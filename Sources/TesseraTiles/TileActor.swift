@@ -1,96 +1,44 @@
+import Synchronization
 import TesseraCore
-
-/// What a viewer looks at: `width`×`height` dots whose top-left dot starts at board
-/// cell (x, y), each dot covering `cellsPerDot`×`cellsPerDot` cells.
-public struct Viewport: Hashable, Sendable {
-    public var x: Int, y: Int
-    public var cellsPerDot: Int
-    public var width: Int, height: Int
-
-    public init(x: Int, y: Int, cellsPerDot: Int, width: Int, height: Int) {
-        self.x = x
-        self.y = y
-        self.cellsPerDot = max(1, cellsPerDot)
-        self.width = max(0, width)
-        self.height = max(0, height)
-    }
-
-    /// The whole board of `width`×`height` cells in `dots` columns × `rows` dots, centred.
-    public static func fitting(width: Int, height: Int, dots: Int, rows: Int) -> Viewport {
-        let z = max(1, max(ceilDiv(width, max(1, dots)), ceilDiv(height, max(1, rows))))
-        return Viewport(x: (width - dots * z) / 2, y: (height - rows * z) / 2, cellsPerDot: z, width: dots, height: rows)
-    }
-}
-
-func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
-func ceilDiv(_ a: Int, _ b: Int) -> Int { -floorDiv(-a, b) }
-
-/// Cells from a neighbour for one side of a tile's halo, taken at one generation.
-public struct HaloStrip: Sendable, Equatable {
-    /// The tile that receives the strip.
-    public let tile: TileID
-    /// The side of the receiver's halo the cells fill.
-    public let side: Direction
-    public let generation: UInt64
-    public let cells: BitGrid
-
-    public init(tile: TileID, side: Direction, generation: UInt64, cells: BitGrid) {
-        self.tile = tile
-        self.side = side
-        self.generation = generation
-        self.cells = cells
-    }
-}
-
-/// Carries halo strips to a neighbouring tile. This is the seam where transports plug
-/// in: in memory to an actor in the same process, or over the network to another worker.
-public protocol HaloLink: Sendable {
-    /// The tile at the other end, which receives the strips.
-    var tile: TileID { get }
-    func send(_ strip: HaloStrip) async throws
-}
-
-/// Delivers strips to a tile actor in this process.
-public struct LocalHaloLink: HaloLink {
-    public let target: TileActor
-
-    public init(target: TileActor) { self.target = target }
-
-    public var tile: TileID { target.id }
-
-    public func send(_ strip: HaloStrip) async throws { try await target.receive(strip) }
-}
 
 /// Owns one tile's cells. Every round it sends its edges to its neighbours, waits for
 /// their edges to fill its halo, then advances up to the halo depth alone. Nothing
 /// reads its cells except through its methods, which return values.
+///
+/// A round suspends (sending edges, waiting for halos), and other calls run while it
+/// does; so `run` refuses to start twice, and whatever reads or replaces the cells
+/// refuses while a run is in progress instead of seeing half a round.
 public actor TileActor {
     public nonisolated let id: TileID
     public nonisolated let rect: TileRect
+    /// How far the tile has come, readable from any thread (a heartbeat's).
+    public nonisolated let progress = TileProgress()
     private let engine: TileEngine
     private var links: [Direction: any HaloLink] = [:]
     public private(set) var generation: UInt64
+    /// Strips in hand, by generation: at most this round's and the next one's.
     private var inbox: [UInt64: [Direction: BitGrid]] = [:]
-    /// Strips of a generation already taken out of the inbox.
-    private var received: [UInt64: Int] = [:]
-    private var waiter: (generation: UInt64, continuation: CheckedContinuation<Void, any Error>)?
+    /// Sides already filled, by generation (a tile's own strips, on a torus one tile across).
+    private var filled: [UInt64: Set<Direction>] = [:]
+    private var waiter: (generation: UInt64, halos: Completion<Void>)?
+    private var running = false
     private var failure: (any Error)?
     private let overlap: Bool
-    /// Seconds spent stepping cells, and waiting for neighbours' halos.
-    public private(set) var computeSeconds = 0.0
-    public private(set) var waitSeconds = 0.0
 
     /// - Parameters:
     ///   - deadSides: the sides where a plane board ends.
+    /// - Throws: when `implementation` does not run on this CPU.
     public init(id: TileID, rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>,
                 cells: BitGrid, generation: UInt64 = 0,
-                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil, blocking: Bool? = nil) {
+                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil, blocking: Bool? = nil) throws {
+        try implementation.checkSupported()
         self.id = id
         self.rect = rect
         self.generation = generation
         self.overlap = overlap ?? TileEngine.overlapPays(rect: rect, depth: depth)
         engine = TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, cells: cells,
                             implementation: implementation, blocking: blocking)
+        progress.record(generation: generation)
     }
 
     /// Sets the link to the neighbour on each side that has one. A halo from this tile
@@ -101,34 +49,50 @@ public actor TileActor {
         if overlap { engine.expectLate(Set(links.filter { $0.value.tile != id }.keys)) }
     }
 
-    /// Accepts a strip from a neighbour. A neighbour can run at most one round ahead, so
-    /// strips are kept by generation.
+    /// Accepts a strip from a neighbour. A neighbour runs at most one round ahead, so
+    /// only strips for this round or the next are taken, each side once, and only of
+    /// the halo's size; anything else is refused with an error that says why, and
+    /// changes nothing.
     public func receive(_ strip: HaloStrip) throws {
-        guard strip.generation >= generation else {
-            throw TesseraError("tile \(id) got a halo for generation \(strip.generation) after reaching \(generation)")
+        guard links[strip.side] != nil else {
+            throw TesseraError("tile \(id) has no neighbour on its \(strip.side) side to take a halo strip from")
+        }
+        let size = engine.haloSize(strip.side)
+        guard strip.cells.width == size.width, strip.cells.height == size.height else {
+            throw TesseraError("a \(strip.cells.width)x\(strip.cells.height) halo strip for the \(strip.side) side of tile \(id), whose halo there is \(size.width)x\(size.height)")
+        }
+        guard strip.generation >= generation, strip.generation - generation <= UInt64(engine.depth) else {
+            throw TesseraError("tile \(id) at generation \(generation) got a halo strip for generation \(strip.generation)")
+        }
+        guard inbox[strip.generation]?[strip.side] == nil, filled[strip.generation]?.contains(strip.side) != true else {
+            throw TesseraError("tile \(id) already has its \(strip.side) halo strip for generation \(strip.generation)")
         }
         inbox[strip.generation, default: [:]][strip.side] = strip.cells
         if let waiter, waiter.generation == strip.generation, haloesComplete(strip.generation) {
-            self.waiter = nil
-            waiter.continuation.resume()
+            waiter.halos.succeed()
         }
     }
 
     /// Stops a run in progress with `error` (a lost neighbour, say).
     public func fail(_ error: any Error) {
         failure = failure ?? error
-        if let waiter {
-            self.waiter = nil
-            waiter.continuation.resume(throwing: error)
-        }
+        waiter?.halos.fail(error)
     }
 
     /// Runs `generations` generations, trading halos every `engine.depth` generations.
-    /// The interior steps while the halos travel (see `TileEngine`).
+    /// The interior steps while the halos travel (see `TileEngine`). Cancelling the
+    /// task that runs it ends a wait for halos at once.
     public func run(generations: UInt64) async throws {
+        guard !running else { throw TesseraError("tile \(id) is already running") }
+        guard generation.addingReportingOverflow(generations).overflow == false else {
+            throw TesseraError("tile \(id) cannot run \(generations) generations past generation \(generation)")
+        }
+        running = true
+        defer { running = false }
         var remaining = generations
         while remaining > 0 {
             if let failure { throw failure }
+            try Task.checkCancellation()
             let steps = Int(min(UInt64(engine.depth), remaining))
             for (side, link) in links {
                 let strip = HaloStrip(tile: link.tile, side: side.opposite, generation: generation, cells: engine.edge(side))
@@ -140,7 +104,7 @@ public actor TileActor {
             for (side, cells) in inbox[generation] ?? [:] where links[side]?.tile == id {
                 engine.fillHalo(side, with: cells)
                 inbox[generation]![side] = nil
-                received[generation, default: 0] += 1
+                filled[generation, default: []].insert(side)
             }
             if overlap { engine.beginRound(steps) }
             let waitStart = clock.now
@@ -149,69 +113,98 @@ public actor TileActor {
             for (side, cells) in inbox.removeValue(forKey: generation) ?? [:] {
                 engine.fillHalo(side, with: cells)
             }
-            received[generation] = nil
+            filled[generation] = nil
             if !overlap { engine.beginRound(steps) }
             engine.finishRound(steps)
-            waitSeconds += (computeStart - waitStart).seconds
-            computeSeconds += (waitStart - interiorStart).seconds + (clock.now - computeStart).seconds
             generation += UInt64(steps)
             remaining -= UInt64(steps)
+            progress.record(generation: generation, compute: (waitStart - interiorStart) + (clock.now - computeStart),
+                            wait: computeStart - waitStart)
         }
     }
 
     private func haloes(for generation: UInt64) async throws {
         if haloesComplete(generation) { return }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            if let failure {
-                continuation.resume(throwing: failure)
-            } else {
-                waiter = (generation, continuation)
-            }
-        }
+        if let failure { throw failure }
+        let halos = Completion<Void>()
+        waiter = (generation, halos)
+        defer { waiter = nil }
+        try await halos.value()
     }
+
+    /// Whether a run waits for its neighbours' strips right now.
+    var isWaitingForHalos: Bool { waiter != nil }
 
     private func haloesComplete(_ generation: UInt64) -> Bool {
-        (inbox[generation]?.count ?? 0) + (received[generation] ?? 0) == links.count
+        (inbox[generation]?.count ?? 0) + (filled[generation]?.count ?? 0) == links.count
     }
 
-    public var population: Int { engine.population }
+    private func checkIdle(_ what: String) throws {
+        guard !running else { throw TesseraError("tile \(id) cannot \(what) while it runs: its cells are between generations") }
+    }
+
+    public func population() throws -> Int {
+        try checkIdle("count its cells")
+        return engine.population
+    }
 
     /// Replaces the tile's cells (a new pattern, an edit, a rewind) between runs.
-    public func load(_ cells: BitGrid, generation: UInt64) {
+    public func load(_ cells: BitGrid, generation: UInt64) throws {
+        try checkIdle("take new cells")
+        guard cells.width == rect.width, cells.height == rect.height else {
+            throw TesseraError("cells for tile \(id) are \(cells.width)x\(cells.height), expected \(rect.width)x\(rect.height)")
+        }
         engine.load(cells)
         self.generation = generation
         inbox.removeAll()
-        received.removeAll()
+        filled.removeAll()
+        progress.record(generation: generation)
     }
 
     /// The dots of `view` this tile covers: a dot is lit when any cell under it is alive.
     /// Only the reduced dots leave the tile, never its cells.
-    public func dots(in view: Viewport) -> (x: Int, y: Int, dots: BitGrid)? {
-        let z = view.cellsPerDot
-        let x0 = max(0, floorDiv(rect.x - view.x, z)), x1 = min(view.width, ceilDiv(rect.x + rect.width - view.x, z))
-        let y0 = max(0, floorDiv(rect.y - view.y, z)), y1 = min(view.height, ceilDiv(rect.y + rect.height - view.y, z))
-        guard x0 < x1, y0 < y1 else { return nil }
-        var dots = BitGrid(width: x1 - x0, height: y1 - y0)
-        for dy in y0..<y1 {
-            let cellTop = max(rect.y, view.y + dy * z), cellBottom = min(rect.y + rect.height, view.y + (dy + 1) * z)
-            for dx in x0..<x1 {
-                let left = max(rect.x, view.x + dx * z), right = min(rect.x + rect.width, view.x + (dx + 1) * z)
-                guard left < right else { continue }
-                for row in cellTop..<cellBottom
-                where engine.anyAlive(row: row - rect.y, x: left - rect.x, width: right - left) {
-                    dots[dx - x0, dy - y0] = true
+    public func dots(in view: Viewport) throws -> (x: Int, y: Int, dots: BitGrid)? {
+        try checkIdle("draw a frame")
+        guard let (columns, rows) = view.dots(covering: rect) else { return nil }
+        var dots = BitGrid(width: columns.count, height: rows.count)
+        for dy in rows {
+            let under = view.cells(underRow: dy).clamped(to: rect.y..<(rect.y + rect.height))
+            for dx in columns {
+                let across = view.cells(underColumn: dx).clamped(to: rect.x..<(rect.x + rect.width))
+                guard !across.isEmpty else { continue }
+                for row in under where engine.anyAlive(row: row - rect.y, x: across.lowerBound - rect.x, width: across.count) {
+                    dots[dx - columns.lowerBound, dy - rows.lowerBound] = true
                     break
                 }
             }
         }
-        return (x0, y0, dots)
+        return (columns.lowerBound, rows.lowerBound, dots)
     }
 
-    public var depth: Int { engine.depth }
-
-    /// The tile's cells, as a value.
-    public var cells: BitGrid { engine.cells(rows: 0..<rect.height) }
-
     /// Rows `rows` of this tile (counted from its top).
-    public func cells(rows: Range<Int>) -> BitGrid { engine.cells(rows: rows) }
+    public func cells(rows: Range<Int>) throws -> BitGrid {
+        try checkIdle("hand out its cells")
+        return engine.cells(rows: rows)
+    }
+}
+
+/// How far a tile has come and how it spent its time, written by the tile after each
+/// round and read by anyone: atomics, hence `Sendable`.
+public final class TileProgress: Sendable {
+    private let generationReached = Atomic<UInt64>(0)
+    private let computeNanoseconds = Atomic<UInt64>(0)
+    private let waitNanoseconds = Atomic<UInt64>(0)
+
+    public init() {}
+
+    func record(generation: UInt64, compute: Duration = .zero, wait: Duration = .zero) {
+        generationReached.store(generation, ordering: .relaxed)
+        computeNanoseconds.add(UInt64(compute.seconds * 1e9), ordering: .relaxed)
+        waitNanoseconds.add(UInt64(wait.seconds * 1e9), ordering: .relaxed)
+    }
+
+    public var generation: UInt64 { generationReached.load(ordering: .relaxed) }
+    /// Seconds spent stepping cells, and waiting for neighbours' halos, over the tile's life.
+    public var computeSeconds: Double { Double(computeNanoseconds.load(ordering: .relaxed)) / 1e9 }
+    public var waitSeconds: Double { Double(waitNanoseconds.load(ordering: .relaxed)) / 1e9 }
 }

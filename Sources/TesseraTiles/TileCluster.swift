@@ -19,7 +19,7 @@ public final class TileCluster: Sendable {
         var actors: [TileID: TileActor] = [:]
         for tile in tiling.tiles {
             let rect = tiling.rect(of: tile)
-            actors[tile] = TileActor(
+            actors[tile] = try TileActor(
                 id: tile, rect: rect, depth: halo, rule: rule,
                 deadSides: Self.deadSides(of: tile, in: tiling), cells: try cells(rect),
                 generation: generation, implementation: implementation, overlap: overlap,
@@ -59,39 +59,38 @@ public final class TileCluster: Sendable {
         return sides
     }
 
-    /// Advances every tile `generations` generations; returns when all have.
+    /// Advances every tile `generations` generations; returns when all have. When one
+    /// tile fails, the others are cancelled (their waits for halos end at once) and its
+    /// error is thrown.
     public func run(generations: UInt64) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for actor in actors.values {
                 group.addTask { try await actor.run(generations: generations) }
             }
-            do {
-                try await group.waitForAll()
-            } catch {
-                for actor in actors.values { await actor.fail(error) }
-                throw error
-            }
+            // The first error ends the loop; leaving the group cancels the rest. (`waitForAll`
+            // would wait for every child first, and the others wait for halos forever.)
+            for try await _ in group {}
         }
     }
 
-    public func population() async -> Int {
+    public func population() async throws -> Int {
         var total = 0
-        for actor in actors.values { total += await actor.population }
+        for actor in actors.values { total += try await actor.population() }
         return total
     }
 
     /// The whole board, assembled from every tile's cells.
-    public func board() async -> BitGrid {
-        await board(rows: 0..<tiling.shape.height)
+    public func board() async throws -> BitGrid {
+        try await board(rows: 0..<tiling.shape.height)
     }
 
     /// Rows `rows` of the board, full width.
-    public func board(rows: Range<Int>) async -> BitGrid {
+    public func board(rows: Range<Int>) async throws -> BitGrid {
         var band = BitGrid(width: tiling.shape.width, height: rows.count)
         for (_, actor) in actors.sorted(by: { $0.key < $1.key }) {
             guard let part = actor.rect.rows(overlapping: rows) else { continue }
-            await actor.cells(rows: part).copy(into: &band, atX: actor.rect.x,
-                                               y: actor.rect.y + part.lowerBound - rows.lowerBound)
+            try await actor.cells(rows: part).copy(into: &band, atX: actor.rect.x,
+                                                   y: actor.rect.y + part.lowerBound - rows.lowerBound)
         }
         return band
     }

@@ -215,6 +215,12 @@ final class TileEngine {
         return Box(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
     }
 
+    /// The size of the halo on `side`: what a strip for it must measure.
+    func haloSize(_ side: Direction) -> (width: Int, height: Int) {
+        let b = region(side, halo: true)
+        return (b.width, b.height)
+    }
+
     /// The interior cells next to `side`: what the neighbour on that side needs as halo.
     func edge(_ side: Direction) -> BitGrid {
         let b = region(side, halo: false)

@@ -15,7 +15,7 @@ import TesseraCore
             board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
         }
         try await cluster.run(generations: generations)
-        return await cluster.board()
+        return try await cluster.board()
     }
 
     @Test(arguments: rules, Topology.allCases)

@@ -1,0 +1,104 @@
+import Testing
+import TesseraCore
+@testable import TesseraTiles
+
+/// A link whose other end is gone: every send fails.
+struct BrokenLink: HaloLink {
+    let tile: TileID
+    func send(_ strip: HaloStrip) async throws { throw TesseraError("the neighbour is gone") }
+}
+
+/// A link that keeps what it is given and delivers nothing.
+struct SilentLink: HaloLink {
+    let tile: TileID
+    func send(_ strip: HaloStrip) async throws {}
+}
+
+@Suite struct TileActorTests {
+    static let rect = TileRect(x: 0, y: 0, width: 32, height: 32)
+    static let cells = try! Soup(density: 0.4, seed: 3).cells(x: 0, y: 0, width: 32, height: 32)
+
+    func tile(_ id: TileID = TileID(column: 0, row: 0)) throws -> TileActor {
+        try TileActor(id: id, rect: Self.rect, depth: 2, rule: .life, deadSides: [], cells: Self.cells)
+    }
+
+    /// All eight links go to a neighbour that never answers.
+    func waitingTile() async throws -> TileActor {
+        let actor = try tile()
+        var links: [Direction: any HaloLink] = [:]
+        for side in Direction.allCases { links[side] = SilentLink(tile: TileID(column: 1, row: 0)) }
+        await actor.connect(links)
+        return actor
+    }
+
+    /// Before: one tile's failure left its siblings waiting for halos forever.
+    @Test(.timeLimit(.minutes(1)))
+    func oneFailingTileEndsTheWholeRun() async throws {
+        let waiting = try await waitingTile()
+        let failing = try tile(TileID(column: 1, row: 0))
+        await failing.connect([.north: BrokenLink(tile: TileID(column: 0, row: 0))])
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await waiting.run(generations: 10) }
+                group.addTask { try await failing.run(generations: 10) }
+                for try await _ in group {}
+            }
+            Issue.record("the run did not fail")
+        } catch {
+            #expect(error as? TesseraError == TesseraError("the neighbour is gone"))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingARunEndsItsWaitForHalos() async throws {
+        let actor = try await waitingTile()
+        let run = Task { try await actor.run(generations: 4) }
+        while await actor.isWaitingForHalos == false { await Task.yield() }
+        run.cancel()
+        await #expect(throws: CancellationError.self) { try await run.value }
+    }
+
+    /// Before: a second run replaced the first one's waiter, and reads saw half a round.
+    @Test(.timeLimit(.minutes(1)))
+    func aRunningTileRefusesASecondRunAndReads() async throws {
+        let actor = try await waitingTile()
+        let run = Task { try await actor.run(generations: 4) }
+        while await actor.isWaitingForHalos == false { await Task.yield() }
+        await #expect(throws: TesseraError.self) { try await actor.run(generations: 1) }
+        await #expect(throws: TesseraError.self) { try await actor.population() }
+        await #expect(throws: TesseraError.self) { try await actor.cells(rows: 0..<1) }
+        await #expect(throws: TesseraError.self) { try await actor.dots(in: Viewport(x: 0, y: 0, cellsPerDot: 1, width: 4, height: 4)) }
+        await #expect(throws: TesseraError.self) { try await actor.load(Self.cells, generation: 0) }
+        run.cancel()
+        _ = try? await run.value
+        #expect(try await actor.population() > 0, "after the run ends, reads work again")
+    }
+
+    /// A strip is taken once, for this round or the next, of the halo's size; anything
+    /// else is refused and changes nothing.
+    @Test func refusesStripsThatDoNotFit() async throws {
+        let actor = try await waitingTile()
+        let side = HaloStrip(tile: actor.id, side: .west, generation: 0, cells: BitGrid(width: 2, height: 32))
+        try await actor.receive(side)
+        await #expect(throws: TesseraError.self, "twice") { try await actor.receive(side) }
+        let wrongSize = HaloStrip(tile: actor.id, side: .north, generation: 0, cells: BitGrid(width: 3, height: 2))
+        await #expect(throws: TesseraError.self, "wrong size") { try await actor.receive(wrongSize) }
+        let tooFar = HaloStrip(tile: actor.id, side: .north, generation: 3, cells: BitGrid(width: 32, height: 2))
+        await #expect(throws: TesseraError.self, "two rounds ahead") { try await actor.receive(tooFar) }
+        try await actor.receive(HaloStrip(tile: actor.id, side: .north, generation: 2, cells: BitGrid(width: 32, height: 2)))
+        let lonely = try tile()
+        await #expect(throws: TesseraError.self, "no neighbour there") { try await lonely.receive(side) }
+    }
+
+    @Test func refusesAKernelThisCPUDoesNotRun() throws {
+        if Kernel.Implementation.avx2.isSupported {
+            try Kernel.Implementation.avx2.checkSupported()
+        } else {
+            #expect(throws: TesseraError.self) {
+                try TileActor(id: TileID(column: 0, row: 0), rect: Self.rect, depth: 1, rule: .life, deadSides: [],
+                              cells: Self.cells, implementation: .avx2)
+            }
+        }
+        try Kernel.Implementation.portable.checkSupported()
+    }
+}
