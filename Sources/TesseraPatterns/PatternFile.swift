@@ -9,14 +9,30 @@ public enum PatternFile {
     /// prefix long enough to pass the leading blanks).
     private static func format(of start: some StringProtocol, path: String) throws -> Format {
         let start = start.drop(while: \.isWhitespace), lower = path.lowercased()
+        if start.hasPrefix("[M2]") || lower.hasSuffix(".mc") {
+            throw TesseraError("macrocell ([M2]) is not a format Tessera reads yet",
+                               fix: "save the pattern from Golly as RLE (.rle)")
+        }
+        if start.hasPrefix("#Life 1.05") {
+            throw TesseraError("Life 1.05 is not a format Tessera reads", fix: "save the pattern from Golly as RLE or Life 1.06")
+        }
         if start.hasPrefix("#Life 1.06") { return .life106 }
         if lower.hasSuffix(".cells") || start.hasPrefix("!") || (start.first.map { ".O".contains($0) } ?? false) {
             return .plainText
         }
         if lower.hasSuffix(".lif") || lower.hasSuffix(".life") {
-            throw TesseraError("\(path) is not Life 1.06 (no '#Life 1.06' line)", fix: "convert it to RLE or Life 1.06")
+            throw TesseraError("not Life 1.06 (no '#Life 1.06' line)", fix: "convert it to RLE or Life 1.06")
         }
         return .rle
+    }
+
+    /// Compressed files, told by their first bytes.
+    private static func compression(of bytes: Data) -> (name: String, tool: String)? {
+        if bytes.starts(with: [0x1F, 0x8B]) { return ("gzip", "gunzip") }
+        if bytes.starts(with: Array("PK\u{03}\u{04}".utf8)) { return ("zip", "unzip") }
+        if bytes.starts(with: Array("BZh".utf8)) { return ("bzip2", "bunzip2") }
+        if bytes.starts(with: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return ("xz", "unxz") }
+        return nil
     }
 
     public static func parse(_ text: String, path: String = "") throws -> Pattern {
@@ -41,12 +57,16 @@ public enum PatternFile {
         defer { try? handle.close() }
         do {
             let first = try handle.read(upToCount: 1 << 16) ?? Data()
+            if let compression = compression(of: first) {
+                throw TesseraError("\(compression.name)-compressed, which Tessera does not read",
+                                   fix: "unpack it first (\(compression.tool)) and give the RLE, .cells or Life 1.06 inside")
+            }
             if try format(of: String(decoding: first, as: UTF8.self), path: path) == .rle {
                 return try RLE.read(handle, startingWith: first)
             }
             let rest = try handle.readToEnd() ?? Data()
             guard let text = String(data: first + rest, encoding: .utf8) else {
-                throw TesseraError("\(path) is not UTF-8 text", fix: "give an RLE, .cells or Life 1.06 file")
+                throw TesseraError("not UTF-8 text", fix: "give an RLE, .cells or Life 1.06 file")
             }
             return try parse(text, path: path)
         } catch let error as TesseraError {
