@@ -2,6 +2,4 @@
 #define C_ZEROMQ_SHIM_H
 #include <zmq.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
-#include <signal.h>
 #endif

@@ -2,12 +2,16 @@ import CZeroMQ
 import Foundation
 import TesseraCore
 
+#if !os(Linux)
+#error("Tessera's cluster runs on Linux only: its message pump wakes through an eventfd")
+#endif
+
 /// A libzmq context. libzmq documents contexts as thread-safe, which is why this class
 /// is `@unchecked Sendable`; sockets made from it are not, and stay on their thread.
-public final class ZMQContext: @unchecked Sendable {
+package final class ZMQContext: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
-    public init() {
+    package init() {
         handle = zmq_ctx_new()
     }
 
@@ -17,25 +21,23 @@ public final class ZMQContext: @unchecked Sendable {
 
 /// One libzmq socket. `~Copyable` and not `Sendable`: it is created, used and closed
 /// by one thread. It holds its context so `zmq_ctx_term` never waits on a live socket.
-public struct ZMQSocket: ~Copyable {
-    public enum Kind {
-        case router, dealer, push, pull
+package struct ZMQSocket: ~Copyable {
+    package enum Kind {
+        case router, dealer
 
         var raw: Int32 {
             switch self {
             case .router: ZMQ_ROUTER
             case .dealer: ZMQ_DEALER
-            case .push: ZMQ_PUSH
-            case .pull: ZMQ_PULL
             }
         }
     }
 
     /// The libzmq socket, for `zmq_poll`.
-    public let handle: UnsafeMutableRawPointer
+    package let handle: UnsafeMutableRawPointer
     private let context: ZMQContext
 
-    public init(_ context: ZMQContext, _ kind: Kind) throws {
+    package init(_ context: ZMQContext, _ kind: Kind) throws {
         guard let handle = zmq_socket(context.handle, kind.raw) else { throw ZMQError.last("zmq_socket") }
         // Never block process exit on unsent messages: a peer that is gone stays gone.
         var linger: Int32 = 0
@@ -46,29 +48,47 @@ public struct ZMQSocket: ~Copyable {
 
     deinit { zmq_close(handle) }
 
-    public func set(_ option: Int32, _ value: Int32) throws {
+    package func set(_ option: Int32, _ value: Int32) throws {
         var v = value
         guard zmq_setsockopt(handle, option, &v, MemoryLayout<Int32>.size) == 0 else {
             throw ZMQError.last("zmq_setsockopt")
         }
     }
 
-    public func set(_ option: Int32, bytes: [UInt8]) throws {
+    /// For the options libzmq takes as 64-bit (ZMQ_MAXMSGSIZE).
+    package func set(_ option: Int32, int64 value: Int64) throws {
+        var v = value
+        guard zmq_setsockopt(handle, option, &v, MemoryLayout<Int64>.size) == 0 else {
+            throw ZMQError.last("zmq_setsockopt")
+        }
+    }
+
+    package func set(_ option: Int32, bytes: [UInt8]) throws {
         guard bytes.withUnsafeBytes({ zmq_setsockopt(handle, option, $0.baseAddress, $0.count) }) == 0 else {
             throw ZMQError.last("zmq_setsockopt")
         }
     }
 
-    public func bind(_ endpoint: String) throws {
-        guard zmq_bind(handle, endpoint) == 0 else { throw ZMQError.last("cannot listen on \(endpoint)") }
+    /// Binds `endpoint`; the common failures get a fix in their one line.
+    package func bind(_ endpoint: String) throws {
+        guard zmq_bind(handle, endpoint) != 0 else { return }
+        let problem = "cannot listen on \(endpoint): \(String(cString: zmq_strerror(zmq_errno())))"
+        switch zmq_errno() {
+        case EADDRINUSE:
+            throw TesseraError(problem, fix: "another process holds that port: stop it, or choose another port (or * for any free one)")
+        case EADDRNOTAVAIL:
+            throw TesseraError(problem, fix: "that address is not one of this machine's: give one of its addresses, or 0.0.0.0")
+        default:
+            throw TesseraError(problem, fix: "write tcp://ADDRESS:PORT with an address of this machine")
+        }
     }
 
-    public func connect(_ endpoint: String) throws {
+    package func connect(_ endpoint: String) throws {
         guard zmq_connect(handle, endpoint) == 0 else { throw ZMQError.last("cannot connect to \(endpoint)") }
     }
 
     /// The endpoint actually bound (resolves a `*` port).
-    public var lastEndpoint: String {
+    package var lastEndpoint: String {
         var buffer = [CChar](repeating: 0, count: 256)
         var size = buffer.count
         zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size)
@@ -77,7 +97,7 @@ public struct ZMQSocket: ~Copyable {
 
     /// Sends the frames of one message without blocking; returns false if it would block.
     @discardableResult
-    public func send(_ frames: [[UInt8]]) throws -> Bool {
+    package func send(_ frames: [[UInt8]]) throws -> Bool {
         for (i, frame) in frames.enumerated() {
             let flags = ZMQ_DONTWAIT | (i < frames.count - 1 ? ZMQ_SNDMORE : 0)
             let rc = frame.withUnsafeBytes { zmq_send(handle, $0.baseAddress, $0.count, flags) }
@@ -90,7 +110,7 @@ public struct ZMQSocket: ~Copyable {
     }
 
     /// Receives one whole message without blocking, or nil when none is waiting.
-    public func receive() throws -> [[UInt8]]? {
+    package func receive() throws -> [[UInt8]]? {
         var frames: [[UInt8]] = []
         while true {
             var message = zmq_msg_t()
@@ -108,8 +128,8 @@ public struct ZMQSocket: ~Copyable {
     }
 }
 
-public struct ZMQError: Error, CustomStringConvertible {
-    public let description: String
+package struct ZMQError: Error, CustomStringConvertible {
+    package let description: String
 
     static func last(_ what: String) -> ZMQError {
         ZMQError(description: "\(what): \(String(cString: zmq_strerror(zmq_errno())))")

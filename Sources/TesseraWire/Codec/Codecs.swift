@@ -1,0 +1,372 @@
+import TesseraCore
+
+/// A payload's encoder and decoder, side by side. A decoder checks every field against
+/// what it can be, so whatever it returns is safe to use.
+package protocol WireCodable {
+    func encode(to writer: inout WireWriter)
+    init(from reader: inout WireReader) throws
+}
+
+/// The most workers one run has: more than any cluster here, few enough to allocate for.
+package let maxWorkers = 4096
+/// The most a population can be: a board of 2^31 × 2^31 cells.
+private let maxPopulation = 1 << 62
+
+extension TileID: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.u32(UInt32(column))
+        w.u32(UInt32(row))
+    }
+
+    package init(from r: inout WireReader) throws {
+        self.init(column: try r.count(upTo: Int(Int32.max), "tile column"), row: try r.count(upTo: Int(Int32.max), "tile row"))
+    }
+}
+
+extension Rule: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.u16(birth)
+        w.u16(survive)
+    }
+
+    package init(from r: inout WireReader) throws {
+        let birth = try r.u16(), survive = try r.u16()
+        guard birth <= 0x1FF, survive <= 0x1FF, birth & 1 == 0 else {
+            throw TesseraError("implausible rule B\(birth)/S\(survive) in message")
+        }
+        self.init(birth: birth, survive: survive)
+    }
+}
+
+extension Tiling: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.int(shape.width)
+        w.int(shape.height)
+        w.u8(shape.topology == .torus ? 0 : 1)
+        w.u32(UInt32(columns))
+        w.u32(UInt32(rows))
+    }
+
+    package init(from r: inout WireReader) throws {
+        let width = try r.int(in: 1...BoardShape.maxSide, "board width")
+        let height = try r.int(in: 1...BoardShape.maxSide, "board height")
+        let topology: Topology
+        switch try r.u8() {
+        case 0: topology = .torus
+        case 1: topology = .plane
+        case let other: throw TesseraError("unknown topology \(other) in message")
+        }
+        let columns = try r.count(upTo: width, "tile columns"), rows = try r.count(upTo: height, "tile rows")
+        try self.init(shape: BoardShape(width: width, height: height, topology: topology), columns: columns, rows: rows)
+    }
+}
+
+extension Viewport: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        for value in [x, y, cellsPerDot, width, height] { w.int(value) }
+    }
+
+    package init(from r: inout WireReader) throws {
+        let values = try (0..<5).map { _ in Int(Int64(bitPattern: try r.u64())) }
+        guard Viewport.isWithinLimits(x: values[0], y: values[1], cellsPerDot: values[2], width: values[3], height: values[4]) else {
+            throw TesseraError("implausible viewport \(values) (x, y, cells per dot, width, height) in message")
+        }
+        self.init(x: values[0], y: values[1], cellsPerDot: values[2], width: values[3], height: values[4])
+    }
+}
+
+extension Hello: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.u32(pid)
+        w.string(endpoint)
+        w.string(host)
+    }
+
+    package init(from r: inout WireReader) throws {
+        let pid = try r.u32(), endpoint = try r.string(upTo: 512), host = try r.string(upTo: 256)
+        _ = try Endpoint.split(endpoint)
+        self.init(pid: pid, endpoint: endpoint, host: host)
+    }
+}
+
+extension Assignment: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.u32(UInt32(worker))
+        tiling.encode(to: &w)
+        rule.encode(to: &w)
+        w.u32(UInt32(halo))
+        w.u64(generation)
+        w.bool(soup != nil)
+        if let soup {
+            w.double(soup.density)
+            w.u64(soup.seed)
+        }
+        w.bool(overlay != nil)
+        if let overlay {
+            w.int(overlay.x)
+            w.int(overlay.y)
+            w.grid(overlay.cells)
+        }
+        w.u32(UInt32(endpoints.count))
+        for endpoint in endpoints { w.string(endpoint) }
+        for owner in owners { w.u32(UInt32(owner)) }
+    }
+
+    package init(from r: inout WireReader) throws {
+        let worker = try r.count(upTo: maxWorkers, "worker index")
+        let tiling = try Tiling(from: &r)
+        let rule = try Rule(from: &r)
+        let halo = try r.count(upTo: tiling.smallestSide, "halo depth")
+        try tiling.validate(halo: halo)
+        let generation = try r.u64()
+        let soup = try r.bool() ? try Soup(density: Double(bitPattern: try r.u64()), seed: try r.u64()) : nil
+        var overlay: Overlay? = nil
+        if try r.bool() {
+            let x = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay x")
+            let y = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay y")
+            overlay = Overlay(cells: try r.grid(), x: x, y: y)
+        }
+        let endpoints = try (0..<r.count(upTo: maxWorkers, "worker count")).map { _ in
+            let endpoint = try r.string(upTo: 512)
+            _ = try Endpoint.split(endpoint)
+            return endpoint
+        }
+        let owners = try tiling.tiles.map { _ in try r.count(upTo: maxWorkers, "tile owner") }
+        guard worker < endpoints.count, owners.allSatisfy({ $0 < endpoints.count }) else {
+            throw TesseraError("assignment names tiles or workers that do not exist")
+        }
+        self.init(worker: worker, tiling: tiling, rule: rule, halo: halo, generation: generation, soup: soup,
+                  overlay: overlay, endpoints: endpoints, owners: owners)
+    }
+}
+
+extension TileCells: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        tile.encode(to: &w)
+        w.u64(generation)
+        w.grid(cells)
+    }
+
+    package init(from r: inout WireReader) throws {
+        self.init(tile: try TileID(from: &r), generation: try r.u64(), cells: try r.grid())
+    }
+}
+
+extension FramePart: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        tile.encode(to: &w)
+        w.int(x)
+        w.int(y)
+        w.grid(dots)
+    }
+
+    package init(from r: inout WireReader) throws {
+        let tile = try TileID(from: &r)
+        let x = try r.int(in: 0...Viewport.maxDots, "frame x"), y = try r.int(in: 0...Viewport.maxDots, "frame y")
+        let dots = try r.grid()
+        guard x + dots.width <= Viewport.maxDots, y + dots.height <= Viewport.maxDots else {
+            throw TesseraError("implausible \(dots.width)x\(dots.height) frame part at (\(x),\(y)) in message")
+        }
+        self.init(tile: tile, x: x, y: y, dots: dots)
+    }
+}
+
+extension RunProgress: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.u64(generation)
+        w.double(computeSeconds)
+        w.double(waitSeconds)
+    }
+
+    package init(from r: inout WireReader) throws {
+        self.init(generation: try r.u64(), computeSeconds: try r.amount("compute time"), waitSeconds: try r.amount("wait time"))
+    }
+}
+
+extension WorkerReport: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.double(computeSeconds)
+        w.double(waitSeconds)
+        w.u64(bytesSent)
+        w.u32(UInt32(populations.count))
+        for (tile, population) in populations.sorted(by: { $0.key < $1.key }) {
+            tile.encode(to: &w)
+            w.int(population)
+        }
+    }
+
+    package init(from r: inout WireReader) throws {
+        self.init(computeSeconds: try r.amount("compute time"), waitSeconds: try r.amount("wait time"), bytesSent: try r.u64())
+        for _ in 0..<(try r.count(upTo: Tiling.maxTiles, "tile count")) {
+            let tile = try TileID(from: &r)
+            populations[tile] = try r.int(in: 0...maxPopulation, "population")
+        }
+    }
+}
+
+extension HaloStrip: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        tile.encode(to: &w)
+        w.u8(UInt8(side.rawValue))
+        w.u64(generation)
+        w.grid(cells)
+    }
+
+    package init(from r: inout WireReader) throws {
+        let tile = try TileID(from: &r)
+        let code = try r.u8()
+        guard let side = Direction(rawValue: Int(code)) else { throw TesseraError("halo strip for unknown side \(code)") }
+        self.init(tile: tile, side: side, generation: try r.u64(), cells: try r.grid())
+    }
+}
+
+extension PresenterWelcome: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        tiling.encode(to: &w)
+        rule.encode(to: &w)
+        w.u64(generation)
+        w.int(population)
+        w.u32(UInt32(workers))
+    }
+
+    package init(from r: inout WireReader) throws {
+        self.init(tiling: try Tiling(from: &r), rule: try Rule(from: &r), generation: try r.u64(),
+                  population: try r.int(in: 0...maxPopulation, "population"),
+                  workers: try r.count(upTo: maxWorkers, "worker count"))
+    }
+}
+
+extension PresenterRequest: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        switch self {
+        case .advance(let generations):
+            w.u8(0)
+            w.u64(generations)
+        case .frame(let viewport):
+            w.u8(1)
+            viewport.encode(to: &w)
+        case .collect(let rows):
+            w.u8(2)
+            w.rows(rows)
+        case .load(let generation, let board):
+            w.u8(3)
+            w.u64(generation)
+            w.grid(board)
+        case .finish:
+            w.u8(4)
+        }
+    }
+
+    package init(from r: inout WireReader) throws {
+        switch try r.u8() {
+        case 0: self = .advance(generations: try r.u64())
+        case 1: self = .frame(try Viewport(from: &r))
+        case 2: self = .collect(rows: try r.rows())
+        case 3: self = .load(generation: try r.u64(), board: try r.grid())
+        case 4: self = .finish
+        case let other: throw TesseraError("unknown presenter request \(other)")
+        }
+    }
+}
+
+extension PresenterReply: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        switch self {
+        case .advanced(let generation, let population):
+            w.u8(0)
+            w.u64(generation)
+            w.int(population)
+        case .frame(let dots):
+            w.u8(1)
+            w.grid(dots)
+        case .board(let cells):
+            w.u8(2)
+            w.grid(cells)
+        case .loaded(let generation, let population):
+            w.u8(3)
+            w.u64(generation)
+            w.int(population)
+        }
+    }
+
+    package init(from r: inout WireReader) throws {
+        switch try r.u8() {
+        case 0: self = .advanced(generation: try r.u64(), population: try r.int(in: 0...maxPopulation, "population"))
+        case 1: self = .frame(try r.grid())
+        case 2: self = .board(try r.grid())
+        case 3: self = .loaded(generation: try r.u64(), population: try r.int(in: 0...maxPopulation, "population"))
+        case let other: throw TesseraError("unknown presenter reply \(other)")
+        }
+    }
+}
+
+extension ViewerCommand: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        let (code, x, y): (UInt8, Int, Int) = switch self {
+        case .togglePause: (0, 0, 0)
+        case .step: (1, 0, 0)
+        case .faster: (2, 0, 0)
+        case .slower: (3, 0, 0)
+        case .nextPattern: (4, 0, 0)
+        case .toggleCell(let x, let y): (5, x, y)
+        case .save: (6, 0, 0)
+        case .rewind: (7, 0, 0)
+        }
+        w.u8(code)
+        w.int(x)
+        w.int(y)
+    }
+
+    package init(from r: inout WireReader) throws {
+        let code = try r.u8()
+        let x = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "cell x")
+        let y = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "cell y")
+        switch code {
+        case 0: self = .togglePause
+        case 1: self = .step
+        case 2: self = .faster
+        case 3: self = .slower
+        case 4: self = .nextPattern
+        case 5: self = .toggleCell(x: x, y: y)
+        case 6: self = .save
+        case 7: self = .rewind
+        default: throw TesseraError("unknown viewer command \(code)")
+        }
+    }
+}
+
+extension Frame: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.u64(generation)
+        w.int(population)
+        w.double(generationsPerSecond)
+        w.double(cellUpdatesPerSecond)
+        w.u32(UInt32(workers))
+        w.u32(UInt32(tiles.columns))
+        w.u32(UInt32(tiles.rows))
+        w.bool(paused)
+        w.double(delay)
+        w.int(board.width)
+        w.int(board.height)
+        viewport.encode(to: &w)
+        w.grid(dots)
+        w.string(note)
+    }
+
+    package init(from r: inout WireReader) throws {
+        let generation = try r.u64(), population = try r.int(in: 0...maxPopulation, "population")
+        let gps = try r.amount("generations per second"), cups = try r.amount("cell-updates per second")
+        let workers = try r.count(upTo: maxWorkers, "worker count")
+        let columns = try r.count(upTo: BoardShape.maxSide, "tile columns"), rows = try r.count(upTo: BoardShape.maxSide, "tile rows")
+        let paused = try r.bool(), delay = try r.amount("delay")
+        let width = try r.int(in: 0...BoardShape.maxSide, "board width"), height = try r.int(in: 0...BoardShape.maxSide, "board height")
+        let viewport = try Viewport(from: &r)
+        let dots = try r.grid()
+        guard dots.width <= Viewport.maxDots, dots.height <= Viewport.maxDots else {
+            throw TesseraError("implausible \(dots.width)x\(dots.height) frame in message")
+        }
+        self.init(generation: generation, population: population, generationsPerSecond: gps, cellUpdatesPerSecond: cups,
+                  workers: workers, tiles: (columns, rows), paused: paused, delay: delay, board: (width, height),
+                  viewport: viewport, dots: dots, note: try r.string())
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import TesseraCore
+
+/// The binary format: a 12-byte little-endian header, then the kind's payload.
+///
+/// | bytes | field |
+/// |---|---|
+/// | 0–3 | magic `TSRA` |
+/// | 4–5 | protocol version |
+/// | 6–7 | message kind |
+/// | 8–11 | payload length |
+package enum Wire {
+    package static let magic: [UInt8] = Array("TSRA".utf8)
+    /// 2: operation numbers in every request and answer, lanes, the presenter's own messages.
+    package static let version: UInt16 = 2
+    package static let headerSize = 12
+    /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
+    package static let maxPayload = 1 << 30
+
+    package enum Kind: UInt16, CaseIterable, Sendable {
+        case hello = 1, assign, load, ready, loaded, start, done, frameRequest, frameTile, collect, cells
+        case heartbeat, failure, shutdown, abort, refused
+        case halo
+        case presenterHello, presenterWelcome, presenterRequest, presenterReply
+        case view, detach, command, frame
+
+        /// The lanes this kind may travel on.
+        package var lanes: Set<Lane> {
+            switch self {
+            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure: [.toCoordinator]
+            case .assign, .load, .start, .frameRequest, .collect, .shutdown: [.toWorker]
+            case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
+            case .abort, .refused: [.toWorker, .toPresenter]
+            case .halo: [.halo]
+            case .presenterHello, .presenterRequest: [.toCoordinator]
+            case .presenterWelcome, .presenterReply: [.toPresenter]
+            case .view, .detach, .command: [.fromViewer]
+            case .frame: [.toViewer]
+            }
+        }
+    }
+
+    package static func encode(_ message: Message) -> [UInt8] {
+        var w = WireWriter()
+        switch message {
+        case .hello(let hello): hello.encode(to: &w)
+        case .assign(let assignment): assignment.encode(to: &w)
+        case .load(let op, let cells), .cells(let op, let cells):
+            w.u64(op)
+            cells.encode(to: &w)
+        case .ready, .shutdown, .presenterHello, .detach: break
+        case .loaded(let op, let tile):
+            w.u64(op)
+            tile.encode(to: &w)
+        case .start(let op, let generations):
+            w.u64(op)
+            w.u64(generations)
+        case .done(let op, let report):
+            w.u64(op)
+            report.encode(to: &w)
+        case .frameRequest(let op, let viewport):
+            w.u64(op)
+            viewport.encode(to: &w)
+        case .frameTile(let op, let part):
+            w.u64(op)
+            part.encode(to: &w)
+        case .collect(let op, let rows):
+            w.u64(op)
+            w.rows(rows)
+        case .heartbeat(let progress): progress.encode(to: &w)
+        case .failure(let reason), .abort(let reason), .refused(let reason):
+            w.string(String(decoding: reason.utf8.prefix(4096), as: UTF8.self))
+        case .halo(let strip): strip.encode(to: &w)
+        case .presenterWelcome(let welcome): welcome.encode(to: &w)
+        case .presenterRequest(let op, let request):
+            w.u64(op)
+            request.encode(to: &w)
+        case .presenterReply(let op, let reply):
+            w.u64(op)
+            reply.encode(to: &w)
+        case .view(let viewport): viewport.encode(to: &w)
+        case .command(let command): command.encode(to: &w)
+        case .frame(let frame): frame.encode(to: &w)
+        }
+        var header = WireWriter()
+        header.bytes.reserveCapacity(headerSize + w.bytes.count)
+        header.bytes.append(contentsOf: magic)
+        header.u16(version)
+        header.u16(message.kind.rawValue)
+        header.u32(UInt32(w.bytes.count))
+        return header.bytes + w.bytes
+    }
+
+    /// Decodes one message that arrived on `lane`, refusing anything malformed, and any
+    /// kind that does not belong there, with a `TesseraError` that says what.
+    package static func decode(_ bytes: [UInt8], on lane: Lane) throws -> Message {
+        guard bytes.count >= headerSize else {
+            throw TesseraError("truncated message: \(bytes.count) bytes, shorter than the \(headerSize)-byte header")
+        }
+        guard Array(bytes[0..<4]) == magic else { throw TesseraError("not a Tessera message (bad magic)") }
+        var header = WireReader(bytes, from: 4)
+        let peerVersion = try header.u16()
+        guard peerVersion == version else {
+            throw TesseraError(
+                "peer speaks protocol version \(peerVersion), this tessera speaks \(version)",
+                fix: "run the same tessera build on every machine")
+        }
+        let rawKind = try header.u16()
+        guard let kind = Kind(rawValue: rawKind) else { throw TesseraError("unknown message kind \(rawKind)") }
+        guard kind.lanes.contains(lane) else {
+            throw TesseraError("a \(kind) message does not belong on \(lane.rawValue)")
+        }
+        let length = Int(try header.u32())
+        guard length <= maxPayload else { throw TesseraError("oversized message: payload of \(length) bytes") }
+        guard bytes.count == headerSize + length else {
+            throw TesseraError("truncated or oversized message: header says \(length) payload bytes, got \(bytes.count - headerSize)")
+        }
+        var r = WireReader(bytes, from: headerSize)
+        let message: Message
+        switch kind {
+        case .hello: message = .hello(try Hello(from: &r))
+        case .assign: message = .assign(try Assignment(from: &r))
+        case .load: message = .load(op: try r.u64(), try TileCells(from: &r))
+        case .ready: message = .ready
+        case .loaded: message = .loaded(op: try r.u64(), tile: try TileID(from: &r))
+        case .start: message = .start(op: try r.u64(), generations: try r.u64())
+        case .done: message = .done(op: try r.u64(), try WorkerReport(from: &r))
+        case .frameRequest: message = .frameRequest(op: try r.u64(), try Viewport(from: &r))
+        case .frameTile: message = .frameTile(op: try r.u64(), try FramePart(from: &r))
+        case .collect: message = .collect(op: try r.u64(), rows: try r.rows())
+        case .cells: message = .cells(op: try r.u64(), try TileCells(from: &r))
+        case .heartbeat: message = .heartbeat(try RunProgress(from: &r))
+        case .failure: message = .failure(reason: try r.string())
+        case .shutdown: message = .shutdown
+        case .abort: message = .abort(reason: try r.string())
+        case .refused: message = .refused(reason: try r.string())
+        case .halo: message = .halo(try HaloStrip(from: &r))
+        case .presenterHello: message = .presenterHello
+        case .presenterWelcome: message = .presenterWelcome(try PresenterWelcome(from: &r))
+        case .presenterRequest: message = .presenterRequest(op: try r.u64(), try PresenterRequest(from: &r))
+        case .presenterReply: message = .presenterReply(op: try r.u64(), try PresenterReply(from: &r))
+        case .view: message = .view(try Viewport(from: &r))
+        case .detach: message = .detach
+        case .command: message = .command(try ViewerCommand(from: &r))
+        case .frame: message = .frame(try Frame(from: &r))
+        }
+        guard r.remaining == 0 else { throw TesseraError("\(kind) message has \(r.remaining) unexpected trailing bytes") }
+        return message
+    }
+
+    /// Decodes a message from a peer, or logs one line saying why it was refused (a
+    /// stranger or a broken peer must never bring `role` down) and returns nil.
+    package static func decodeOrLog(_ bytes: [UInt8], on lane: Lane, role: String) -> Message? {
+        do {
+            return try decode(bytes, on: lane)
+        } catch {
+            log(role, "refused a message: \(error)")
+            return nil
+        }
+    }
+
+    /// One line on stderr, `tessera ROLE: …`: what a process says about its peers.
+    package static func log(_ role: String, _ line: String) {
+        FileHandle.standardError.write(Data("tessera \(role): \(line)\n".utf8))
+    }
+}
+
+extension Message {
+    package var kind: Wire.Kind {
+        switch self {
+        case .hello: .hello
+        case .assign: .assign
+        case .load: .load
+        case .ready: .ready
+        case .loaded: .loaded
+        case .start: .start
+        case .done: .done
+        case .frameRequest: .frameRequest
+        case .frameTile: .frameTile
+        case .collect: .collect
+        case .cells: .cells
+        case .heartbeat: .heartbeat
+        case .failure: .failure
+        case .shutdown: .shutdown
+        case .abort: .abort
+        case .refused: .refused
+        case .halo: .halo
+        case .presenterHello: .presenterHello
+        case .presenterWelcome: .presenterWelcome
+        case .presenterRequest: .presenterRequest
+        case .presenterReply: .presenterReply
+        case .view: .view
+        case .detach: .detach
+        case .command: .command
+        case .frame: .frame
+        }
+    }
+}

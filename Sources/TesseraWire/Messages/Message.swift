@@ -1,0 +1,76 @@
+import TesseraCore
+
+/// Every message Tessera's processes send each other.
+///
+/// Requests that expect answers carry an operation number, `op`, and every answer
+/// echoes it: an answer to an earlier operation is recognised as stray and refused,
+/// whatever it says. Each message kind travels on one lane (see `Lane`), and a socket
+/// refuses kinds that do not belong on its lane.
+package enum Message: Sendable, Equatable {
+    // A worker and its coordinator, on the control connection.
+    /// A worker introduces itself.
+    case hello(Hello)
+    /// The coordinator gives a worker its tiles.
+    case assign(Assignment)
+    /// New cells for a tile: its starting board, a pattern change, an edit or a rewind.
+    case load(op: UInt64, TileCells)
+    /// A worker built its tiles.
+    case ready
+    /// A tile took the cells of `load`.
+    case loaded(op: UInt64, tile: TileID)
+    case start(op: UInt64, generations: UInt64)
+    /// A worker's tiles ran the generations of `start`.
+    case done(op: UInt64, WorkerReport)
+    case frameRequest(op: UInt64, Viewport)
+    /// One tile's part of a frame.
+    case frameTile(op: UInt64, FramePart)
+    /// Asks for board rows `rows` (all columns): each tile they cross answers with its part.
+    case collect(op: UInt64, rows: Range<Int>)
+    /// One tile's part of the rows of `collect`.
+    case cells(op: UInt64, TileCells)
+    /// Liveness, both ways, with how far the sender has come.
+    case heartbeat(RunProgress)
+    /// A worker could not do what it was asked; the run fails.
+    case failure(reason: String)
+    case shutdown
+    /// The run failed or was stopped; the receiver leaves.
+    case abort(reason: String)
+    /// The receiver is not wanted (a worker too many, a presenter where none is served).
+    case refused(reason: String)
+
+    // Between workers, on a worker's halo inbox.
+    case halo(HaloStrip)
+
+    // A presenter in its own process and the coordinator it drives.
+    case presenterHello
+    case presenterWelcome(PresenterWelcome)
+    case presenterRequest(op: UInt64, PresenterRequest)
+    case presenterReply(op: UInt64, PresenterReply)
+
+    // Viewers and the presenter.
+    /// The viewport a viewer wants its next frame of.
+    case view(Viewport)
+    /// The viewer is leaving.
+    case detach
+    case command(ViewerCommand)
+    case frame(Frame)
+}
+
+/// Where a message travels. A socket decodes with its lane and refuses every other kind.
+package enum Lane: String, Sendable, CaseIterable {
+    /// The coordinator's control socket: from workers and a presenter process.
+    case toCoordinator = "the coordinator's control port"
+    /// A worker's or presenter's control connection: from the coordinator.
+    case toWorker = "a worker's control connection"
+    /// A worker's halo inbox: from other workers.
+    case halo = "a worker's halo port"
+    /// A presenter process's connection to the coordinator: from the coordinator.
+    case toPresenter = "a presenter's coordinator connection"
+    /// A presenter's viewer port: from viewers.
+    case fromViewer = "a viewer port"
+    /// A viewer's connection: from the presenter.
+    case toViewer = "a viewer's connection"
+}
+
+/// A peer's ZeroMQ routing identity: who a message came from on a ROUTER socket.
+package typealias PeerID = [UInt8]

@@ -1,0 +1,194 @@
+import TesseraCore
+
+/// What a worker tells the coordinator when it connects.
+package struct Hello: Sendable, Equatable {
+    package let pid: UInt32
+    /// Where peers send this worker's halo strips, e.g. `tcp://10.0.0.2:41234`.
+    package let endpoint: String
+    package let host: String
+
+    package init(pid: UInt32, endpoint: String, host: String) {
+        self.pid = pid
+        self.endpoint = endpoint
+        self.host = host
+    }
+}
+
+/// Everything a worker needs to build its tiles and find its peers.
+package struct Assignment: Sendable, Equatable {
+    package let worker: Int
+    package let tiling: Tiling
+    package let rule: Rule
+    package let halo: Int
+    package let generation: UInt64
+    /// When set, workers generate their tiles' cells from it; otherwise cells follow as `load`.
+    package let soup: Soup?
+    /// A pattern the workers lay over the soup (or an empty board) themselves.
+    package let overlay: Overlay?
+    /// Each worker's inbox endpoint, by worker index.
+    package let endpoints: [String]
+    /// The worker index that owns each tile, in `tiling.tiles` order.
+    package let owners: [Int]
+
+    package init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, soup: Soup?,
+                 overlay: Overlay? = nil, endpoints: [String], owners: [Int]) {
+        self.worker = worker
+        self.tiling = tiling
+        self.rule = rule
+        self.halo = halo
+        self.generation = generation
+        self.soup = soup
+        self.overlay = overlay
+        self.endpoints = endpoints
+        self.owners = owners
+    }
+
+    package func owner(of tile: TileID) -> Int { owners[tile.row * tiling.columns + tile.column] }
+    package var myTiles: [TileID] { tiling.tiles.filter { owner(of: $0) == worker } }
+
+    /// Whether workers make their tiles' cells themselves, rather than wait for `load`.
+    package var cellsMadeByWorkers: Bool { soup != nil || overlay != nil }
+
+    /// The starting cells of `tile`, made from the soup and the overlay.
+    package func cells(of tile: TileID) -> BitGrid {
+        let rect = tiling.rect(of: tile)
+        return StartingCells(soup: soup, overlay: overlay)
+            .cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height, of: tiling.shape)
+    }
+}
+
+/// Cells of one tile: new cells for it (`load`) or its part of a `collect`.
+package struct TileCells: Sendable, Equatable {
+    package let tile: TileID
+    package let generation: UInt64
+    package let cells: BitGrid
+
+    package init(tile: TileID, generation: UInt64, cells: BitGrid) {
+        (self.tile, self.generation, self.cells) = (tile, generation, cells)
+    }
+}
+
+/// One tile's dots of a frame, placed at dot (x, y) of the viewport.
+package struct FramePart: Sendable, Equatable {
+    package let tile: TileID
+    package let x: Int, y: Int
+    package let dots: BitGrid
+
+    package init(tile: TileID, x: Int, y: Int, dots: BitGrid) {
+        (self.tile, self.x, self.y, self.dots) = (tile, x, y, dots)
+    }
+}
+
+/// How far a process has come: in heartbeats, so progress shows while a long advance runs.
+package struct RunProgress: Sendable, Equatable {
+    /// The generation every tile of the sender has reached.
+    package var generation: UInt64
+    /// Seconds spent stepping cells and waiting for halos, since the sender started.
+    package var computeSeconds: Double
+    package var waitSeconds: Double
+
+    package init(generation: UInt64, computeSeconds: Double = 0, waitSeconds: Double = 0) {
+        (self.generation, self.computeSeconds, self.waitSeconds) = (generation, computeSeconds, waitSeconds)
+    }
+}
+
+/// How a worker spent a run.
+package struct WorkerReport: Sendable, Equatable {
+    package var computeSeconds: Double
+    package var waitSeconds: Double
+    package var bytesSent: UInt64
+    package var populations: [TileID: Int]
+
+    package init(computeSeconds: Double = 0, waitSeconds: Double = 0, bytesSent: UInt64 = 0, populations: [TileID: Int] = [:]) {
+        self.computeSeconds = computeSeconds
+        self.waitSeconds = waitSeconds
+        self.bytesSent = bytesSent
+        self.populations = populations
+    }
+}
+
+/// What a coordinator tells a presenter process that may drive it.
+package struct PresenterWelcome: Sendable, Equatable {
+    package let tiling: Tiling
+    package let rule: Rule
+    package let generation: UInt64
+    package let population: Int
+    package let workers: Int
+
+    package init(tiling: Tiling, rule: Rule, generation: UInt64, population: Int, workers: Int) {
+        (self.tiling, self.rule, self.generation, self.population, self.workers) = (tiling, rule, generation, population, workers)
+    }
+}
+
+/// What a presenter process asks of the coordinator it drives.
+package enum PresenterRequest: Sendable, Equatable {
+    case advance(generations: UInt64)
+    case frame(Viewport)
+    case collect(rows: Range<Int>)
+    case load(generation: UInt64, board: BitGrid)
+    /// The presenter is done: the coordinator finishes the run.
+    case finish
+}
+
+/// The coordinator's answer to a `PresenterRequest` (none for `finish`).
+package enum PresenterReply: Sendable, Equatable {
+    case advanced(generation: UInt64, population: Int)
+    case frame(BitGrid)
+    case board(BitGrid)
+    case loaded(generation: UInt64, population: Int)
+}
+
+/// What a viewer asks the presenter to do.
+package enum ViewerCommand: Sendable, Equatable {
+    case togglePause
+    case step
+    case faster
+    case slower
+    case nextPattern
+    case toggleCell(x: Int, y: Int)
+    case save
+    case rewind
+}
+
+/// One generation-consistent picture of the board, reduced to a viewer's viewport,
+/// with the run's vital signs.
+package struct Frame: Sendable, Equatable {
+    package var generation: UInt64
+    package var population: Int
+    package var generationsPerSecond: Double
+    package var cellUpdatesPerSecond: Double
+    package var workers: Int
+    package var tiles: (columns: Int, rows: Int)
+    package var paused: Bool
+    /// Seconds between generations; 0 is as fast as it goes.
+    package var delay: Double
+    package var board: (width: Int, height: Int)
+    package var viewport: Viewport
+    package var dots: BitGrid
+    /// A line for the viewer to show once (where a save went, say).
+    package var note: String
+
+    package init(generation: UInt64, population: Int, generationsPerSecond: Double, cellUpdatesPerSecond: Double,
+                 workers: Int, tiles: (columns: Int, rows: Int), paused: Bool, delay: Double,
+                 board: (width: Int, height: Int), viewport: Viewport, dots: BitGrid, note: String) {
+        self.generation = generation
+        self.population = population
+        self.generationsPerSecond = generationsPerSecond
+        self.cellUpdatesPerSecond = cellUpdatesPerSecond
+        self.workers = workers
+        self.tiles = tiles
+        self.paused = paused
+        self.delay = delay
+        self.board = board
+        self.viewport = viewport
+        self.dots = dots
+        self.note = note
+    }
+
+    package static func == (a: Frame, b: Frame) -> Bool {
+        a.generation == b.generation && a.population == b.population && a.generationsPerSecond == b.generationsPerSecond
+            && a.cellUpdatesPerSecond == b.cellUpdatesPerSecond && a.workers == b.workers
+            && a.tiles == b.tiles && a.paused == b.paused && a.delay == b.delay && a.board == b.board
+            && a.viewport == b.viewport && a.dots == b.dots && a.note == b.note
+    }
+}

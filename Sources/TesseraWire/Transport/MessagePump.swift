@@ -1,0 +1,324 @@
+import CZeroMQ
+import Foundation
+import Synchronization
+import TesseraCore
+
+/// Moves messages between this process and its peers on a dedicated thread that owns
+/// every ZeroMQ socket, so no blocking call ever runs on Swift's cooperative pool.
+///
+/// Up to three sockets: `control` (a ROUTER the coordinator binds, or a DEALER a worker,
+/// presenter or viewer connects), `inbox` (a ROUTER bound for halo strips from peer
+/// workers, or for viewers) and `outbox` (a ROUTER that connects to each peer's inbox
+/// and addresses it by endpoint). Anything may call `send` from any thread; it wakes
+/// the pump through an eventfd. What arrives comes out of `control` and `inbox`, one
+/// stream per socket, in arrival order.
+package final class MessagePump: Sendable {
+    package enum Role: Sendable {
+        /// Binds `control` as a ROUTER on `listen`, and `inbox` for viewers on `viewers`.
+        case coordinator(listen: String, viewers: String? = nil)
+        /// Connects `control` as a DEALER to the coordinator and binds `inbox` on `listen`;
+        /// peers know it as `tcp://ADVERTISE:PORT`.
+        case worker(coordinator: String, listen: String, advertise: String)
+        /// Connects `control` as a DEALER to a presenter's viewer endpoint.
+        case viewer(presenter: String)
+        /// A presenter in its own process: connects `control` as a DEALER to the
+        /// coordinator and binds `inbox` for viewers.
+        case presenter(coordinator: String, viewers: String)
+    }
+
+    package enum Route: Sendable, Hashable {
+        /// On the coordinator's control socket, to the worker or presenter with this identity.
+        case member(PeerID)
+        /// A DEALER's control socket, to the one peer it connected to.
+        case coordinator
+        /// A peer worker's inbox.
+        case peer(endpoint: String)
+        /// A viewer attached to this process's viewer socket.
+        case viewer(PeerID)
+    }
+
+    /// A message as it arrived, with the identity of its sender ([] on a DEALER).
+    package struct Incoming: Sendable {
+        package let from: PeerID
+        package let bytes: [UInt8]
+    }
+
+    private struct State {
+        var queue: [(Route, [UInt8])] = []
+        /// When the pump thread last received on `control`, by sender identity ([] for a DEALER's peer).
+        var lastHeard: [PeerID: ContinuousClock.Instant] = [:]
+        var stopping = false
+        var bytesSent = 0
+    }
+
+    /// What arrives on `control`.
+    package let control: AsyncStream<Incoming>
+    /// What arrives on `inbox`: halo strips (a worker) or viewers' messages. Viewers'
+    /// messages beyond the newest 256 unread are dropped: the latest view request wins.
+    package let inbox: AsyncStream<Incoming>
+    /// The endpoint `control` (coordinator) or `inbox` (worker: as peers reach it) is at, port resolved.
+    package let boundEndpoint: String
+    /// The viewer endpoint, port resolved, if this process serves viewers.
+    package let viewerEndpoint: String?
+    private let state: Mutex<State>
+    private let wake: Int32
+    /// Resolved by the pump thread when it has sent what was queued and closed its sockets.
+    private let finished: Completion<Void>
+
+    private init(control: AsyncStream<Incoming>, inbox: AsyncStream<Incoming>, boundEndpoint: String,
+                 viewerEndpoint: String?, wake: Int32, finished: Completion<Void>) {
+        self.control = control
+        self.inbox = inbox
+        self.boundEndpoint = boundEndpoint
+        self.viewerEndpoint = viewerEndpoint
+        self.wake = wake
+        self.finished = finished
+        state = Mutex(State())
+    }
+
+    /// Starts a pump, runs `body` with it, and stops it, whatever `body` does.
+    ///
+    /// A pump with `heartbeat` sends it on `control` every `heartbeatInterval` from its
+    /// own thread, so liveness never waits for busy compute threads.
+    package static func with<T>(
+        _ role: Role, heartbeatInterval: Duration = .milliseconds(250), heartbeat: (@Sendable () -> [UInt8])? = nil,
+        _ body: (MessagePump) async throws -> T
+    ) async throws -> T {
+        let pump = try await start(role, heartbeatInterval: heartbeatInterval, heartbeat: heartbeat)
+        do {
+            let result = try await body(pump)
+            await pump.stop()
+            return result
+        } catch {
+            await pump.stop()
+            throw error
+        }
+    }
+
+    /// Starts the pump's thread, binds and connects its sockets, and returns once they are ready.
+    private static func start(_ role: Role, heartbeatInterval: Duration,
+                              heartbeat: (@Sendable () -> [UInt8])?) async throws -> MessagePump {
+        let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wake >= 0 else { throw TesseraError("cannot create an eventfd: \(String(cString: strerror(errno)))") }
+        return try await withCheckedThrowingContinuation { (ready: CheckedContinuation<MessagePump, any Error>) in
+            let thread = Thread {
+                serve(role, wake: wake, ready: ready, heartbeat: heartbeat.map { (heartbeatInterval, $0) })
+            }
+            thread.name = "tessera-zmq"
+            thread.start()
+        }
+    }
+
+    /// The pump thread's whole life. Everything ZeroMQ lives in this function, so when it
+    /// returns the sockets are closed and the context terminated: lingering messages have left.
+    private static func serve(_ role: Role, wake: Int32, ready: CheckedContinuation<MessagePump, any Error>,
+                              heartbeat: (interval: Duration, message: @Sendable () -> [UInt8])?) {
+        let (control, controlIn) = AsyncStream.makeStream(of: Incoming.self)
+        let servesViewers = role.servesViewers
+        let (inbox, inboxIn) = AsyncStream.makeStream(of: Incoming.self,
+                                                      bufferingPolicy: servesViewers ? .bufferingNewest(256) : .unbounded)
+        let finished = Completion<Void>()
+        defer {
+            controlIn.finish()
+            inboxIn.finish()
+        }
+        let pump: MessagePump
+        do {
+            let context = ZMQContext()
+            let largest = Int64(Wire.headerSize + Wire.maxPayload)
+            let controlSocket = try ZMQSocket(context, role.isCoordinator ? .router : .dealer)
+            // Last words (a shutdown, a failure report) must leave before the sockets
+            // close; a peer that is gone costs at most this long.
+            try controlSocket.set(ZMQ_LINGER, 2000)
+            try controlSocket.set(ZMQ_MAXMSGSIZE, int64: largest)
+            if role.isCoordinator {
+                // Never drop a control message silently: one the pipe cannot take yet is retried.
+                try controlSocket.set(ZMQ_ROUTER_MANDATORY, 1)
+            }
+            let inboxSocket = try ZMQSocket(context, .router)
+            if servesViewers {
+                // A viewer that stops reading holds at most a few frames: the rest are
+                // dropped, never queued. What viewers send is tiny.
+                try inboxSocket.set(ZMQ_SNDHWM, 4)
+                try inboxSocket.set(ZMQ_MAXMSGSIZE, int64: 1 << 16)
+            } else {
+                try inboxSocket.set(ZMQ_MAXMSGSIZE, int64: largest)
+            }
+            let outbox = try ZMQSocket(context, .router)
+            try outbox.set(ZMQ_ROUTER_MANDATORY, 1)
+            var bound = "", viewers: String? = nil
+            switch role {
+            case .coordinator(let listen, let viewerListen):
+                try controlSocket.bind(listen)
+                bound = controlSocket.lastEndpoint
+                if let viewerListen {
+                    try inboxSocket.bind(viewerListen)
+                    viewers = inboxSocket.lastEndpoint
+                }
+            case .worker(let coordinator, let listen, let advertise):
+                try inboxSocket.bind(listen)
+                bound = "tcp://\(advertise):\(try Endpoint.split(inboxSocket.lastEndpoint).port)"
+                // Peers' inboxes see this worker's strips come from its own endpoint, so
+                // they can tell a strip from the neighbour that owes it from a stray one.
+                try outbox.set(ZMQ_ROUTING_ID, bytes: Array(bound.utf8))
+                try controlSocket.connect(coordinator)
+            case .viewer(let presenter):
+                try controlSocket.connect(presenter)
+            case .presenter(let coordinator, let viewerListen):
+                try inboxSocket.bind(viewerListen)
+                viewers = inboxSocket.lastEndpoint
+                try controlSocket.connect(coordinator)
+            }
+            pump = MessagePump(control: control, inbox: inbox, boundEndpoint: bound, viewerEndpoint: viewers,
+                               wake: wake, finished: finished)
+            ready.resume(returning: pump)
+            pump.loop(control: controlSocket, inbox: inboxSocket, outbox: outbox, isCoordinator: role.isCoordinator,
+                      controlIn: controlIn, inboxIn: inboxIn, heartbeat: heartbeat)
+        } catch {
+            close(wake)
+            ready.resume(throwing: error as? TesseraError ?? TesseraError("\(error)"))
+            return
+        }
+        // The sockets and the context are gone by now (they were this function's locals
+        // in the `do` block), so whatever lingered has been sent.
+        finished.succeed()
+    }
+
+    // The eventfd lives as long as the pump, so a late `send` never writes to a reused descriptor.
+    deinit { close(wake) }
+
+    /// Queues `bytes` for `route`; never blocks.
+    package func send(_ bytes: [UInt8], to route: Route) {
+        let queued = state.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.queue.append((route, bytes))
+            return true
+        }
+        if queued { signal() }
+    }
+
+    package func send(_ message: Message, to route: Route) { send(Wire.encode(message), to: route) }
+
+    /// When a message last arrived on `control` from `identity` ([]: the one peer of a
+    /// DEALER). Stamped on the pump thread, so busy compute threads never make a live
+    /// peer look silent.
+    package func lastHeard(from identity: PeerID = []) -> ContinuousClock.Instant? {
+        state.withLock { $0.lastHeard[identity] }
+    }
+
+    /// Halo bytes handed to ZeroMQ for peers so far.
+    package var bytesSent: Int { state.withLock { $0.bytesSent } }
+
+    /// Sends what is queued (best effort), closes the sockets and ends the streams;
+    /// returns when the pump thread is done, which takes at most the control socket's
+    /// two-second linger. The wait suspends; it never blocks a thread.
+    package func stop() async {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopping = true }
+            return !state.stopping
+        }
+        if first { signal() }
+        try? await finished.value()
+    }
+
+    private func signal() {
+        var one: UInt64 = 1
+        _ = write(wake, &one, 8)
+    }
+
+    private func loop(control: borrowing ZMQSocket, inbox: borrowing ZMQSocket, outbox: borrowing ZMQSocket,
+                      isCoordinator: Bool, controlIn: AsyncStream<Incoming>.Continuation,
+                      inboxIn: AsyncStream<Incoming>.Continuation,
+                      heartbeat: (interval: Duration, message: @Sendable () -> [UInt8])?) {
+        let clock = ContinuousClock()
+        var nextBeat = clock.now
+        var connected = Set<String>()
+        // Messages a pipe could not take yet (a peer not connected yet, or full): retried.
+        var pending: [(Route, [UInt8])] = []
+        while true {
+            var items = [
+                zmq_pollitem_t(socket: control.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
+                zmq_pollitem_t(socket: inbox.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
+                zmq_pollitem_t(socket: nil, fd: wake, events: Int16(ZMQ_POLLIN), revents: 0),
+            ]
+            var timeout = pending.isEmpty ? -1 : 1
+            if let heartbeat {
+                if clock.now >= nextBeat {
+                    _ = try? control.send([heartbeat.message()])
+                    nextBeat = clock.now + heartbeat.interval
+                }
+                let untilBeat = Int((nextBeat - clock.now).seconds * 1000) + 1
+                timeout = timeout < 0 ? untilBeat : min(timeout, untilBeat)
+            }
+            let rc = zmq_poll(&items, 3, timeout)
+            if rc < 0 && zmq_errno() != EINTR { return }
+            if items[2].revents != 0 {
+                var count: UInt64 = 0
+                _ = read(wake, &count, 8)
+            }
+            let (queue, stopping) = state.withLock { state -> ([(Route, [UInt8])], Bool) in
+                defer { state.queue.removeAll(keepingCapacity: true) }
+                return (state.queue, state.stopping)
+            }
+            var retry: [(Route, [UInt8])] = []
+            for (route, bytes) in pending + queue {
+                let delivered: Bool
+                switch route {
+                case .coordinator:
+                    delivered = (try? control.send([bytes])) ?? true
+                case .member(let identity):
+                    // Not yet (a full pipe): false, retried. A peer that is gone: thrown, dropped.
+                    delivered = (try? control.send([identity, bytes])) ?? true
+                case .viewer(let identity):
+                    // Latest frame wins: one that cannot go now is dropped, never queued.
+                    _ = try? inbox.send([identity, bytes])
+                    delivered = true
+                case .peer(let endpoint):
+                    if !connected.contains(endpoint) {
+                        try? outbox.set(ZMQ_CONNECT_ROUTING_ID, bytes: Array(endpoint.utf8))
+                        try? outbox.connect(endpoint)
+                        connected.insert(endpoint)
+                    }
+                    // Unroutable until the connection is up: keep it and try again shortly.
+                    delivered = (try? outbox.send([Array(endpoint.utf8), bytes])) ?? false
+                    if delivered { state.withLock { $0.bytesSent += bytes.count } }
+                }
+                if !delivered { retry.append((route, bytes)) }
+            }
+            pending = retry
+            // Stopping: what was queued before stop() went out above (best effort); done.
+            if stopping { return }
+            if items[0].revents != 0 {
+                while let frames = try? control.receive() {
+                    let now = ContinuousClock.now
+                    let from: PeerID = isCoordinator ? frames[0] : []
+                    state.withLock { $0.lastHeard[from] = now }
+                    if frames.count == (isCoordinator ? 2 : 1) {
+                        controlIn.yield(Incoming(from: from, bytes: frames[frames.count - 1]))
+                    }
+                }
+            }
+            if items[1].revents != 0 {
+                while let frames = try? inbox.receive() {
+                    guard frames.count == 2 else { continue }
+                    inboxIn.yield(Incoming(from: frames[0], bytes: frames[1]))
+                }
+            }
+        }
+    }
+}
+
+extension MessagePump.Role {
+    var isCoordinator: Bool {
+        if case .coordinator = self { return true }
+        return false
+    }
+
+    /// Whether `inbox` takes viewers (rather than halo strips from peers).
+    var servesViewers: Bool {
+        switch self {
+        case .coordinator, .presenter: true
+        case .worker, .viewer: false
+        }
+    }
+}
