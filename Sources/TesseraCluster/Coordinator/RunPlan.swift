@@ -2,20 +2,20 @@ import TesseraCore
 import TesseraTiles
 
 /// What a cluster run computes: the tiles, the rule, and where the starting cells come from.
-public struct RunPlan: Sendable {
-    public let tiling: Tiling
-    public let rule: Rule
-    public let halo: Int
+package struct RunPlan: Sendable {
+    package let tiling: Tiling
+    package let rule: Rule
+    package let halo: Int
     /// The generation the starting cells are at.
-    public let generation: UInt64
-    public let generations: UInt64
+    package let generation: UInt64
+    package let generations: UInt64
     /// Workers generate their own cells from the soup and the overlay when there is no `cells`.
-    public let soup: Soup?
-    public let overlay: Overlay?
+    package let soup: Soup?
+    package let overlay: Overlay?
     /// Each tile's starting cells, computed by the coordinator and sent to the worker.
-    public let cells: (@Sendable (TileRect) -> BitGrid)?
+    package let cells: (@Sendable (TileRect) -> BitGrid)?
 
-    public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, generations: UInt64,
+    package init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, generations: UInt64,
                 soup: Soup?, overlay: Overlay? = nil, cells: (@Sendable (TileRect) -> BitGrid)?) {
         self.overlay = overlay
         self.tiling = tiling
@@ -28,7 +28,7 @@ public struct RunPlan: Sendable {
     }
 
     /// Refuses worker counts that would leave a worker without a tile.
-    public static func check(workers: Int, tiling: Tiling) throws {
+    package static func check(workers: Int, tiling: Tiling) throws {
         let tiles = tiling.columns * tiling.rows
         guard workers <= tiles else {
             throw TesseraError("\(workers) workers but only \(tiles) tile\(tiles == 1 ? "" : "s") (\(tiling.columns)x\(tiling.rows)) of the \(tiling.shape.width)x\(tiling.shape.height) board",
@@ -38,14 +38,14 @@ public struct RunPlan: Sendable {
 
     /// Tiles in row-major order, cut into `workers` contiguous runs so neighbours mostly
     /// share a worker and trade halos in memory.
-    public func owners(workers: Int) -> [Int] {
+    package func owners(workers: Int) -> [Int] {
         let count = tiling.columns * tiling.rows
         return (0..<count).map { $0 * workers / count }
     }
 
     /// A `columns`×`rows` split into `count` tiles that cuts the least: fewest cells along
     /// tile borders; ties go to whole-row strips, whose halos are contiguous rows.
-    public static func defaultTiles(count: Int, shape: BoardShape) -> (columns: Int, rows: Int) {
+    package static func defaultTiles(count: Int, shape: BoardShape) -> (columns: Int, rows: Int) {
         var best: (cost: Int, columns: Int, rows: Int)? = nil
         for columns in 1...max(1, count) where count % columns == 0 {
             let rows = count / columns

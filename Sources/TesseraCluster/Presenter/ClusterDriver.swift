@@ -1,10 +1,9 @@
 import TesseraCore
-import TesseraTiles
 import TesseraWire
 
 /// What a presenter needs from a cluster: the coordinator in its own process, or one
 /// it drives over the network from a process of its own (`RemoteCluster`).
-public protocol ClusterDriver: Sendable {
+package protocol ClusterDriver: Sendable {
     var tiling: Tiling { get }
     var workerCount: Int { get }
     var generation: UInt64 { get async }
@@ -13,10 +12,11 @@ public protocol ClusterDriver: Sendable {
     func frame(_ viewport: Viewport) async throws -> BitGrid
     func collect() async throws -> BitGrid
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws
-    func onViewerMessage(_ handler: @escaping @Sendable ([UInt8], Message) -> Void) async
-    func send(_ message: Message, toViewer identity: [UInt8])
+    /// What viewers send, in arrival order.
+    var viewerInbox: AsyncStream<MessagePump.Incoming> { get }
+    func send(_ message: Message, toViewer identity: PeerID)
 }
 
 extension Coordinator: ClusterDriver {
-    public nonisolated var tiling: Tiling { plan.tiling }
+    package nonisolated var tiling: Tiling { plan.tiling }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import TesseraCore
-import TesseraTiles
 import TesseraWire
 
 /// Drives a live run for its viewers: advances the cluster batch by batch at the speed
@@ -9,13 +8,18 @@ import TesseraWire
 ///
 /// Latest frame wins: a viewer holds at most one request, answered once, at most 30
 /// times a second, so a slow viewer skips frames and nothing queues. Every change to
-/// the live state happens in this actor.
-public actor Presenter {
+/// the live state happens in this actor, and viewers' messages are applied in the
+/// order they came, by one loop.
+package actor Presenter {
     /// Seconds between generations, on a log scale; 0 runs as fast as the cluster goes.
-    public static let delays: [Double] = [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3]
+    package static let delays: [Double] = [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3]
     static let frameInterval = 1.0 / 30
     /// Boards up to this many cells keep value snapshots for rewind.
     static let snapshotLimit = 1 << 26
+    /// Viewers kept at once; a new one beyond this replaces the one heard from least recently.
+    static let maxViewers = 64
+    /// Board changes waiting for the next batch; more are dropped with a note.
+    static let maxActions = 64
 
     /// Board-changing things viewers ask for, done between batches.
     private enum Action {
@@ -25,13 +29,14 @@ public actor Presenter {
     private struct Viewer {
         var pending: Viewport?
         var lastSent = ContinuousClock.now - .seconds(1)
+        var lastHeard = ContinuousClock.now
         var note = ""
     }
 
     private let coordinator: any ClusterDriver
     private let patterns: [@Sendable (TileRect) -> BitGrid]
     private let save: @Sendable (BitGrid, UInt64) throws -> String
-    private var viewers: [[UInt8]: Viewer] = [:]
+    private var viewers: [PeerID: Viewer] = [:]
     private var actions: [Action] = []
     private var paused: Bool
     private var delayIndex: Int
@@ -44,15 +49,15 @@ public actor Presenter {
     private var lastSnapshot = ContinuousClock.now - .seconds(10)
     private var rateSample = (generation: UInt64(0), time: ContinuousClock.now)
     private var generationsPerSecond = 0.0
-    private var wake: CheckedContinuation<Void, Never>?
-    /// Something happened while the loop was busy: its next sleep returns at once.
-    private var woken = false
+    /// Resolved when something happens; a wake-up while the loop is busy makes its next sleep return at once.
+    private var wake = Completion<Void>()
+    private var started = false
 
     /// - Parameters:
     ///   - patterns: starting boards the `p` key cycles through.
     ///   - save: writes a board at a generation and says where.
     ///   - stopAt: the generation to stop at, if any; otherwise the run goes on until `stop()`.
-    public init(coordinator: any ClusterDriver, paused: Bool = false, delay: Double = 0,
+    package init(coordinator: any ClusterDriver, paused: Bool = false, delay: Double = 0,
                 stopAt: UInt64? = nil, patterns: [@Sendable (TileRect) -> BitGrid] = [],
                 save: @escaping @Sendable (BitGrid, UInt64) throws -> String) {
         self.coordinator = coordinator
@@ -63,15 +68,25 @@ public actor Presenter {
         self.save = save
     }
 
-    /// Passes what viewers send to this presenter.
-    public func attach() async {
-        await coordinator.onViewerMessage { identity, message in
-            Task { await self.receive(message, from: identity) }
+    /// Runs until `stop()` or the `stopAt` generation, reading viewers' messages in a
+    /// child task meanwhile.
+    package func run() async throws {
+        guard !started else { throw TesseraError("the presenter is already running") }
+        started = true
+        let inbox = coordinator.viewerInbox
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await incoming in inbox {
+                    guard let message = Wire.decodeOrLog(incoming.bytes, on: .fromViewer, role: "presenter") else { continue }
+                    await self.receive(message, from: incoming.from)
+                }
+            }
+            defer { group.cancelAll() }
+            try await drive()
         }
     }
 
-    /// Runs until `stop()` or the `stopAt` generation.
-    public func run() async throws {
+    private func drive() async throws {
         rateSample = (await coordinator.generation, .now)
         var lastAdvance = ContinuousClock.now - .seconds(10)
         while !quit {
@@ -108,23 +123,22 @@ public actor Presenter {
     }
 
     /// Ends `run()` after the batch in progress.
-    public func stop() {
+    package func stop() {
         quit = true
         wakeUp()
     }
 
     private var delay: Double { Self.delays[delayIndex] }
 
-    private func receive(_ message: Message, from identity: [UInt8]) {
+    private func receive(_ message: Message, from identity: PeerID) {
+        if message != .detach { admit(identity) }
         switch message {
         case .view(let viewport):
-            if viewport.width == 0 && viewport.height == 0 {
-                viewers[identity] = nil  // detached
-            } else {
-                viewers[identity, default: Viewer()].pending = viewport
-            }
+            viewers[identity]?.pending = viewport
+        case .detach:
+            viewers[identity] = nil
         case .command(let command):
-            viewers[identity, default: Viewer()].note = ""
+            viewers[identity]?.note = ""
             switch command {
             case .togglePause:
                 paused.toggle()
@@ -132,10 +146,10 @@ public actor Presenter {
             case .step: if paused { steps += 1 }
             case .faster: delayIndex = max(0, delayIndex - 1)
             case .slower: delayIndex = min(Self.delays.count - 1, delayIndex + 1)
-            case .nextPattern: actions.append(.nextPattern)
-            case .toggleCell(let x, let y): actions.append(.toggleCell(x: x, y: y))
-            case .save: actions.append(.save(viewer: identity))
-            case .rewind: actions.append(.rewind)
+            case .nextPattern: enqueue(.nextPattern, for: identity)
+            case .toggleCell(let x, let y): enqueue(.toggleCell(x: x, y: y), for: identity)
+            case .save: enqueue(.save(viewer: identity), for: identity)
+            case .rewind: enqueue(.rewind, for: identity)
             }
         default:
             return
@@ -143,30 +157,42 @@ public actor Presenter {
         wakeUp()
     }
 
-    private func sleep(_ seconds: Double?) async {
-        if woken || quit {
-            woken = false
+    private func enqueue(_ action: Action, for identity: PeerID) {
+        guard actions.count < Self.maxActions else {
+            viewers[identity]?.note = "busy: too many changes waiting, try again"
             return
         }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            wake = continuation
-            if let seconds {
-                Task {
-                    try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-                    self.wakeUp()
-                }
-            }
-        }
+        actions.append(action)
     }
 
-    private func wakeUp() {
-        if let wake {
-            wake.resume()
-            self.wake = nil
-        } else {
-            woken = true
+    /// Keeps a record of `identity`, making room for it if there are too many viewers.
+    private func admit(_ identity: PeerID) {
+        if viewers[identity] == nil, viewers.count >= Self.maxViewers,
+           let oldest = viewers.min(by: { $0.value.lastHeard < $1.value.lastHeard })?.key {
+            viewers[oldest] = nil
         }
+        viewers[identity, default: Viewer()].lastHeard = .now
     }
+
+    /// Sleeps until woken, or `seconds` at most.
+    private func sleep(_ seconds: Double?) async {
+        guard !quit else { return }
+        let wake = self.wake
+        if let seconds {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await wake.value() }
+                group.addTask { try? await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
+                await group.next()
+                group.cancelAll()
+            }
+        } else {
+            try? await wake.value()
+        }
+        // Whatever woke it has been seen by now: the loop looks at everything next.
+        self.wake = Completion()
+    }
+
+    private func wakeUp() { wake.succeed() }
 
     private func measureAndSnapshot() async throws {
         let now = ContinuousClock.now, generation = await coordinator.generation
@@ -225,13 +251,15 @@ public actor Presenter {
             guard let viewport = viewer.pending else { continue }
             if rateLimited && (now - viewer.lastSent).seconds < Self.frameInterval { continue }
             let dots = try await coordinator.frame(viewport)
+            // It may have detached while the frame was drawn.
+            guard viewers[identity] != nil else { continue }
             let tiling = coordinator.tiling
             let frame = Frame(
                 generation: await coordinator.generation, population: await coordinator.population,
                 generationsPerSecond: paused ? 0 : generationsPerSecond,
                 cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(tiling.shape.cellCount),
                 workers: coordinator.workerCount, tiles: (tiling.columns, tiling.rows), paused: paused, delay: delay,
-                board: (tiling.shape.width, tiling.shape.height), viewport: viewport, dots: dots, note: viewer.note)
+                board: (tiling.shape.width, tiling.shape.height), viewport: viewport, dots: dots, note: viewers[identity]?.note ?? "")
             coordinator.send(.frame(frame), toViewer: identity)
             // A newer request may have come in while this frame was drawn: keep it.
             if viewers[identity]?.pending == viewport { viewers[identity]?.pending = nil }

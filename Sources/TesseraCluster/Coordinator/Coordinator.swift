@@ -1,0 +1,255 @@
+import Foundation
+import TesseraCore
+import TesseraWire
+
+/// One worker as the coordinator saw it.
+package struct WorkerSummary: Sendable {
+    package let index: Int
+    package let pid: UInt32
+    package let host: String
+    package let tiles: [TileID]
+    package let report: WorkerReport
+}
+
+/// What a cluster run produced.
+package struct RunOutcome: Sendable {
+    /// Wall time spent advancing, from each `start` to the last worker's `done`.
+    package let seconds: Double
+    package let population: Int
+    package let workers: [WorkerSummary]
+    /// Generations run.
+    package let generations: UInt64
+
+    package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64) {
+        (self.seconds, self.population, self.workers, self.generations) = (seconds, population, workers, generations)
+    }
+}
+
+/// Runs a plan on workers: waits for them to connect, assigns tiles, then advances,
+/// draws frames, collects or reloads the board on request. It is not on the data path:
+/// halos go from worker to worker.
+///
+/// A thin shell: every decision is `CoordinatorState`'s, and this actor, the one place
+/// that state changes, feeds it the control socket's messages in arrival order and a
+/// tick four times a second, carries out its effects, and lets one request at a time
+/// wait for its answers.
+package actor Coordinator {
+    private var state: CoordinatorState
+    private let pump: MessagePump
+    /// Resolved when every worker has built its tiles.
+    private let prepared = Completion<Void>()
+    /// The request in flight.
+    private var pending: Completion<CoordinatorState.Answer>?
+    /// What a presenter process asks for, in order, for `serveRemotePresenter`.
+    private let presenterRequests: AsyncStream<(op: UInt64, request: PresenterRequest)>
+    private let presenterRequestsIn: AsyncStream<(op: UInt64, request: PresenterRequest)>.Continuation
+    package nonisolated let plan: RunPlan
+    package nonisolated let workerCount: Int
+    package private(set) var secondsAdvancing = 0.0
+    /// Generations advanced so far (a presenter's rewind does not take them back).
+    package private(set) var generationsAdvanced: UInt64 = 0
+    /// When the advance in flight started, and from which generation, for progress.
+    package private(set) var advancing: (since: ContinuousClock.Instant, from: UInt64, to: UInt64)?
+
+    /// - Parameters:
+    ///   - connectTimeout: how long to wait for all `workers` to connect.
+    ///   - silence: how long a worker may go without a heartbeat before the run fails.
+    ///   - servesPresenter: whether a presenter process may drive the run.
+    package init(pump: MessagePump, workers: Int, plan: RunPlan, connectTimeout: Duration,
+                 silence: Duration = .seconds(5), servesPresenter: Bool = false) {
+        self.pump = pump
+        self.plan = plan
+        workerCount = workers
+        state = CoordinatorState(.init(plan: plan, workers: workers, silence: silence,
+                                       connectDeadline: .now + connectTimeout, servesPresenter: servesPresenter))
+        (presenterRequests, presenterRequestsIn) = AsyncStream.makeStream(of: (op: UInt64, request: PresenterRequest).self)
+    }
+
+    /// Serves the workers until the task is cancelled: takes the control socket's
+    /// messages in order, and ticks. Run it as a child of the run's task group.
+    package nonisolated func serve() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await incoming in self.pump.control {
+                    guard let message = Wire.decodeOrLog(incoming.bytes, on: .toCoordinator, role: "coordinator") else { continue }
+                    await self.receive(message, from: incoming.from)
+                }
+                if !Task.isCancelled { await self.cancel("the coordinator's control socket closed") }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    await self.tick()
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func receive(_ message: Message, from peer: PeerID) {
+        apply(state.receive(message, from: peer, now: .now))
+    }
+
+    private func tick() {
+        let pump = self.pump
+        apply(state.tick(now: .now) { pump.lastHeard(from: $0) })
+    }
+
+    private func apply(_ effects: [CoordinatorState.Effect]) {
+        for effect in effects {
+            switch effect {
+            case .send(let message, let peer):
+                pump.send(message, to: .member(peer))
+            case .prepared:
+                prepared.succeed()
+            case .completed(let answer):
+                let done = pending
+                pending = nil
+                done?.succeed(answer)
+            case .failed(let error):
+                prepared.fail(error)
+                let done = pending
+                pending = nil
+                done?.fail(error)
+                presenterRequestsIn.finish()
+            case .presenter(let op, let request):
+                presenterRequestsIn.yield((op, request))
+            case .log(let line):
+                Wire.log("coordinator", line)
+            }
+        }
+    }
+
+    /// Waits for the workers to connect and build their tiles.
+    package func start() async throws {
+        try await prepared.value()
+    }
+
+    private func perform(_ request: CoordinatorState.Request) async throws -> CoordinatorState.Answer {
+        let effects = try state.begin(request)
+        let done = Completion<CoordinatorState.Answer>()
+        pending = done
+        apply(effects)
+        return try await done.value()
+    }
+
+    /// Advances every tile `generations` generations.
+    package func advance(_ generations: UInt64) async throws {
+        guard generations > 0 else { return }
+        let started = ContinuousClock.now
+        advancing = (started, state.generation, state.generation + min(generations, .max - state.generation))
+        defer { advancing = nil }
+        _ = try await perform(.advance(generations: generations))
+        secondsAdvancing += (ContinuousClock.now - started).seconds
+        generationsAdvanced += generations
+    }
+
+    /// The board reduced to `viewport`, every tile at the same generation.
+    package func frame(_ viewport: Viewport) async throws -> BitGrid {
+        guard case .frame(let dots) = try await perform(.frame(viewport)) else { throw TesseraError("no frame came back") }
+        return dots
+    }
+
+    /// The whole board, gathered from every tile.
+    package func collect() async throws -> BitGrid {
+        try await collect(rows: 0..<plan.tiling.shape.height)
+    }
+
+    /// Board rows `rows`, full width, gathered from the tiles they cross: a band at a
+    /// time, a board of any size can be written without being held whole.
+    package func collect(rows: Range<Int>) async throws -> BitGrid {
+        guard case .cells(let band) = try await perform(.collect(rows: rows)) else { throw TesseraError("no cells came back") }
+        return band
+    }
+
+    /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
+    package func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
+        _ = try await perform(.load(generation: generation, cells: cells))
+    }
+
+    /// Lets a presenter in its own process (`tessera presenter`) drive the run: answers
+    /// its requests, in order, with this actor's operations until it says `finish`.
+    package func serveRemotePresenter() async throws {
+        for await (op, request) in presenterRequests {
+            let reply: PresenterReply
+            switch request {
+            case .advance(let generations):
+                try await advance(generations)
+                reply = .advanced(generation: state.generation, population: state.population)
+            case .frame(let viewport):
+                reply = .frame(try await frame(viewport))
+            case .collect(let rows):
+                reply = .board(try await collect(rows: rows))
+            case .load(let at, let board):
+                try await load(generation: at) { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+                reply = .loaded(generation: state.generation, population: state.population)
+            case .finish:
+                return
+            }
+            if let presenter = state.presenter { pump.send(.presenterReply(op: op, reply), to: .member(presenter.peer)) }
+        }
+        if let failure = state.failure { throw failure }
+    }
+
+    /// A worker process this coordinator started ended.
+    package func workerExited(pid: Int32, host: String? = nil, how: String) {
+        apply(state.workerExited(pid: pid, host: host, how: how))
+    }
+
+    /// Stops the run (Ctrl-C, say): workers are told to abort.
+    package func cancel(_ reason: String) { apply(state.cancel(reason)) }
+
+    /// Tells the workers to leave; the run is over.
+    package func shutdown() { apply(state.shutdown()) }
+
+    /// What the run did so far.
+    package var outcome: RunOutcome {
+        RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
+                   generations: generationsAdvanced)
+    }
+
+    /// Where a run stands, for a progress line.
+    package struct Status: Sendable {
+        package let workers: Int
+        /// Workers that joined so far, and whether all of them built their tiles.
+        package let joined: Int
+        package let ready: Bool
+        /// Generations run so far, counted from the plan's: inside an advance, as far as
+        /// every worker's heartbeat says.
+        package let done: UInt64
+        package let secondsAdvancing: Double
+        package let computeSeconds: Double
+        package let waitSeconds: Double
+    }
+
+    package var status: Status {
+        let progress = state.progress
+        let inFlight = advancing.map { min(max(progress.generation, $0.from), $0.to) - $0.from } ?? 0
+        return Status(workers: workerCount, joined: state.members.count,
+                      ready: state.phase == .idle || state.phase == .busy,
+                      done: generationsAdvanced + inFlight,
+                      secondsAdvancing: secondsAdvancing + (advancing.map { (ContinuousClock.now - $0.since).seconds } ?? 0),
+                      computeSeconds: progress.computeSeconds, waitSeconds: progress.waitSeconds)
+    }
+
+    package var generation: UInt64 { state.generation }
+    package var population: Int { state.population }
+    package var progress: RunProgress { state.progress }
+
+    package var summaries: [WorkerSummary] {
+        state.members.indices.map { i in
+            let member = state.members[i]
+            return WorkerSummary(index: i, pid: member.hello.pid, host: member.hello.host, tiles: member.tiles,
+                                 report: member.report)
+        }
+    }
+
+    /// The viewer socket's traffic, for the presenter inside this process.
+    package nonisolated var viewerInbox: AsyncStream<MessagePump.Incoming> { pump.inbox }
+
+    /// Sends a frame to an attached viewer.
+    package nonisolated func send(_ message: Message, toViewer identity: PeerID) {
+        pump.send(message, to: .viewer(identity))
+    }
+}

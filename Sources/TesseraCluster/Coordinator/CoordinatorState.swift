@@ -1,0 +1,460 @@
+import TesseraCore
+import TesseraWire
+
+/// Everything the coordinator knows and decides, as a value: who the workers are, where
+/// the tiles live, the one operation in flight and what its answers have gathered.
+///
+/// Its transitions are pure: a message, a tick or a request goes in, the state changes
+/// and the effects to carry out come back (messages to send, an operation finished, a
+/// line to log). `Coordinator` is the thin actor that feeds it from sockets and timers
+/// and carries out its effects; this type is tested without either
+/// (TesseraClusterTests), as swift-distributed-actors tests its ClusterShellState.
+///
+/// Trust: a worker's answer counts only for an operation in flight (by its number),
+/// from the worker that owns the tile it names, once. A peer becomes a worker only by
+/// saying hello and then proving it is alive with a heartbeat, while the run gathers
+/// workers; a silent one loses its place. Anything else is refused with a log line and
+/// changes nothing.
+package struct CoordinatorState {
+    package struct Settings: Sendable {
+        package let plan: RunPlan
+        package let workers: Int
+        /// How long a worker (or the presenter) may go unheard before it counts as lost.
+        package let silence: Duration
+        /// When gathering gives up.
+        package let connectDeadline: ContinuousClock.Instant
+        /// Whether a presenter in its own process may drive the run.
+        package let servesPresenter: Bool
+
+        package init(plan: RunPlan, workers: Int, silence: Duration, connectDeadline: ContinuousClock.Instant,
+                     servesPresenter: Bool) {
+            (self.plan, self.workers, self.silence) = (plan, workers, silence)
+            (self.connectDeadline, self.servesPresenter) = (connectDeadline, servesPresenter)
+        }
+    }
+
+    package enum Phase: Equatable, Sendable {
+        /// Waiting for workers to say hello.
+        case gathering
+        /// Tiles assigned; waiting for every worker to build them.
+        case preparing
+        case idle
+        /// An operation is in flight.
+        case busy
+        case finished
+    }
+
+    /// What the shell asks of the cluster.
+    package enum Request {
+        case advance(generations: UInt64)
+        case frame(Viewport)
+        case collect(rows: Range<Int>)
+        /// Every tile's cells replaced by its rectangle of `cells`.
+        case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
+    }
+
+    /// What a finished request yields.
+    package enum Answer: Equatable, Sendable {
+        case advanced
+        case frame(BitGrid)
+        case cells(BitGrid)
+        case loaded
+    }
+
+    package enum Effect: Equatable, Sendable {
+        case send(Message, to: PeerID)
+        /// Every worker built its tiles: the run can start.
+        case prepared
+        /// The request in flight finished.
+        case completed(Answer)
+        /// The run failed (or was stopped): whatever waits fails with this.
+        case failed(TesseraError)
+        /// A presenter process asks for something; the shell serves it and replies.
+        case presenter(op: UInt64, PresenterRequest)
+        case log(String)
+    }
+
+    /// A worker in the run; its index in `members` is its worker number.
+    package struct Member: Sendable {
+        package let peer: PeerID
+        package let hello: Hello
+        package var lastHeard: ContinuousClock.Instant
+        /// Heard since its hello: a live worker, not a lone stray message.
+        package var proven = false
+        package var tiles: [TileID] = []
+        package var report = WorkerReport()
+        package var progress = RunProgress(generation: 0)
+    }
+
+    /// The operation in flight, and the answers it still waits for.
+    private enum Operation {
+        case prepare(waiting: Set<Int>)
+        case advance(op: UInt64, generations: UInt64, waiting: Set<Int>)
+        case frame(op: UInt64, viewport: Viewport, dots: BitGrid, waiting: Set<TileID>)
+        case collect(op: UInt64, rows: Range<Int>, band: BitGrid, waiting: Set<TileID>)
+        case load(op: UInt64, generation: UInt64, waiting: Set<TileID>)
+    }
+
+    /// How many peers may wait to prove themselves while the run gathers.
+    static let maxUnproven = 64
+
+    package let settings: Settings
+    package private(set) var phase = Phase.gathering
+    package private(set) var members: [Member] = []
+    /// The presenter process driving the run, once it said hello, and whether it was welcomed.
+    package private(set) var presenter: (peer: PeerID, lastHeard: ContinuousClock.Instant, welcomed: Bool)?
+    /// The generation every tile has reached.
+    package private(set) var generation: UInt64
+    package private(set) var failure: TesseraError?
+    private var operation: Operation?
+    private var lastOp: UInt64 = 0
+
+    package init(_ settings: Settings) {
+        self.settings = settings
+        generation = settings.plan.generation
+    }
+
+    private var plan: RunPlan { settings.plan }
+
+    package var population: Int { members.reduce(0) { $0 + $1.report.populations.values.reduce(0, +) } }
+
+    /// How far the workers have come inside the advance in flight (their heartbeats say).
+    package var progress: RunProgress {
+        let proven = members.filter(\.proven)
+        return RunProgress(generation: proven.map(\.progress.generation).min() ?? generation,
+                        computeSeconds: proven.reduce(0) { $0 + $1.progress.computeSeconds },
+                        waitSeconds: proven.reduce(0) { $0 + $1.progress.waitSeconds })
+    }
+
+    package func describe(_ index: Int) -> String {
+        let member = members[index]
+        let tiles = member.tiles.map(\.description).joined(separator: " ")
+        return "worker \(index) (pid \(member.hello.pid) on \(member.hello.host)\(tiles.isEmpty ? "" : ", tiles \(tiles)"))"
+    }
+
+    // MARK: Requests
+
+    /// Starts `request`. Throws if the run is over or another request is in flight.
+    package mutating func begin(_ request: Request) throws -> [Effect] {
+        if let failure { throw failure }
+        switch phase {
+        case .idle: break
+        case .busy: throw TesseraError("the coordinator is busy: one operation at a time")
+        case .finished: throw TesseraError("the run is over")
+        case .gathering, .preparing: throw TesseraError("the workers are not ready yet")
+        }
+        lastOp += 1
+        let op = lastOp
+        switch request {
+        case .advance(let generations):
+            guard generation.addingReportingOverflow(generations).overflow == false else {
+                throw TesseraError("generation \(generation) + \(generations) is past the last generation Tessera counts (2^64 - 1)",
+                                   fix: "run fewer generations")
+            }
+            operation = .advance(op: op, generations: generations, waiting: Set(members.indices))
+            phase = .busy
+            return members.map { .send(.start(op: op, generations: generations), to: $0.peer) }
+        case .frame(let viewport):
+            operation = .frame(op: op, viewport: viewport, dots: BitGrid(width: viewport.width, height: viewport.height),
+                               waiting: Set(plan.tiling.tiles))
+            phase = .busy
+            return members.map { .send(.frameRequest(op: op, viewport), to: $0.peer) }
+        case .collect(let rows):
+            guard rows.upperBound <= plan.tiling.shape.height else {
+                throw TesseraError("rows \(rows) are outside the \(plan.tiling.shape.height)-row board")
+            }
+            let band = BitGrid(width: plan.tiling.shape.width, height: rows.count)
+            let crossed = Set(plan.tiling.tiles.filter { plan.tiling.rect(of: $0).rows(overlapping: rows) != nil })
+            guard !crossed.isEmpty else { return [.completed(.cells(band))] }
+            operation = .collect(op: op, rows: rows, band: band, waiting: crossed)
+            phase = .busy
+            return members.filter { !crossed.isDisjoint(with: $0.tiles) }.map { .send(.collect(op: op, rows: rows), to: $0.peer) }
+        case .load(let at, let cells):
+            operation = .load(op: op, generation: at, waiting: Set(plan.tiling.tiles))
+            phase = .busy
+            var effects: [Effect] = []
+            for index in members.indices {
+                for tile in members[index].tiles {
+                    let grid = cells(plan.tiling.rect(of: tile))
+                    // Known now; the next report would come only with the next step.
+                    members[index].report.populations[tile] = grid.population
+                    effects.append(.send(.load(op: op, TileCells(tile: tile, generation: at, cells: grid)), to: members[index].peer))
+                }
+            }
+            return effects
+        }
+    }
+
+    // MARK: Messages
+
+    /// Takes a message from `peer`, which arrived at `now`.
+    package mutating func receive(_ message: Message, from peer: PeerID, now: ContinuousClock.Instant) -> [Effect] {
+        guard phase != .finished else { return [] }
+        if let index = members.firstIndex(where: { $0.peer == peer }) {
+            members[index].lastHeard = now
+            return fromMember(index, message)
+        }
+        if let presenter, presenter.peer == peer {
+            self.presenter!.lastHeard = now
+            return fromPresenter(message)
+        }
+        return fromStranger(message, peer: peer, now: now)
+    }
+
+    private mutating func fromStranger(_ message: Message, peer: PeerID, now: ContinuousClock.Instant) -> [Effect] {
+        switch message {
+        case .hello(let hello):
+            guard phase == .gathering else {
+                return [.send(.refused(reason: "this run already has its \(settings.workers) workers"), to: peer),
+                        .log("refused worker pid \(hello.pid) on \(hello.host): the run already has its \(settings.workers) workers")]
+            }
+            guard members.filter({ !$0.proven }).count < Self.maxUnproven else {
+                return [.log("refused a hello from pid \(hello.pid) on \(hello.host): too many unproven workers")]
+            }
+            guard !members.contains(where: { $0.hello.endpoint == hello.endpoint }) else {
+                return [.send(.refused(reason: "another worker already has the endpoint \(hello.endpoint)"), to: peer),
+                        .log("refused worker pid \(hello.pid) on \(hello.host): another worker already has \(hello.endpoint)")]
+            }
+            members.append(Member(peer: peer, hello: hello, lastHeard: now))
+            return []
+        case .presenterHello:
+            guard settings.servesPresenter else {
+                return [.send(.refused(reason: "this coordinator serves no presenter: start it with --external-presenter"), to: peer),
+                        .log("refused a presenter: this run was not started with --external-presenter")]
+            }
+            guard presenter == nil else {
+                return [.send(.refused(reason: "another presenter already drives this run"), to: peer),
+                        .log("refused a second presenter")]
+            }
+            presenter = (peer, now, false)
+            return phase == .gathering || phase == .preparing ? [] : welcomePresenter()
+        case .heartbeat:
+            // A worker's pump starts beating before its hello arrives: not worth a line.
+            return []
+        default:
+            return [.log("refused a \(message.kind) message from an unknown peer")]
+        }
+    }
+
+    private mutating func fromMember(_ index: Int, _ message: Message) -> [Effect] {
+        switch message {
+        case .heartbeat(let progress):
+            members[index].progress = progress
+            guard !members[index].proven else { return [] }
+            members[index].proven = true
+            return phase == .gathering ? assignIfGathered() : []
+        case .ready:
+            guard case .prepare(var waiting) = operation, waiting.remove(index) != nil else {
+                return [.log("ignored an unexpected 'ready' from \(describe(index))")]
+            }
+            guard waiting.isEmpty else {
+                operation = .prepare(waiting: waiting)
+                return []
+            }
+            operation = nil
+            phase = .idle
+            return [.prepared] + (presenter.map { $0.welcomed } == false ? welcomePresenter() : [])
+        case .done(let op, let report):
+            guard case .advance(op, let generations, var waiting) = operation, waiting.remove(index) != nil else {
+                return stray(message, from: index)
+            }
+            members[index].report = report
+            guard waiting.isEmpty else {
+                operation = .advance(op: op, generations: generations, waiting: waiting)
+                return []
+            }
+            generation += generations
+            return complete(.advanced)
+        case .frameTile(let op, let part):
+            guard case .frame(op, let viewport, var dots, var waiting) = operation, members[index].tiles.contains(part.tile),
+                  waiting.remove(part.tile) != nil else {
+                return stray(message, from: index)
+            }
+            guard part.x + part.dots.width <= viewport.width, part.y + part.dots.height <= viewport.height else {
+                return fail("\(describe(index)) sent \(part.dots.width)x\(part.dots.height) dots at (\(part.x),\(part.y)) for a \(viewport.width)x\(viewport.height) frame")
+            }
+            operation = nil  // the grid below is then the only reference: unioned in place
+            dots.formUnion(part.dots, atX: part.x, y: part.y)
+            guard waiting.isEmpty else {
+                operation = .frame(op: op, viewport: viewport, dots: dots, waiting: waiting)
+                return []
+            }
+            return complete(.frame(dots))
+        case .cells(let op, let part):
+            guard case .collect(op, let rows, var band, var waiting) = operation, members[index].tiles.contains(part.tile),
+                  waiting.remove(part.tile) != nil else {
+                return stray(message, from: index)
+            }
+            let rect = plan.tiling.rect(of: part.tile)
+            guard let inside = rect.rows(overlapping: rows), part.cells.width == rect.width, part.cells.height == inside.count else {
+                return fail("\(describe(index)) sent cells of tile \(part.tile) that do not fit rows \(rows)")
+            }
+            operation = nil
+            part.cells.copy(into: &band, atX: rect.x, y: rect.y + inside.lowerBound - rows.lowerBound)
+            guard waiting.isEmpty else {
+                operation = .collect(op: op, rows: rows, band: band, waiting: waiting)
+                return []
+            }
+            return complete(.cells(band))
+        case .loaded(let op, let tile):
+            guard case .load(op, let at, var waiting) = operation, members[index].tiles.contains(tile),
+                  waiting.remove(tile) != nil else {
+                return stray(message, from: index)
+            }
+            guard waiting.isEmpty else {
+                operation = .load(op: op, generation: at, waiting: waiting)
+                return []
+            }
+            generation = at
+            return complete(.loaded)
+        case .failure(let reason):
+            return fail("\(describe(index)): \(reason)")
+        default:
+            return [.log("refused a \(message.kind) message from \(describe(index))")]
+        }
+    }
+
+    /// An answer for no operation in flight, a tile its sender does not own, or one
+    /// already counted.
+    private func stray(_ message: Message, from index: Int) -> [Effect] {
+        [.log("ignored a stray \(message.kind) answer from \(describe(index)) (not for the operation in flight, or already counted)")]
+    }
+
+    private mutating func fromPresenter(_ message: Message) -> [Effect] {
+        switch message {
+        case .heartbeat, .presenterHello:
+            return []
+        case .presenterRequest(let op, let request):
+            guard presenter?.welcomed == true else {
+                return [.log("refused a presenter request before the run was ready")]
+            }
+            let shape = plan.tiling.shape
+            if case .load(_, let board) = request, board.width != shape.width || board.height != shape.height {
+                return fail("the presenter sent a \(board.width)x\(board.height) board for the \(shape.width)x\(shape.height) board")
+            }
+            return [.presenter(op: op, request)]
+        default:
+            return [.log("refused a \(message.kind) message from the presenter")]
+        }
+    }
+
+    private mutating func welcomePresenter() -> [Effect] {
+        guard let presenter else { return [] }
+        self.presenter!.welcomed = true
+        let welcome = PresenterWelcome(tiling: plan.tiling, rule: plan.rule, generation: generation,
+                                       population: population, workers: members.count)
+        return [.send(.presenterWelcome(welcome), to: presenter.peer)]
+    }
+
+    /// Once enough workers proved themselves: gives each its tiles.
+    private mutating func assignIfGathered() -> [Effect] {
+        guard members.filter(\.proven).count == settings.workers else { return [] }
+        var effects: [Effect] = []
+        // Those still unproven are not needed.
+        for stray in members where !stray.proven {
+            effects.append(.send(.refused(reason: "this run already has its \(settings.workers) workers"), to: stray.peer))
+        }
+        members.removeAll { !$0.proven }
+        phase = .preparing
+        operation = .prepare(waiting: Set(members.indices))
+        let owners = plan.owners(workers: members.count)
+        let endpoints = members.map(\.hello.endpoint)
+        for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }
+        for index in members.indices {
+            let assignment = Assignment(
+                worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: plan.generation,
+                soup: plan.cells == nil ? plan.soup : nil, overlay: plan.cells == nil ? plan.overlay : nil,
+                endpoints: endpoints, owners: owners)
+            effects.append(.send(.assign(assignment), to: members[index].peer))
+            if let cells = plan.cells {
+                for tile in members[index].tiles {
+                    let grid = TileCells(tile: tile, generation: plan.generation, cells: cells(plan.tiling.rect(of: tile)))
+                    effects.append(.send(.load(op: 0, grid), to: members[index].peer))
+                }
+            }
+        }
+        return effects
+    }
+
+    private mutating func complete(_ answer: Answer) -> [Effect] {
+        operation = nil
+        phase = .idle
+        return [.completed(answer)]
+    }
+
+    // MARK: Time and events
+
+    /// What the passing of time decides: workers that never came, peers gone silent.
+    /// `lastHeard` is when the pump thread last heard a peer (it stamps every message
+    /// as it arrives, so a backlog here never makes a live peer look silent).
+    package mutating func tick(now: ContinuousClock.Instant, lastHeard: (PeerID) -> ContinuousClock.Instant?) -> [Effect] {
+        func silent(_ peer: PeerID, since known: ContinuousClock.Instant) -> Bool {
+            now - max(known, lastHeard(peer) ?? known) > settings.silence
+        }
+        var effects: [Effect] = []
+        switch phase {
+        case .finished:
+            return []
+        case .gathering:
+            // A peer that said hello and went quiet gives its place back.
+            let quiet = members.filter { silent($0.peer, since: $0.lastHeard) }
+            for member in quiet {
+                effects.append(.log("dropped worker pid \(member.hello.pid) on \(member.hello.host): it went silent before the run started"))
+            }
+            members.removeAll { member in quiet.contains { $0.peer == member.peer } }
+            if now > settings.connectDeadline {
+                let proven = members.filter(\.proven).count, missing = settings.workers - proven
+                return effects + fail("only \(proven) of \(settings.workers) workers connected in time (\(missing) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
+            }
+        case .preparing, .idle, .busy:
+            // Building huge tiles takes as long as it takes; a worker fails the run only
+            // when it stops answering (its heartbeats come from its pump thread).
+            if let lost = members.indices.first(where: { silent(members[$0].peer, since: members[$0].lastHeard) }) {
+                return fail("\(describe(lost)) stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds))): it died or the network is down")
+            }
+        }
+        if let presenter, silent(presenter.peer, since: presenter.lastHeard) {
+            return effects + fail("the presenter stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds)))")
+        }
+        let beat = Message.heartbeat(RunProgress(generation: generation))
+        effects += members.map { .send(beat, to: $0.peer) }
+        if let presenter { effects.append(.send(beat, to: presenter.peer)) }
+        return effects
+    }
+
+    /// A worker process this coordinator started ended: `pid` is the worker's own, or
+    /// the launch command's when it runs on `host`.
+    package mutating func workerExited(pid: Int32, host: String?, how: String) -> [Effect] {
+        guard phase != .finished else { return [] }
+        if let host { return fail("the worker launched on \(host) (launch command pid \(pid)) \(how)") }
+        if let index = members.firstIndex(where: { $0.hello.pid == UInt32(bitPattern: pid) }) {
+            return fail("\(describe(index)) \(how)")
+        }
+        return fail("worker process \(pid) \(how) before it connected")
+    }
+
+    /// Stops the run (Ctrl-C, say): workers are told to abort.
+    package mutating func cancel(_ reason: String) -> [Effect] { fail(reason) }
+
+    /// Ends the run: workers are told to leave; a request in flight fails.
+    package mutating func shutdown() -> [Effect] {
+        guard phase != .finished else { return [] }
+        let pending = operation != nil
+        phase = .finished
+        operation = nil
+        let error = TesseraError("the run was shut down")
+        failure = error
+        return members.map { .send(.shutdown, to: $0.peer) } + (pending ? [.failed(error)] : [])
+    }
+
+    private mutating func fail(_ problem: String) -> [Effect] {
+        guard phase != .finished else { return [] }
+        phase = .finished
+        operation = nil
+        let error = TesseraError(problem)
+        failure = error
+        var effects: [Effect] = members.map { .send(.abort(reason: problem), to: $0.peer) }
+        if let presenter { effects.append(.send(.abort(reason: problem), to: presenter.peer)) }
+        return effects + [.failed(error)]
+    }
+}

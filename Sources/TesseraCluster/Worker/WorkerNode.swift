@@ -1,0 +1,332 @@
+import Foundation
+import Synchronization
+import TesseraCore
+import TesseraTiles
+import TesseraWire
+
+/// A worker process: hosts the tile actors the coordinator assigns it, trades halos in
+/// memory between its own tiles and over ZeroMQ with other workers' tiles.
+///
+/// Its two connections each have one loop that takes messages in order: the control
+/// connection (only the coordinator's kinds) and the halo inbox (only halo strips, each
+/// only from the worker that owns the neighbouring tile). A run is a child task of the
+/// control loop, so the loop still hears `abort` and `shutdown` while it runs, and a
+/// request that cannot be served mid-run gets a failure report, never silence.
+package actor WorkerNode {
+    /// How a worker's life ended.
+    package enum Ending: Sendable, Equatable {
+        case shutdown
+        case aborted(String)
+        /// The coordinator turned this worker away.
+        case refused(String)
+        case coordinatorLost
+        /// The local coordinator that started this worker is gone.
+        case parentGone
+    }
+
+    /// What the control loop does after a message.
+    private enum Next {
+        case next
+        case run(op: UInt64, generations: UInt64)
+        case end(Ending)
+    }
+
+    private let pump: MessagePump
+    private let progress: WorkerProgress
+    private var assignment: Assignment?
+    private var waitingCells: [TileID: BitGrid] = [:]
+    private var tiles: [TileID: TileActor] = [:]
+    /// The `start` in progress.
+    private var running: UInt64?
+
+    private init(pump: MessagePump, progress: WorkerProgress) {
+        self.pump = pump
+        self.progress = progress
+    }
+
+    /// Connects to the coordinator, serves until told to stop, and says why it stopped.
+    /// - Parameters:
+    ///   - listen: where to bind the halo inbox (`tcp://ADDRESS:*` picks a free port).
+    ///   - advertise: the host peers use to reach the inbox.
+    ///   - silence: how long the coordinator may stay silent before this worker leaves.
+    ///   - parent: a local coordinator's pid: when it is gone, so is this worker.
+    package static func serve(coordinator: String, listen: String, advertise: String,
+                              silence: Duration = .seconds(5), parent: Int32? = nil) async throws -> Ending {
+        let progress = WorkerProgress()
+        return try await MessagePump.with(.worker(coordinator: coordinator, listen: listen, advertise: advertise),
+                                          heartbeat: { Wire.encode(.heartbeat(progress.snapshot)) }) { pump in
+            let node = WorkerNode(pump: pump, progress: progress)
+            pump.send(.hello(Hello(pid: UInt32(getpid()), endpoint: pump.boundEndpoint,
+                                   host: ProcessInfo.processInfo.hostName)), to: .coordinator)
+            // Proves at once that this is a live worker, not a lone hello.
+            pump.send(.heartbeat(progress.snapshot), to: .coordinator)
+            return await node.serve(silence: silence, parent: parent)
+        }
+    }
+
+    private nonisolated func serve(silence: Duration, parent: Int32?) async -> Ending {
+        await withTaskGroup(of: Ending?.self) { group in
+            group.addTask { await self.readControl() }
+            group.addTask {
+                await self.readHalos()
+                return nil
+            }
+            group.addTask { await self.watchCoordinator(silence: silence) }
+            if let parent { group.addTask { await Self.watchParent(parent) } }
+            var ending = Ending.coordinatorLost
+            for await result in group {
+                if let result {
+                    ending = result
+                    break
+                }
+            }
+            group.cancelAll()
+            return ending
+        }
+    }
+
+    /// The control connection's loop; runs are its children. A discarding group, since a
+    /// live run starts thousands of them and a finished one must not be kept.
+    private nonisolated func readControl() async -> Ending {
+        await withDiscardingTaskGroup(returning: Ending.self) { runs in
+            for await incoming in pump.control {
+                guard let message = Wire.decodeOrLog(incoming.bytes, on: .toWorker, role: "worker") else { continue }
+                switch await handle(message) {
+                case .next:
+                    continue
+                case .run(let op, let generations):
+                    runs.addTask { await self.run(op: op, generations: generations) }
+                case .end(let ending):
+                    runs.cancelAll()
+                    return ending
+                }
+            }
+            runs.cancelAll()
+            return .coordinatorLost
+        }
+    }
+
+    /// The halo inbox's loop.
+    private nonisolated func readHalos() async {
+        for await incoming in pump.inbox {
+            guard case .halo(let strip)? = Wire.decodeOrLog(incoming.bytes, on: .halo, role: "worker") else { continue }
+            await deliver(strip, from: String(decoding: incoming.from, as: UTF8.self))
+        }
+    }
+
+    private nonisolated func watchCoordinator(silence: Duration) async -> Ending? {
+        let started = ContinuousClock.now
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            if ContinuousClock.now - (pump.lastHeard() ?? started) > silence { return .coordinatorLost }
+        }
+        return nil
+    }
+
+    /// There is no event for another process's end: its child polls.
+    private static func watchParent(_ parent: Int32) async -> Ending? {
+        while !Task.isCancelled {
+            if getppid() != parent { return .parentGone }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    private func report(_ problem: String) {
+        pump.send(.failure(reason: problem), to: .coordinator)
+    }
+
+    private func handle(_ message: Message) async -> Next {
+        switch message {
+        case .heartbeat:
+            return .next
+        case .assign(let assignment):
+            await accept(assignment)
+        case .load(let op, let part):
+            await load(op: op, part)
+        case .start(let op, let generations):
+            guard !tiles.isEmpty, running == nil else {
+                report(running == nil ? "asked to run before its tiles were built" : "asked to run while it runs")
+                return .next
+            }
+            running = op
+            return .run(op: op, generations: generations)
+        case .frameRequest(let op, let viewport):
+            await sendFrame(op: op, viewport)
+        case .collect(let op, let rows):
+            await sendCells(op: op, rows: rows)
+        case .shutdown:
+            return .end(.shutdown)
+        case .abort(let reason):
+            return .end(.aborted(reason))
+        case .refused(let reason):
+            return .end(.refused(reason))
+        default:
+            Wire.log("worker", "refused a \(message.kind) message from the coordinator")
+        }
+        return .next
+    }
+
+    private func accept(_ assignment: Assignment) async {
+        guard self.assignment == nil else {
+            report("got a second assignment")
+            return
+        }
+        do {
+            try assignment.tiling.validate(halo: assignment.halo)
+            try TileCluster.checkMemory(assignment.myTiles, of: assignment.tiling, halo: assignment.halo)
+        } catch {
+            report("\(error)")
+            return
+        }
+        self.assignment = assignment
+        if assignment.cellsMadeByWorkers {
+            for tile in assignment.myTiles { waitingCells[tile] = assignment.cells(of: tile) }
+        }
+        await buildTilesIfReady()
+    }
+
+    private func load(op: UInt64, _ part: TileCells) async {
+        guard let assignment, assignment.myTiles.contains(part.tile) else {
+            report("got cells for tile \(part.tile), which this worker does not host")
+            return
+        }
+        guard let tile = tiles[part.tile] else {
+            // Starting cells, sent before the tiles are built.
+            waitingCells[part.tile] = part.cells
+            await buildTilesIfReady()
+            return
+        }
+        do {
+            try await tile.load(part.cells, generation: part.generation)
+            pump.send(.loaded(op: op, tile: part.tile), to: .coordinator)
+        } catch {
+            report("\(error)")
+        }
+    }
+
+    private func buildTilesIfReady() async {
+        guard let assignment, tiles.isEmpty else { return }
+        let mine = assignment.myTiles
+        guard mine.allSatisfy({ waitingCells[$0] != nil }) else { return }
+        let tiling = assignment.tiling
+        var built: [TileID: TileActor] = [:]
+        do {
+            for tile in mine {
+                let rect = tiling.rect(of: tile)
+                let cells = waitingCells.removeValue(forKey: tile)!
+                guard cells.width == rect.width, cells.height == rect.height else {
+                    throw TesseraError("cells for tile \(tile) are \(cells.width)x\(cells.height), expected \(rect.width)x\(rect.height)")
+                }
+                built[tile] = try TileActor(id: tile, rect: rect, depth: assignment.halo, rule: assignment.rule,
+                                            deadSides: TileCluster.deadSides(of: tile, in: tiling), cells: cells,
+                                            generation: assignment.generation)
+            }
+        } catch {
+            report("\(error)")
+            return
+        }
+        for (tile, actor) in built {
+            var links: [Direction: any HaloLink] = [:]
+            for side in Direction.allCases {
+                guard let other = tiling.neighbour(of: tile, side) else { continue }
+                let owner = assignment.owner(of: other)
+                links[side] = owner == assignment.worker
+                    ? LocalHaloLink(target: built[other]!)
+                    : RemoteHaloLink(tile: other, pump: pump, endpoint: assignment.endpoints[owner])
+            }
+            await actor.connect(links)
+        }
+        tiles = built
+        progress.track(built.values.map(\.progress))
+        pump.send(.ready, to: .coordinator)
+    }
+
+    /// A strip from another worker, for one of this worker's tiles.
+    private func deliver(_ strip: HaloStrip, from sender: String) async {
+        guard let assignment, let tile = tiles[strip.tile] else {
+            Wire.log("worker", "refused a halo strip for tile \(strip.tile), which this worker does not host")
+            return
+        }
+        let neighbour = assignment.tiling.neighbour(of: strip.tile, strip.side)
+        let owed = neighbour.map { assignment.endpoints[assignment.owner(of: $0)] }
+        guard owed == sender else {
+            Wire.log("worker", "refused a halo strip for the \(strip.side) side of tile \(strip.tile) from \(sender), which does not own the tile on that side")
+            return
+        }
+        do {
+            try await tile.receive(strip)
+        } catch {
+            Wire.log("worker", "refused a halo strip from \(sender): \(error)")
+        }
+    }
+
+    private func run(op: UInt64, generations: UInt64) async {
+        defer { running = nil }
+        let tiles = self.tiles
+        do {
+            // One tile's failure cancels the others: their waits for halos end at once.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for tile in tiles.values {
+                    group.addTask { try await tile.run(generations: generations) }
+                }
+                for try await _ in group {}
+            }
+        } catch is CancellationError {
+            return  // the worker is leaving
+        } catch {
+            report("\(error)")
+            return
+        }
+        var summary = WorkerReport(bytesSent: UInt64(pump.bytesSent))
+        let snapshot = progress.snapshot
+        (summary.computeSeconds, summary.waitSeconds) = (snapshot.computeSeconds, snapshot.waitSeconds)
+        do {
+            for (id, tile) in tiles { summary.populations[id] = try await tile.population() }
+        } catch {
+            report("\(error)")
+            return
+        }
+        pump.send(.done(op: op, summary), to: .coordinator)
+    }
+
+    private func sendFrame(op: UInt64, _ viewport: Viewport) async {
+        do {
+            for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
+                let part = try await tile.dots(in: viewport) ?? (0, 0, BitGrid(width: 0, height: 0))
+                pump.send(.frameTile(op: op, FramePart(tile: id, x: part.x, y: part.y, dots: part.dots)), to: .coordinator)
+            }
+        } catch {
+            report("\(error)")
+        }
+    }
+
+    /// Each hosted tile's part of board rows `rows`, tiles outside them saying nothing.
+    private func sendCells(op: UInt64, rows: Range<Int>) async {
+        do {
+            for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
+                guard let part = tile.rect.rows(overlapping: rows) else { continue }
+                let cells = TileCells(tile: id, generation: await tile.generation, cells: try await tile.cells(rows: part))
+                pump.send(.cells(op: op, cells), to: .coordinator)
+            }
+        } catch {
+            report("\(error)")
+        }
+    }
+}
+
+/// How far a worker's tiles have come, for the heartbeats its pump thread sends.
+/// The list is behind a lock and each tile's figures are atomics, hence `Sendable`.
+final class WorkerProgress: Sendable {
+    private let tiles = Mutex<[TileProgress]>([])
+
+    func track(_ tiles: [TileProgress]) { self.tiles.withLock { $0 = tiles } }
+
+    var snapshot: RunProgress {
+        tiles.withLock { tiles in
+            RunProgress(generation: tiles.map(\.generation).min() ?? 0,
+                     computeSeconds: tiles.reduce(0) { $0 + $1.computeSeconds },
+                     waitSeconds: tiles.reduce(0) { $0 + $1.waitSeconds })
+        }
+    }
+}

@@ -1,0 +1,304 @@
+import Testing
+import TesseraCore
+@testable import TesseraCluster
+@testable import TesseraWire
+
+/// The coordinator's protocol as a pure state machine: messages, ticks and requests go
+/// in, effects come out. No process, no socket, no clock but the one passed in.
+@Suite struct CoordinatorStateTests {
+    static let shape = BoardShape(width: 64, height: 32, topology: .torus)
+    static let tiling = try! Tiling(shape: shape, columns: 2, rows: 2)
+    static let plan = RunPlan(tiling: tiling, rule: .life, halo: 2, generation: 10, generations: 100,
+                              soup: try! Soup(density: 0.3, seed: 1), cells: nil)
+    static let start = ContinuousClock.now
+
+    let a: PeerID = Array("worker-a".utf8), b: PeerID = Array("worker-b".utf8)
+    let stranger: PeerID = Array("stranger".utf8), presenter: PeerID = Array("presenter".utf8)
+
+    static func state(workers: Int = 2, presenter: Bool = false) -> CoordinatorState {
+        CoordinatorState(.init(plan: plan, workers: workers, silence: .seconds(5), connectDeadline: start + .seconds(30),
+                               servesPresenter: presenter))
+    }
+
+    func at(_ seconds: Double) -> ContinuousClock.Instant { Self.start + .milliseconds(Int(seconds * 1000)) }
+
+    static func hello(_ name: String, pid: UInt32 = 1) -> Message {
+        .hello(Hello(pid: pid, endpoint: "tcp://\(name):1", host: name))
+    }
+
+    static let beat = Message.heartbeat(RunProgress(generation: 10))
+
+    /// Two workers join, prove themselves and build their tiles.
+    func ready() -> CoordinatorState {
+        var state = Self.state()
+        _ = state.receive(Self.hello("a", pid: 1), from: a, now: at(0))
+        _ = state.receive(Self.beat, from: a, now: at(0))
+        _ = state.receive(Self.hello("b", pid: 2), from: b, now: at(0))
+        _ = state.receive(Self.beat, from: b, now: at(0))
+        _ = state.receive(.ready, from: a, now: at(0.1))
+        _ = state.receive(.ready, from: b, now: at(0.1))
+        return state
+    }
+
+    func sent(_ effects: [CoordinatorState.Effect]) -> [(Message, PeerID)] {
+        effects.compactMap { if case .send(let message, let peer) = $0 { (message, peer) } else { nil } }
+    }
+
+    func logs(_ effects: [CoordinatorState.Effect]) -> [String] {
+        effects.compactMap { if case .log(let line) = $0 { line } else { nil } }
+    }
+
+    func failure(_ effects: [CoordinatorState.Effect]) -> String? {
+        effects.lazy.compactMap { if case .failed(let error) = $0 { error.description } else { nil } }.first
+    }
+
+    // MARK: Joining
+
+    @Test func workersJoinProveThemselvesAndGetTheirTiles() {
+        var state = Self.state()
+        #expect(state.receive(Self.hello("a"), from: a, now: at(0)).isEmpty)
+        #expect(state.receive(Self.beat, from: a, now: at(0)).isEmpty, "one proven worker of two: keep gathering")
+        #expect(state.receive(Self.hello("b"), from: b, now: at(0)).isEmpty)
+        let effects = state.receive(Self.beat, from: b, now: at(0))
+        let assignments = sent(effects).compactMap { message, peer -> (Assignment, PeerID)? in
+            if case .assign(let assignment) = message { (assignment, peer) } else { nil }
+        }
+        #expect(assignments.map(\.1) == [a, b])
+        #expect(assignments.map(\.0.worker) == [0, 1])
+        #expect(assignments.allSatisfy { $0.0.endpoints == ["tcp://a:1", "tcp://b:1"] && $0.0.soup == Self.plan.soup })
+        #expect(state.phase == .preparing)
+        #expect(state.receive(.ready, from: a, now: at(0.1)).isEmpty)
+        #expect(state.receive(.ready, from: b, now: at(0.1)) == [.prepared])
+        #expect(state.phase == .idle)
+    }
+
+    /// Before: one hello from a stranger took a worker's place for good.
+    @Test func aLoneHelloTakesNoPlace() {
+        var state = Self.state()
+        _ = state.receive(Self.hello("fake"), from: stranger, now: at(0))
+        _ = state.receive(Self.hello("a"), from: a, now: at(0.1))
+        _ = state.receive(Self.beat, from: a, now: at(0.1))
+        _ = state.receive(Self.hello("b"), from: b, now: at(0.2))
+        let effects = state.receive(Self.beat, from: b, now: at(0.2))
+        #expect(state.phase == .preparing)
+        #expect(state.members.map(\.peer) == [a, b])
+        #expect(sent(effects).contains { $0.0 == .refused(reason: "this run already has its 2 workers") && $0.1 == stranger })
+    }
+
+    @Test func aSilentPeerGivesItsPlaceBackWhileGathering() {
+        var state = Self.state()
+        _ = state.receive(Self.hello("a"), from: a, now: at(0))
+        _ = state.receive(Self.beat, from: a, now: at(0))
+        let effects = state.tick(now: at(6)) { _ in nil }
+        #expect(logs(effects).contains { $0.contains("dropped worker") && $0.contains("went silent") })
+        #expect(state.members.isEmpty)
+        #expect(state.phase == .gathering)
+    }
+
+    @Test func duplicateHellosAndEndpointsAreRefused() {
+        var state = Self.state()
+        _ = state.receive(Self.hello("a"), from: a, now: at(0))
+        let again = state.receive(Self.hello("a"), from: a, now: at(0))
+        #expect(logs(again).contains { $0.contains("hello") })
+        let sameEndpoint = state.receive(Self.hello("a", pid: 9), from: b, now: at(0))
+        #expect(sent(sameEndpoint).contains { if case .refused = $0.0 { $0.1 == b } else { false } })
+        #expect(state.members.count == 1)
+    }
+
+    @Test func aLateWorkerIsTurnedAway() {
+        var state = ready()
+        let effects = state.receive(Self.hello("late"), from: stranger, now: at(1))
+        #expect(sent(effects).contains { $0.0 == .refused(reason: "this run already has its 2 workers") && $0.1 == stranger })
+        #expect(logs(effects).count == 1)
+    }
+
+    @Test func missingWorkersFailAtTheDeadline() {
+        var state = Self.state()
+        _ = state.receive(Self.hello("a"), from: a, now: at(0))
+        _ = state.receive(Self.beat, from: a, now: at(0))
+        let effects = state.tick(now: at(31)) { _ in at(31) }
+        #expect(failure(effects)?.contains("only 1 of 2 workers connected in time (1 missing)") == true)
+        #expect(state.phase == .finished)
+    }
+
+    // MARK: Operations
+
+    @Test func anAdvanceCompletesWhenEveryWorkerIsDone() throws {
+        var state = ready()
+        let start = try state.begin(.advance(generations: 7))
+        #expect(sent(start).map(\.0) == [.start(op: 1, generations: 7), .start(op: 1, generations: 7)])
+        #expect(state.phase == .busy)
+        let report = WorkerReport(populations: [TileID(column: 0, row: 0): 3, TileID(column: 1, row: 0): 4])
+        #expect(state.receive(.done(op: 1, report), from: a, now: at(1)).isEmpty)
+        #expect(state.receive(.done(op: 1, WorkerReport()), from: b, now: at(1)) == [.completed(.advanced)])
+        #expect(state.generation == 17)
+        #expect(state.population == 7)
+    }
+
+    @Test func oneOperationAtATime() throws {
+        var state = ready()
+        _ = try state.begin(.advance(generations: 1))
+        #expect(throws: TesseraError.self) { try state.begin(.frame(Viewport(x: 0, y: 0, cellsPerDot: 1, width: 4, height: 4))) }
+    }
+
+    @Test func anAdvancePastTheLastGenerationIsRefused() {
+        var state = ready()
+        #expect(throws: TesseraError.self) { try state.begin(.advance(generations: .max)) }
+        #expect(state.phase == .idle)
+    }
+
+    /// Answers count once, per sender or per tile, and only for the operation in flight.
+    @Test func strayAndDuplicateAnswersChangeNothing() throws {
+        var state = ready()
+        _ = try state.begin(.advance(generations: 5))
+        _ = state.receive(.done(op: 1, WorkerReport()), from: a, now: at(1))
+        #expect(logs(state.receive(.done(op: 1, WorkerReport()), from: a, now: at(1))).count == 1, "a second done from a")
+        #expect(logs(state.receive(.done(op: 9, WorkerReport()), from: b, now: at(1))).count == 1, "an answer to no operation")
+        #expect(state.phase == .busy)
+        #expect(state.receive(.done(op: 1, WorkerReport()), from: b, now: at(1)) == [.completed(.advanced)])
+        // The same worker's answer to the finished operation, late.
+        #expect(logs(state.receive(.done(op: 1, WorkerReport()), from: b, now: at(2))).count == 1)
+        #expect(state.generation == 15)
+    }
+
+    @Test func aFrameIsGatheredFromEveryTileOfItsOwner() throws {
+        var state = ready()
+        let view = Viewport(x: 0, y: 0, cellsPerDot: 8, width: 8, height: 4)
+        _ = try state.begin(.frame(view))
+        let tiles = state.members.map(\.tiles)
+        #expect(tiles == [[TileID(column: 0, row: 0), TileID(column: 1, row: 0)], [TileID(column: 0, row: 1), TileID(column: 1, row: 1)]])
+        var lit = BitGrid(width: 1, height: 1)
+        lit[0, 0] = true
+        // Worker b claims a tile of worker a's: refused.
+        let claim = state.receive(.frameTile(op: 1, FramePart(tile: tiles[0][0], x: 0, y: 0, dots: lit)), from: b, now: at(1))
+        #expect(logs(claim).count == 1)
+        _ = state.receive(.frameTile(op: 1, FramePart(tile: tiles[0][0], x: 0, y: 0, dots: lit)), from: a, now: at(1))
+        _ = state.receive(.frameTile(op: 1, FramePart(tile: tiles[0][1], x: 4, y: 0, dots: BitGrid(width: 0, height: 0))), from: a, now: at(1))
+        _ = state.receive(.frameTile(op: 1, FramePart(tile: tiles[1][0], x: 0, y: 2, dots: lit)), from: b, now: at(1))
+        let effects = state.receive(.frameTile(op: 1, FramePart(tile: tiles[1][1], x: 7, y: 3, dots: lit)), from: b, now: at(1))
+        guard case .completed(.frame(let dots))? = effects.first else {
+            Issue.record("no frame: \(effects)")
+            return
+        }
+        #expect(dots.population == 3 && dots[0, 0] && dots[0, 2] && dots[7, 3])
+    }
+
+    @Test func aFramePartOutsideTheViewportFailsTheRun() throws {
+        var state = ready()
+        _ = try state.begin(.frame(Viewport(x: 0, y: 0, cellsPerDot: 8, width: 8, height: 4)))
+        let effects = state.receive(.frameTile(op: 1, FramePart(tile: TileID(column: 0, row: 0), x: 6, y: 0,
+                                                                dots: BitGrid(width: 4, height: 1))), from: a, now: at(1))
+        #expect(failure(effects)?.contains("for a 8x4 frame") == true)
+    }
+
+    @Test func aCollectAsksOnlyTheOwnersOfTheRowsAndChecksSizes() throws {
+        var state = ready()
+        let effects = try state.begin(.collect(rows: 0..<8))
+        #expect(sent(effects).map(\.1) == [a], "rows 0..<8 lie in worker a's tiles only")
+        let tile = TileID(column: 0, row: 0)
+        let wrong = state.receive(.cells(op: 1, TileCells(tile: tile, generation: 10, cells: BitGrid(width: 32, height: 9))),
+                                  from: a, now: at(1))
+        #expect(failure(wrong)?.contains("do not fit rows 0..<8") == true)
+    }
+
+    @Test func aLoadIsAcknowledgedTileByTile() throws {
+        var state = ready()
+        let effects = try state.begin(.load(generation: 3) { BitGrid(width: $0.width, height: $0.height) })
+        #expect(sent(effects).count == 4)
+        for (index, member) in state.members.enumerated() {
+            for tile in member.tiles {
+                let done = state.receive(.loaded(op: 1, tile: tile), from: member.peer, now: at(1))
+                if index == 1 && tile == member.tiles.last { #expect(done == [.completed(.loaded)]) } else { #expect(done.isEmpty) }
+            }
+        }
+        #expect(state.generation == 3)
+    }
+
+    // MARK: Losses and endings
+
+    @Test func aWorkerLostMidOperationFailsTheRunAndTheRequest() throws {
+        var state = ready()
+        _ = try state.begin(.advance(generations: 100))
+        let effects = state.tick(now: at(10)) { $0 == self.a ? at(9.9) : at(4) }
+        #expect(failure(effects)?.contains("worker 1 (pid 2 on b") == true)
+        #expect(failure(effects)?.contains("stopped answering") == true)
+        #expect(sent(effects).filter { if case .abort = $0.0 { true } else { false } }.count == 2)
+        #expect(throws: TesseraError.self) { try state.begin(.advance(generations: 1)) }
+    }
+
+    @Test func aWorkerThatExitsIsNamed() throws {
+        var state = ready()
+        let effects = state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")
+        #expect(failure(effects) == "worker 1 (pid 2 on b, tiles (0,1) (1,1)) was killed by signal 9")
+    }
+
+    @Test func aWorkersFailureReportFailsTheRun() {
+        var state = ready()
+        #expect(failure(state.receive(.failure(reason: "out of memory"), from: a, now: at(1)))?.hasSuffix(": out of memory") == true)
+    }
+
+    @Test func shutdownWithAPendingOperationFailsIt() throws {
+        var state = ready()
+        _ = try state.begin(.advance(generations: 3))
+        let effects = state.shutdown()
+        #expect(sent(effects).map(\.0) == [.shutdown, .shutdown])
+        #expect(failure(effects) == "the run was shut down")
+        #expect(state.shutdown().isEmpty, "once")
+        #expect(state.receive(.done(op: 1, WorkerReport()), from: a, now: at(1)).isEmpty, "a finished run takes nothing")
+    }
+
+    @Test func strangersAreRefusedWithALogLineAndChangeNothing() {
+        var state = ready()
+        for message: Message in [.ready, .done(op: 1, WorkerReport()), .cells(op: 1, TileCells(tile: TileID(column: 0, row: 0), generation: 0, cells: BitGrid(width: 1, height: 1))),
+                                 .failure(reason: "boo"), .presenterRequest(op: 1, .finish)] {
+            let effects = state.receive(message, from: stranger, now: at(1))
+            #expect(logs(effects).count == 1 && effects.count == 1, "\(message.kind)")
+        }
+        #expect(state.receive(Self.beat, from: stranger, now: at(1)).isEmpty, "heartbeats are not worth a line")
+        #expect(state.phase == .idle)
+    }
+
+    // MARK: A presenter in its own process
+
+    /// Before: one presenterHello to a run without a presenter failed it five seconds later.
+    @Test func aPresenterIsRefusedWhereNoneIsServed() {
+        var state = ready()
+        let effects = state.receive(.presenterHello, from: presenter, now: at(1))
+        #expect(sent(effects).contains { if case .refused = $0.0 { $0.1 == presenter } else { false } })
+        #expect(failure(state.tick(now: at(20)) { _ in at(20) }) == nil)
+        #expect(state.phase == .idle)
+    }
+
+    @Test func aPresenterIsWelcomedWhenTheRunIsReadyAndItsRequestsGoToTheShell() {
+        var state = Self.state(presenter: true)
+        _ = state.receive(.presenterHello, from: presenter, now: at(0))
+        _ = state.receive(Self.hello("a"), from: a, now: at(0))
+        _ = state.receive(Self.beat, from: a, now: at(0))
+        _ = state.receive(Self.hello("b"), from: b, now: at(0))
+        _ = state.receive(Self.beat, from: b, now: at(0))
+        _ = state.receive(.ready, from: a, now: at(0))
+        let effects = state.receive(.ready, from: b, now: at(0))
+        #expect(effects.first == .prepared)
+        #expect(sent(effects).contains { if case .presenterWelcome(let w) = $0.0 { w.workers == 2 && w.generation == 10 && $0.1 == presenter } else { false } })
+        #expect(state.receive(.presenterRequest(op: 4, .advance(generations: 2)), from: presenter, now: at(1))
+            == [.presenter(op: 4, .advance(generations: 2))])
+        let second = state.receive(.presenterHello, from: stranger, now: at(1))
+        #expect(sent(second).contains { if case .refused = $0.0 { $0.1 == stranger } else { false } })
+        let lost = state.tick(now: at(7)) { $0 == presenter ? at(1) : at(7) }
+        #expect(failure(lost)?.contains("the presenter stopped answering") == true)
+    }
+
+    @Test func aPresentersBoardOfTheWrongSizeFailsTheRun() {
+        var state = Self.state(presenter: true)
+        _ = state.receive(.presenterHello, from: presenter, now: at(0))
+        for (peer, name) in [(a, "a"), (b, "b")] {
+            _ = state.receive(Self.hello(name), from: peer, now: at(0))
+            _ = state.receive(Self.beat, from: peer, now: at(0))
+        }
+        _ = state.receive(.ready, from: a, now: at(0))
+        _ = state.receive(.ready, from: b, now: at(0))
+        let effects = state.receive(.presenterRequest(op: 1, .load(generation: 0, board: BitGrid(width: 3, height: 3))),
+                                    from: presenter, now: at(1))
+        #expect(failure(effects)?.contains("3x3 board for the 64x32 board") == true)
+    }
+}
