@@ -4,7 +4,7 @@ import Foundation
 import TesseraCore
 
 /// Board frames as image files, through libpng and giflib: live cells black on white.
-public enum ImageFiles {
+package enum ImageFiles {
     /// 8-bit grey pixels, `scale`×`scale` per dot.
     static func pixels(_ dots: BitGrid, scale: Int) -> [UInt8] {
         let width = dots.width * scale
@@ -21,43 +21,42 @@ public enum ImageFiles {
     }
 
     /// Writes one PNG (atomically).
-    public static func writePNG(_ dots: BitGrid, scale: Int = 1, to path: String) throws {
+    package static func writePNG(_ dots: BitGrid, scale: Int = 1, to path: String) throws {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         image.width = UInt32(dots.width * scale)
         image.height = UInt32(dots.height * scale)
         image.format = UInt32(PNG_FORMAT_GRAY)
-        let temporary = path + ".tmp-\(getpid())"
+        let file = try AtomicFile(path)
         let pixels = pixels(dots, scale: scale)
         let ok = pixels.withUnsafeBytes {
-            png_image_write_to_file(&image, temporary, 0, $0.baseAddress, 0, nil)
+            png_image_write_to_file(&image, file.temporaryPath, 0, $0.baseAddress, 0, nil)
         }
         png_image_free(&image)
-        guard ok != 0, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw TesseraError("cannot write \(path)", fix: "check that the folder exists and is writable")
-        }
+        guard ok != 0 else { throw TesseraError("cannot write \(path)", fix: "check the disk and the folder") }
+        try file.commit()
     }
 }
 
 /// An animated GIF written frame by frame, renamed into place when finished.
-public final class GIFAnimation {
+package final class GIFAnimation {
     private let path: String
-    private let temporary: String
+    /// The file giflib writes by name, renamed into place by `finish()`.
+    private let target: AtomicFile
     private var file: UnsafeMutablePointer<GifFileType>?
     private let width: Int, height: Int, scale: Int
     private let delay: Int
 
     /// - Parameter delay: hundredths of a second per frame.
-    public init(path: String, width: Int, height: Int, scale: Int = 1, delay: Int = 5) throws {
+    package init(path: String, width: Int, height: Int, scale: Int = 1, delay: Int = 5) throws {
         self.path = path
-        temporary = path + ".tmp-\(getpid())"
+        target = try AtomicFile(path)
         self.width = width
         self.height = height
         self.scale = scale
         self.delay = delay
         var error: Int32 = 0
-        guard let file = EGifOpenFileName(temporary, false, &error) else {
+        guard let file = EGifOpenFileName(target.temporaryPath, false, &error) else {
             throw TesseraError("cannot create \(path): \(String(cString: GifErrorString(error)))", fix: "check the folder")
         }
         self.file = file
@@ -82,7 +81,7 @@ public final class GIFAnimation {
         TesseraError("cannot write \(path) (\(what))", fix: "check the disk and the folder")
     }
 
-    public func add(_ dots: BitGrid) throws {
+    package func add(_ dots: BitGrid) throws {
         guard let file else { throw failure("already finished") }
         var control: [UInt8] = [0, UInt8(delay & 0xFF), UInt8(delay >> 8), 0]
         guard EGifPutExtension(file, GRAPHICS_EXT_FUNC_CODE, 4, &control) == GIF_OK,
@@ -99,21 +98,19 @@ public final class GIFAnimation {
     }
 
     /// Closes the file and moves it into place.
-    public func finish() throws {
+    package func finish() throws {
         guard let file else { return }
         self.file = nil
         var error: Int32 = 0
-        guard EGifCloseFile(file, &error) == GIF_OK, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw failure("close")
-        }
+        guard EGifCloseFile(file, &error) == GIF_OK else { throw failure("close") }
+        try target.commit()
     }
 
+    /// An unfinished animation is closed and its temporary file removed (by `target`).
     deinit {
         if let file {
             var error: Int32 = 0
             EGifCloseFile(file, &error)
-            unlink(temporary)
         }
     }
 }

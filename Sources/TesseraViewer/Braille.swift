@@ -1,14 +1,14 @@
 import TesseraCore
 
 /// Draws dots as Unicode braille, 2×4 dots per character cell.
-public enum Braille {
+package enum Braille {
     /// Bit of each dot within a braille character, by (column, row) in the 2×4 cell.
     static let bits: [[UInt32]] = [[0x01, 0x02, 0x04, 0x40], [0x08, 0x10, 0x20, 0x80]]
 
     /// `rows` lines of `columns` characters showing `dots` (2·columns × 4·rows dots).
     /// The character holding `cursor`, a dot position, is shown in reverse video, its
     /// dots still visible.
-    public static func lines(_ dots: BitGrid, columns: Int, rows: Int, cursor: (x: Int, y: Int)? = nil) -> [String] {
+    package static func lines(_ dots: BitGrid, columns: Int, rows: Int, cursor: (x: Int, y: Int)? = nil) -> [String] {
         (0..<rows).map { row in
             var line = String.UnicodeScalarView()
             for column in 0..<columns {

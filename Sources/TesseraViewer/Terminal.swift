@@ -1,23 +1,24 @@
 import Foundation
 
 /// The controlling terminal in raw mode on the alternate screen, restored on every way
-/// out: a normal exit, Ctrl-C (read as a key), SIGTERM/SIGHUP, and crashes.
-public enum Terminal {
+/// out: a normal exit, Ctrl-C (read as a key), and crashes. SIGTERM and SIGHUP end the
+/// viewer through whoever handles them (`Signals`), which then restores it.
+package enum Terminal {
     /// The settings to restore. Written once before any handler is installed and only
     /// read afterwards, from signal handlers too, which is why it is a plain global.
     nonisolated(unsafe) private static var saved = termios()
     nonisolated(unsafe) private static var active = false
 
-    public static var isInteractive: Bool { isatty(0) == 1 && isatty(1) == 1 }
+    package static var isInteractive: Bool { isatty(0) == 1 && isatty(1) == 1 }
 
     /// Columns and rows, from the terminal itself, so a resize shows at the next frame.
-    public static var size: (columns: Int, rows: Int) {
+    package static var size: (columns: Int, rows: Int) {
         var ws = winsize()
         guard ioctl(1, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0 else { return (80, 24) }
         return (Int(ws.ws_col), Int(ws.ws_row))
     }
 
-    public static func enter() {
+    package static func enter() {
         guard !active, tcgetattr(0, &saved) == 0 else { return }
         var raw = saved
         cfmakeraw(&raw)
@@ -26,7 +27,7 @@ public enum Terminal {
         active = true
         write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
         atexit { Terminal.restore() }
-        for signal in [SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE] {
+        for signal in [SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE] {
             Foundation.signal(signal) { number in
                 Terminal.restore()
                 Foundation.signal(number, SIG_DFL)
@@ -36,7 +37,7 @@ public enum Terminal {
     }
 
     /// Leaves the alternate screen and puts the settings back (async-signal-safe).
-    public static func restore() {
+    package static func restore() {
         guard active else { return }
         active = false
         let reset = "\u{1B}[?25h\u{1B}[?1049l"
@@ -44,7 +45,7 @@ public enum Terminal {
         tcsetattr(0, TCSAFLUSH, &saved)
     }
 
-    public static func write(_ text: String) {
+    package static func write(_ text: String) {
         var text = text
         text.withUTF8 { buffer in
             var offset = 0
@@ -58,7 +59,7 @@ public enum Terminal {
 }
 
 /// A key the viewer understands.
-public enum Key: Equatable, Sendable {
+package enum Key: Equatable, Sendable {
     case character(Character)
     case up, down, left, right
     case interrupt
@@ -66,8 +67,8 @@ public enum Key: Equatable, Sendable {
 
 /// Reads keys from standard input on its own thread (a blocking read never touches
 /// the cooperative pool).
-public enum Keyboard {
-    public static func keys() -> AsyncStream<Key> {
+package enum Keyboard {
+    package static func keys() -> AsyncStream<Key> {
         let (stream, continuation) = AsyncStream.makeStream(of: Key.self)
         let thread = Thread {
             var pending: [UInt8] = []

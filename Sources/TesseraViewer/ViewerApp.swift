@@ -1,12 +1,11 @@
 import Foundation
 import TesseraCore
-import TesseraTiles
 import TesseraWire
 
 /// `tessera view`: shows a presenter's frames in the terminal and sends the user's keys
 /// back as commands. One frame request is out at a time, sent after each frame is
 /// drawn, so a slow terminal simply sees fewer frames.
-public struct ViewerApp {
+package struct ViewerApp {
     private enum Event { case key(Key), frame(Frame), tick }
 
     private let pump: MessagePump
@@ -20,81 +19,87 @@ public struct ViewerApp {
 
     private init(pump: MessagePump) { self.pump = pump }
 
-    /// Connects to the presenter at `endpoint` and runs until the user quits.
-    public static func run(presenter endpoint: String) async throws {
-        let pump = try await MessagePump.start(.viewer(presenter: endpoint))
-        var app = ViewerApp(pump: pump)
-        Terminal.enter()
-        defer {
-            Terminal.restore()
+    /// Connects to the presenter at `endpoint` and runs until the user quits, the
+    /// terminal goes away, or (with `stopsOnSignals`, when nothing else handles them)
+    /// SIGINT, SIGTERM or SIGHUP arrives.
+    package static func run(presenter endpoint: String, stopsOnSignals: Bool = false) async throws {
+        try await MessagePump.with(.viewer(presenter: endpoint)) { pump in
+            var app = ViewerApp(pump: pump)
+            Terminal.enter()
+            defer { Terminal.restore() }
+            await app.loop(stopsOnSignals: stopsOnSignals)
+            app.send(.detach)
         }
-        try await app.loop()
-        app.send(.view(Viewport(x: 0, y: 0, cellsPerDot: 1, width: 0, height: 0)))  // detach
-        pump.stop()
     }
 
     private var screen: (columns: Int, rows: Int) { Terminal.size }
     /// Dots that fit above the status line.
     private var dotArea: (width: Int, height: Int) { (screen.columns * 2, max(1, screen.rows - 1) * 4) }
 
-    private func send(_ message: Message) { pump.send(Wire.encode(message), to: .coordinator) }
+    private func send(_ message: Message) { pump.send(message, to: .coordinator) }
 
     private mutating func request() {
         let area = dotArea
-        var view = viewport ?? Viewport(x: 0, y: 0, cellsPerDot: 1 << 24, width: 1, height: 1)
-        view.width = area.width
-        view.height = area.height
+        let view = (viewport ?? Viewport(x: 0, y: 0, cellsPerDot: Viewport.maxCellsPerDot, width: 1, height: 1))
+            .resized(width: area.width, height: area.height)
         if viewport != nil { viewport = view }
         send(.view(view))
         requestedAt = .now
     }
 
-    private mutating func loop() async throws {
+    /// Keys, frames and ticks come from child tasks into one stream, taken in order here.
+    private mutating func loop(stopsOnSignals: Bool) async {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
-        let keys = Task {
-            for await key in Keyboard.keys() { continuation.yield(.key(key)) }
-            // The terminal is gone (closed window, dropped ssh): nobody is watching.
-            continuation.yield(.key(.interrupt))
-        }
-        let frames = Task { [pump] in
-            for await incoming in pump.events {
-                if case .frame(let frame)? = try? Wire.decode(incoming.bytes) { continuation.yield(.frame(frame)) }
+        let frames = pump.control
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await key in Keyboard.keys() { continuation.yield(.key(key)) }
+                // The terminal is gone (closed window, dropped ssh): nobody is watching.
+                continuation.yield(.key(.interrupt))
             }
-        }
-        let ticks = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(500))
-                continuation.yield(.tick)
-            }
-        }
-        defer {
-            keys.cancel()
-            frames.cancel()
-            ticks.cancel()
-        }
-        request()
-        for await event in events {
-            switch event {
-            case .frame(let frame):
-                if viewport == nil {
-                    viewport = fit(frame.board)
-                    request()
-                    continue
+            group.addTask {
+                for await incoming in frames {
+                    if case .frame(let frame)? = Wire.decodeOrLog(incoming.bytes, on: .toViewer, role: "view") {
+                        continuation.yield(.frame(frame))
+                    }
                 }
-                self.frame = frame
-                lastFrameAt = .now
-                if !frame.note.isEmpty { note = frame.note }
-                draw()
-                request()
-            case .key(let key):
-                if !handle(key) { return }
-                draw()
-            case .tick:
-                // A resize, or a presenter that went quiet, shows without waiting for a frame.
-                if let view = viewport, view.width != dotArea.width || view.height != dotArea.height { request() }
-                if let requestedAt, ContinuousClock.now - requestedAt > .seconds(3) { request() }
-                draw()
             }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(500))
+                    continuation.yield(.tick)
+                }
+            }
+            if stopsOnSignals {
+                group.addTask {
+                    for await _ in Signals.stream([SIGINT, SIGTERM, SIGHUP]) { continuation.yield(.key(.interrupt)) }
+                }
+            }
+            request()
+            loop: for await event in events {
+                switch event {
+                case .frame(let frame):
+                    if viewport == nil {
+                        viewport = fit(frame.board)
+                        request()
+                        continue
+                    }
+                    self.frame = frame
+                    lastFrameAt = .now
+                    if !frame.note.isEmpty { note = frame.note }
+                    draw()
+                    request()
+                case .key(let key):
+                    if !handle(key) { break loop }
+                    draw()
+                case .tick:
+                    // A resize, or a presenter that went quiet, shows without waiting for a frame.
+                    if let view = viewport, view.width != dotArea.width || view.height != dotArea.height { request() }
+                    if let requestedAt, ContinuousClock.now - requestedAt > .seconds(3) { request() }
+                    draw()
+                }
+            }
+            group.cancelAll()
         }
     }
 
@@ -129,18 +134,15 @@ public struct ViewerApp {
                 send(.command(.toggleCell(x: view.x + cursor.x * view.cellsPerDot, y: view.y + cursor.y * view.cellsPerDot)))
             }
         case .up, .character("k"):
-            if let c = cursor { cursor = (c.x, max(0, c.y - 1)) } else { view.y -= panY }
+            if let c = cursor { cursor = (c.x, max(0, c.y - 1)) } else { view = view.moved(dy: -panY) }
         case .down, .character("j"):
-            if let c = cursor { cursor = (c.x, min(view.height - 1, c.y + 1)) } else { view.y += panY }
+            if let c = cursor { cursor = (c.x, min(view.height - 1, c.y + 1)) } else { view = view.moved(dy: panY) }
         case .left, .character("h"):
-            if let c = cursor { cursor = (max(0, c.x - 1), c.y) } else { view.x -= panX }
+            if let c = cursor { cursor = (max(0, c.x - 1), c.y) } else { view = view.moved(dx: -panX) }
         case .right, .character("l"):
-            if let c = cursor { cursor = (min(view.width - 1, c.x + 1), c.y) } else { view.x += panX }
+            if let c = cursor { cursor = (min(view.width - 1, c.x + 1), c.y) } else { view = view.moved(dx: panX) }
         case .character("z"), .character("Z"):
-            let zoom = key == .character("z") ? max(1, view.cellsPerDot / 2) : view.cellsPerDot * 2
-            let centre = (view.x + view.width * view.cellsPerDot / 2, view.y + view.height * view.cellsPerDot / 2)
-            view = Viewport(x: centre.0 - view.width * zoom / 2, y: centre.1 - view.height * zoom / 2,
-                            cellsPerDot: zoom, width: view.width, height: view.height)
+            view = view.zoomed(to: key == .character("z") ? view.cellsPerDot / 2 : view.cellsPerDot * 2)
         case .character("0"):
             if let frame { view = fit(frame.board) }
         default:
@@ -182,17 +184,10 @@ public struct ViewerApp {
         if quiet { parts.append("no answer from the presenter") }
         if !note.isEmpty { parts.append(note) }
         parts += [
-            String(format: "%.0f gen/s", f.generationsPerSecond), Self.rate(f.cellUpdatesPerSecond) + " cells/s",
+            String(format: "%.0f gen/s", f.generationsPerSecond), Format.rate(f.cellUpdatesPerSecond, decimals: 1) + " cells/s",
             "\(f.workers) workers", "tiles \(f.tiles.columns)x\(f.tiles.rows)", "zoom 1:\(view.cellsPerDot)", "? help",
         ]
         return " " + parts.joined(separator: " · ")
-    }
-
-    static func rate(_ value: Double) -> String {
-        for (scale, unit) in [(1e9, "G"), (1e6, "M"), (1e3, "k")] where value >= scale {
-            return String(format: "%.1f ", value / scale) + unit
-        }
-        return String(format: "%.0f", value)
     }
 
     static let help = [

@@ -1,0 +1,59 @@
+import Foundation
+import TesseraCluster
+import TesseraCore
+
+/// `--frames DIR` and `--gif FILE`: the whole board every `every` generations, reduced
+/// inside the tiles to at most 1024 dots a side.
+package struct FrameRecording: Sendable {
+    package static let maxFrames: UInt64 = 100_000
+
+    package let folder: String?
+    package let gif: String?
+    package let every: UInt64
+
+    /// Checks the request, and makes the folder, before any work is spent on frames.
+    package init(folder: String?, gif: String?, every: UInt64, generations: UInt64) throws {
+        guard every >= 1 else { throw TesseraError("--every 0 exports nothing", fix: "give --every 1 or more") }
+        guard generations / every + 1 <= Self.maxFrames else {
+            throw TesseraError("\(generations / every + 1) frames is too many", fix: "raise --every or lower --generations")
+        }
+        if let gif {
+            guard gif.lowercased().hasSuffix(".gif") else {
+                throw TesseraError("--gif '\(gif)' is not a .gif file name", fix: "name it *.gif")
+            }
+            try AtomicFile.checkWritable(gif)
+        }
+        if let folder {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw TesseraError("cannot create folder \(folder)", fix: "check the path and permissions")
+            }
+        }
+        (self.folder, self.gif, self.every) = (folder, gif, every)
+    }
+
+    /// Records `generations` generations of a started cluster: a frame of the board as
+    /// it is, then one every `every` generations.
+    package func record(_ cluster: any ClusterDriver, generations: UInt64) async throws {
+        let shape = cluster.tiling.shape
+        let view = Viewport.fitting(width: shape.width, height: shape.height,
+                                    dots: min(shape.width, 1024), rows: min(shape.height, 1024))
+        let scale = max(1, min(8, 512 / max(view.width, view.height)))
+        let animation = try gif.map { try GIFAnimation(path: $0, width: view.width, height: view.height, scale: scale) }
+        var done: UInt64 = 0, index = 0
+        while true {
+            let dots = try await cluster.frame(view)
+            if let folder {
+                try ImageFiles.writePNG(dots, scale: scale, to: folder + String(format: "/frame-%06d.png", index))
+            }
+            try animation?.add(dots)
+            index += 1
+            guard done < generations else { break }
+            let step = min(every, generations - done)
+            try await cluster.advance(step)
+            done += step
+        }
+        try animation?.finish()
+    }
+}
