@@ -1,11 +1,15 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Data flows top to bottom: the C kernel and the Swift engine step cells, patterns
-// load and save boards, tiles own cells and trade halos, the CLI drives it all.
+// Data flows down the targets: the kernel and the engine step cells (core); patterns
+// load and save boards, tiles own cells and trade halos; the wire carries messages
+// between processes; the cluster coordinates workers; the viewer and export show what
+// it computes; a run session puts them together; the command line parses flags.
+//
+// Linux only: the cluster wakes its ZeroMQ thread through an eventfd and finds its own
+// binary through /proc, and no other platform is built or tested.
 let package = Package(
     name: "Tessera",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "tessera", targets: ["tessera"]),
         .library(name: "TesseraCore", targets: ["TesseraCore"]),
@@ -25,17 +29,21 @@ let package = Package(
         // libzmq from the system (Debian: libzmq3-dev). No pkgConfig: Debian's libzmq.pc
         // adds krb5 include flags that SwiftPM refuses with a warning on every build.
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
-        .target(name: "TesseraWire", dependencies: ["CZeroMQ", "TesseraCore", "TesseraTiles"]),
+        .target(name: "TesseraWire", dependencies: ["CZeroMQ", "TesseraCore"]),
         .target(name: "TesseraCluster", dependencies: ["TesseraCore", "TesseraTiles", "TesseraWire"]),
-        .target(name: "TesseraViewer", dependencies: ["TesseraCore", "TesseraTiles", "TesseraWire"]),
+        .target(name: "TesseraViewer", dependencies: ["TesseraCore", "TesseraWire"]),
         // Frames as images, through the well-kept C libraries (Debian: libpng-dev, libgif-dev).
         .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"])]),
-        .target(name: "TesseraExport", dependencies: ["TesseraCore", "CPNG", "CGIF"]),
+        .target(name: "TesseraExport", dependencies: ["TesseraCore", "TesseraCluster", "CPNG", "CGIF"]),
+        .target(
+            name: "TesseraRun",
+            dependencies: ["TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster", "TesseraViewer", "TesseraExport"]
+        ),
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster", "TesseraViewer", "TesseraExport",
+                "TesseraCore", "TesseraPatterns", "TesseraCluster", "TesseraViewer", "TesseraRun",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -43,7 +51,9 @@ let package = Package(
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraPatterns"]),
         .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire"]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraTiles", "TesseraWire", "CZeroMQ"]),
+        // The coordinator's state machine and the run's library parts, with no process and no socket.
+        .testTarget(name: "TesseraClusterTests", dependencies: ["TesseraCluster", "TesseraWire", "TesseraRun"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraWire", "CZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,15 @@
 import ArgumentParser
 import Foundation
 import TesseraCore
+import TesseraRun
 
 /// The `tessera` command line.
 @main
 struct Tessera: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Runs Conway's Game of Life, and any Life-like B/S rule, on tiled boards.",
-        subcommands: [Run.self, CoordinatorCommand.self, Worker.self, PresenterCommand.self, View.self, Patterns.self, Bench.self]
+        subcommands: [RunCommand.self, CoordinatorCommand.self, WorkerCommand.self, PresenterCommand.self, ViewCommand.self,
+                      PatternsCommand.self, BenchCommand.self]
     )
 
     /// Every failure, flag errors included, is one line on stderr and exit status 2.
@@ -20,7 +22,7 @@ struct Tessera: AsyncParsableCommand {
                 try command.run()
             }
         } catch let interrupted as Interrupted {
-            FileHandle.standardError.write(Data("error: interrupted: every worker stopped\n".utf8))
+            FileHandle.standardError.write(Data("error: \(interrupted)\n".utf8))
             Foundation.exit(128 + interrupted.signal)
         } catch {
             let code = exitCode(for: error)

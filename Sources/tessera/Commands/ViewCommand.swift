@@ -2,20 +2,24 @@ import ArgumentParser
 import TesseraCore
 import TesseraViewer
 
-struct View: AsyncParsableCommand {
+struct ViewCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "view",
         abstract: "Watches and steers a running cluster in the terminal ('?' lists the keys).")
 
     @Option(help: "The presenter's viewer endpoint (a run's --view-listen).")
     var connect: String = "tcp://127.0.0.1:7471"
 
-    func run() async throws {
+    func validate() throws {
         guard connect.hasPrefix("tcp://") || connect.hasPrefix("ipc://") else {
             throw TesseraError("bad endpoint '\(connect)'", fix: "write tcp://HOST:PORT, e.g. tcp://127.0.0.1:7471")
         }
         guard Terminal.isInteractive else {
             throw TesseraError("tessera view needs a terminal", fix: "run it in a terminal (tmux and ssh work)")
         }
-        try await ViewerApp.run(presenter: connect)
+    }
+
+    func run() async throws {
+        try await ViewerApp.run(presenter: connect, stopsOnSignals: true)
     }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import TesseraPatterns
 
-struct Patterns: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Lists the built-in starting patterns.")
+struct PatternsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "patterns", abstract: "Lists the built-in starting patterns.")
 
     func run() {
         for name in PatternLibrary.names {

@@ -1,0 +1,47 @@
+import Foundation
+import TesseraCluster
+import TesseraCore
+import TesseraPatterns
+import TesseraTiles
+
+/// Every tile as an actor in this process: no worker processes, no sockets.
+package enum InProcessRun {
+    /// Runs `generations` of `setup`, writes `output` if asked, and says what it did.
+    /// A stopping signal ends it, with nothing written, as `Interrupted`.
+    package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?) async throws -> RunOutcome {
+        _ = try setup.end(after: generations)
+        let stop = StopSignal()
+        return try await withThrowingTaskGroup(of: RunOutcome?.self) { group in
+            group.addTask {
+                for await signal in Signals.stream() {
+                    stop.note(signal)
+                    return nil
+                }
+                return nil
+            }
+            group.addTask {
+                let cluster = try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo,
+                                                    generation: setup.generation, cells: setup.cells(in:))
+                let clock = ContinuousClock()
+                let start = clock.now
+                try await cluster.run(generations: generations)
+                let seconds = (clock.now - start).seconds
+                try await output?.write(generation: setup.generation + generations) { try await cluster.board(rows: $0) }
+                return RunOutcome(seconds: seconds, population: try await cluster.population(), workers: [],
+                                  generations: generations)
+            }
+            defer { group.cancelAll() }
+            do {
+                // The run, or a signal, whichever comes first; the other is cancelled.
+                while let result = try await group.next() {
+                    if let outcome = result { return outcome }
+                    if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path) }
+                }
+            } catch {
+                if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path) }
+                throw error
+            }
+            throw CancellationError()
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Synchronization
+import TesseraCluster
+import TesseraCore
+import TesseraExport
+import TesseraPatterns
+import TesseraTiles
+import TesseraViewer
+import TesseraWire
+
+/// One run on a cluster, start to finish: the coordinator, its workers, signal
+/// handling and a progress line run as children of one task group (as in
+/// swift-service-lifecycle's ServiceGroup), and the mode decides what drives the run.
+package struct RunSession: Sendable {
+    /// Where the workers come from.
+    package enum Workers: Sendable {
+        /// Started from here: worker processes of this binary, or through a launch command
+        /// on other hosts; they reach the coordinator on `listen`.
+        case launched(count: Int, launcher: WorkerLauncher = .here, listen: String = "tcp://127.0.0.1:*")
+        /// Started anywhere by someone else (`tessera worker --coordinator …`), connecting to `listen`.
+        case awaited(count: Int, listen: String)
+
+        var count: Int {
+            switch self {
+            case .launched(let count, _, _), .awaited(let count, _): count
+            }
+        }
+    }
+
+    /// What drives the run once the workers are ready.
+    package enum Mode: Sendable {
+        /// The generations at full speed.
+        case batch
+        /// The generations, while viewers attach on `endpoint` and steer.
+        case serveViewers(endpoint: String)
+        /// A viewer in this terminal steers until it quits.
+        case viewHere
+        /// PNG frames and a GIF of the run.
+        case record(FrameRecording)
+        /// A `tessera presenter` process drives the run until it says it is done.
+        case externalPresenter
+    }
+
+    package var setup: RunSetup
+    package var generations: UInt64
+    package var workers: Workers
+    package var mode: Mode = .batch
+    package var output: BoardOutput?
+    package var connectTimeout: Duration = .seconds(30)
+    /// How long a worker (or the presenter) may go unheard.
+    package var silence: Duration = .seconds(5)
+    /// A live progress line on stdout when it is a terminal.
+    package var showsProgress = false
+
+    package init(setup: RunSetup, generations: UInt64, workers: Workers) {
+        (self.setup, self.generations, self.workers) = (setup, generations, workers)
+    }
+
+    /// Runs the session and says what the run did; throws `Interrupted` after SIGINT,
+    /// SIGTERM, SIGQUIT or SIGHUP, once every worker has stopped.
+    package func run() async throws -> RunOutcome {
+        _ = try setup.end(after: generations)
+        try RunPlan.check(workers: workers.count, tiling: setup.tiling)
+        // The coordinator holds one band of the board at a time, and only to write it;
+        // local workers share this machine's memory with it, remote ones check their own.
+        let launchedHere = if case .launched(_, let launcher, _) = workers { launcher.hosts.isEmpty } else { false }
+        try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
+                                    extraBytes: output?.bandBytes ?? 0)
+        let listen: String
+        switch workers {
+        case .launched(_, _, let endpoint), .awaited(_, let endpoint): listen = endpoint
+        }
+        let viewers: String? = switch mode {
+        case .serveViewers(let endpoint): endpoint
+        case .viewHere: "tcp://127.0.0.1:*"
+        default: nil
+        }
+        return try await MessagePump.with(.coordinator(listen: listen, viewers: viewers)) { pump in
+            let coordinator = Coordinator(pump: pump, workers: workers.count, plan: setup.plan(generations: generations),
+                                          connectTimeout: connectTimeout, silence: silence,
+                                          servesPresenter: { if case .externalPresenter = mode { true } else { false } }())
+            var local: LocalWorkers? = nil
+            switch workers {
+            case .launched(let count, let launcher, _):
+                local = try LocalWorkers.launch(count: count, coordinator: pump.boundEndpoint, launcher: launcher)
+            case .awaited(let count, _):
+                // Unbuffered, so whoever starts the workers can read the endpoint at once.
+                say("tessera coordinator: waiting for \(count) workers on \(pump.boundEndpoint)")
+            }
+            return try await serve(coordinator, pump: pump, workers: local)
+        }
+    }
+
+    private func serve(_ coordinator: Coordinator, pump: MessagePump, workers: LocalWorkers?) async throws -> RunOutcome {
+        let stop = StopSignal()
+        var written = false
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await coordinator.serve() }
+            if let workers {
+                group.addTask {
+                    await workers.watch { pid, host, how in await coordinator.workerExited(pid: pid, host: host, how: how.description) }
+                }
+            }
+            group.addTask {
+                for await signal in Signals.stream() {
+                    stop.note(signal)
+                    await coordinator.cancel("interrupted by \(Signals.name(signal))")
+                }
+            }
+            if showsProgress && ProgressLine.isTerminal {
+                let total: UInt64? = if case .externalPresenter = mode { nil } else if case .viewHere = mode { nil } else { generations }
+                group.addTask { await ProgressLine.follow(coordinator, cells: setup.shape.cellCount, total: total) }
+            }
+            defer { group.cancelAll() }
+            do {
+                try await coordinator.start()
+                try await drive(coordinator, pump: pump)
+                if let output {
+                    try await output.write(generation: await coordinator.generation) { try await coordinator.collect(rows: $0) }
+                    written = true
+                }
+                let outcome = await coordinator.outcome
+                await coordinator.shutdown()
+                await workers?.stop()
+                if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path, written: true) }
+                return outcome
+            } catch let error as Interrupted {
+                throw error
+            } catch {
+                await coordinator.shutdown()
+                await workers?.stop()
+                if let signal = stop.signal {
+                    throw Interrupted(signal: signal, output: output?.path, written: written)
+                }
+                throw error
+            }
+        }
+    }
+
+    /// What the mode does between the workers being ready and the end of the run.
+    private func drive(_ coordinator: Coordinator, pump: MessagePump) async throws {
+        switch mode {
+        case .batch:
+            try await coordinator.advance(generations)
+        case .record(let recording):
+            try await recording.record(coordinator, generations: generations)
+        case .externalPresenter:
+            say("tessera coordinator: waiting for 'tessera presenter --coordinator \(pump.boundEndpoint)'")
+            try await coordinator.serveRemotePresenter()
+        case .serveViewers:
+            let presenter = makePresenter(coordinator, stopAt: setup.generation + generations, delay: 0)
+            say("tessera: viewers can attach with 'tessera view --connect \(pump.viewerEndpoint ?? "")'")
+            try await presenter.run()
+        case .viewHere:
+            let presenter = makePresenter(coordinator, stopAt: nil, delay: 0.03)
+            let endpoint = pump.viewerEndpoint ?? ""
+            enum Ended { case presenter, viewer }
+            // Whichever ends first ends the other: quitting the viewer, or a failed run.
+            try await withThrowingTaskGroup(of: Ended.self) { group in
+                group.addTask {
+                    try await presenter.run()
+                    return .presenter
+                }
+                group.addTask {
+                    do {
+                        try await ViewerApp.run(presenter: endpoint)
+                    } catch {
+                        await presenter.stop()
+                        throw error
+                    }
+                    await presenter.stop()
+                    return .viewer
+                }
+                if try await group.next() == .presenter { group.cancelAll() }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// A presenter whose `p` key cycles through the built-in patterns and whose saves
+    /// go into fresh RLE files in the working folder.
+    private func makePresenter(_ coordinator: Coordinator, stopAt: UInt64?, delay: Double) -> Presenter {
+        let shape = setup.shape
+        let patterns = PatternLibrary.names.compactMap(PatternLibrary.pattern(named:)).map { pattern in
+            let overlay = pattern.overlay(on: shape)
+            return { @Sendable (rect: TileRect) -> BitGrid in overlay.cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height) }
+        }
+        let (name, rule) = (setup.name, setup.rule)
+        return Presenter(coordinator: coordinator, delay: delay, stopAt: stopAt, patterns: patterns) { board, generation in
+            try Self.save(board, generation: generation, stem: "tessera-\(name.split(separator: ".").first ?? "board")-\(generation)",
+                          shape: shape, rule: rule)
+        }
+    }
+
+    /// Writes a viewer's save into a fresh RLE file here; says where.
+    package static func save(_ board: BitGrid, generation: UInt64, stem: String, shape: BoardShape, rule: Rule) throws -> String {
+        let output = try BoardOutput(path: BoardOutput.freshPath(stem: stem), shape: shape, rule: rule, name: stem)
+        try output.write(board, generation: generation)
+        return FileManager.default.currentDirectoryPath + "/" + output.path
+    }
+}
+
+/// A run stopped by a signal; the process exits 128 + its number.
+package struct Interrupted: Error, CustomStringConvertible {
+    package let signal: Int32
+    /// The output file asked for, and whether it was written before the signal.
+    package let output: String?
+    package let written: Bool
+
+    package init(signal: Int32, output: String? = nil, written: Bool = false) {
+        (self.signal, self.output, self.written) = (signal, output, written)
+    }
+
+    package var description: String {
+        let file = output.map { written ? ", \($0) was written before it" : ", nothing written to \($0)" } ?? ""
+        return "interrupted by \(Signals.name(signal)): every worker stopped\(file)"
+    }
+}
+
+/// The first signal that stopped a run, noted by its signal task and read at the end.
+/// Behind a lock, hence `Sendable`.
+final class StopSignal: Sendable {
+    private let first = Mutex<Int32?>(nil)
+
+    func note(_ signal: Int32) { first.withLock { $0 = $0 ?? signal } }
+
+    var signal: Int32? { first.withLock { $0 } }
+}
+
+/// A line on stdout, written at once (not buffered), so whoever started this process
+/// can read it while it runs.
+package func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,28 @@
+import Foundation
+import TesseraCluster
+import TesseraCore
+
+/// The line a run ends with, and with `detailed`, one more per worker.
+package enum Summary {
+    package static func lines(setup: RunSetup, outcome: RunOutcome, detailed: Bool) -> [String] {
+        let rate = Double(setup.shape.cellCount) * Double(outcome.generations) / max(outcome.seconds, 1e-9)
+        let workers = outcome.workers
+        let placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
+        var line = "\(setup.name): \(outcome.generations) generations on \(setup.shape) \(setup.rule), \(placement), "
+            + "tiles \(setup.tiling.columns)x\(setup.tiling.rows), halo \(setup.halo): "
+            + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
+        if !workers.isEmpty {
+            let compute = workers.reduce(0) { $0 + $1.report.computeSeconds }
+            let wait = workers.reduce(0) { $0 + $1.report.waitSeconds }
+            line += String(format: ", halo wait %.1f%%", 100 * wait / max(compute + wait, 1e-9))
+        }
+        guard detailed else { return [line] }
+        return [line] + workers.map { w in
+            let r = w.report
+            let tiles = w.tiles.map(\.description).joined(separator: " ")
+            return String(format: "  worker %d (pid %d on %@, tiles %@): compute %.3f s, halo wait %.3f s (%.1f%%), sent %@",
+                          w.index, w.pid, w.host, tiles, r.computeSeconds, r.waitSeconds,
+                          100 * r.waitSeconds / max(r.computeSeconds + r.waitSeconds, 1e-9), Format.bytes(r.bytesSent))
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import TesseraCore
+import TesseraPatterns
+import TesseraRun
+
+/// What to run: a pattern or soup, on which board, under which rule.
+struct BoardOptions: ParsableArguments {
+    @Argument(help: "A built-in pattern name (see 'tessera patterns') or a pattern file (.rle, .cells, Life 1.06).")
+    var pattern: String?
+
+    @Option(help: "Board size WxH; overrides the rule's :T/:P suffix. Default 1024x1024.",
+            transform: parsing(BoardSize.init(parsing:)))
+    var size: BoardSize?
+
+    @Option(help: "torus or plane (dead edges). Default: the file's, else torus.")
+    var topology: Topology?
+
+    @Option(help: "Life-like rule, e.g. B3/S23 or B36/S23:T512,512. Default: the file's, else B3/S23.",
+            transform: parsing(RuleChoice.init(parsing:)))
+    var rule: RuleChoice?
+
+    @Option(help: "Fill the board with random cells at this density (0-1) instead of, or under, a pattern.")
+    var soup: Double?
+
+    @Option(help: "Seed for --soup (default 1); the same seed gives the same board for every tiling.")
+    var seed: UInt64?
+
+    @Option(help: "Tiles as COLUMNSxROWS. Default: one tile per worker.", transform: parsing(TileGrid.init(parsing:)))
+    var tiles: TileGrid?
+
+    @Option(help: "Halo depth: generations between halo exchanges. Default: from the tile size.")
+    var halo: Int?
+
+    @Option(help: "Read options from a TOML file (see configs/); flags given here override it.")
+    var config: String?
+
+    static let configKeys = ["pattern", "size", "topology", "rule", "soup", "seed", "tiles", "halo"]
+
+    func validate() throws {
+        if let soup { _ = try Soup(density: soup, seed: 1) }
+        if let halo, halo < 1 { throw TesseraError("halo depth \(halo) is below 1", fix: "give --halo 1 or more") }
+    }
+
+    /// Fills what the command line left out from the config file, then checks it all.
+    mutating func apply(_ config: ConfigFile) throws {
+        pattern = pattern ?? config["pattern"]
+        size = try size ?? config["size"].map(BoardSize.init(parsing:))
+        topology = try topology ?? config["topology"].map { text in
+            guard let topology = Topology(rawValue: text.lowercased()) else {
+                throw TesseraError("\(config.path): unknown topology '\(text)'", fix: "write topology = \"torus\" or \"plane\"")
+            }
+            return topology
+        }
+        rule = try rule ?? config["rule"].map(RuleChoice.init(parsing:))
+        tiles = try tiles ?? config["tiles"].map(TileGrid.init(parsing:))
+        soup = try soup ?? config.number("soup", as: Double.self)
+        seed = try seed ?? config.number("seed", as: UInt64.self)
+        halo = try halo ?? config.number("halo", as: Int.self)
+        try validate()
+    }
+
+    /// The board, rule and starting cells these options describe, with one tile per
+    /// worker unless tiles were chosen.
+    func setup(defaultTiles count: Int) throws -> RunSetup {
+        var choices = RunSetup.Choices()
+        if let source = pattern { choices.pattern = (try Self.load(source), (source as NSString).lastPathComponent) }
+        choices.rule = rule.map { ($0.rule, $0.board) }
+        choices.topology = topology
+        choices.size = size.map { ($0.width, $0.height) }
+        choices.soup = try soup.map { try Soup(density: $0, seed: seed ?? 1) }
+        choices.tiles = tiles.map { ($0.columns, $0.rows) }
+        choices.halo = halo
+        return try RunSetup(choices, defaultTiles: count)
+    }
+
+    static func load(_ source: String) throws -> Pattern {
+        if FileManager.default.fileExists(atPath: source) { return try PatternFile.load(source) }
+        if let builtIn = PatternLibrary.pattern(named: source) { return builtIn }
+        throw TesseraError("no file or built-in pattern named '\(source)'",
+                           fix: "check the path, or run 'tessera patterns' for built-in names")
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import TesseraCore
+
+/// How many workers, and how long to wait for them and to bear their silence.
+struct ClusterOptions: ParsableArguments {
+    @Option(help: "Worker processes. Default for run: the number of cores; 0 runs every tile in this process.")
+    var workers: Int?
+
+    @Option(help: "Seconds to wait for workers to connect (default 30).",
+            transform: parsing { try Seconds(parsing: $0, flag: "connect-timeout") })
+    var connectTimeout: Seconds?
+
+    @Option(help: "Seconds a worker may go without a heartbeat before the run fails (default 5).",
+            transform: parsing { try Seconds(parsing: $0, flag: "silence") })
+    var silence: Seconds?
+
+    static let configKeys = ["workers", "connect-timeout", "silence"]
+
+    func validate() throws {
+        if let workers, workers < 0 { throw TesseraError("--workers \(workers) is negative", fix: "give 0 (in process) or more") }
+    }
+
+    mutating func apply(_ config: ConfigFile) throws {
+        workers = try workers ?? config.number("workers", as: Int.self)
+        connectTimeout = try connectTimeout ?? config["connect-timeout"].map { try Seconds(parsing: $0, flag: "connect-timeout") }
+        silence = try silence ?? config["silence"].map { try Seconds(parsing: $0, flag: "silence") }
+        try validate()
+    }
+}
