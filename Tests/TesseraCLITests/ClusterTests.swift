@@ -8,10 +8,7 @@ import TesseraCore
     func computingRun(_ extra: [String] = []) throws -> (RunningTessera, [Int32]) {
         let run = try RunningTessera(["run", "--soup", "0.3", "--size", "1024x1024", "--generations", "1000000000",
                                       "--workers", "2"] + extra)
-        let workers = try Processes.poll(timeout: 30, "two worker processes") {
-            let children = Processes.children(of: run.pid)
-            return children.count == 2 ? children : nil
-        }
+        let workers = try run.workerPids()
         _ = try Processes.poll(timeout: 30, "the workers to compute") {
             workers.allSatisfy { Processes.cpuSeconds($0) > 0.3 } ? true : nil
         }
@@ -50,6 +47,26 @@ import TesseraCore
         #expect(status == 128 + signal)
         #expect(Date().timeIntervalSince(sent) < 5, "took \(Date().timeIntervalSince(sent)) s")
         for pid in workers { #expect(!Processes.alive(pid), "worker \(pid) left behind") }
+    }
+
+    /// Before: SIGQUIT printed a crash report, and the run carried on to exit 0.
+    @Test func sigquitStopsTheRunLikeSigterm() throws {
+        let (run, workers) = try computingRun()
+        kill(run.pid, SIGQUIT)
+        #expect(run.wait(timeout: 10) == 128 + SIGQUIT)
+        #expect(run.errorText == "error: interrupted by SIGQUIT: every worker stopped\n", "\(run.errorText)")
+        for pid in workers { #expect(!Processes.alive(pid), "worker \(pid) left behind") }
+    }
+
+    /// An interrupted run writes nothing, and says so.
+    @Test func aSignalBeforeTheOutputLeavesNoFile() throws {
+        let dir = try Harness.temporaryDirectory()
+        let output = dir.appendingPathComponent("never.rle")
+        let (run, _) = try computingRun(["--output", output.path])
+        kill(run.pid, SIGTERM)
+        #expect(run.wait(timeout: 10) == 128 + SIGTERM)
+        #expect(run.errorText.contains("nothing written to \(output.path)"), "\(run.errorText)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
     }
 
     @Test func workersLeaveWhenTheCoordinatorDies() throws {
@@ -108,7 +125,7 @@ import TesseraCore
         let coordinator = try RunningTessera(["coordinator", "glider", "--workers", "1", "--listen", "tcp://127.0.0.1:*",
                                               "--connect-timeout", "2"])
         let endpoint = try coordinator.workerEndpoint()
-        try StrangePeer.send(to: endpoint)
+        try StrangePeer(connectingTo: endpoint).sendGarbage()
         #expect(coordinator.wait(timeout: 30) == 2)
         let log = coordinator.errorText
         #expect(log.contains("refused a message: not a Tessera message"), "\(log)")

@@ -18,6 +18,7 @@ import Testing
         #expect(result.stdout.contains("40 generations"))
         #expect(result.stdout.contains("population 5"))
         #expect(result.stdout.contains("cell-updates/s"))
+        #expect(!result.stdout.contains("\r") && !result.stdout.contains("ETA"), "no progress line where stdout is no terminal")
     }
 
     @Test func soupIsTheSameForEveryTiling() throws {
@@ -64,7 +65,7 @@ import Testing
         ("workers without tiles", nil, ["run", "glider", "--size", "8x8", "--tiles", "2x1", "--workers", "3"], "fewer workers"),
         ("board too big", nil, ["run", "glider", "--size", "4000000x4000000"], "MiB"),
         ("pattern too big", nil, ["run", "gosper", "--size", "20x20"], "larger --size"),
-        ("unknown topology", nil, ["run", "glider", "--topology", "sphere"], "torus or"),
+        ("unknown topology", nil, ["run", "glider", "--topology", "sphere"], "'torus' and 'plane'"),
         ("bad RLE count", "x = 3, y = 1\n0o!", ["run", "@"], "run count 0"),
         ("bad RLE char", "x = 3, y = 1\n3z!", ["run", "@"], "unexpected character"),
         ("RLE without end", "x = 3, y = 1\n3o", ["run", "@"], "without '!'"),
@@ -219,5 +220,77 @@ import Testing
                                           "--launch", "false", "--listen", "tcp://127.0.0.1:*", "--out", out.path])
         #expect(failed.status == 2 && failed.stderr.contains("launched on somewhere"), "\(failed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+}
+
+/// What a hostile probe of the command line found, each a one-line error with exit 2 now.
+@Suite struct CommandLineDefenceTests {
+    func expectOneLineError(_ result: Harness.Result, _ problem: String, _ comment: String = "") {
+        #expect(result.status == 2, "\(comment): status \(result.status)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(comment): \(result.stderr)")
+        #expect(result.stderr.contains(problem), "\(comment): \(result.stderr)")
+    }
+
+    /// Before: SIGILL on nan, inf or 1e300, and negative values taken quietly.
+    @Test(arguments: ["nan", "inf", "1e300", "-1", "0", "soon"])
+    func durationsMustBeRealNumbersOfSeconds(value: String) throws {
+        for flag in ["connect-timeout", "silence"] {
+            let run = try Harness.tessera(["run", "glider", "--\(flag)=\(value)", "--generations", "1"])
+            expectOneLineError(run, "is not a number of seconds", "run --\(flag)=\(value)")
+        }
+        let worker = try Harness.tessera(["worker", "--coordinator", "tcp://127.0.0.1:9", "--silence=\(value)"])
+        expectOneLineError(worker, "is not a number of seconds", "worker --silence=\(value)")
+    }
+
+    /// Before: `#CXRLE Gen=` near 2^64 plus --generations crashed on overflow.
+    @Test(arguments: ["0", "2"])
+    func generationsPastTheLastOneAreRefused(workers: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("late.rle")
+        try "#CXRLE Gen=18446744073709551610\nx = 3, y = 1, rule = B3/S23\n3o!\n".write(to: input, atomically: true, encoding: .utf8)
+        let result = try Harness.tessera(["run", input.path, "--generations", "100", "--workers", workers, "--size", "16x16"])
+        expectOneLineError(result, "past the last generation")
+    }
+
+    /// Before: "RLE has no header line" for anything that was not RLE.
+    @Test(arguments: [("x.mc", Array("[M2] (golly 3.3)\n#R B3/S23\n$$$$$$..*$\n".utf8), "macrocell"),
+                      ("x.rle.gz", [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3], "gzip-compressed"),
+                      ("x.zip", Array("PK\u{03}\u{04}rest".utf8), "zip-compressed")])
+    func unsupportedFormatsAreNamed(name: String, bytes: [UInt8], problem: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent(name)
+        try Data(bytes).write(to: input)
+        expectOneLineError(try Harness.tessera(["run", input.path]), problem)
+    }
+
+    @Test func anAddressInUseSaysWhatToDo() throws {
+        let first = try RunningTessera(["coordinator", "glider", "--workers", "1", "--listen", "tcp://127.0.0.1:*"])
+        let endpoint = try first.workerEndpoint()
+        expectOneLineError(try Harness.tessera(["coordinator", "glider", "--workers", "1", "--listen", endpoint]),
+                           "another process holds that port")
+        kill(first.pid, SIGTERM)
+        _ = first.wait(timeout: 10)
+    }
+
+    /// Before: a presenter pointed at nothing, or at a coordinator that serves none,
+    /// printed nothing and waited for ever.
+    @Test func aPresenterWithNothingToDriveSaysSo() throws {
+        let started = Date()
+        expectOneLineError(try Harness.tessera(["presenter", "--coordinator", "tcp://127.0.0.1:9", "--silence", "1",
+                                                "--view-listen", "tcp://127.0.0.1:*"]), "did not answer")
+        #expect(Date().timeIntervalSince(started) < 10)
+        let coordinator = try RunningTessera(["coordinator", "glider", "--workers", "1", "--listen", "tcp://127.0.0.1:*"])
+        let endpoint = try coordinator.workerEndpoint()
+        expectOneLineError(try Harness.tessera(["presenter", "--coordinator", endpoint, "--view-listen", "tcp://127.0.0.1:*"]),
+                           "start it with --external-presenter")
+        kill(coordinator.pid, SIGTERM)
+        _ = coordinator.wait(timeout: 10)
+    }
+
+    /// Before: "worker  leaving", with two spaces, when the worker had no --name.
+    @Test func aWorkerWithoutANameLeavesInPlainWords() throws {
+        let result = try Harness.tessera(["worker", "--coordinator", "tcp://127.0.0.1:9", "--silence", "0.5"])
+        expectOneLineError(result, "; worker leaving")
+        #expect(!result.stderr.contains("  "))
     }
 }

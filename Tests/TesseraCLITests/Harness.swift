@@ -197,6 +197,14 @@ final class RunningTessera {
             outputText.firstMatch(of: /view --connect (tcp:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) }
         }
     }
+    /// The pids of the `count` worker processes this run started.
+    func workerPids(_ count: Int = 2) throws -> [Int32] {
+        try Processes.poll(timeout: 30, "\(count) worker processes") {
+            let children = Processes.children(of: pid)
+            return children.count == count ? children : nil
+        }
+    }
+
     var errorText: String { (try? String(contentsOf: stderr, encoding: .utf8)) ?? "" }
     var outputText: String { (try? String(contentsOf: stdout, encoding: .utf8)) ?? "" }
 
@@ -238,6 +246,23 @@ enum Processes {
         // A zombie has exited; only its parent's wait is missing.
         let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
         return !stat.contains(") Z ")
+    }
+
+    /// The TCP ports `pid` listens on: its sockets (/proc/PID/fd) that the kernel's
+    /// table (/proc/PID/net/tcp) shows in state LISTEN.
+    static func listeningPorts(_ pid: Int32) -> [Int] {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        let inodes = Set(fds.compactMap { fd -> String? in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? ""
+            return target.firstMatch(of: /socket:\[(\d+)\]/).map { String($0.1) }
+        })
+        let table = (try? String(contentsOfFile: "/proc/\(pid)/net/tcp", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").dropFirst().compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 9, fields[3] == "0A", inodes.contains(String(fields[9])),
+                  let port = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) }) else { return nil }
+            return port
+        }
     }
 
     /// CPU seconds the process has used (user + system).

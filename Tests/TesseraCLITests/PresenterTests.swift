@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
-import TesseraTiles
+import TesseraWire
 import TesseraWire
 
 @Suite(.serialized) struct PresenterTests {
@@ -16,10 +16,7 @@ import TesseraWire
         let run = try RunningTessera(["run", "--soup", "0.3", "--size", "1024x1024", "--generations", "100000000000",
                                       "--workers", "2", "--view-listen", "tcp://127.0.0.1:*"])
         let endpoint = try run.viewerEndpoint()
-        let workers = try Processes.poll(timeout: 30, "the workers") {
-            let c = Processes.children(of: run.pid)
-            return c.count == 2 ? c : nil
-        }
+        let workers = try run.workerPids()
         let view = Viewport(x: 0, y: 0, cellsPerDot: 4, width: 256, height: 256)
         func total() -> Int { ([run.pid] + workers).map(Self.residentKiB).reduce(0, +) }
         for _ in 0..<20 { _ = try ScriptedViewer.watch(endpoint, frames: 3, viewport: view) }  // warm up

@@ -1,48 +1,70 @@
 import CZeroMQ
 import Foundation
-import TesseraTiles
-import TesseraWire
+import TesseraCore
+@testable import TesseraWire
 
-/// A raw ZeroMQ peer that speaks nonsense, an old protocol version and cut-off messages.
-enum StrangePeer {
-    static func send(to endpoint: String) throws {
-        let context = ZMQContext()
-        let socket = try ZMQSocket(context, .dealer)
+/// A raw ZeroMQ peer, scripted by a test: it says what it likes to whoever it connects
+/// to (a coordinator's control port, a worker's halo port, a viewer port) and reads
+/// what comes back. It lives on the test's thread, as a socket must.
+final class StrangePeer {
+    private let context = ZMQContext()
+    private var socket: ZMQSocket
+
+    /// - Parameter reading: false keeps (almost) nothing of what arrives unread, so the
+    ///   sender's queue, not this process, holds what it sends: a viewer that stops reading.
+    init(connectingTo endpoint: String, identity: String? = nil, reading: Bool = true) throws {
+        socket = try ZMQSocket(context, .dealer)
+        if let identity { try socket.set(ZMQ_ROUTING_ID, bytes: Array(identity.utf8)) }
+        if !reading {
+            try socket.set(ZMQ_RCVHWM, 1)
+            try socket.set(ZMQ_RCVBUF, 4096)
+        }
+        try socket.set(ZMQ_LINGER, 2000)
         try socket.connect(endpoint)
+    }
+
+    /// Sends raw bytes, waiting up to five seconds for the connection to come up.
+    func send(bytes: [UInt8]) throws {
+        for _ in 0..<500 {
+            if try socket.send([bytes]) { return }
+            usleep(10_000)
+        }
+        throw TesseraError("could not send to the peer")
+    }
+
+    func send(_ message: Message) throws { try send(bytes: Wire.encode(message)) }
+
+    /// The next message within `timeout` seconds, decoded as arriving on `lane`, or nil.
+    func receive(on lane: Lane, timeout: Double) throws -> Message? {
+        var item = zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)
+        guard zmq_poll(&item, 1, Int(timeout * 1000)) > 0, let frames = try socket.receive() else { return nil }
+        return try Wire.decode(frames[frames.count - 1], on: lane)
+    }
+
+    /// Nonsense, an old protocol version and a cut-off message.
+    func sendGarbage() throws {
         var oldVersion = Wire.encode(.ready)
         oldVersion[4] = 7
         let truncated = Array(Wire.encode(.hello(Hello(pid: 1, endpoint: "tcp://x:1", host: "x"))).dropLast(4))
-        for message in [Array("hello there, these bytes are not a Tessera message".utf8), oldVersion, truncated] {
-            // The connection may still be coming up: DONTWAIT sends return false until then.
-            var sent = false
-            for _ in 0..<500 where !sent {
-                sent = try socket.send([message])
-                if !sent { usleep(10_000) }
-            }
+        for bytes in [Array("hello there, these bytes are not a Tessera message".utf8), oldVersion, truncated] {
+            try send(bytes: bytes)
         }
-        try socket.set(ZMQ_LINGER, 2000)
     }
 }
 
 /// A viewer without a terminal: attaches to a presenter, takes some frames, detaches.
 enum ScriptedViewer {
     static func watch(_ endpoint: String, frames: Int, viewport: Viewport, commands: [ViewerCommand] = []) throws -> [Frame] {
-        let context = ZMQContext()
-        let socket = try ZMQSocket(context, .dealer)
-        try socket.connect(endpoint)
-        for command in commands {
-            while try !socket.send([Wire.encode(.command(command))]) { usleep(10_000) }
-        }
+        let peer = try StrangePeer(connectingTo: endpoint)
+        for command in commands { try peer.send(.command(command)) }
         var received: [Frame] = []
         let deadline = Date().addingTimeInterval(30)
         while received.count < frames && Date() < deadline {
-            _ = try socket.send([Wire.encode(.view(viewport))])
-            var item = zmq_pollitem_t(socket: socket.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)
-            guard zmq_poll(&item, 1, 1000) > 0, let message = try socket.receive(),
-                  case .frame(let frame)? = try? Wire.decode(message[0]) else { continue }
+            try peer.send(.view(viewport))
+            guard case .frame(let frame)? = try? peer.receive(on: .toViewer, timeout: 1) else { continue }
             received.append(frame)
         }
-        _ = try socket.send([Wire.encode(.view(Viewport(x: 0, y: 0, cellsPerDot: 1, width: 0, height: 0)))])
+        try peer.send(.detach)
         return received
     }
 }

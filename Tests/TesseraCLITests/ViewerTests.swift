@@ -80,6 +80,18 @@ import TesseraCore
         try pane.until("the viewer to quit and the run to end") { $0.screen.contains("acorn:") ? true : nil }
     }
 
+    /// On a terminal a run shows where it is, and clears the line when it ends.
+    @Test(.enabled(if: available, "tmux is not installed"))
+    func aRunShowsItsProgressOnATerminal() throws {
+        let pane = try Pane("\(Harness.tessera.path) run --soup 0.35 --size 2048x2048 --generations 3000 --workers 2", columns: 160)
+        let line = try pane.until("the progress line") { pane in
+            pane.screen.split(separator: "\n").first { $0.contains(" of 3000 · ") && $0.contains("cell-updates/s") && $0.contains("ETA") }
+        }
+        #expect(line.hasPrefix("[") && line.contains("] generation "), "\(line)")
+        try pane.until("the summary") { $0.screen.contains("soup: 3000 generations") ? true : nil }
+        #expect(!pane.screen.contains("ETA"), "the progress line is cleared at the end: \(pane.screen)")
+    }
+
     @Test(.enabled(if: available, "tmux is not installed"))
     func gliderAcrossFourTilesAlwaysHasFiveCells() throws {
         let pane = try Pane("\(Harness.tessera.path) run glider --size 60x40 --tiles 2x2 --workers 2 --view")
