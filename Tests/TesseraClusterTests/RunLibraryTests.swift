@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraPatterns
+@testable import TesseraCluster
+@testable import TesseraRun
+
+/// The run library's pure parts: sweep rows, the progress line's words, the setup.
+@Suite struct RunLibraryTests {
+    static let point = ScalingPoint(series: 8, mode: "strong", workers: 2, halo: 8, width: 4096, height: 4096, tiles: "1x2",
+                                    generations: 200, secondsMedian: 0.25, cellUpdatesPerSecondMedian: 1.5e11,
+                                    cellUpdatesPerSecondMin: 1.4e11, cellUpdatesPerSecondMax: 1.6e11, computeSeconds: 0.4,
+                                    haloWaitSeconds: 0.01, haloWaitPercent: 2.4, bytesPerGeneration: 4096)
+
+    /// The CSV and the JSON say the same thing under the same names.
+    @Test func csvAndJSONShareTheirColumns() throws {
+        var points = [Self.point, Self.point]
+        points[0].workers = 1
+        points[0].cellUpdatesPerSecondMedian = 0.8e11
+        ScalingPoint.relate(&points)
+        #expect(points[1].speedup == 1.5e11 / 0.8e11 && points[1].efficiency == points[1].speedup / 2)
+        let csv = ScalingPoint.csv(points).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        let header = ScalingPoint.CodingKeys.allCases.map(\.rawValue)
+        #expect(csv[0] == header)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(ScalingPoint.json(points).utf8)) as? [[String: Any]])
+        for (row, object) in zip(csv.dropFirst(), objects) {
+            #expect(Set(object.keys) == Set(header), "series stays out of the files")
+            for (key, field) in zip(header, row) {
+                let value = object[key]!
+                if let number = value as? NSNumber, !(value is String) {
+                    #expect(Double(field) == number.doubleValue, "\(key)")
+                } else {
+                    #expect(field == value as? String, "\(key)")
+                }
+            }
+        }
+        let decoded = try JSONDecoder().decode([ScalingPoint].self, from: Data(ScalingPoint.json(points).utf8))
+        #expect(decoded.map { var p = $0; p.series = 8; return p } == points)
+    }
+
+    @Test func theProgressLineSaysWhereTheRunIs() {
+        let waiting = Coordinator.Status(workers: 2, joined: 1, ready: false, done: 0, secondsAdvancing: 0, computeSeconds: 0, waitSeconds: 0)
+        #expect(ProgressLine.describe(waiting, cells: 100, total: 10) == "waiting for workers: 1 of 2")
+        let running = Coordinator.Status(workers: 2, joined: 2, ready: true, done: 250, secondsAdvancing: 2.5, computeSeconds: 9.9, waitSeconds: 0.1)
+        #expect(ProgressLine.describe(running, cells: 1 << 30, total: 1000)
+            == "generation 250 of 1000 · 107.37 G cell-updates/s · ETA 8 s · halo wait 1.0%")
+        #expect(ProgressLine.describe(running, cells: 1 << 30, total: nil) == "generation 250 · 107.37 G cell-updates/s · halo wait 1.0%")
+    }
+
+    /// A pattern over 16 MiB of cells is cut by the coordinator; a smaller one goes to every worker.
+    @Test func largePatternsAreCutByTheCoordinator() throws {
+        func setup(width: Int, height: Int) throws -> RunSetup {
+            var choices = RunSetup.Choices()
+            choices.pattern = (Pattern(cells: BitGrid(width: width, height: height), position: (0, 0)), "p")
+            choices.size = (16384, 16384)
+            return try RunSetup(choices, defaultTiles: 2)
+        }
+        let small = try setup(width: 8192, height: 8192).plan(generations: 1)
+        #expect(small.overlay != nil && small.cells == nil)
+        let large = try setup(width: 16384, height: 8200).plan(generations: 1)
+        #expect(large.overlay == nil && large.cells != nil)
+    }
+
+    @Test func aRunPastTheLastGenerationIsRefused() throws {
+        var choices = RunSetup.Choices()
+        choices.pattern = (Pattern(cells: BitGrid(width: 1, height: 1), generation: .max - 5), "late")
+        let setup = try RunSetup(choices, defaultTiles: 1)
+        #expect(try setup.end(after: 5) == .max)
+        #expect(throws: TesseraError.self) { try setup.end(after: 6) }
+    }
+}
