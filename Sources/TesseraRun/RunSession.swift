@@ -39,6 +39,11 @@ package struct RunSession: Sendable {
         case record(FrameRecording)
         /// A `tessera presenter` process drives the run until it says it is done.
         case externalPresenter
+
+        /// Whether the run's length is up to a presenter process rather than known here.
+        var isExternalPresenter: Bool {
+            if case .externalPresenter = self { true } else { false }
+        }
     }
 
     package var setup: RunSetup
@@ -78,7 +83,7 @@ package struct RunSession: Sendable {
         return try await MessagePump.with(.coordinator(listen: listen, viewers: viewers)) { pump in
             let coordinator = Coordinator(pump: pump, workers: workers.count, plan: setup.plan(generations: generations),
                                           connectTimeout: connectTimeout, silence: silence,
-                                          servesPresenter: { if case .externalPresenter = mode { true } else { false } }())
+                                          servesPresenter: mode.isExternalPresenter)
             var local: LocalWorkers? = nil
             switch workers {
             case .launched(let count, let launcher, _):
@@ -108,7 +113,7 @@ package struct RunSession: Sendable {
                 }
             }
             if showsProgress && ProgressLine.isTerminal {
-                let total: UInt64? = if case .externalPresenter = mode { nil } else if case .viewHere = mode { nil } else { generations }
+                let total = mode.isExternalPresenter ? nil : generations
                 group.addTask { await ProgressLine.follow(coordinator, cells: setup.shape.cellCount, total: total) }
             }
             defer { group.cancelAll() }
