@@ -122,6 +122,74 @@ __attribute__((target("avx2"))) static void step_any(const uint64_t *src, uint64
     step_columns(src, dst, stride, words, rowBegin, rowEnd, 0, birth, survive);
 }
 
+// The same walk, for a few rows of a few columns (one block row of the active blocks):
+// before each store, the old word of the target (the generation before last) is
+// compared with the new one, and each 4-word column reports what changed: anywhere,
+// in its first or last row, its first or last column, its four corners; and whether
+// anything is alive. The old line is about to be written anyway, so the extra load
+// costs little.
+AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
+                       size_t rowBegin, size_t rowEnd, int life, uint16_t birth,
+                       uint16_t survive, uint16_t *flags) {
+    for (size_t j = 0; j < words; j += 4) {
+        __m256i diff = _mm256_setzero_si256(), live = _mm256_setzero_si256();
+        __m256i first = _mm256_setzero_si256(), last = _mm256_setzero_si256();
+        row_sums above = horizontal(src + (rowBegin - 1) * stride + j);
+        row_sums here = horizontal(src + rowBegin * stride + j);
+        for (size_t r = rowBegin; r < rowEnd; r++) {
+            row_sums below = horizontal(src + (r + 1) * stride + j);
+            __m256i next = next_state(&above, &here, &below, life, birth, survive);
+            __m256i *target = (__m256i *)(dst + r * stride + j);
+            __m256i changed = _mm256_xor_si256(next, _mm256_load_si256(target));
+            if (r == rowBegin) first = changed;
+            last = changed;
+            diff = _mm256_or_si256(diff, changed);
+            live = _mm256_or_si256(live, next);
+            _mm256_store_si256(target, next);
+            above = here;
+            here = below;
+        }
+        uint16_t bits = 0;
+        if (!_mm256_testz_si256(diff, diff)) {
+            bits |= TESSERA_CHANGED;
+            if (!_mm256_testz_si256(first, first)) bits |= TESSERA_CHANGED_FIRST_ROW;
+            if (!_mm256_testz_si256(last, last)) bits |= TESSERA_CHANGED_LAST_ROW;
+            // A column's first cell is bit 0 of its first word, its last bit 63 of its fourth.
+            if ((uint64_t)_mm256_extract_epi64(diff, 0) & 1) bits |= TESSERA_CHANGED_FIRST_COLUMN;
+            if ((uint64_t)_mm256_extract_epi64(diff, 3) >> 63) bits |= TESSERA_CHANGED_LAST_COLUMN;
+            if ((uint64_t)_mm256_extract_epi64(first, 0) & 1) bits |= TESSERA_CHANGED_TOP_LEFT;
+            if ((uint64_t)_mm256_extract_epi64(first, 3) >> 63) bits |= TESSERA_CHANGED_TOP_RIGHT;
+            if ((uint64_t)_mm256_extract_epi64(last, 0) & 1) bits |= TESSERA_CHANGED_BOTTOM_LEFT;
+            if ((uint64_t)_mm256_extract_epi64(last, 3) >> 63) bits |= TESSERA_CHANGED_BOTTOM_RIGHT;
+        }
+        if (!_mm256_testz_si256(live, live)) bits |= TESSERA_ALIVE;
+        flags[j / 4] = bits;
+    }
+}
+
+__attribute__((target("avx2"))) static void step_tracked_life(const uint64_t *src, uint64_t *dst, size_t stride,
+                                                              size_t words, size_t rowBegin, size_t rowEnd,
+                                                              uint16_t *flags) {
+    step_tracked(src, dst, stride, words, rowBegin, rowEnd, 1, 0, 0, flags);
+}
+
+__attribute__((target("avx2"))) static void step_tracked_any(const uint64_t *src, uint64_t *dst, size_t stride,
+                                                             size_t words, size_t rowBegin, size_t rowEnd,
+                                                             uint16_t birth, uint16_t survive, uint16_t *flags) {
+    step_tracked(src, dst, stride, words, rowBegin, rowEnd, 0, birth, survive, flags);
+}
+
+int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
+                              size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive,
+                              uint16_t *flags) {
+    if (rowBegin >= rowEnd) return 1;
+    if (birth == (1u << 3) && survive == ((1u << 2) | (1u << 3)))
+        step_tracked_life(src, dst, stride, words, rowBegin, rowEnd, flags);
+    else
+        step_tracked_any(src, dst, stride, words, rowBegin, rowEnd, birth, survive, flags);
+    return 1;
+}
+
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                            size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive) {
     if (rowBegin >= rowEnd) return 1;
@@ -140,6 +208,14 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
                            size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive) {
     (void)src; (void)dst; (void)stride; (void)words; (void)rowBegin; (void)rowEnd;
     (void)birth; (void)survive;
+    return 0;
+}
+
+int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
+                              size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive,
+                              uint16_t *flags) {
+    (void)src; (void)dst; (void)stride; (void)words; (void)rowBegin; (void)rowEnd;
+    (void)birth; (void)survive; (void)flags;
     return 0;
 }
 

@@ -17,28 +17,40 @@ public actor TileActor {
     private var links: [Direction: any HaloLink] = [:]
     public private(set) var generation: UInt64
     /// Strips in hand, by generation: at most this round's and the next one's.
-    private var inbox: [UInt64: [Direction: BitGrid]] = [:]
+    private var inbox: [UInt64: [Direction: [HaloStrip.Piece]]] = [:]
     /// Sides already filled, by generation (a tile's own strips, on a torus one tile across).
     private var filled: [UInt64: Set<Direction>] = [:]
     private var waiter: (generation: UInt64, halos: Completion<Void>)?
     private var running = false
     private var failure: (any Error)?
     private let overlap: Bool
+    /// Bytes of halo cells this tile has sent.
+    public private(set) var sentBytes = 0
 
     /// - Parameters:
     ///   - deadSides: the sides where a plane board ends.
+    ///   - skipping: whether rounds skip the blocks that cannot change (off: every cell,
+    ///     every generation, for comparison).
     /// - Throws: when `implementation` does not run on this CPU.
     public init(id: TileID, rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>,
-                cells: BitGrid, generation: UInt64 = 0,
-                implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil, blocking: Bool? = nil) throws {
+                start: TileStart, generation: UInt64 = 0, implementation: Kernel.Implementation = Kernel.best,
+                overlap: Bool? = nil, blocking: Bool? = nil, skipping: Bool = true) throws {
         try implementation.checkSupported()
         self.id = id
         self.rect = rect
         self.generation = generation
         self.overlap = overlap ?? TileEngine.overlapPays(rect: rect, depth: depth)
-        engine = TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, cells: cells,
-                            implementation: implementation, blocking: blocking)
+        engine = TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start,
+                            implementation: implementation, blocking: blocking, skipping: skipping)
         progress.record(generation: generation)
+    }
+
+    public init(id: TileID, rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>,
+                cells: BitGrid, generation: UInt64 = 0, implementation: Kernel.Implementation = Kernel.best,
+                overlap: Bool? = nil, blocking: Bool? = nil, skipping: Bool = true) throws {
+        try self.init(id: id, rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: .cells(cells),
+                      generation: generation, implementation: implementation, overlap: overlap, blocking: blocking,
+                      skipping: skipping)
     }
 
     /// Sets the link to the neighbour on each side that has one. A halo from this tile
@@ -58,8 +70,8 @@ public actor TileActor {
             throw TesseraError("tile \(id) has no neighbour on its \(strip.side) side to take a halo strip from")
         }
         let size = engine.haloSize(strip.side)
-        guard strip.cells.width == size.width, strip.cells.height == size.height else {
-            throw TesseraError("a \(strip.cells.width)x\(strip.cells.height) halo strip for the \(strip.side) side of tile \(id), whose halo there is \(size.width)x\(size.height)")
+        for piece in strip.pieces where piece.box(side: strip.side, width: size.width, height: size.height) == nil {
+            throw TesseraError("a \(piece.cells.width)x\(piece.cells.height) piece at \(piece.offset) of a halo strip for the \(strip.side) side of tile \(id), whose halo there is \(size.width)x\(size.height)")
         }
         guard strip.generation >= generation, strip.generation - generation <= UInt64(engine.depth) else {
             throw TesseraError("tile \(id) at generation \(generation) got a halo strip for generation \(strip.generation)")
@@ -67,7 +79,7 @@ public actor TileActor {
         guard inbox[strip.generation]?[strip.side] == nil, filled[strip.generation]?.contains(strip.side) != true else {
             throw TesseraError("tile \(id) already has its \(strip.side) halo strip for generation \(strip.generation)")
         }
-        inbox[strip.generation, default: [:]][strip.side] = strip.cells
+        inbox[strip.generation, default: [:]][strip.side] = strip.pieces
         if let waiter, waiter.generation == strip.generation, haloesComplete(strip.generation) {
             waiter.halos.succeed()
         }
@@ -94,27 +106,29 @@ public actor TileActor {
             if let failure { throw failure }
             try Task.checkCancellation()
             let steps = Int(min(UInt64(engine.depth), remaining))
+            let overlapped = engine.planRound(steps)
             for (side, link) in links {
-                let strip = HaloStrip(tile: link.tile, side: side.opposite, generation: generation, cells: engine.edge(side))
+                let strip = HaloStrip(tile: link.tile, side: side.opposite, generation: generation, pieces: engine.strip(for: side))
+                sentBytes += strip.cellBytes
                 try await link.send(strip)
             }
             let clock = ContinuousClock()
             let interiorStart = clock.now
             // A tile's own strips (a torus one tile across) are already in.
-            for (side, cells) in inbox[generation] ?? [:] where links[side]?.tile == id {
-                engine.fillHalo(side, with: cells)
+            for (side, pieces) in inbox[generation] ?? [:] where links[side]?.tile == id {
+                try engine.fillHalo(side, with: pieces, generation: generation)
                 inbox[generation]![side] = nil
                 filled[generation, default: []].insert(side)
             }
-            if overlap { engine.beginRound(steps) }
+            if overlapped { engine.beginRound(steps) }
             let waitStart = clock.now
             try await haloes(for: generation)
             let computeStart = clock.now
-            for (side, cells) in inbox.removeValue(forKey: generation) ?? [:] {
-                engine.fillHalo(side, with: cells)
+            for (side, pieces) in inbox.removeValue(forKey: generation) ?? [:] {
+                try engine.fillHalo(side, with: pieces, generation: generation)
             }
             filled[generation] = nil
-            if !overlap { engine.beginRound(steps) }
+            if !overlapped { engine.beginRound(steps) }
             engine.finishRound(steps)
             generation += UInt64(steps)
             remaining -= UInt64(steps)
@@ -180,6 +194,9 @@ public actor TileActor {
         }
         return (columns.lowerBound, rows.lowerBound, dots)
     }
+
+    /// Blocks stepped one at a time so far (the skipping stepper's work).
+    public var blocksStepped: Int { engine.blocksStepped }
 
     /// Rows `rows` of this tile (counted from its top).
     public func cells(rows: Range<Int>) throws -> BitGrid {

@@ -7,10 +7,12 @@ public final class TileCluster: Sendable {
     public let rule: Rule
     public let actors: [TileID: TileActor]
 
-    /// - Parameter cells: the initial cells of a tile's rectangle (board coordinates).
+    /// - Parameters:
+    ///   - skipping: whether tiles skip the blocks that cannot change.
+    ///   - start: where the initial cells of a tile's rectangle (board coordinates) come from.
     public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64 = 0,
                 implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil, blocking: Bool? = nil,
-                cells: (TileRect) throws -> BitGrid) async throws {
+                skipping: Bool = true, start: (TileRect) throws -> TileStart) async throws {
         try tiling.validate(halo: halo)
         try Self.checkMemory(tiling.tiles, of: tiling, halo: halo)
         self.tiling = tiling
@@ -21,9 +23,9 @@ public final class TileCluster: Sendable {
             let rect = tiling.rect(of: tile)
             actors[tile] = try TileActor(
                 id: tile, rect: rect, depth: halo, rule: rule,
-                deadSides: Self.deadSides(of: tile, in: tiling), cells: try cells(rect),
+                deadSides: Self.deadSides(of: tile, in: tiling), start: try start(rect),
                 generation: generation, implementation: implementation, overlap: overlap,
-                blocking: blocking)
+                blocking: blocking, skipping: skipping)
         }
         self.actors = actors
         for (tile, actor) in actors {
@@ -33,6 +35,14 @@ public final class TileCluster: Sendable {
             }
             await actor.connect(links)
         }
+    }
+
+    /// - Parameter cells: the initial cells of a tile's rectangle (board coordinates).
+    public convenience init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64 = 0,
+                            implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil, blocking: Bool? = nil,
+                            skipping: Bool = true, cells: (TileRect) throws -> BitGrid) async throws {
+        try await self.init(tiling: tiling, rule: rule, halo: halo, generation: generation, implementation: implementation,
+                            overlap: overlap, blocking: blocking, skipping: skipping) { .cells(try cells($0)) }
     }
 
     /// Whether a tile of `rect` advances its rounds by temporal blocking unless told otherwise.
@@ -71,6 +81,13 @@ public final class TileCluster: Sendable {
             // would wait for every child first, and the others wait for halos forever.)
             for try await _ in group {}
         }
+    }
+
+    /// Blocks the tiles stepped one at a time so far.
+    public func blocksStepped() async -> Int {
+        var total = 0
+        for actor in actors.values { total += await actor.blocksStepped }
+        return total
     }
 
     public func population() async throws -> Int {

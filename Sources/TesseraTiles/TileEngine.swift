@@ -1,123 +1,47 @@
 import TesseraCore
 
-/// A rectangle in a tile's buffer coordinates.
-struct Box {
-    var x: Int, y: Int, width: Int, height: Int
-
-    func intersection(_ other: Box) -> Box? {
-        let x0 = max(x, other.x), y0 = max(y, other.y)
-        let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)
-        return x0 < x1 && y0 < y1 ? Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
-    }
-}
-
-/// Rows `first..<end`, empty where they cross.
-private func rowSpan(_ first: Int, _ end: Int) -> Range<Int> { first..<max(first, end) }
-
-/// A double-buffered part of a tile's cells, placed at `origin` in the tile's buffer
-/// coordinates, that steps itself with the kernel. Its edges see dead cells, so what
-/// it computes goes wrong one cell further in from each edge every generation.
-final class Region {
-    let origin: (x: Int, y: Int)
-    private(set) var current: CellBuffer
-    private var next: CellBuffer
-
-    init(x: Int, y: Int, width: Int, height: Int) {
-        origin = (x, y)
-        current = CellBuffer(width: width, height: height)
-        next = CellBuffer(width: width, height: height)
-    }
-
-    /// Its rectangle, padding bits included, in tile buffer coordinates.
-    var box: Box { Box(x: origin.x, y: origin.y, width: current.rowWords * 64, height: current.height) }
-
-    /// Advances `generations`, computing at generation g only rows `rows(g)`, and kills
-    /// the cells of `dead` (tile buffer coordinates) after each generation.
-    ///
-    /// With `blocking`, the generations go down the region together as a wavefront
-    /// (temporal blocking): a band of rows advances every generation while it is in
-    /// cache, each generation a row behind the one before, so a region larger than the
-    /// cache is read from memory once per call instead of once per generation. Two
-    /// buffers suffice: a row of generation g+1 overwrites generation g−1's row only
-    /// after every row of generation g that reads it is done. This needs the rows to
-    /// shrink by at least one at each end every generation, as a halo round's do.
-    func step(_ generations: Int, rule: Rule, using kernel: Kernel.Implementation, dead: [Box],
-              blocking: Bool = false, band: Int? = nil, rows: (Int) -> Range<Int>) {
-        let wanted = (0..<generations).map { rows($0).clamped(to: 1..<(current.height - 1)) }
-        let shrinks = zip(wanted, wanted.dropFirst()).allSatisfy {
-            $1.isEmpty || ($1.lowerBound > $0.lowerBound && $1.upperBound < $0.upperBound)
-        }
-        guard blocking, generations > 1, shrinks else {
-            for rows in wanted {
-                Kernel.step(current, into: next, rows: rows, rule: rule, using: kernel)
-                swap(&current, &next)
-                for box in dead { clear(box) }
-            }
-            return
-        }
-        let buffers = [current, next]
-        var done = wanted.map(\.lowerBound)
-        let band = band ?? Self.bandRows(rowBytes: current.stride * 8, generations: generations)
-        var front = done[0]
-        while zip(done, wanted).contains(where: { $0 < $1.upperBound }) {
-            front += band
-            for g in 0..<generations {
-                let end = min(wanted[g].upperBound, front - g)
-                guard end > done[g] else { continue }
-                let target = buffers[(g + 1) % 2]
-                Kernel.step(buffers[g % 2], into: target, rows: done[g]..<end, rule: rule, using: kernel)
-                let stepped = Box(x: origin.x, y: origin.y + done[g], width: box.width, height: end - done[g])
-                for box in dead {
-                    if let rows = box.intersection(stepped) { clear(rows, in: target) }
-                }
-                done[g] = end
-            }
-        }
-        if generations % 2 == 1 { swap(&current, &next) }
-        for box in dead { clear(box) }
-    }
-
-    /// Rows a wavefront advances at a time: what one band of every generation touches
-    /// in both buffers should stay within about half of a core's L2 cache.
-    static func bandRows(rowBytes: Int, generations: Int) -> Int {
-        max(8, (512 << 10) / (2 * rowBytes) - generations)
-    }
-
-    /// Kills the cells of `target` (tile buffer coordinates) in `buffer`, by default the current one.
-    func clear(_ target: Box, in buffer: CellBuffer? = nil) {
-        guard let b = target.intersection(box) else { return }
-        (buffer ?? current).clear(x: b.x - origin.x, y: b.y - origin.y, width: b.width, height: b.height)
-    }
-
-    /// Writes `cells` with its top-left at (x, y) in tile buffer coordinates, clipped to this region.
-    func write(_ cells: BitGrid, atX x: Int, y: Int) {
-        let own = Box(x: origin.x, y: origin.y, width: current.width, height: current.height)
-        guard let b = Box(x: x, y: y, width: cells.width, height: cells.height).intersection(own) else { return }
-        let part = b.width == cells.width && b.height == cells.height
-            ? cells : cells.cropped(x: b.x - x, y: b.y - y, width: b.width, height: b.height)
-        current.insert(part, atX: b.x - origin.x, y: b.y - origin.y)
-    }
-
-    /// Copies `area` (tile buffer coordinates) from `source`'s current cells into this region's.
-    func copy(_ area: Box, from source: Region) {
-        let grid = source.current.extract(x: area.x - source.origin.x, y: area.y - source.origin.y,
-                                          width: area.width, height: area.height)
-        write(grid, atX: area.x, y: area.y)
-    }
+/// Where a tile's starting cells come from.
+public enum TileStart: Sendable {
+    /// The cells of the tile's rectangle, whole.
+    case cells(BitGrid)
+    /// A soup and a pattern, each written only where it lies: a huge, mostly empty tile
+    /// touches no memory beyond the pattern's.
+    case painted(StartingCells, board: BoardShape)
 }
 
 /// The cells of one tile plus a halo `depth` cells deep on every side. Each exchange
 /// fills the halo from the neighbours; the tile can then advance up to `depth`
 /// generations alone, because Life information moves one cell per generation.
 ///
-/// Halos that may arrive late (`lateSides`) need not hold the tile up: `beginRound`
-/// copies the border frames on those sides (halo plus 2·depth interior cells) and
-/// advances everything else, the bulk of the work; `finishRound` steps the frames once
-/// the late halos are in and copies their middle band back. A frame on the north or
-/// south runs the whole width, so it also covers the corners.
+/// A round runs one of two ways, chosen at its start:
+/// - Sparse, when few blocks changed lately (see `BlockActivity`): each generation
+///   steps only the blocks that can change, and a strip carries only the pieces of the
+///   edge whose blocks changed during the round; the receiver keeps the rest.
+/// - Dense, otherwise: every cell, as fast as the kernel goes. Halos that may arrive
+///   late (`lateSides`) need not hold the tile up: `beginRound` copies the border
+///   frames on those sides (halo plus 2·depth interior cells) and advances everything
+///   else, the bulk of the work; `finishRound` steps the frames once the late halos are
+///   in and copies their middle band back. A frame on the north or south runs the
+///   whole width, so it also covers the corners.
+/// After dense rounds nothing is known of the blocks; now and then (less often the
+/// busier the tile stays) a sparse round steps every block of its first generation with
+/// tracking, so the tile learns when it has quietened down.
 ///
 /// Owned by exactly one `TileActor`; not `Sendable`.
 final class TileEngine {
+    /// How the round in progress runs.
+    enum Round: Equatable {
+        /// `probe`: nothing is known of the blocks, so the first generation steps them
+        /// all, with tracking, to learn which change.
+        case sparse(probe: Bool)
+        case dense(overlapped: Bool)
+    }
+
+    /// A sparse round when at most this share of the blocks changed.
+    static let sparseShare = 0.25
+    /// The most dense rounds between two probes of a tile that stays busy.
+    static let longestProbeInterval = 64
+
     let rect: TileRect
     let depth: Int
     let rule: Rule
@@ -134,9 +58,24 @@ final class TileEngine {
     private let dead: [Box]
     private var width: Int { rect.width + 2 * depth }
     private var height: Int { rect.height + 2 * depth }
+    /// Which blocks changed; nil when skipping is off.
+    let activity: BlockActivity?
+    private(set) var round = Round.dense(overlapped: false)
+    private var lastRoundSparse = false
+    /// The pieces of each edge whose blocks changed in the sparse round in progress.
+    private var dirty: [Direction: Set<Int>] = [:]
+    /// Sides whose whole edge this tile has sent since its cells were last replaced.
+    private var sent: Set<Direction> = []
+    /// Each halo side as received, by generation parity ([even, odd]).
+    private var kept: [Direction: [BitGrid]] = [:]
+    /// Whether the main region's halos hold what the last sparse round left there (a
+    /// dense round leaves leftovers), so only the pieces that changed need writing.
+    private var halosKept = false
+    private var probeInterval = 1, roundsSinceProbe = 0
 
-    init(rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>, cells: BitGrid,
-         implementation: Kernel.Implementation, blocking: Bool? = nil) {
+    /// - Parameter skipping: whether rounds may skip blocks that cannot change.
+    init(rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>, start: TileStart,
+         implementation: Kernel.Implementation, blocking: Bool? = nil, skipping: Bool = true) {
         self.rect = rect
         self.blocking = blocking ?? Self.blockingPays(rect: rect, depth: depth)
         self.depth = depth
@@ -144,7 +83,6 @@ final class TileEngine {
         self.implementation = implementation
         let (w, h, k) = (rect.width + 2 * depth, rect.height + 2 * depth, depth)
         main = Region(x: 0, y: 0, width: w, height: h)
-        main.write(cells, atX: k, y: k)
         let wide = Int.max / 4
         var dead: [Box] = []
         if deadSides.contains(.north) { dead.append(Box(x: 0, y: 0, width: wide, height: k)) }
@@ -152,6 +90,39 @@ final class TileEngine {
         if deadSides.contains(.west) { dead.append(Box(x: 0, y: 0, width: k, height: wide)) }
         if deadSides.contains(.east) { dead.append(Box(x: k + rect.width, y: 0, width: wide, height: wide)) }
         self.dead = dead
+        activity = skipping ? BlockActivity(width: w, height: h) : nil
+        write(start)
+    }
+
+    /// The interior, in buffer coordinates.
+    private var interior: Box { Box(x: depth, y: depth, width: rect.width, height: rect.height) }
+
+    /// Writes starting cells into the (empty) current buffer, and tells the activity
+    /// which blocks hold them.
+    private func write(_ start: TileStart) {
+        var written: [Box] = []
+        switch start {
+        case .cells(let cells):
+            main.write(cells, atX: depth, y: depth)
+            written = [interior]
+        case .painted(let starting, let shape):
+            if let soup = starting.soup {
+                main.write(soup.cells(x: shape.left + rect.x, y: shape.top + rect.y, width: rect.width, height: rect.height),
+                           atX: depth, y: depth)
+                written = [interior]
+            }
+            if let overlay = starting.overlay {
+                let box = Box(x: overlay.x - rect.x + depth, y: overlay.y - rect.y + depth,
+                              width: overlay.cells.width, height: overlay.cells.height)
+                if let part = box.intersection(interior) {
+                    var cells = overlay.cells.cropped(x: part.x - box.x, y: part.y - box.y, width: part.width, height: part.height)
+                    if starting.soup != nil { cells.formUnion(main.cells(part)) }
+                    main.write(cells, atX: part.x, y: part.y)
+                    written.append(part)
+                }
+            }
+        }
+        activity?.reset(liveIn: written, of: main)
     }
 
     /// Temporal blocking pays when the tile does not fit in a core's L2 cache and a
@@ -221,28 +192,139 @@ final class TileEngine {
         return (b.width, b.height)
     }
 
-    /// The interior cells next to `side`: what the neighbour on that side needs as halo.
-    func edge(_ side: Direction) -> BitGrid {
-        let b = region(side, halo: false)
-        return main.current.extract(x: b.x, y: b.y, width: b.width, height: b.height)
+    /// Decides how the next round of `generations` runs; returns whether halos may
+    /// arrive after `beginRound` (a dense round with late sides).
+    func planRound(_ generations: Int) -> Bool {
+        if let activity {
+            if let changed = activity.changed {
+                if isQuiet(changed) {
+                    round = .sparse(probe: false)
+                    activity.learnLiveness(of: main)
+                    return false
+                }
+            } else {
+                roundsSinceProbe += 1
+                if roundsSinceProbe >= probeInterval {
+                    roundsSinceProbe = 0
+                    round = .sparse(probe: true)
+                    return false
+                }
+            }
+        }
+        round = .dense(overlapped: !lateSides.isEmpty)
+        return !lateSides.isEmpty
     }
 
-    /// Fills the halo on `side` with the neighbour's edge cells: into the main region
-    /// before `beginRound`, into the frames after it.
-    func fillHalo(_ side: Direction, with cells: BitGrid) {
-        let b = region(side, halo: true)
-        precondition(cells.width == b.width && cells.height == b.height, "halo strip of the wrong size")
-        if isLate(side) {
-            for frame in frames { frame.region.write(cells, atX: b.x, y: b.y) }
+    /// Whether so few blocks changed that stepping only theirs beats stepping all.
+    private func isQuiet(_ changed: [BlockActivity.Change]) -> Bool {
+        Double(changed.count) <= Self.sparseShare * Double(activity?.blockCount ?? 0)
+    }
+
+    /// The box of `piece` in the halo on `side`, in buffer coordinates.
+    private func box(of piece: HaloStrip.Piece, on side: Direction) -> Box {
+        let halo = region(side, halo: true)
+        let b = piece.box(side: side, width: halo.width, height: halo.height)!
+        return Box(x: halo.x + b.x, y: halo.y + b.y, width: b.width, height: b.height)
+    }
+
+    /// What the neighbour on `side` needs for its halo this round: after a sparse round
+    /// the stretches of the edge whose blocks changed in it, else the whole edge.
+    func strip(for side: Direction) -> [HaloStrip.Piece] {
+        let edge = region(side, halo: false)
+        let corner = side.dx != 0 && side.dy != 0, along = side.dx == 0 ? edge.width : edge.height
+        func piece(_ stretch: Range<Int>) -> HaloStrip.Piece {
+            let b = corner ? edge
+                : side.dx == 0 ? Box(x: edge.x + stretch.lowerBound, y: edge.y, width: stretch.count, height: edge.height)
+                : Box(x: edge.x, y: edge.y + stretch.lowerBound, width: edge.width, height: stretch.count)
+            return HaloStrip.Piece(offset: corner ? 0 : stretch.lowerBound, cells: main.cells(b), previous: main.cells(b, ofNext: true))
+        }
+        guard lastRoundSparse, sent.contains(side) else {
+            sent.insert(side)
+            return [piece(0..<along)]
+        }
+        let changed = dirty[side] ?? []
+        if corner { return changed.isEmpty ? [] : [piece(0..<along)] }
+        return Self.stretches(changed, unit: HaloStrip.pieceLength, length: along).map(piece)
+    }
+
+    /// Runs of consecutive `indices`, as ranges of cells `unit` long each, clipped to `length`.
+    static func stretches(_ indices: Set<Int>, unit: Int, length: Int) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        for index in indices.sorted() {
+            if let last = runs.last, last.upperBound == index { runs[runs.count - 1] = last.lowerBound..<(index + 1) } else {
+                runs.append(index..<(index + 1))
+            }
+        }
+        return runs.map { ($0.lowerBound * unit)..<min(length, $0.upperBound * unit) }
+    }
+
+    /// Takes the pieces of the neighbour's edge on `side` at `generation` (the round's)
+    /// into the kept halo, and fills the halo from it: in a sparse round both buffers of
+    /// the main region (just the new pieces, when the halos were kept); in a dense one
+    /// the main region before `beginRound`, the frames after it.
+    func fillHalo(_ side: Direction, with received: [HaloStrip.Piece], generation: UInt64) throws {
+        let halo = region(side, halo: true)
+        let parity = Int(generation & 1)
+        if let whole = received.first(where: { $0.cells.width == halo.width && $0.cells.height == halo.height }) {
+            kept[side] = parity == 0 ? [whole.cells, whole.previous] : [whole.previous, whole.cells]
         } else {
-            main.write(cells, atX: b.x, y: b.y)
+            guard kept[side] != nil else {
+                throw TesseraError("the first halo strip for the \(side) side of a tile came without its whole edge")
+            }
+            for piece in received {
+                let b = box(of: piece, on: side)
+                piece.cells.copy(into: &kept[side]![parity], atX: b.x - halo.x, y: b.y - halo.y)
+                piece.previous.copy(into: &kept[side]![1 - parity], atX: b.x - halo.x, y: b.y - halo.y)
+            }
+        }
+        let (now, before) = (kept[side]![parity], kept[side]![1 - parity])
+        switch round {
+        case .sparse:
+            // A tile that skips blocks needs both buffers right, here as everywhere.
+            if halosKept {
+                for piece in received {
+                    let b = box(of: piece, on: side)
+                    main.write(piece.cells, atX: b.x, y: b.y)
+                    main.write(piece.previous, atX: b.x, y: b.y, intoNext: true)
+                }
+            } else {
+                main.write(now, atX: halo.x, y: halo.y)
+                main.write(before, atX: halo.x, y: halo.y, intoNext: true)
+            }
+            for piece in received { activity?.markChanged(box(of: piece, on: side)) }
+        case .dense(let overlapped):
+            if overlapped && isLate(side) {
+                for frame in frames { frame.region.write(now, atX: halo.x, y: halo.y) }
+            } else {
+                main.write(now, atX: halo.x, y: halo.y)
+            }
+        }
+    }
+
+    /// Notes the pieces of each edge that the latest generation's changes touch.
+    private func noteDirtyPieces(_ activity: BlockActivity, edges: [(Direction, Box)]) {
+        guard let changed = activity.changed else { return }
+        let length = HaloStrip.pieceLength
+        for change in changed {
+            let block = activity.box(of: change.block)
+            for (side, edge) in edges {
+                guard let part = edge.intersection(block) else { continue }
+                let indices: ClosedRange<Int> = switch (side.dx, side.dy) {
+                case (0, _): ((part.x - edge.x) / length)...((part.x + part.width - 1 - edge.x) / length)
+                case (_, 0): ((part.y - edge.y) / length)...((part.y + part.height - 1 - edge.y) / length)
+                default: 0...0
+                }
+                dirty[side, default: []].formUnion(indices)
+            }
         }
     }
 
     /// Starts a round of `generations` (at most `depth`) once the edges went out and
-    /// every halo that is not late is filled: does all the work that needs no late halo.
+    /// every halo that is not late is filled: in a dense round, does all the work that
+    /// needs no late halo. A sparse round does its work in `finishRound`.
     func beginRound(_ generations: Int) {
         precondition(generations <= depth)
+        guard case .dense = round else { return }
         for frame in frames {
             let r = frame.region
             r.copy(Box(x: r.origin.x, y: r.origin.y, width: r.current.width, height: r.current.height), from: main)
@@ -257,31 +339,77 @@ final class TileEngine {
         }
     }
 
-    /// Ends the round once the late halos are filled.
+    /// Ends the round once every halo is filled.
     func finishRound(_ generations: Int) {
-        for (frame, band) in frames {
-            let rows = frame.current.height
-            frame.step(generations, rule: rule, using: implementation, dead: dead) { g in rowSpan(g + 1, rows - 1 - g) }
-            main.copy(band, from: frame)
+        dirty = [:]
+        switch round {
+        case .sparse(let probe):
+            guard let activity else { return }
+            let edges = Direction.allCases.map { ($0, region($0, halo: false)) }
+            for g in 0..<generations {
+                activity.step(main, rows: rowSpan(g + 1, height - 1 - g), rule: rule, using: implementation, dead: dead)
+                noteDirtyPieces(activity, edges: edges)
+                if probe && g == 0 {
+                    guard let changed = activity.changed, !isQuiet(changed) else {
+                        probeInterval = 1
+                        continue
+                    }
+                    // Still busy: the rest of the round steps every cell as fast as the
+                    // kernel goes, and the next look comes after twice as many rounds.
+                    probeInterval = min(probeInterval * 2, Self.longestProbeInterval)
+                    main.step(generations - 1, rule: rule, using: implementation, dead: dead, blocking: blocking) { g in
+                        rowSpan(g + 2, height - 2 - g)
+                    }
+                    endDense()
+                    return
+                }
+            }
+            lastRoundSparse = true
+            halosKept = true
+        case .dense:
+            for (frame, band) in frames {
+                let rows = frame.current.height
+                frame.step(generations, rule: rule, using: implementation, dead: dead) { g in rowSpan(g + 1, rows - 1 - g) }
+                // The previous generation too: the next round's strips carry it.
+                main.copy(band, from: frame, both: true)
+            }
+            endDense()
         }
     }
 
-    var population: Int {
-        main.current.population(x: depth, y: depth, width: rect.width, height: rect.height)
+    /// After a round that stepped every cell untracked: nothing is known of the blocks,
+    /// and the halos hold leftovers.
+    private func endDense() {
+        lastRoundSparse = false
+        halosKept = false
+        activity?.invalidate()
     }
 
-    /// Replaces the tile's cells.
+    var population: Int {
+        activity?.population(of: main, in: interior) ?? main.current.population(x: depth, y: depth, width: rect.width, height: rect.height)
+    }
+
+    /// Replaces the tile's cells: the round after sends and expects whole strips again.
     func load(_ cells: BitGrid) {
-        main.current.clear(x: 0, y: 0, width: main.current.rowWords * 64, height: main.current.height)
-        main.write(cells, atX: depth, y: depth)
+        main.clearAll()
+        write(.cells(cells))
+        sent = []
+        kept = [:]
+        lastRoundSparse = false
+        halosKept = false
     }
 
     /// Whether any cell is alive in columns `x..<x+width` of interior row `y`.
     func anyAlive(row y: Int, x: Int, width: Int) -> Bool {
-        main.current.population(x: depth + x, y: depth + y, width: width, height: 1) > 0
+        let box = Box(x: depth + x, y: depth + y, width: width, height: 1)
+        guard activity?.mayBeAlive(box) ?? true else { return false }
+        return main.current.population(x: box.x, y: box.y, width: width, height: 1) > 0
     }
 
     func cells(rows: Range<Int>) -> BitGrid {
         main.current.extract(x: depth, y: depth + rows.lowerBound, width: rect.width, height: rows.count)
     }
+
+    /// Blocks stepped by tracked generations so far.
+    var blocksStepped: Int { activity?.stepped ?? 0 }
 }

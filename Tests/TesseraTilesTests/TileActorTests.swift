@@ -78,14 +78,18 @@ struct SilentLink: HaloLink {
     /// else is refused and changes nothing.
     @Test func refusesStripsThatDoNotFit() async throws {
         let actor = try await waitingTile()
-        let side = HaloStrip(tile: actor.id, side: .west, generation: 0, cells: BitGrid(width: 2, height: 32))
+        let side = HaloStrip(tile: actor.id, side: .west, generation: 0, cells: BitGrid(width: 2, height: 32), previous: BitGrid(width: 2, height: 32))
         try await actor.receive(side)
         await #expect(throws: TesseraError.self, "twice") { try await actor.receive(side) }
-        let wrongSize = HaloStrip(tile: actor.id, side: .north, generation: 0, cells: BitGrid(width: 3, height: 2))
+        let wrongSize = HaloStrip(tile: actor.id, side: .north, generation: 0, cells: BitGrid(width: 32, height: 3), previous: BitGrid(width: 32, height: 3))
         await #expect(throws: TesseraError.self, "wrong size") { try await actor.receive(wrongSize) }
-        let tooFar = HaloStrip(tile: actor.id, side: .north, generation: 3, cells: BitGrid(width: 32, height: 2))
+        let beyond = HaloStrip(tile: actor.id, side: .north, generation: 0, pieces: [
+            HaloStrip.Piece(offset: 30, cells: BitGrid(width: 3, height: 2), previous: BitGrid(width: 3, height: 2)),
+        ])
+        await #expect(throws: TesseraError.self, "past the edge's end") { try await actor.receive(beyond) }
+        let tooFar = HaloStrip(tile: actor.id, side: .north, generation: 3, cells: BitGrid(width: 32, height: 2), previous: BitGrid(width: 32, height: 2))
         await #expect(throws: TesseraError.self, "two rounds ahead") { try await actor.receive(tooFar) }
-        try await actor.receive(HaloStrip(tile: actor.id, side: .north, generation: 2, cells: BitGrid(width: 32, height: 2)))
+        try await actor.receive(HaloStrip(tile: actor.id, side: .north, generation: 2, cells: BitGrid(width: 32, height: 2), previous: BitGrid(width: 32, height: 2)))
         let lonely = try tile()
         await #expect(throws: TesseraError.self, "no neighbour there") { try await lonely.receive(side) }
     }

@@ -24,4 +24,28 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                            size_t words, size_t rowBegin, size_t rowEnd,
                            uint16_t birth, uint16_t survive);
 
+/// What `tessera_step_tracked_avx2` reports for a 4-word column (256 cells): whether a
+/// stepped word differs from the one it overwrote (the generation before last, in a
+/// double-buffered board), and where: in the first or last row stepped, in the
+/// column's first cell (bit 0 of its first word) or last (bit 63 of its fourth), and
+/// at the corners those make; and whether any stepped cell is alive.
+enum {
+    TESSERA_CHANGED = 1 << 0,
+    TESSERA_ALIVE = 1 << 1,
+    TESSERA_CHANGED_FIRST_ROW = 1 << 2,
+    TESSERA_CHANGED_LAST_ROW = 1 << 3,
+    TESSERA_CHANGED_FIRST_COLUMN = 1 << 4,
+    TESSERA_CHANGED_LAST_COLUMN = 1 << 5,
+    TESSERA_CHANGED_TOP_LEFT = 1 << 6,
+    TESSERA_CHANGED_TOP_RIGHT = 1 << 7,
+    TESSERA_CHANGED_BOTTOM_LEFT = 1 << 8,
+    TESSERA_CHANGED_BOTTOM_RIGHT = 1 << 9,
+};
+
+/// As `tessera_step_rows_avx2`, and writes each 4-word column's report in
+/// `flags[column]`. The same caveats: only where the CPU has AVX2.
+int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
+                              size_t words, size_t rowBegin, size_t rowEnd,
+                              uint16_t birth, uint16_t survive, uint16_t *flags);
+
 #endif

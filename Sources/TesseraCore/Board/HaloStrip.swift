@@ -1,16 +1,66 @@
-/// Cells from a neighbour for one side of a tile's halo, taken at one generation.
+/// A neighbour's edge cells for one side of a tile's halo, at the start of a round: the
+/// pieces of the edge that changed since the sender last sent them.
+///
+/// The first strip after new cells carries the whole edge; later ones only the stretches
+/// whose cells did not merely repeat with period 1 or 2 since they were last sent (the
+/// sender tracks them in lengths of `pieceLength` cells), so the receiver's kept copy,
+/// taken by generation parity, is still right for the rest. A quiet border costs a few
+/// header bytes a round, a busy one what its activity touches.
 public struct HaloStrip: Sendable, Equatable {
+    /// The unit, in cells along an edge, in which changes are tracked and sent.
+    public static let pieceLength = 256
+
+    /// A stretch of an edge, starting `offset` cells along it (along the row on the north
+    /// and south, down the column on the west and east; 0 on a corner): its cells at the
+    /// round's generation and at the one before (a tile that skips unchanged blocks needs
+    /// both of its buffers right).
+    public struct Piece: Sendable, Equatable {
+        public let offset: Int
+        public let cells: BitGrid
+        public let previous: BitGrid
+
+        public init(offset: Int, cells: BitGrid, previous: BitGrid) {
+            (self.offset, self.cells, self.previous) = (offset, cells, previous)
+        }
+
+        /// Where the piece lies in a `width`×`height` edge on `side`, or nil if it does not fit.
+        public func box(side: Direction, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
+            guard cells.width == previous.width, cells.height == previous.height, offset >= 0 else { return nil }
+            switch (side.dx, side.dy) {
+            case (0, _):
+                guard cells.height == height, offset + cells.width <= width else { return nil }
+                return (offset, 0, cells.width, height)
+            case (_, 0):
+                guard cells.width == width, offset + cells.height <= height else { return nil }
+                return (0, offset, width, cells.height)
+            default:
+                guard offset == 0, cells.width == width, cells.height == height else { return nil }
+                return (0, 0, width, height)
+            }
+        }
+    }
+
     /// The tile that receives the strip.
     public let tile: TileID
     /// The side of the receiver's halo the cells fill.
     public let side: Direction
     public let generation: UInt64
-    public let cells: BitGrid
+    public let pieces: [Piece]
 
-    public init(tile: TileID, side: Direction, generation: UInt64, cells: BitGrid) {
+    public init(tile: TileID, side: Direction, generation: UInt64, pieces: [Piece]) {
         self.tile = tile
         self.side = side
         self.generation = generation
-        self.cells = cells
+        self.pieces = pieces
+    }
+
+    /// A strip with the whole edge, at `generation` and at the one before.
+    public init(tile: TileID, side: Direction, generation: UInt64, cells: BitGrid, previous: BitGrid) {
+        self.init(tile: tile, side: side, generation: generation, pieces: [Piece(offset: 0, cells: cells, previous: previous)])
+    }
+
+    /// Bytes of cells it carries.
+    public var cellBytes: Int {
+        pieces.reduce(0) { $0 + ($1.cells.words.count + $1.previous.words.count) * 8 }
     }
 }

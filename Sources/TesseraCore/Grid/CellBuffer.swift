@@ -1,6 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A mutable bit grid laid out for the step kernel: rows padded to whole 256-bit
 /// vectors, 32-byte aligned, with zero guard words before every row and after the last,
 /// so the kernel reads across row ends without branches.
+///
+/// Its memory is an anonymous mapping: pages nobody wrote read as zeros and take no
+/// memory, so a huge, mostly empty board costs what is alive on it, and `clearAll()`
+/// hands every page back at once instead of writing zeros.
 ///
 /// Owned by one tile and never shared; it is deliberately not `Sendable`.
 public final class CellBuffer {
@@ -12,7 +20,7 @@ public final class CellBuffer {
     public let stride: Int
     static let guardWords = 4
     private let storage: UnsafeMutableRawPointer
-    private let wordCount: Int
+    private let byteCount: Int
 
     public init(width: Int, height: Int) {
         precondition(width > 0 && height > 0)
@@ -20,12 +28,26 @@ public final class CellBuffer {
         self.height = height
         rowWords = (width + 255) / 256 * 4
         stride = rowWords + Self.guardWords
-        wordCount = height * stride + Self.guardWords
-        storage = UnsafeMutableRawPointer.allocate(byteCount: wordCount * 8, alignment: 32)
-        storage.initializeMemory(as: UInt64.self, repeating: 0, count: wordCount)
+        byteCount = (height * stride + Self.guardWords) * 8
+        guard let mapped = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              mapped != MAP_FAILED else {
+            // Callers check the memory budget first; a failure here is the system's.
+            fatalError("cannot map \(byteCount) bytes for a \(width)x\(height) cell buffer: \(String(cString: strerror(errno)))")
+        }
+        storage = mapped
+        // Huge pages for big buffers whose rows are short enough that a 2 MiB page spans
+        // hundreds of them: a pattern wandering over the board faults in a few of those
+        // instead of thousands of 4 KiB pages. With longer rows a huge page is a thin
+        // band, and zeroing one for each band a glider crosses costs more than it saves.
+        if byteCount >= 8 << 20 && stride * 8 <= 4096 { madvise(mapped, byteCount, MADV_HUGEPAGE) }
     }
 
-    deinit { storage.deallocate() }
+    deinit { munmap(storage, byteCount) }
+
+    /// Sets every cell to dead by giving the pages back; they read as zeros again.
+    public func clearAll() {
+        madvise(storage, byteCount, MADV_DONTNEED)
+    }
 
     /// Bytes a buffer of this size occupies, for checking memory before allocating.
     public static func byteCount(width: Int, height: Int) -> Int {

@@ -46,10 +46,73 @@ public enum Kernel {
                                   rows.upperBound, rule.birth, rule.survive) != 0 {
             return
         }
-        portableStep(src, dst, stride: source.stride, words: source.rowWords, rows: rows, rule: rule)
+        portableStep(src, dst, stride: source.stride, words: source.rowWords, rows: rows, rule: rule, flags: nil)
+    }
+
+    /// What `stepTracked` reports for each 256-cell column it stepped: whether a stepped
+    /// cell differs from the one it overwrote in the target, and where; whether one is alive.
+    public struct ColumnFlags: OptionSet, Sendable {
+        public let rawValue: UInt16
+        public init(rawValue: UInt16) { self.rawValue = rawValue }
+        private init(_ bit: Int) { rawValue = UInt16(bit) }
+        public static let changed = ColumnFlags(Int(TESSERA_CHANGED))
+        public static let alive = ColumnFlags(Int(TESSERA_ALIVE))
+        /// In the first row stepped, or the last.
+        public static let firstRow = ColumnFlags(Int(TESSERA_CHANGED_FIRST_ROW))
+        public static let lastRow = ColumnFlags(Int(TESSERA_CHANGED_LAST_ROW))
+        /// In the column's first cell (its west edge), or its last (its east edge).
+        public static let firstColumn = ColumnFlags(Int(TESSERA_CHANGED_FIRST_COLUMN))
+        public static let lastColumn = ColumnFlags(Int(TESSERA_CHANGED_LAST_COLUMN))
+        public static let topLeft = ColumnFlags(Int(TESSERA_CHANGED_TOP_LEFT))
+        public static let topRight = ColumnFlags(Int(TESSERA_CHANGED_TOP_RIGHT))
+        public static let bottomLeft = ColumnFlags(Int(TESSERA_CHANGED_BOTTOM_LEFT))
+        public static let bottomRight = ColumnFlags(Int(TESSERA_CHANGED_BOTTOM_RIGHT))
+    }
+
+    /// Steps rows `rows` of the 256-cell columns `columns` only (column c is words
+    /// 4c..<4c+4), and reports each column's `ColumnFlags` in `flags[c - columns.lowerBound]`.
+    /// Cells just outside the columns are read as they are. In a double-buffered board
+    /// the target holds the generation before last, so `changed` says whether the new
+    /// cells differ from that one's.
+    package static func stepTracked(
+        _ source: CellBuffer, into target: CellBuffer, rows: Range<Int>, columns: Range<Int>, rule: Rule,
+        using implementation: Implementation = best, flags: UnsafeMutablePointer<UInt16>
+    ) {
+        precondition(rows.lowerBound >= 1 && rows.upperBound <= source.height - 1)
+        precondition(columns.lowerBound >= 0 && columns.upperBound * 4 <= source.rowWords)
+        precondition(implementation.isSupported, "the avx2 kernel on a CPU without AVX2")
+        guard !rows.isEmpty, !columns.isEmpty else { return }
+        let offset = columns.lowerBound * 4, words = columns.count * 4
+        let src = UnsafePointer(source.row(0) + offset), dst = target.row(0) + offset
+        if implementation == .avx2,
+           tessera_step_tracked_avx2(src, dst, source.stride, words, rows.lowerBound, rows.upperBound,
+                                     rule.birth, rule.survive, flags) != 0 {
+            return
+        }
+        flags.initialize(repeating: 0, count: columns.count)
+        portableStep(src, dst, stride: source.stride, words: words, rows: rows, rule: rule, flags: flags)
     }
 
     private typealias Vector = SIMD4<UInt64>
+
+    /// Where a row's changes lie, for `ColumnFlags`, when it is the first or last row stepped.
+    @inline(__always)
+    private static func edges(_ changed: Vector, first: Bool, last: Bool) -> ColumnFlags {
+        guard first || last, changed != Vector(repeating: 0) else { return [] }
+        var flags: ColumnFlags = []
+        let west = changed[0] & 1 != 0, east = changed[3] >> 63 != 0
+        if first {
+            flags.insert(.firstRow)
+            if west { flags.insert(.topLeft) }
+            if east { flags.insert(.topRight) }
+        }
+        if last {
+            flags.insert(.lastRow)
+            if west { flags.insert(.bottomLeft) }
+            if east { flags.insert(.bottomRight) }
+        }
+        return flags
+    }
 
     @inline(__always)
     private static func load(_ p: UnsafePointer<UInt64>) -> Vector {
@@ -69,9 +132,10 @@ public enum Kernel {
 
     /// The same algorithm as the C loop, four words at a time with Swift's SIMD types
     /// (SSE2 or NEON without any CPU flags).
+    /// With `flags`, each 4-word column ORs its `ColumnFlags` into `flags[j / 4]`.
     private static func portableStep(
         _ src: UnsafePointer<UInt64>, _ dst: UnsafeMutablePointer<UInt64>,
-        stride: Int, words: Int, rows: Range<Int>, rule: Rule
+        stride: Int, words: Int, rows: Range<Int>, rule: Rule, flags: UnsafeMutablePointer<UInt16>?
     ) {
         let isLife = rule == .life
         let birth = rule.birth, survive = rule.survive
@@ -81,6 +145,7 @@ public enum Kernel {
             for j in Swift.stride(from: 0, to: words, by: 4) {
                 var above = horizontal(src + ((band.lowerBound - 1) &* stride &+ j))
                 var here = horizontal(src + (band.lowerBound &* stride &+ j))
+                var diff = Vector(repeating: 0), live = Vector(repeating: 0)
                 for r in band {
                     let below = horizontal(src + ((r &+ 1) &* stride &+ j))
                     // The eight-neighbour count n, by full adders.
@@ -105,8 +170,23 @@ public enum Kernel {
                         }
                         next = ~alive & born | alive & stays
                     }
-                    UnsafeMutableRawPointer(dst + (r &* stride &+ j)).storeBytes(of: next, as: Vector.self)
+                    let target = UnsafeMutableRawPointer(dst + (r &* stride &+ j))
+                    if let flags {
+                        let changed = next ^ target.loadUnaligned(as: Vector.self)
+                        diff |= changed
+                        live |= next
+                        flags[j / 4] |= edges(changed, first: r == rows.lowerBound, last: r == rows.upperBound - 1).rawValue
+                    }
+                    target.storeBytes(of: next, as: Vector.self)
                     (above, here) = (here, below)
+                }
+                if let flags {
+                    var column: ColumnFlags = []
+                    if diff != Vector(repeating: 0) { column.insert(.changed) }
+                    if diff[0] & 1 != 0 { column.insert(.firstColumn) }
+                    if diff[3] >> 63 != 0 { column.insert(.lastColumn) }
+                    if live != Vector(repeating: 0) { column.insert(.alive) }
+                    flags[j / 4] |= column.rawValue
                 }
             }
         }

@@ -1,0 +1,255 @@
+import TesseraCore
+
+/// Which blocks of a region changed, so a generation steps only the blocks that can.
+///
+/// A block is 256 cells (four words, one AVX2 vector) wide and `blockRows` rows tall.
+/// A block's cells at generation g+1 depend only on its 3×3 neighbourhood of blocks at
+/// g, whatever the rule. With two buffers, the target of a step holds generation g−1;
+/// so when no block of the neighbourhood changed between g−2 and g, the block's cells
+/// at g+1 equal those at g−1, already in the target, and the step skips it. Still
+/// lifes and period-2 oscillators (most of a settled soup) cost nothing.
+///
+/// The invariant: `changed` lists every block whose cells differ between the current
+/// buffer and the generation before last (nil when that is unknown: every block then
+/// counts as changed), with where in the block they lie, and the next buffer holds the
+/// previous generation wherever it matters. The kernel reports changes against the
+/// target's old words as it steps. A neighbour needs stepping only when the changes
+/// touch the edge or corner it borders: a glider inside a block wakes no other.
+final class BlockActivity {
+    /// A changed block and where its changes lie (`Kernel.ColumnFlags`), packed in one word.
+    struct Change {
+        let packed: UInt64
+        init(block: Int, edges: Kernel.ColumnFlags) { packed = UInt64(block) << 16 | UInt64(edges.rawValue) }
+        var block: Int { Int(packed >> 16) }
+        var edges: Kernel.ColumnFlags { Kernel.ColumnFlags(rawValue: UInt16(truncatingIfNeeded: packed)) }
+        /// Changes anywhere in the block, as far as anyone knows.
+        static func everywhere(_ block: Int) -> Change { Change(block: block, edges: Kernel.ColumnFlags(rawValue: 0xFFFF)) }
+    }
+
+    static let blockRows = 32
+
+    /// Blocks across and down.
+    let columns: Int, rows: Int
+    private let height: Int
+    /// Blocks that changed at the latest generation; nil: unknown, all.
+    private(set) var changed: [Change]?
+    /// Whether a block holds a live cell, for the current and the next buffer; nil: unknown.
+    private var aliveCurrent: [Bool]?, aliveNext: [Bool]?
+    /// Candidate marks, by generation, so a block is listed once. Raw buffers: the
+    /// stepper's inner loops touch them for every candidate, every generation.
+    private let stamp: UnsafeMutableBufferPointer<UInt32>
+    private var epoch: UInt32 = 0
+    private let flags: UnsafeMutableBufferPointer<UInt16>
+    /// The candidates of the generation being stepped, and the changes it finds: kept
+    /// between generations for their capacity.
+    private var candidates: [Int32] = []
+    private var found: [Change] = []
+    /// Blocks stepped since the tile was made: what skipping saves shows here.
+    private(set) var stepped = 0
+
+    init(width: Int, height: Int) {
+        columns = (width + 255) / 256
+        rows = (height + Self.blockRows - 1) / Self.blockRows
+        self.height = height
+        stamp = .allocate(capacity: columns * rows)
+        stamp.initialize(repeating: 0)
+        flags = .allocate(capacity: columns)
+        flags.initialize(repeating: 0)
+        aliveCurrent = Array(repeating: false, count: columns * rows)
+        aliveNext = aliveCurrent
+        changed = []
+    }
+
+    deinit {
+        stamp.deallocate()
+        flags.deallocate()
+    }
+
+    var blockCount: Int { columns * rows }
+
+    /// The blocks `box` (buffer coordinates) touches: columns and rows of blocks.
+    func blocks(in box: Box) -> (columns: Range<Int>, rows: Range<Int>) {
+        let c0 = max(0, box.x / 256), c1 = min(columns, (box.x + box.width + 255) / 256)
+        let r0 = max(0, box.y / Self.blockRows), r1 = min(rows, (box.y + box.height + Self.blockRows - 1) / Self.blockRows)
+        return (c0..<max(c0, c1), r0..<max(r0, r1))
+    }
+
+    /// The cells of a block, in buffer coordinates.
+    func box(of block: Int) -> Box {
+        Box(x: block % columns * 256, y: block / columns * Self.blockRows, width: 256, height: Self.blockRows)
+    }
+
+    /// Forgets everything: every block counts as changed, and liveness is unknown.
+    func invalidate() {
+        changed = nil
+        aliveCurrent = nil
+        aliveNext = nil
+    }
+
+    /// After new cells were written into the current buffer (and the next one cleared):
+    /// the blocks in `boxes` that hold live cells are the changed ones, as if the board
+    /// had been empty before.
+    func reset(liveIn boxes: [Box], of region: Region) {
+        var alive = Array(repeating: false, count: blockCount)
+        var list: [Change] = []
+        for box in boxes {
+            let (cs, rs) = blocks(in: box)
+            for r in rs {
+                for c in cs where !alive[r * columns + c] {
+                    let b = self.box(of: r * columns + c)
+                    if region.current.population(x: b.x, y: b.y, width: b.width, height: min(b.height, height - b.y)) > 0 {
+                        alive[r * columns + c] = true
+                        list.append(.everywhere(r * columns + c))
+                    }
+                }
+            }
+        }
+        changed = list
+        aliveCurrent = alive
+        aliveNext = Array(repeating: false, count: blockCount)
+    }
+
+    /// Adds the blocks `box` touches to those that changed (new cells written there).
+    func markChanged(_ box: Box) {
+        guard changed != nil else { return }
+        let (cs, rs) = blocks(in: box)
+        for r in rs {
+            for c in cs { changed!.append(.everywhere(r * columns + c)) }
+        }
+    }
+
+    /// Whether any block that changed at the latest generation touches `box`.
+    func changed(within box: Box) -> Bool {
+        guard let changed else { return true }
+        let (cs, rs) = blocks(in: box)
+        return changed.contains { rs.contains($0.block / columns) && cs.contains($0.block % columns) }
+    }
+
+    /// Steps `region` one generation, computing rows `valid` of the blocks that can
+    /// change, keeping the cells of `dead` dead, and swaps its buffers.
+    func step(_ region: Region, rows valid: Range<Int>, rule: Rule, using kernel: Kernel.Implementation, dead: [Box]) {
+        let everything = changed == nil
+        if !everything { gatherCandidates() }
+        found.removeAll(keepingCapacity: true)
+        // Taken out, so it is changed in place rather than copied.
+        var aliveTarget = everything ? Array(repeating: false, count: blockCount) : aliveNext
+        aliveNext = nil
+        let stepRows = valid.clamped(to: 1..<(height - 1))
+        let (source, target) = (region.current, region.next)
+        func stepRun(row: Int, columns run: Range<Int>) {
+            let rowRange = (row * Self.blockRows)..<min(height, (row + 1) * Self.blockRows)
+            let computed = rowRange.clamped(to: stepRows)
+            guard !computed.isEmpty else { return }
+            Kernel.stepTracked(source, into: target, rows: computed, columns: run, rule: rule, using: kernel,
+                               flags: flags.baseAddress!)
+            if !dead.isEmpty {
+                let area = Box(x: run.lowerBound * 256, y: computed.lowerBound, width: run.count * 256, height: computed.count)
+                for box in dead {
+                    if let part = box.intersection(area) { region.clear(part, in: target) }
+                }
+            }
+            // The kernel's first and last rows are the block's only when the step covered them.
+            var unstepped: Kernel.ColumnFlags = []
+            if computed.lowerBound != rowRange.lowerBound { unstepped.formUnion([.firstRow, .topLeft, .topRight]) }
+            if computed.upperBound != rowRange.upperBound { unstepped.formUnion([.lastRow, .bottomLeft, .bottomRight]) }
+            for c in run {
+                let block = row * columns + c, flag = Kernel.ColumnFlags(rawValue: flags[c - run.lowerBound])
+                if flag.contains(.changed) { found.append(Change(block: block, edges: flag.subtracting(unstepped))) }
+                aliveTarget?[block] = flag.contains(.alive)
+            }
+            stepped += run.count
+        }
+        if everything {
+            for row in 0..<rows { stepRun(row: row, columns: 0..<columns) }
+        } else {
+            // Runs of consecutive candidates within a block row, one kernel call each.
+            var i = 0
+            while i < candidates.count {
+                let first = Int(candidates[i]), row = first / columns
+                var end = first + 1
+                i += 1
+                while i < candidates.count, Int(candidates[i]) == end, end % columns != 0 {
+                    end += 1
+                    i += 1
+                }
+                stepRun(row: row, columns: (first % columns)..<((end - 1) % columns + 1))
+            }
+        }
+        region.swapBuffers()
+        // The old list becomes next generation's scratch, capacity and all.
+        if everything {
+            changed = found
+            found = []
+        } else {
+            swap(&found, &changed!)
+        }
+        // A block stepped over only some of its rows keeps others from two generations
+        // ago: still the right liveness for the rows that count (the interior).
+        aliveNext = aliveCurrent
+        aliveCurrent = aliveTarget
+    }
+
+    /// The blocks to step: those that changed and the neighbours their changes border,
+    /// sorted, each once.
+    private func gatherCandidates() {
+        epoch &+= 1
+        candidates.removeAll(keepingCapacity: true)
+        let (rows, columns, epoch, stamp) = (self.rows, self.columns, self.epoch, self.stamp)
+        func add(_ r: Int, _ c: Int) {
+            guard r >= 0, r < rows, c >= 0, c < columns, stamp[r * columns + c] != epoch else { return }
+            stamp[r * columns + c] = epoch
+            candidates.append(Int32(r * columns + c))
+        }
+        for change in changed! {
+            let r = change.block / columns, c = change.block % columns, edges = change.edges
+            add(r, c)
+            if edges.contains(.firstRow) { add(r - 1, c) }
+            if edges.contains(.lastRow) { add(r + 1, c) }
+            if edges.contains(.firstColumn) { add(r, c - 1) }
+            if edges.contains(.lastColumn) { add(r, c + 1) }
+            if edges.contains(.topLeft) { add(r - 1, c - 1) }
+            if edges.contains(.topRight) { add(r - 1, c + 1) }
+            if edges.contains(.bottomLeft) { add(r + 1, c - 1) }
+            if edges.contains(.bottomRight) { add(r + 1, c + 1) }
+        }
+        candidates.sort()
+    }
+
+    /// Learns which blocks of each buffer hold live cells where that is unknown (after a
+    /// round stepped without tracking): one look at every block, once.
+    func learnLiveness(of region: Region) {
+        func scan(_ buffer: CellBuffer) -> [Bool] {
+            (0..<blockCount).map { block in
+                let b = box(of: block)
+                return buffer.population(x: b.x, y: b.y, width: b.width, height: min(b.height, height - b.y)) > 0
+            }
+        }
+        if aliveCurrent == nil { aliveCurrent = scan(region.current) }
+        if aliveNext == nil { aliveNext = scan(region.next) }
+    }
+
+    /// Live cells in `box` of the current buffer, counting only blocks known to hold any.
+    func population(of region: Region, in box: Box) -> Int {
+        guard let alive = aliveCurrent else {
+            return region.current.population(x: box.x, y: box.y, width: box.width, height: box.height)
+        }
+        var total = 0
+        let (cs, rs) = blocks(in: box)
+        for r in rs {
+            for c in cs where alive[r * columns + c] {
+                if let part = self.box(of: r * columns + c).intersection(box) {
+                    total += region.current.population(x: part.x, y: part.y, width: part.width, height: part.height)
+                }
+            }
+        }
+        return total
+    }
+
+    /// Whether `box` of the current buffer may hold a live cell: false only when every
+    /// block it touches is known to be empty.
+    func mayBeAlive(_ box: Box) -> Bool {
+        guard let alive = aliveCurrent else { return true }
+        let (cs, rs) = blocks(in: box)
+        return rs.contains { r in cs.contains { alive[r * columns + $0] } }
+    }
+}

@@ -1,0 +1,123 @@
+import TesseraCore
+
+/// A rectangle in a tile's buffer coordinates.
+struct Box {
+    var x: Int, y: Int, width: Int, height: Int
+
+    func intersection(_ other: Box) -> Box? {
+        let x0 = max(x, other.x), y0 = max(y, other.y)
+        let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)
+        return x0 < x1 && y0 < y1 ? Box(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
+}
+
+/// Rows `first..<end`, empty where they cross.
+func rowSpan(_ first: Int, _ end: Int) -> Range<Int> { first..<max(first, end) }
+
+/// A double-buffered part of a tile's cells, placed at `origin` in the tile's buffer
+/// coordinates, that steps itself with the kernel. Its edges see dead cells, so what
+/// it computes goes wrong one cell further in from each edge every generation.
+final class Region {
+    let origin: (x: Int, y: Int)
+    private(set) var current: CellBuffer
+    private(set) var next: CellBuffer
+
+    init(x: Int, y: Int, width: Int, height: Int) {
+        origin = (x, y)
+        current = CellBuffer(width: width, height: height)
+        next = CellBuffer(width: width, height: height)
+    }
+
+    /// Its rectangle, padding bits included, in tile buffer coordinates.
+    var box: Box { Box(x: origin.x, y: origin.y, width: current.rowWords * 64, height: current.height) }
+
+    /// Advances `generations`, computing at generation g only rows `rows(g)`, and kills
+    /// the cells of `dead` (tile buffer coordinates) after each generation.
+    ///
+    /// With `blocking`, the generations go down the region together as a wavefront
+    /// (temporal blocking): a band of rows advances every generation while it is in
+    /// cache, each generation a row behind the one before, so a region larger than the
+    /// cache is read from memory once per call instead of once per generation. Two
+    /// buffers suffice: a row of generation g+1 overwrites generation g−1's row only
+    /// after every row of generation g that reads it is done. This needs the rows to
+    /// shrink by at least one at each end every generation, as a halo round's do.
+    func step(_ generations: Int, rule: Rule, using kernel: Kernel.Implementation, dead: [Box],
+              blocking: Bool = false, band: Int? = nil, rows: (Int) -> Range<Int>) {
+        let wanted = (0..<generations).map { rows($0).clamped(to: 1..<(current.height - 1)) }
+        let shrinks = zip(wanted, wanted.dropFirst()).allSatisfy {
+            $1.isEmpty || ($1.lowerBound > $0.lowerBound && $1.upperBound < $0.upperBound)
+        }
+        guard blocking, generations > 1, shrinks else {
+            for rows in wanted {
+                Kernel.step(current, into: next, rows: rows, rule: rule, using: kernel)
+                swap(&current, &next)
+                for box in dead { clear(box) }
+            }
+            return
+        }
+        let buffers = [current, next]
+        var done = wanted.map(\.lowerBound)
+        let band = band ?? Self.bandRows(rowBytes: current.stride * 8, generations: generations)
+        var front = done[0]
+        while zip(done, wanted).contains(where: { $0 < $1.upperBound }) {
+            front += band
+            for g in 0..<generations {
+                let end = min(wanted[g].upperBound, front - g)
+                guard end > done[g] else { continue }
+                let target = buffers[(g + 1) % 2]
+                Kernel.step(buffers[g % 2], into: target, rows: done[g]..<end, rule: rule, using: kernel)
+                let stepped = Box(x: origin.x, y: origin.y + done[g], width: box.width, height: end - done[g])
+                for box in dead {
+                    if let rows = box.intersection(stepped) { clear(rows, in: target) }
+                }
+                done[g] = end
+            }
+        }
+        if generations % 2 == 1 { swap(&current, &next) }
+        for box in dead { clear(box) }
+    }
+
+    /// Rows a wavefront advances at a time: what one band of every generation touches
+    /// in both buffers should stay within about half of a core's L2 cache.
+    static func bandRows(rowBytes: Int, generations: Int) -> Int {
+        max(8, (512 << 10) / (2 * rowBytes) - generations)
+    }
+
+    /// Kills the cells of `target` (tile buffer coordinates) in `buffer`, by default the current one.
+    func clear(_ target: Box, in buffer: CellBuffer? = nil) {
+        guard let b = target.intersection(box) else { return }
+        (buffer ?? current).clear(x: b.x - origin.x, y: b.y - origin.y, width: b.width, height: b.height)
+    }
+
+    /// Writes `cells` with its top-left at (x, y) in tile buffer coordinates, clipped to
+    /// this region, into the current buffer (or the next one, with `intoNext`).
+    func write(_ cells: BitGrid, atX x: Int, y: Int, intoNext: Bool = false) {
+        let own = Box(x: origin.x, y: origin.y, width: current.width, height: current.height)
+        guard let b = Box(x: x, y: y, width: cells.width, height: cells.height).intersection(own) else { return }
+        let part = b.width == cells.width && b.height == cells.height
+            ? cells : cells.cropped(x: b.x - x, y: b.y - y, width: b.width, height: b.height)
+        (intoNext ? next : current).insert(part, atX: b.x - origin.x, y: b.y - origin.y)
+    }
+
+    /// The cells of `area` (tile buffer coordinates) in the current buffer, or the next one.
+    func cells(_ area: Box, ofNext: Bool = false) -> BitGrid {
+        (ofNext ? next : current).extract(x: area.x - origin.x, y: area.y - origin.y, width: area.width, height: area.height)
+    }
+
+    /// Copies `area` (tile buffer coordinates) from `source`'s buffers into this region's:
+    /// the current cells, and with `both` the previous generation's too.
+    func copy(_ area: Box, from source: Region, both: Bool = false) {
+        write(source.cells(area), atX: area.x, y: area.y)
+        if both { write(source.cells(area, ofNext: true), atX: area.x, y: area.y, intoNext: true) }
+    }
+
+    /// Makes the next buffer current: after a generation stepped into it.
+    func swapBuffers() { swap(&current, &next) }
+
+    /// Sets every cell of both buffers to dead.
+    func clearAll() {
+        current.clearAll()
+        next.clearAll()
+    }
+}
+

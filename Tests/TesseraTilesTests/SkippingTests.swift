@@ -1,0 +1,153 @@
+import Testing
+import TesseraCore
+@testable import TesseraTiles
+
+/// Skipping the blocks that cannot change gives the board that stepping every cell
+/// gives, whatever the rule, topology, size, tiling, halo depth and schedule.
+@Suite struct SkippingTests {
+    static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B1/S12", "B2/S23"]
+
+    /// A mostly empty board: a few soup patches and spaceships, placed from `seed`.
+    static func sparseBoard(width: Int, height: Int, seed: UInt64) -> BitGrid {
+        var generator = SeededGenerator(state: seed)
+        var board = BitGrid(width: width, height: height)
+        for _ in 0..<4 {
+            let (w, h) = (Int.random(in: 5...24, using: &generator), Int.random(in: 5...24, using: &generator))
+            let patch = try! Soup(density: 0.45, seed: generator.next()).cells(x: 0, y: 0, width: min(w, width), height: min(h, height))
+            board.formUnion(patch, atX: Int.random(in: 0...max(0, width - w), using: &generator),
+                            y: Int.random(in: 0...max(0, height - h), using: &generator))
+        }
+        return board
+    }
+
+    /// Boards compared without printing them: a failure says how many cells differ.
+    func expectSame(_ got: BitGrid, _ expected: BitGrid, _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+        guard got != expected else { return }
+        let differing = zip(got.words, expected.words).reduce(0) { $0 + ($1.0 ^ $1.1).nonzeroBitCount }
+        Issue.record("\(differing) cells differ (\(got.population) alive, expected \(expected.population)) \(comment)",
+                     sourceLocation: sourceLocation)
+    }
+
+    func run(_ board: BitGrid, rule: Rule, topology: Topology, tiles: (Int, Int), halo: Int, generations: UInt64,
+             skipping: Bool, overlap: Bool? = nil, blocking: Bool? = nil) async throws -> (BitGrid, blocks: Int) {
+        let shape = BoardShape(width: board.width, height: board.height, topology: topology)
+        let tiling = try Tiling(shape: shape, columns: tiles.0, rows: tiles.1)
+        let cluster = try await TileCluster(tiling: tiling, rule: rule, halo: halo, overlap: overlap, blocking: blocking,
+                                            skipping: skipping) {
+            board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
+        }
+        try await cluster.run(generations: generations)
+        return (try await cluster.board(), await cluster.blocksStepped())
+    }
+
+    @Test(arguments: rules, Topology.allCases)
+    func skippingMatchesTheNaiveReference(ruleText: String, topology: Topology) async throws {
+        let rule = try Rule(parsing: ruleText)
+        for (width, height) in [(300, 70), (517, 41)] {
+            let board = Self.sparseBoard(width: width, height: height, seed: UInt64(width * height))
+            let expected = NaiveLife.run(board, rule: rule, topology: topology, generations: 21)
+            for (tiles, halo) in [((1, 1), 1), ((1, 1), 8), ((2, 1), 3), ((2, 2), 5), ((3, 1), 13)] {
+                let (got, _) = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
+                                             generations: 21, skipping: true)
+                expectSame(got, expected, "\(ruleText) \(topology) \(width)x\(height) tiles \(tiles) halo \(halo)")
+            }
+        }
+    }
+
+    /// Larger boards, every schedule: skipping on equals skipping off.
+    @Test(arguments: Topology.allCases)
+    func skippingMatchesSteppingEverythingOnLargerBoards(topology: Topology) async throws {
+        for (index, ruleText) in Self.rules.enumerated() {
+            let rule = try Rule(parsing: ruleText)
+            let board = Self.sparseBoard(width: 1037, height: 611, seed: UInt64(index + 1))
+            let (expected, _) = try await run(board, rule: rule, topology: topology, tiles: (1, 1), halo: 1,
+                                              generations: 150, skipping: false)
+            for (tiles, halo, overlap, blocking) in [((1, 1), 32, false, false), ((2, 2), 16, true, true), ((3, 2), 7, true, false),
+                                                     ((4, 4), 3, false, true)] {
+                let (got, _) = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
+                                             generations: 150, skipping: true, overlap: overlap, blocking: blocking)
+                expectSame(got, expected, "\(ruleText) \(topology) tiles \(tiles) halo \(halo)")
+            }
+        }
+    }
+
+    /// A glider's path crosses a block corner (256, 256) and the corner of four tiles.
+    @Test(arguments: Topology.allCases)
+    func aGliderCrossesABlockCornerAndATileCorner(topology: Topology) async throws {
+        var board = BitGrid(width: 512, height: 512)
+        for (x, y) in [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)] { board[230 + x, 230 + y] = true }
+        let (expected, _) = try await run(board, rule: .life, topology: topology, tiles: (1, 1), halo: 1, generations: 160, skipping: false)
+        let (got, _) = try await run(board, rule: .life, topology: topology, tiles: (2, 2), halo: 4, generations: 160, skipping: true)
+        expectSame(got, expected)
+        #expect(got.population == 5)
+    }
+
+    /// A blinker across a block edge (cells 255 and 256, rows 31 and 32) keeps blinking.
+    @Test func blinkersStraddlingBlockEdges() async throws {
+        var board = BitGrid(width: 600, height: 200)
+        for x in 254...256 { board[x, 100] = true }
+        for y in 30...32 { board[400, y] = true }
+        for (tiles, halo) in [((1, 1), 8), ((3, 3), 4)] {
+            for generations: UInt64 in [1, 2, 51] {
+                let (got, _) = try await run(board, rule: .life, topology: .plane, tiles: tiles, halo: halo,
+                                             generations: generations, skipping: true)
+                expectSame(got, NaiveLife.run(board, rule: .life, topology: .plane, generations: Int(generations)), "\(tiles) \(generations)")
+            }
+        }
+    }
+
+    /// A still life sleeps for many rounds until a glider reaches it in another tile.
+    @Test func aSleepingStillLifeWakesWhenAGliderArrives() async throws {
+        var board = BitGrid(width: 400, height: 400)
+        for (x, y) in [(300, 300), (301, 300), (300, 301), (301, 301)] { board[x, y] = true }  // a block
+        for (x, y) in [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)] { board[20 + x, 20 + y] = true }  // a glider, heading for it
+        let (expected, _) = try await run(board, rule: .life, topology: .plane, tiles: (1, 1), halo: 1, generations: 1300, skipping: false)
+        let (got, _) = try await run(board, rule: .life, topology: .plane, tiles: (2, 2), halo: 8, generations: 1300, skipping: true)
+        expectSame(got, expected)
+        let changed = got != board
+        #expect(changed, "the glider reached the block")
+    }
+
+    /// On a board of still lifes, nothing is stepped after the first generations: fails
+    /// if skipping silently stops working.
+    @Test func aBoardOfStillLifesStepsAlmostNothing() async throws {
+        var board = BitGrid(width: 2048, height: 2048)
+        for i in 0..<40 {
+            let (x, y) = (37 + i * 50, 91 + (i * 97) % 1900)
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { board[x + dx, y + dy] = true }
+        }
+        let (got, blocks) = try await run(board, rule: .life, topology: .torus, tiles: (2, 2), halo: 16, generations: 1000,
+                                          skipping: true)
+        expectSame(got, board)
+        // 40 blocks, each in at most 4 block cells of 256x32, each with 8 neighbours, for
+        // the first 2 generations (then nothing changes): far below one generation of
+        // the 2048x2048 board's 512 blocks.
+        #expect(blocks <= 40 * 4 * 9 * 2, "stepped \(blocks) blocks")
+        let (_, everything) = try await run(board, rule: .life, topology: .torus, tiles: (2, 2), halo: 16, generations: 10,
+                                            skipping: false)
+        #expect(everything == 0, "without skipping nothing goes through the block stepper")
+    }
+
+    /// A period-2 oscillator costs nothing either: the target buffer already holds its next phase.
+    @Test func blinkersAreFree() async throws {
+        var board = BitGrid(width: 1024, height: 1024)
+        for i in 0..<20 { for x in 0..<3 { board[100 + i * 40 + x, 500] = true } }
+        let (got, blocks) = try await run(board, rule: .life, topology: .plane, tiles: (1, 1), halo: 32, generations: 1001,
+                                          skipping: true)
+        expectSame(got, NaiveLife.run(board, rule: .life, topology: .plane, generations: 1))
+        #expect(blocks <= 20 * 9 * 3, "stepped \(blocks) blocks")
+    }
+}
+
+/// A seeded generator (SplitMix64), so a failing random case fails again.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ z >> 30) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ z >> 27) &* 0x94D0_49BB_1331_11EB
+        return z ^ z >> 31
+    }
+}
