@@ -20,8 +20,9 @@ package enum InProcessRun {
                 return nil
             }
             group.addTask {
+                let cells = TileStart.painted(setup.start, board: setup.shape)
                 let cluster = try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo,
-                                                    generation: setup.generation, cells: setup.cells(in:))
+                                                    generation: setup.generation) { _ in cells }
                 let clock = ContinuousClock()
                 let start = clock.now
                 try await cluster.run(generations: generations)

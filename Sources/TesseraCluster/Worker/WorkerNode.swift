@@ -34,7 +34,7 @@ package actor WorkerNode {
     private let pump: MessagePump
     private let progress: WorkerProgress
     private var assignment: Assignment?
-    private var waitingCells: [TileID: BitGrid] = [:]
+    private var waitingCells: [TileID: TileStart] = [:]
     private var tiles: [TileID: TileActor] = [:]
     /// The `start` in progress.
     private var running: UInt64?
@@ -181,7 +181,10 @@ package actor WorkerNode {
         }
         self.assignment = assignment
         if assignment.cellsMadeByWorkers {
-            for tile in assignment.myTiles { waitingCells[tile] = assignment.cells(of: tile) }
+            // Painted where they lie: a huge tile costs what its pattern and soup cover.
+            let start = TileStart.painted(StartingCells(soup: assignment.soup, overlay: assignment.overlay),
+                                          board: assignment.tiling.shape)
+            for tile in assignment.myTiles { waitingCells[tile] = start }
         }
         await buildTilesIfReady()
     }
@@ -193,7 +196,7 @@ package actor WorkerNode {
         }
         guard let tile = tiles[part.tile] else {
             // Starting cells, sent before the tiles are built.
-            waitingCells[part.tile] = part.cells
+            waitingCells[part.tile] = .cells(part.cells)
             await buildTilesIfReady()
             return
         }
@@ -214,12 +217,12 @@ package actor WorkerNode {
         do {
             for tile in mine {
                 let rect = tiling.rect(of: tile)
-                let cells = waitingCells.removeValue(forKey: tile)!
-                guard cells.width == rect.width, cells.height == rect.height else {
+                let start = waitingCells.removeValue(forKey: tile)!
+                if case .cells(let cells) = start, cells.width != rect.width || cells.height != rect.height {
                     throw TesseraError("cells for tile \(tile) are \(cells.width)x\(cells.height), expected \(rect.width)x\(rect.height)")
                 }
                 built[tile] = try TileActor(id: tile, rect: rect, depth: assignment.halo, rule: assignment.rule,
-                                            deadSides: TileCluster.deadSides(of: tile, in: tiling), cells: cells,
+                                            deadSides: TileCluster.deadSides(of: tile, in: tiling), start: start,
                                             generation: assignment.generation)
             }
         } catch {

@@ -209,14 +209,25 @@ extension HaloStrip: WireCodable {
         tile.encode(to: &w)
         w.u8(UInt8(side.rawValue))
         w.u64(generation)
-        w.grid(cells)
+        w.u32(UInt32(pieces.count))
+        for piece in pieces {
+            w.u32(UInt32(piece.offset))
+            w.grid(piece.cells)
+            w.grid(piece.previous)
+        }
     }
 
     package init(from r: inout WireReader) throws {
         let tile = try TileID(from: &r)
         let code = try r.u8()
         guard let side = Direction(rawValue: Int(code)) else { throw TesseraError("halo strip for unknown side \(code)") }
-        self.init(tile: tile, side: side, generation: try r.u64(), cells: try r.grid())
+        let generation = try r.u64()
+        // An edge is at most 2^31 cells long: 2^23 pieces.
+        let count = try r.count(upTo: BoardShape.maxSide / HaloStrip.pieceLength, "piece count")
+        let pieces = try (0..<count).map { _ in
+            HaloStrip.Piece(offset: try r.count(upTo: BoardShape.maxSide, "piece offset"), cells: try r.grid(), previous: try r.grid())
+        }
+        self.init(tile: tile, side: side, generation: generation, pieces: pieces)
     }
 }
 

@@ -48,13 +48,6 @@ package struct Assignment: Sendable, Equatable {
 
     /// Whether workers make their tiles' cells themselves, rather than wait for `load`.
     package var cellsMadeByWorkers: Bool { soup != nil || overlay != nil }
-
-    /// The starting cells of `tile`, made from the soup and the overlay.
-    package func cells(of tile: TileID) -> BitGrid {
-        let rect = tiling.rect(of: tile)
-        return StartingCells(soup: soup, overlay: overlay)
-            .cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height, of: tiling.shape)
-    }
 }
 
 /// Cells of one tile: new cells for it (`load`) or its part of a `collect`.
