@@ -280,8 +280,13 @@ final class TileEngine {
         let (now, before) = (kept[side]![parity], kept[side]![1 - parity])
         switch round {
         case .sparse:
-            // A tile that skips blocks needs both buffers right, here as everywhere.
-            if halosKept {
+            // A tile that skips blocks needs both buffers right, here as everywhere. Only
+            // the north and south halos keep between rounds: steps never reach their
+            // rows' invalid margins, but they write leftovers into the west and east
+            // halos and the corners (an outer column has no neighbour to read), and into
+            // the padding beyond the east halo, where a glider born of those leftovers
+            // would wander for good and wake the blocks it passes.
+            if halosKept && side.dx == 0 {
                 for piece in received {
                     let b = box(of: piece, on: side)
                     main.write(piece.cells, atX: b.x, y: b.y)
@@ -290,6 +295,11 @@ final class TileEngine {
             } else {
                 main.write(now, atX: halo.x, y: halo.y)
                 main.write(before, atX: halo.x, y: halo.y, intoNext: true)
+                if side.dx == 1 {
+                    let padding = Box(x: width, y: halo.y, width: main.box.width - width, height: halo.height)
+                    main.clear(padding)
+                    main.clear(padding, in: main.next)
+                }
             }
             for piece in received { activity?.markChanged(box(of: piece, on: side)) }
         case .dense(let overlapped):
