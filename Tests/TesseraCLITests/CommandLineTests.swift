@@ -223,6 +223,38 @@ import Testing
     }
 }
 
+@Suite struct WorkloadsBenchTests {
+    /// The whole suite, shrunk: every workload runs, ends with bgolly's population, and
+    /// lands in both files.
+    @Test func suiteRunsBesideBgollyAndWritesCSVAndJSON() throws {
+        let dir = try Harness.temporaryDirectory()
+        let result = try Harness.tessera(["bench", "workloads", "--scale", "0.05", "--workers", "2", "--out", dir.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try Harness.tessera(["bench", "workloads", "--list"]).stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) }
+        #expect(names.count >= 8 && names.contains("acorn-64k") && names.contains("spaceship-fleet"))
+        let csv = try String(contentsOf: dir.appendingPathComponent("workloads.csv"), encoding: .utf8).split(separator: "\n")
+        #expect(csv.count == names.count + 1)
+        #expect(csv[0].hasPrefix("workload,board,generations,workers,tessera_s"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("workloads.json")))
+        let rows = try #require(json as? [[String: Any]])
+        #expect(rows.map { $0["workload"] as? String } == names)
+        for row in rows {
+            #expect(row["same_as_bgolly"] as? Bool == true, "\(row)")
+            #expect(row["workers"] as? Int == 2 && (row["bgolly_quicklife_s"] as? Double ?? 0) > 0, "\(row)")
+        }
+        #expect(!result.stdout.contains("DIFFERS") && result.stdout.contains("vs bgolly"))
+    }
+
+    @Test func badChoicesFailBeforeRunning() throws {
+        let dir = try Harness.temporaryDirectory()
+        for bad in [["--only", "acorn,nope"], ["--scale", "0"], ["--scale", "2"], ["--repeat", "0"], ["--workers", "0"]] {
+            let result = try Harness.tessera(["bench", "workloads", "--out", dir.path] + bad)
+            #expect(result.status == 2 && result.stderr.split(separator: "\n").count == 1, "\(bad): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("workloads.csv").path))
+    }
+}
+
 /// What a hostile probe of the command line found, each a one-line error with exit 2 now.
 @Suite struct CommandLineDefenceTests {
     func expectOneLineError(_ result: Harness.Result, _ problem: String, _ comment: String = "") {

@@ -20,9 +20,11 @@ package struct ChildProcess: Sendable {
     private let ended: Completion<Termination>
 
     /// Starts `arguments[0]` (a path) with the rest as its arguments. `newProcessGroup`
-    /// keeps a terminal's Ctrl-C from reaching it; `quiet` sends its output to /dev/null.
-    /// The child starts with no signal blocked, whatever this process blocks.
-    package static func spawn(_ arguments: [String], newProcessGroup: Bool = false, quiet: Bool = false) throws -> ChildProcess {
+    /// keeps a terminal's Ctrl-C from reaching it; `quiet` sends its output to /dev/null,
+    /// `output` its standard output to that file instead. The child starts with no
+    /// signal blocked, whatever this process blocks.
+    package static func spawn(_ arguments: [String], newProcessGroup: Bool = false, quiet: Bool = false,
+                              output: String? = nil) throws -> ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -38,8 +40,8 @@ package struct ChildProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if quiet {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        if quiet || output != nil {
+            posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
         var pid: pid_t = 0

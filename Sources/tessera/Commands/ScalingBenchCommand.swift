@@ -76,7 +76,7 @@ struct ScalingBenchCommand: AsyncParsableCommand {
             }
             return "tcp://\(address):*"
         } ?? "tcp://127.0.0.1:*"
-        try checkOut()
+        try ResultsFolder.check(out)
         let sweep = ScalingSweep(mode: mode, workerCounts: workers, halos: halo, size: size, rule: rule.rule,
                                  generations: generations, repeats: self.repeat, soup: try Soup(density: density, seed: 1),
                                  launcher: launcher, listen: listen)
@@ -90,24 +90,6 @@ struct ScalingBenchCommand: AsyncParsableCommand {
         }
         try ScalingPoint.write(points, into: out)
         printTable(points)
-    }
-
-    /// Fails before any run if `--out` cannot be made; makes nothing until there are results.
-    private func checkOut() throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue, FileManager.default.isWritableFile(atPath: out) else {
-                throw TesseraError("cannot write into \(out)", fix: "give --out a writable folder")
-            }
-            return
-        }
-        var parent = (out as NSString).deletingLastPathComponent
-        while !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
-            parent = (parent as NSString).deletingLastPathComponent
-        }
-        guard FileManager.default.isWritableFile(atPath: parent.isEmpty ? "." : parent) else {
-            throw TesseraError("cannot create folder \(out)", fix: "check the path given to --out")
-        }
     }
 
     private func printTable(_ points: [ScalingPoint]) {

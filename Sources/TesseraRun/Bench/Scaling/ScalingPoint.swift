@@ -124,13 +124,7 @@ package struct ScalingPoint: Codable, Sendable, Equatable {
 
     /// Writes results.csv, results.json and scaling.svg into `folder`, each atomically.
     package static func write(_ points: [ScalingPoint], into folder: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw TesseraError("cannot create folder \(folder)", fix: "check the path given to --out")
-        }
-        for (name, text) in [("results.csv", csv(points)), ("results.json", try json(points)), ("scaling.svg", ScalingPlot.svg(points))] {
-            try AtomicFile.write(folder + "/" + name) { try $0(text) }
-        }
+        try ResultsFolder.write([("results.csv", csv(points)), ("results.json", try json(points)),
+                                 ("scaling.svg", ScalingPlot.svg(points))], into: folder)
     }
 }

@@ -1,0 +1,35 @@
+import Foundation
+import TesseraCore
+
+/// The `--out` folder of a bench: checked before any run, made only when there are results.
+package enum ResultsFolder {
+    /// Fails at once if `path` cannot become a folder of results; makes nothing.
+    package static func check(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, FileManager.default.isWritableFile(atPath: path) else {
+                throw TesseraError("cannot write into \(path)", fix: "give --out a writable folder")
+            }
+            return
+        }
+        var parent = (path as NSString).deletingLastPathComponent
+        while !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+        guard FileManager.default.isWritableFile(atPath: parent.isEmpty ? "." : parent) else {
+            throw TesseraError("cannot create folder \(path)", fix: "check the path given to --out")
+        }
+    }
+
+    /// Writes each (name, text) into `path`, each file atomically, making the folder first.
+    package static func write(_ files: [(name: String, text: String)], into path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw TesseraError("cannot create folder \(path)", fix: "check the path given to --out")
+        }
+        for (name, text) in files {
+            try AtomicFile.write(path + "/" + name) { try $0(text) }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import TesseraCluster
+import TesseraCore
+import TesseraRun
+
+/// `tessera bench workloads`: a named suite, whole processes, side by side with bgolly.
+struct WorkloadsBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "workloads",
+        abstract: "Runs a suite of workloads as whole processes, side by side with bgolly on the same files; writes CSV and JSON.")
+
+    @Option(help: "Workloads to run, comma-separated (default: all; see --list).")
+    var only: String?
+
+    @Flag(help: "List the workloads and exit.")
+    var list = false
+
+    @Option(help: "Worker processes for the cluster runs. Default: one per core, as 'tessera run' does.")
+    var workers: Int?
+
+    @Option(help: "Runs per figure; the median is reported.")
+    var `repeat`: Int = 1
+
+    @Option(help: "Shrink boards and generations by this factor (0-1] for a quick look.")
+    var scale: Double = 1
+
+    @Option(help: "Folder for workloads.csv and workloads.json.")
+    var out: String = "results"
+
+    @Option(help: "Keep the pattern files measured in this folder (default: a temporary one, removed).")
+    var files: String?
+
+    func validate() throws {
+        guard scale > 0, scale <= 1 else { throw TesseraError("--scale \(scale) is out of range", fix: "give a number above 0 and at most 1") }
+        guard self.repeat >= 1 else { throw TesseraError("--repeat must be at least 1") }
+        if let workers, workers < 1 { throw TesseraError("--workers \(workers) runs no cluster", fix: "give 1 or more") }
+    }
+
+    func run() async throws {
+        var suite = try Workload.suite(scale: scale)
+        if list {
+            for workload in suite {
+                print(workload.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+                    + "\(workload.board), \(workload.generations) generations: \(workload.summary)")
+            }
+            return
+        }
+        if let only {
+            let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            for name in names where !suite.contains(where: { $0.name == name }) {
+                throw TesseraError("no workload named '\(name)'", fix: "run 'tessera bench workloads --list'")
+            }
+            suite = suite.filter { names.contains($0.name) }
+        }
+        try ResultsFolder.check(out)
+        let scratch = files ?? FileManager.default.temporaryDirectory.appendingPathComponent("tessera-workloads-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { if files == nil { try? FileManager.default.removeItem(atPath: scratch) } }
+        let bench = WorkloadBench(tessera: LocalWorkers.executable, workers: workers, repeats: self.repeat, folder: scratch)
+        var rows: [WorkloadRow] = []
+        for (index, workload) in suite.enumerated() {
+            ProgressLine.draw(fraction: Double(index) / Double(suite.count), "\(workload.name)")
+            do {
+                rows.append(try await bench.measure(workload))
+            } catch {
+                ProgressLine.clear()
+                throw error
+            }
+        }
+        ProgressLine.clear()
+        try ResultsFolder.write([("workloads.csv", WorkloadRow.csv(rows)), ("workloads.json", try WorkloadRow.json(rows))], into: out)
+        printTable(rows)
+    }
+
+    private func printTable(_ rows: [WorkloadRow]) {
+        func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "-" }
+        print("workload          board                  generations  tessera s  in-process s  QuickLife s  HashLife s  effective/s  vs bgolly")
+        for row in rows {
+            let ratio = row.speedupOverBgolly.map { String(format: "%.2fx", $0) } ?? "-"
+            let check = row.sameAsBgolly == false ? "  POPULATION DIFFERS" : ""
+            print(row.workload.padding(toLength: 18, withPad: " ", startingAt: 0)
+                + row.board.padding(toLength: 23, withPad: " ", startingAt: 0)
+                + String(format: "%11d", row.generations) + "  "
+                + seconds(row.tesseraSeconds).leftPadded(9) + "  " + seconds(row.inProcessSeconds).leftPadded(12) + "  "
+                + seconds(row.quickLifeSeconds).leftPadded(11) + "  " + seconds(row.hashLifeSeconds).leftPadded(10) + "  "
+                + Format.rate(row.effectiveCellUpdatesPerSecond).leftPadded(11) + "  " + ratio.leftPadded(9) + check)
+        }
+        print("tessera: whole process, \(rows.first.map { "\($0.workers) workers" } ?? "the default cluster"); vs bgolly: the faster of QuickLife and HashLife over tessera")
+        print("wrote \(out)/workloads.csv, \(out)/workloads.json")
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}
