@@ -108,14 +108,18 @@ package enum BitCopy {
         return count == 64 ? value : value & ((1 << UInt64(count)) - 1)
     }
 
+    /// Stores only words that change: writing dead cells over memory never written keeps
+    /// its pages unmapped (a `CellBuffer` is mostly such pages on a sparse board).
     @inline(__always)
     static func write(_ p: UnsafeMutablePointer<UInt64>, bit: Int, count: Int, value: UInt64) {
         let word = bit >> 6, shift = bit & 63
         let mask: UInt64 = count == 64 ? ~0 : (1 << UInt64(count)) - 1
-        p[word] = p[word] & ~(mask << UInt64(shift)) | (value & mask) << UInt64(shift)
+        let old = p[word], new = old & ~(mask << UInt64(shift)) | (value & mask) << UInt64(shift)
+        if new != old { p[word] = new }
         if shift != 0 && shift + count > 64 {
             let rest = UInt64(64 - shift)
-            p[word + 1] = p[word + 1] & ~(mask >> rest) | (value & mask) >> rest
+            let old = p[word + 1], new = old & ~(mask >> rest) | (value & mask) >> rest
+            if new != old { p[word + 1] = new }
         }
     }
 

@@ -35,11 +35,11 @@ public final class CellBuffer {
             fatalError("cannot map \(byteCount) bytes for a \(width)x\(height) cell buffer: \(String(cString: strerror(errno)))")
         }
         storage = mapped
-        // Huge pages for big buffers whose rows are short enough that a 2 MiB page spans
-        // hundreds of them: a pattern wandering over the board faults in a few of those
-        // instead of thousands of 4 KiB pages. With longer rows a huge page is a thin
-        // band, and zeroing one for each band a glider crosses costs more than it saves.
-        if byteCount >= 8 << 20 && stride * 8 <= 4096 { madvise(mapped, byteCount, MADV_HUGEPAGE) }
+        // Huge pages for big buffers: a block of 32 rows touches one 4 KiB page per row
+        // once rows are 4 KiB or longer, so a glider crossing a 65536-wide board faults
+        // in thousands of them; a 2 MiB page spans hundreds of rows. Acorn on a 65536²
+        // plane: 1.8 thousand faults instead of 12 thousand, 34 ms instead of 49 whole.
+        if byteCount >= 8 << 20 { madvise(mapped, byteCount, MADV_HUGEPAGE) }
     }
 
     deinit { munmap(storage, byteCount) }
@@ -47,6 +47,24 @@ public final class CellBuffer {
     /// Sets every cell to dead by giving the pages back; they read as zeros again.
     public func clearAll() {
         madvise(storage, byteCount, MADV_DONTNEED)
+    }
+
+    /// Bytes of the buffer backed by memory of this process's own: pages that were
+    /// written. Pages never touched, and pages only read (the kernel maps its shared zero
+    /// page there), do not count. Read from /proc/self/pagemap (present and exclusively
+    /// mapped); nil where that cannot be read.
+    public var residentBytes: Int? {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = Int(bitPattern: storage) / pageSize, count = (byteCount + pageSize - 1) / pageSize
+        let fd = open("/proc/self/pagemap", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var entries = [UInt64](repeating: 0, count: count)
+        let wanted = count * 8
+        let got = entries.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(first * 8)) }
+        guard got == wanted else { return nil }
+        let present: UInt64 = 1 << 63, exclusive: UInt64 = 1 << 56
+        return entries.reduce(0) { $0 + ($1 & (present | exclusive) == present | exclusive ? pageSize : 0) }
     }
 
     /// Bytes a buffer of this size occupies, for checking memory before allocating.

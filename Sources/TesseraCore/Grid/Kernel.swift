@@ -176,8 +176,11 @@ public enum Kernel {
                         diff |= changed
                         live |= next
                         flags[j / 4] |= edges(changed, first: r == rows.lowerBound, last: r == rows.upperBound - 1).rawValue
+                        // As in the AVX2 kernel: equal words stay unwritten, pages unmapped.
+                        if changed != Vector(repeating: 0) { target.storeBytes(of: next, as: Vector.self) }
+                    } else {
+                        target.storeBytes(of: next, as: Vector.self)
                     }
-                    target.storeBytes(of: next, as: Vector.self)
                     (above, here) = (here, below)
                 }
                 if let flags {
