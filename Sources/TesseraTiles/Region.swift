@@ -114,6 +114,12 @@ final class Region {
     /// Makes the next buffer current: after a generation stepped into it.
     func swapBuffers() { swap(&current, &next) }
 
+    /// Memory its two buffers hold (see `CellBuffer.residentBytes`).
+    var residentBytes: Int? {
+        guard let a = current.residentBytes, let b = next.residentBytes else { return nil }
+        return a + b
+    }
+
     /// Sets every cell of both buffers to dead.
     func clearAll() {
         current.clearAll()

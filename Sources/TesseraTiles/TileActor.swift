@@ -17,7 +17,7 @@ public actor TileActor {
     private var links: [Direction: any HaloLink] = [:]
     public private(set) var generation: UInt64
     /// Strips in hand, by generation: at most this round's and the next one's.
-    private var inbox: [UInt64: [Direction: [HaloStrip.Piece]]] = [:]
+    private var inbox: [UInt64: [Direction: HaloStrip]] = [:]
     /// Sides already filled, by generation (a tile's own strips, on a torus one tile across).
     private var filled: [UInt64: Set<Direction>] = [:]
     private var waiter: (generation: UInt64, halos: Completion<Void>)?
@@ -79,7 +79,7 @@ public actor TileActor {
         guard inbox[strip.generation]?[strip.side] == nil, filled[strip.generation]?.contains(strip.side) != true else {
             throw TesseraError("tile \(id) already has its \(strip.side) halo strip for generation \(strip.generation)")
         }
-        inbox[strip.generation, default: [:]][strip.side] = strip.pieces
+        inbox[strip.generation, default: [:]][strip.side] = strip
         if let waiter, waiter.generation == strip.generation, haloesComplete(strip.generation) {
             waiter.halos.succeed()
         }
@@ -108,15 +108,16 @@ public actor TileActor {
             let steps = Int(min(UInt64(engine.depth), remaining))
             let overlapped = engine.planRound(steps)
             for (side, link) in links {
-                let strip = HaloStrip(tile: link.tile, side: side.opposite, generation: generation, pieces: engine.strip(for: side))
+                let (pieces, whole) = engine.strip(for: side)
+                let strip = HaloStrip(tile: link.tile, side: side.opposite, generation: generation, pieces: pieces, whole: whole)
                 sentBytes += strip.cellBytes
                 try await link.send(strip)
             }
             let clock = ContinuousClock()
             let interiorStart = clock.now
             // A tile's own strips (a torus one tile across) are already in.
-            for (side, pieces) in inbox[generation] ?? [:] where links[side]?.tile == id {
-                try engine.fillHalo(side, with: pieces, generation: generation)
+            for (side, strip) in inbox[generation] ?? [:] where links[side]?.tile == id {
+                try engine.fillHalo(strip)
                 inbox[generation]![side] = nil
                 filled[generation, default: []].insert(side)
             }
@@ -124,8 +125,8 @@ public actor TileActor {
             let waitStart = clock.now
             try await haloes(for: generation)
             let computeStart = clock.now
-            for (side, pieces) in inbox.removeValue(forKey: generation) ?? [:] {
-                try engine.fillHalo(side, with: pieces, generation: generation)
+            for strip in (inbox.removeValue(forKey: generation) ?? [:]).values {
+                try engine.fillHalo(strip)
             }
             filled[generation] = nil
             if !overlapped { engine.beginRound(steps) }
@@ -197,6 +198,9 @@ public actor TileActor {
 
     /// Blocks stepped one at a time so far (the skipping stepper's work).
     public var blocksStepped: Int { engine.blocksStepped }
+
+    /// Memory this tile's cells hold, nil where the system does not say.
+    public var residentBytes: Int? { engine.residentBytes }
 
     /// Rows `rows` of this tile (counted from its top).
     public func cells(rows: Range<Int>) throws -> BitGrid {

@@ -90,6 +90,23 @@ public final class TileCluster: Sendable {
         return total
     }
 
+    /// Memory the tiles' cells hold, nil where the system does not say.
+    public func residentBytes() async -> Int? {
+        var total = 0
+        for actor in actors.values {
+            guard let bytes = await actor.residentBytes else { return nil }
+            total += bytes
+        }
+        return total
+    }
+
+    /// Halo bytes the tiles sent (cells only, as `HaloStrip.cellBytes` counts them).
+    public func sentBytes() async -> Int {
+        var total = 0
+        for actor in actors.values { total += await actor.sentBytes }
+        return total
+    }
+
     public func population() async throws -> Int {
         var total = 0
         for actor in actors.values { total += try await actor.population() }

@@ -228,8 +228,9 @@ final class TileEngine {
     }
 
     /// What the neighbour on `side` needs for its halo this round: after a sparse round
-    /// the stretches of the edge whose blocks changed in it, else the whole edge.
-    func strip(for side: Direction) -> [HaloStrip.Piece] {
+    /// the stretches of the edge whose blocks changed in it; else the whole edge, as the
+    /// stretches that hold live cells.
+    func strip(for side: Direction) -> (pieces: [HaloStrip.Piece], whole: Bool) {
         let edge = region(side, halo: false)
         let corner = side.dx != 0 && side.dy != 0, along = side.dx == 0 ? edge.width : edge.height
         func piece(_ stretch: Range<Int>) -> HaloStrip.Piece {
@@ -240,11 +241,17 @@ final class TileEngine {
         }
         guard lastRoundSparse, sent.contains(side) else {
             sent.insert(side)
-            return [piece(0..<along)]
+            let all = piece(0..<along)
+            guard !corner, along > HaloStrip.pieceLength else { return (all.isEmpty ? [] : [all], true) }
+            let alive = (0..<((along + HaloStrip.pieceLength - 1) / HaloStrip.pieceLength)).filter { index in
+                let start = index * HaloStrip.pieceLength
+                return !all.slice(start..<min(along, start + HaloStrip.pieceLength), side: side).isEmpty
+            }
+            return (Self.stretches(Set(alive), unit: HaloStrip.pieceLength, length: along).map { all.slice($0, side: side) }, true)
         }
         let changed = dirty[side] ?? []
-        if corner { return changed.isEmpty ? [] : [piece(0..<along)] }
-        return Self.stretches(changed, unit: HaloStrip.pieceLength, length: along).map(piece)
+        if corner { return (changed.isEmpty ? [] : [piece(0..<along)], false) }
+        return (Self.stretches(changed, unit: HaloStrip.pieceLength, length: along).map(piece), false)
     }
 
     /// Runs of consecutive `indices`, as ranges of cells `unit` long each, clipped to `length`.
@@ -258,24 +265,24 @@ final class TileEngine {
         return runs.map { ($0.lowerBound * unit)..<min(length, $0.upperBound * unit) }
     }
 
-    /// Takes the pieces of the neighbour's edge on `side` at `generation` (the round's)
-    /// into the kept halo, and fills the halo from it: in a sparse round both buffers of
-    /// the main region (just the new pieces, when the halos were kept); in a dense one
-    /// the main region before `beginRound`, the frames after it.
-    func fillHalo(_ side: Direction, with received: [HaloStrip.Piece], generation: UInt64) throws {
+    /// Takes the pieces of the neighbour's edge (at the round's generation) into the kept
+    /// halo, and fills the halo from it: in a sparse round both buffers of the main
+    /// region (just the new pieces, when the halos were kept); in a dense one the main
+    /// region before `beginRound`, the frames after it.
+    func fillHalo(_ strip: HaloStrip) throws {
+        let side = strip.side, received = strip.pieces
         let halo = region(side, halo: true)
-        let parity = Int(generation & 1)
-        if let whole = received.first(where: { $0.cells.width == halo.width && $0.cells.height == halo.height }) {
-            kept[side] = parity == 0 ? [whole.cells, whole.previous] : [whole.previous, whole.cells]
-        } else {
-            guard kept[side] != nil else {
-                throw TesseraError("the first halo strip for the \(side) side of a tile came without its whole edge")
-            }
-            for piece in received {
-                let b = box(of: piece, on: side)
-                piece.cells.copy(into: &kept[side]![parity], atX: b.x - halo.x, y: b.y - halo.y)
-                piece.previous.copy(into: &kept[side]![1 - parity], atX: b.x - halo.x, y: b.y - halo.y)
-            }
+        let parity = Int(strip.generation & 1)
+        if strip.whole {
+            let empty = BitGrid(width: halo.width, height: halo.height)
+            kept[side] = [empty, empty]
+        } else if kept[side] == nil {
+            throw TesseraError("the first halo strip for the \(side) side of a tile came without its whole edge")
+        }
+        for piece in received {
+            let b = box(of: piece, on: side)
+            piece.cells.copy(into: &kept[side]![parity], atX: b.x - halo.x, y: b.y - halo.y)
+            piece.previous.copy(into: &kept[side]![1 - parity], atX: b.x - halo.x, y: b.y - halo.y)
         }
         let (now, before) = (kept[side]![parity], kept[side]![1 - parity])
         switch round {
@@ -286,7 +293,7 @@ final class TileEngine {
             // halos and the corners (an outer column has no neighbour to read), and into
             // the padding beyond the east halo, where a glider born of those leftovers
             // would wander for good and wake the blocks it passes.
-            if halosKept && side.dx == 0 {
+            if halosKept && side.dx == 0 && !strip.whole {
                 for piece in received {
                     let b = box(of: piece, on: side)
                     main.write(piece.cells, atX: b.x, y: b.y)
@@ -301,7 +308,12 @@ final class TileEngine {
                     main.clear(padding, in: main.next)
                 }
             }
-            for piece in received { activity?.markChanged(box(of: piece, on: side)) }
+            // A whole strip says nothing of what changed: all of it may have.
+            if strip.whole {
+                activity?.markChanged(halo)
+            } else {
+                for piece in received { activity?.markChanged(box(of: piece, on: side)) }
+            }
         case .dense(let overlapped):
             if overlapped && isLate(side) {
                 for frame in frames { frame.region.write(now, atX: halo.x, y: halo.y) }
@@ -418,6 +430,11 @@ final class TileEngine {
 
     func cells(rows: Range<Int>) -> BitGrid {
         main.current.extract(x: depth, y: depth + rows.lowerBound, width: rect.width, height: rows.count)
+    }
+
+    /// Memory the cells hold: what was ever written, not the board's area.
+    var residentBytes: Int? {
+        ([main] + frames.map(\.region)).reduce(Optional(0)) { total, region in total.flatMap { t in region.residentBytes.map { t + $0 } } }
     }
 
     /// Blocks stepped by tracked generations so far.

@@ -85,7 +85,7 @@ struct SilentLink: HaloLink {
         await #expect(throws: TesseraError.self, "wrong size") { try await actor.receive(wrongSize) }
         let beyond = HaloStrip(tile: actor.id, side: .north, generation: 0, pieces: [
             HaloStrip.Piece(offset: 30, cells: BitGrid(width: 3, height: 2), previous: BitGrid(width: 3, height: 2)),
-        ])
+        ], whole: false)
         await #expect(throws: TesseraError.self, "past the edge's end") { try await actor.receive(beyond) }
         let tooFar = HaloStrip(tile: actor.id, side: .north, generation: 3, cells: BitGrid(width: 32, height: 2), previous: BitGrid(width: 32, height: 2))
         await #expect(throws: TesseraError.self, "two rounds ahead") { try await actor.receive(tooFar) }

@@ -48,7 +48,7 @@ struct SeededGenerator: RandomNumberGenerator {
         .refused(reason: "this run already has its 2 workers"),
         .halo(HaloStrip(tile: TileID(column: 1, row: 1), side: .southWest, generation: 1 << 35, cells: grid,
                         previous: try! Soup(density: 0.2, seed: 5).cells(x: 0, y: 0, width: 70, height: 3))),
-        .halo(HaloStrip(tile: TileID(column: 0, row: 1), side: .north, generation: 12, pieces: [])),
+        .halo(HaloStrip(tile: TileID(column: 0, row: 1), side: .north, generation: 12, pieces: [], whole: false)),
         .presenterHello,
         .presenterWelcome(PresenterWelcome(tiling: tiling, rule: .life, generation: 9, population: 33, workers: 2)),
         .presenterRequest(op: 1, .advance(generations: 10)),
@@ -142,6 +142,10 @@ struct SeededGenerator: RandomNumberGenerator {
         var side = Wire.encode(Self.messages.first { $0.kind == .halo }!)
         side[20] = 8
         #expect(refusal(side, on: .halo).contains("unknown side"))
+        // A whole-edge flag that is neither yes nor no (after the side and the generation).
+        var flag = Wire.encode(Self.messages.first { $0.kind == .halo }!)
+        flag[29] = 2
+        #expect(refusal(flag, on: .halo).contains("whole-edge flag 2"))
         // A viewport near ±2^63, which overflowed every worker's arithmetic.
         var view = Wire.encode(.view(Self.viewport))
         view.replaceSubrange(12..<20, with: [0xF0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F])

@@ -1,11 +1,13 @@
 /// A neighbour's edge cells for one side of a tile's halo, at the start of a round: the
 /// pieces of the edge that changed since the sender last sent them.
 ///
-/// The first strip after new cells carries the whole edge; later ones only the stretches
-/// whose cells did not merely repeat with period 1 or 2 since they were last sent (the
-/// sender tracks them in lengths of `pieceLength` cells), so the receiver's kept copy,
-/// taken by generation parity, is still right for the rest. A quiet border costs a few
-/// header bytes a round, a busy one what its activity touches.
+/// The first strip after new cells is `whole`: it replaces the edge, and carries only
+/// the stretches that hold live cells. Later ones carry only the stretches whose cells
+/// did not merely repeat with period 1 or 2 since they were last sent (the sender tracks
+/// them in lengths of `pieceLength` cells), so the receiver's kept copy, taken by
+/// generation parity, is still right for the rest. A quiet border costs a few header
+/// bytes a round, a busy one what its activity touches, and a mostly empty edge of any
+/// length little more.
 public struct HaloStrip: Sendable, Equatable {
     /// The unit, in cells along an edge, in which changes are tracked and sent.
     public static let pieceLength = 256
@@ -21,6 +23,19 @@ public struct HaloStrip: Sendable, Equatable {
 
         public init(offset: Int, cells: BitGrid, previous: BitGrid) {
             (self.offset, self.cells, self.previous) = (offset, cells, previous)
+        }
+
+        /// Whether every cell of both generations is dead.
+        public var isEmpty: Bool { !cells.words.contains { $0 != 0 } && !previous.words.contains { $0 != 0 } }
+
+        /// The cells `stretch` along the edge on `side` (a north or south piece runs along
+        /// x, a west or east one along y), as a piece of its own.
+        public func slice(_ stretch: Range<Int>, side: Direction) -> Piece {
+            func cut(_ grid: BitGrid) -> BitGrid {
+                side.dx == 0 ? grid.cropped(x: stretch.lowerBound, y: 0, width: stretch.count, height: grid.height)
+                    : grid.cropped(x: 0, y: stretch.lowerBound, width: grid.width, height: stretch.count)
+            }
+            return Piece(offset: offset + stretch.lowerBound, cells: cut(cells), previous: cut(previous))
         }
 
         /// Where the piece lies in a `width`×`height` edge on `side`, or nil if it does not fit.
@@ -46,17 +61,22 @@ public struct HaloStrip: Sendable, Equatable {
     public let side: Direction
     public let generation: UInt64
     public let pieces: [Piece]
+    /// Whether the pieces replace the whole edge, every cell outside them dead; else they
+    /// replace only their own stretches.
+    public let whole: Bool
 
-    public init(tile: TileID, side: Direction, generation: UInt64, pieces: [Piece]) {
+    public init(tile: TileID, side: Direction, generation: UInt64, pieces: [Piece], whole: Bool) {
         self.tile = tile
         self.side = side
         self.generation = generation
         self.pieces = pieces
+        self.whole = whole
     }
 
     /// A strip with the whole edge, at `generation` and at the one before.
     public init(tile: TileID, side: Direction, generation: UInt64, cells: BitGrid, previous: BitGrid) {
-        self.init(tile: tile, side: side, generation: generation, pieces: [Piece(offset: 0, cells: cells, previous: previous)])
+        self.init(tile: tile, side: side, generation: generation, pieces: [Piece(offset: 0, cells: cells, previous: previous)],
+                  whole: true)
     }
 
     /// Bytes of cells it carries.

@@ -209,6 +209,7 @@ extension HaloStrip: WireCodable {
         tile.encode(to: &w)
         w.u8(UInt8(side.rawValue))
         w.u64(generation)
+        w.u8(whole ? 1 : 0)
         w.u32(UInt32(pieces.count))
         for piece in pieces {
             w.u32(UInt32(piece.offset))
@@ -222,12 +223,14 @@ extension HaloStrip: WireCodable {
         let code = try r.u8()
         guard let side = Direction(rawValue: Int(code)) else { throw TesseraError("halo strip for unknown side \(code)") }
         let generation = try r.u64()
+        let whole = try r.u8()
+        guard whole <= 1 else { throw TesseraError("halo strip with whole-edge flag \(whole)") }
         // An edge is at most 2^31 cells long: 2^23 pieces.
         let count = try r.count(upTo: BoardShape.maxSide / HaloStrip.pieceLength, "piece count")
         let pieces = try (0..<count).map { _ in
             HaloStrip.Piece(offset: try r.count(upTo: BoardShape.maxSide, "piece offset"), cells: try r.grid(), previous: try r.grid())
         }
-        self.init(tile: tile, side: side, generation: generation, pieces: pieces)
+        self.init(tile: tile, side: side, generation: generation, pieces: pieces, whole: whole == 1)
     }
 }
 
