@@ -241,13 +241,13 @@ final class TileEngine {
         }
         guard lastRoundSparse, sent.contains(side) else {
             sent.insert(side)
-            let all = piece(0..<along)
-            guard !corner, along > HaloStrip.pieceLength else { return (all.isEmpty ? [] : [all], true) }
-            let alive = (0..<((along + HaloStrip.pieceLength - 1) / HaloStrip.pieceLength)).filter { index in
-                let start = index * HaloStrip.pieceLength
-                return !all.slice(start..<min(along, start + HaloStrip.pieceLength), side: side).isEmpty
-            }
-            return (Self.stretches(Set(alive), unit: HaloStrip.pieceLength, length: along).map { all.slice($0, side: side) }, true)
+            let all = piece(0..<along), unit = HaloStrip.pieceLength
+            guard !corner, along > unit else { return (all.isEmpty ? [] : [all], true) }
+            let count = (along + unit - 1) / unit
+            let alive = (0..<count).filter { !all.isEmpty(($0 * unit)..<min(along, ($0 + 1) * unit), side: side) }
+            // A busy edge goes as it is, without cutting it up.
+            if alive.count == count { return ([all], true) }
+            return (Self.stretches(Set(alive), unit: unit, length: along).map { all.slice($0, side: side) }, true)
         }
         let changed = dirty[side] ?? []
         if corner { return (changed.isEmpty ? [] : [piece(0..<along)], false) }
@@ -273,16 +273,22 @@ final class TileEngine {
         let side = strip.side, received = strip.pieces
         let halo = region(side, halo: true)
         let parity = Int(strip.generation & 1)
-        if strip.whole {
-            let empty = BitGrid(width: halo.width, height: halo.height)
-            kept[side] = [empty, empty]
-        } else if kept[side] == nil {
-            throw TesseraError("the first halo strip for the \(side) side of a tile came without its whole edge")
-        }
-        for piece in received {
-            let b = box(of: piece, on: side)
-            piece.cells.copy(into: &kept[side]![parity], atX: b.x - halo.x, y: b.y - halo.y)
-            piece.previous.copy(into: &kept[side]![1 - parity], atX: b.x - halo.x, y: b.y - halo.y)
+        if strip.whole, received.count == 1, received[0].cells.width == halo.width, received[0].cells.height == halo.height {
+            // A busy edge, whole: kept as it came, without copying.
+            let all = received[0]
+            kept[side] = parity == 0 ? [all.cells, all.previous] : [all.previous, all.cells]
+        } else {
+            if strip.whole {
+                let empty = BitGrid(width: halo.width, height: halo.height)
+                kept[side] = [empty, empty]
+            } else if kept[side] == nil {
+                throw TesseraError("the first halo strip for the \(side) side of a tile came without its whole edge")
+            }
+            for piece in received {
+                let b = box(of: piece, on: side)
+                piece.cells.copy(into: &kept[side]![parity], atX: b.x - halo.x, y: b.y - halo.y)
+                piece.previous.copy(into: &kept[side]![1 - parity], atX: b.x - halo.x, y: b.y - halo.y)
+            }
         }
         let (now, before) = (kept[side]![parity], kept[side]![1 - parity])
         switch round {

@@ -28,6 +28,15 @@ public struct HaloStrip: Sendable, Equatable {
         /// Whether every cell of both generations is dead.
         public var isEmpty: Bool { !cells.words.contains { $0 != 0 } && !previous.words.contains { $0 != 0 } }
 
+        /// Whether every cell of both generations is dead `stretch` along the edge on `side`.
+        public func isEmpty(_ stretch: Range<Int>, side: Direction) -> Bool {
+            func empty(_ grid: BitGrid) -> Bool {
+                side.dx == 0 ? grid.isEmpty(x: stretch.lowerBound, y: 0, width: stretch.count, height: grid.height)
+                    : grid.isEmpty(x: 0, y: stretch.lowerBound, width: grid.width, height: stretch.count)
+            }
+            return empty(cells) && empty(previous)
+        }
+
         /// The cells `stretch` along the edge on `side` (a north or south piece runs along
         /// x, a west or east one along y), as a piece of its own.
         public func slice(_ stretch: Range<Int>, side: Direction) -> Piece {

@@ -47,6 +47,21 @@ public struct BitGrid: Hashable, Sendable {
 
     public var population: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 
+    /// Whether every cell of the `width`×`height` rectangle at (x, y) is dead.
+    public func isEmpty(x: Int, y: Int, width: Int, height: Int) -> Bool {
+        words.withUnsafeBufferPointer { p in
+            for row in y..<(y + height) {
+                var done = 0
+                while done < width {
+                    let n = min(64, width - done)
+                    if BitCopy.read(p.baseAddress! + row * wordsPerRow, bit: x + done, count: n) != 0 { return false }
+                    done += n
+                }
+            }
+            return true
+        }
+    }
+
     /// The cells of row `y`, as words.
     public func row(_ y: Int) -> ArraySlice<UInt64> {
         words[y * wordsPerRow..<(y + 1) * wordsPerRow]
@@ -129,6 +144,22 @@ package enum BitCopy {
         to target: UnsafeMutablePointer<UInt64>, bit targetBit: Int, count: Int
     ) {
         var done = 0
+        if targetBit & 63 == 0 {
+            // Whole target words (every extraction, and every write at a depth of 64 and
+            // up): no masking, and a plain load where the source is word-aligned too.
+            let t = target + targetBit >> 6
+            if sourceBit & 63 == 0 {
+                let s = source + sourceBit >> 6
+                for i in 0..<(count >> 6) where t[i] != s[i] { t[i] = s[i] }
+            } else {
+                let s = source + sourceBit >> 6, shift = UInt64(sourceBit & 63)
+                for i in 0..<(count >> 6) {
+                    let value = s[i] >> shift | s[i + 1] << (64 - shift)
+                    if t[i] != value { t[i] = value }
+                }
+            }
+            done = count & ~63
+        }
         while done < count {
             let n = min(64, count - done)
             write(target, bit: targetBit + done, count: n,
