@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Signals that stop a run, delivered as a stream instead of a handler: whoever reads
 /// it does so in a task of its own, as a child of the run's task group.
@@ -16,12 +17,17 @@ package enum Signals {
         }
     }
 
-    /// The signals `numbers` as they arrive. Their default actions are off while the
-    /// stream lives and back on when it ends.
+    /// Streams alive, by signal: a default action comes back only when the last ends
+    /// (a bench runs several sessions side by side, each with its own stream).
+    private static let listeners = Mutex<[Int32: Int]>([:])
+
+    /// The signals `numbers` as they arrive. Their default actions are off while any
+    /// stream for them lives and back on when the last ends.
     package static func stream(_ numbers: [Int32] = stopping) -> AsyncStream<Int32> {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
         var sources: [any DispatchSourceSignal] = []
         for number in numbers {
+            listeners.withLock { $0[number, default: 0] += 1 }
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }
@@ -31,7 +37,12 @@ package enum Signals {
         let installed = SignalSources(sources)
         continuation.onTermination = { _ in
             installed.cancel()
-            for number in numbers { signal(number, SIG_DFL) }
+            for number in numbers {
+                listeners.withLock { counts in
+                    counts[number, default: 1] -= 1
+                    if counts[number] == 0 { signal(number, SIG_DFL) }
+                }
+            }
         }
         return stream
     }
