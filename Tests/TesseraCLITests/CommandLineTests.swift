@@ -188,6 +188,27 @@ import Testing
         #expect(abs(speedup - rates[1] / rates[0]) < 1e-9 * speedup)
     }
 
+    /// `--ceiling` runs the 2-worker point's two tiles as independent one-worker runs at
+    /// once, and relates the cluster's rate to their sum.
+    @Test func ceilingRelatesTheClusterToIndependentRuns() throws {
+        let dir = try Harness.temporaryDirectory()
+        let result = try Harness.tessera(["bench", "scaling", "--workers", "1,2", "--size", "256", "--generations", "40",
+                                          "--ceiling", "--out", dir.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("results.json")))
+        let points = try #require(json as? [[String: Any]]).sorted { ($0["workers"] as! Int) < ($1["workers"] as! Int) }
+        try #require(points.count == 2)
+        #expect(points[0]["ceiling_cell_updates_per_s"] == nil)
+        let ceiling = try #require(points[1]["ceiling_cell_updates_per_s"] as? Double)
+        let share = try #require(points[1]["share_of_ceiling"] as? Double)
+        #expect(ceiling > 0 && abs(share - (points[1]["cell_updates_per_s_median"] as! Double) / ceiling) < 1e-9)
+        #expect(result.stdout.contains("of ceiling"))
+        let hosts = dir.appendingPathComponent("hosts")
+        try "elsewhere\n".write(to: hosts, atomically: true, encoding: .utf8)
+        let refused = try Harness.tessera(["bench", "scaling", "--ceiling", "--hosts", hosts.path, "--out", dir.path + "/no"])
+        #expect(refused.status == 2 && refused.stderr.contains("--ceiling"), "\(refused.stderr)")
+    }
+
     /// `--hosts` starts each worker through the launch command, dealing workers over the hosts.
     @Test func sweepOnHostsUsesTheLaunchCommand() throws {
         let dir = try Harness.temporaryDirectory()

@@ -36,6 +36,9 @@ struct ScalingBenchCommand: AsyncParsableCommand {
     @Option(help: "Soup density.")
     var density: Double = 0.35
 
+    @Flag(help: "Also run each point's tiles as independent one-worker runs side by side: the machine's ceiling, with no halo traffic.")
+    var ceiling = false
+
     @Option(help: "Folder for results.csv, results.json and scaling.svg.")
     var out: String = "results"
 
@@ -62,6 +65,9 @@ struct ScalingBenchCommand: AsyncParsableCommand {
     func validate() throws {
         _ = try Soup(density: density, seed: 1)
         if let listen { _ = try Endpoint.split(listen) }
+        if ceiling && hosts != nil {
+            throw TesseraError("--ceiling measures this machine's cores, not other hosts'", fix: "leave out --hosts or --ceiling")
+        }
     }
 
     func run() async throws {
@@ -79,7 +85,7 @@ struct ScalingBenchCommand: AsyncParsableCommand {
         try ResultsFolder.check(out)
         let sweep = ScalingSweep(mode: mode, workerCounts: workers, halos: halo, size: size, rule: rule.rule,
                                  generations: generations, repeats: self.repeat, soup: try Soup(density: density, seed: 1),
-                                 launcher: launcher, listen: listen)
+                                 launcher: launcher, listen: listen, ceiling: ceiling)
         let points: [ScalingPoint]
         do {
             points = try await sweep.run { done, total in ProgressLine.draw(fraction: Double(done) / Double(total), "\(done)/\(total) runs") }
@@ -93,13 +99,18 @@ struct ScalingBenchCommand: AsyncParsableCommand {
     }
 
     private func printTable(_ points: [ScalingPoint]) {
-        print("workers  halo  board          cell-updates/s (min-max)            speed-up  efficiency  halo wait  bytes/gen")
+        print("workers  halo  board          cell-updates/s (min-max)            speed-up  efficiency  halo wait  bytes/gen"
+            + (ceiling ? "  ceiling      of ceiling" : ""))
         for p in points {
             let rate = "\(Format.rate(p.cellUpdatesPerSecondMedian)) (\(Format.rate(p.cellUpdatesPerSecondMin))-\(Format.rate(p.cellUpdatesPerSecondMax)))"
-            print(String(format: "%7d  %4d  %@  %@  %8.2f  %10.2f  %8.1f%%  %@", p.workers, p.halo,
-                         "\(p.width)x\(p.height)".padding(toLength: 13, withPad: " ", startingAt: 0),
-                         rate.padding(toLength: 34, withPad: " ", startingAt: 0), p.speedup, p.efficiency,
-                         p.haloWaitPercent, Format.bytes(UInt64(p.bytesPerGeneration))))
+            var line = String(format: "%7d  %4d  %@  %@  %8.2f  %10.2f  %8.1f%%  %@", p.workers, p.halo,
+                              "\(p.width)x\(p.height)".padding(toLength: 13, withPad: " ", startingAt: 0),
+                              rate.padding(toLength: 34, withPad: " ", startingAt: 0), p.speedup, p.efficiency,
+                              p.haloWaitPercent, Format.bytes(UInt64(p.bytesPerGeneration)).leftPadded(9))
+            if let ceiling = p.ceilingCellUpdatesPerSecond, let share = p.shareOfCeiling {
+                line += "  " + Format.rate(ceiling).leftPadded(11) + String(format: "  %9.1f%%", 100 * share)
+            }
+            print(line)
         }
         print("wrote \(out)/results.csv, \(out)/results.json, \(out)/scaling.svg")
     }

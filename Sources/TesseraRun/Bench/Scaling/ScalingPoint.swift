@@ -25,6 +25,10 @@ package struct ScalingPoint: Codable, Sendable, Equatable {
     package var haloWaitSeconds: Double
     package var haloWaitPercent: Double
     package var bytesPerGeneration: Double
+    /// With `--ceiling`: as many independent one-worker runs side by side, each on one
+    /// tile's board, added up; and this point's rate as a share of that.
+    package var ceilingCellUpdatesPerSecond: Double? = nil
+    package var shareOfCeiling: Double? = nil
 
     /// The columns, in order; the CSV and the JSON share them.
     package enum CodingKeys: String, CodingKey, CaseIterable {
@@ -40,6 +44,8 @@ package struct ScalingPoint: Codable, Sendable, Equatable {
         case haloWaitSeconds = "halo_wait_s"
         case haloWaitPercent = "halo_wait_percent"
         case bytesPerGeneration = "bytes_per_generation"
+        case ceilingCellUpdatesPerSecond = "ceiling_cell_updates_per_s"
+        case shareOfCeiling = "share_of_ceiling"
     }
 
     /// The CSV fields, in `CodingKeys` order.
@@ -63,6 +69,8 @@ package struct ScalingPoint: Codable, Sendable, Equatable {
             case .haloWaitSeconds: "\(haloWaitSeconds)"
             case .haloWaitPercent: "\(haloWaitPercent)"
             case .bytesPerGeneration: "\(bytesPerGeneration)"
+            case .ceilingCellUpdatesPerSecond: ceilingCellUpdatesPerSecond.map { "\($0)" } ?? ""
+            case .shareOfCeiling: shareOfCeiling.map { "\($0)" } ?? ""
             }
         }
     }

@@ -24,11 +24,16 @@ package struct ScalingSweep: Sendable {
     package var soup: Soup
     package var launcher: WorkerLauncher
     package var listen: String
+    /// Whether each point of several workers is also run as that many independent
+    /// one-worker runs side by side, each on one tile's board, on this machine: what it
+    /// could give with no halo traffic at all.
+    package var ceiling: Bool
 
     package init(mode: Mode, workerCounts: [Int], halos: [Int]?, size: Int, rule: Rule, generations: UInt64, repeats: Int,
-                 soup: Soup, launcher: WorkerLauncher, listen: String) {
+                 soup: Soup, launcher: WorkerLauncher, listen: String, ceiling: Bool = false) {
         (self.mode, self.workerCounts, self.halos, self.size, self.rule) = (mode, workerCounts, halos, size, rule)
         (self.generations, self.repeats, self.soup, self.launcher, self.listen) = (generations, repeats, soup, launcher, listen)
+        self.ceiling = ceiling
     }
 
     /// One point to measure.
@@ -66,21 +71,54 @@ package struct ScalingSweep: Sendable {
     /// how many, and relates the points to each other.
     package func run(progress: (Int, Int) -> Void) async throws -> [ScalingPoint] {
         let planned = try points()
-        let total = planned.count * repeats
+        let runsPerPoint = ceiling ? 2 * repeats : repeats
+        let total = planned.count * runsPerPoint
         var results: [ScalingPoint] = []
         for point in planned {
             var outcomes: [RunOutcome] = []
+            var ceilings: [Double] = []
             for _ in 0..<repeats {
-                progress(results.count * repeats + outcomes.count, total)
+                progress(results.count * runsPerPoint + outcomes.count + ceilings.count, total)
                 let session = RunSession(setup: point.setup, generations: generations,
                                          workers: .launched(count: point.workers, launcher: launcher, listen: listen))
                 outcomes.append(try await session.run())
+                if ceiling && point.workers > 1 {
+                    progress(results.count * runsPerPoint + outcomes.count + ceilings.count, total)
+                    ceilings.append(try await independentRate(point))
+                }
             }
-            results.append(ScalingPoint(mode: mode.rawValue, workers: point.workers, series: point.series,
-                                        plan: point.setup.plan(generations: generations), outcomes: outcomes))
+            var result = ScalingPoint(mode: mode.rawValue, workers: point.workers, series: point.series,
+                                      plan: point.setup.plan(generations: generations), outcomes: outcomes)
+            if !ceilings.isEmpty {
+                let median = ceilings.sorted()[(ceilings.count - 1) / 2]
+                result.ceilingCellUpdatesPerSecond = median
+                result.shareOfCeiling = result.cellUpdatesPerSecondMedian / median
+            }
+            results.append(result)
         }
         progress(total, total)
         ScalingPoint.relate(&results)
         return results
+    }
+
+    /// Each tile of `point` as a board of its own (a torus of the tile's size, the same
+    /// halo), all run at once on one worker each: their rates added up.
+    private func independentRate(_ point: Point) async throws -> Double {
+        let tiling = point.setup.tiling
+        return try await withThrowingTaskGroup(of: Double.self) { group in
+            for (index, tile) in tiling.tiles.enumerated() {
+                let rect = tiling.rect(of: tile)
+                let shape = BoardShape(width: rect.width, height: rect.height, topology: .torus)
+                let setup = RunSetup(name: "soup", shape: shape, rule: rule, tiling: try Tiling(shape: shape, columns: 1, rows: 1),
+                                     halo: point.setup.halo, generation: 0, pattern: nil,
+                                     soup: try Soup(density: soup.density, seed: soup.seed &+ UInt64(index)))
+                let session = RunSession(setup: setup, generations: generations, workers: .launched(count: 1, listen: listen))
+                group.addTask {
+                    let outcome = try await session.run()
+                    return Double(shape.cellCount) * Double(generations) / max(outcome.seconds, 1e-9)
+                }
+            }
+            return try await group.reduce(0, +)
+        }
     }
 }
