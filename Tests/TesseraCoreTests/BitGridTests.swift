@@ -17,7 +17,7 @@ import Testing
     /// Every path of BitCopy (word-aligned both sides, target aligned, neither) against
     /// one bit at a time, with the target's other bits kept.
     @Test func bitCopyMatchesCopyingBitByBit() {
-        var generator = SplitMix(state: 7)
+        var generator = SplitMix64(seed: 7)
         let source = (0..<6).map { _ in generator.next() }
         for sourceBit in [0, 1, 31, 32, 63, 64, 65, 128] {
             for targetBit in [0, 1, 32, 63, 64, 65, 128] {
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func setRunMatchesSettingCellByCell() {
-        var generator = SplitMix(state: 3)
+        var generator = SplitMix64(seed: 3)
         for width in [1, 63, 64, 65, 130, 300] {
             var fast = BitGrid(width: width, height: 3), slow = fast
             for _ in 0..<40 {
@@ -87,15 +87,3 @@ import Testing
     }
 }
 
-/// SplitMix64: seeded, so a failure repeats.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ z >> 30) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ z >> 27) &* 0x94D0_49BB_1331_11EB
-        return z ^ z >> 31
-    }
-}

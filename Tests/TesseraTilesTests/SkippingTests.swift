@@ -9,7 +9,7 @@ import TesseraCore
 
     /// A mostly empty board: a few soup patches and spaceships, placed from `seed`.
     static func sparseBoard(width: Int, height: Int, seed: UInt64) -> BitGrid {
-        var generator = SeededGenerator(state: seed)
+        var generator = SplitMix64(seed: seed)
         var board = BitGrid(width: width, height: height)
         for _ in 0..<4 {
             let (w, h) = (Int.random(in: 5...24, using: &generator), Int.random(in: 5...24, using: &generator))
@@ -176,15 +176,3 @@ import TesseraCore
     }
 }
 
-/// A seeded generator (SplitMix64), so a failing random case fails again.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ z >> 30) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ z >> 27) &* 0x94D0_49BB_1331_11EB
-        return z ^ z >> 31
-    }
-}

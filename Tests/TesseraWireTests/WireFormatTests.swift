@@ -2,18 +2,6 @@ import Testing
 import TesseraCore
 @testable import TesseraWire
 
-/// A seeded generator (SplitMix64), so a failing random case fails again.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ z >> 30) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ z >> 27) &* 0x94D0_49BB_1331_11EB
-        return z ^ z >> 31
-    }
-}
 
 @Suite struct WireFormatTests {
     static let tiling = try! Tiling(shape: BoardShape(width: 100, height: 60, topology: .plane), columns: 3, rows: 2)
@@ -169,7 +157,7 @@ struct SeededGenerator: RandomNumberGenerator {
     /// Random damage to real messages, from a seeded generator: each is refused with a
     /// one-line reason, or decodes to a message that encodes and decodes to itself.
     @Test func damagedMessagesAreRefusedOrDecodeConsistently() throws {
-        var generator = SeededGenerator(state: 20261123)
+        var generator = SplitMix64(seed: 20261123)
         var refused = 0, decoded = 0
         for _ in 0..<40 {
             for message in Self.messages {
@@ -194,7 +182,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     @Test func survivesRandomBytes() {
-        var generator = SeededGenerator(state: 7)
+        var generator = SplitMix64(seed: 7)
         for length in [0, 1, 11, 12, 13, 100, 4096] {
             for _ in 0..<50 {
                 var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }

@@ -27,12 +27,9 @@ public struct Soup: Hashable, Sendable {
         return BitGrid(width: width, height: height, words: words)
     }
 
-    /// SplitMix64's finaliser: a fast, well-mixed hash of one word.
+    /// One step of SplitMix64 from `value`: a fast, well-mixed hash of one word.
     @inline(__always)
     static func mix(_ value: UInt64) -> UInt64 {
-        var z = value &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ z >> 30) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ z >> 27) &* 0x94D0_49BB_1331_11EB
-        return z ^ z >> 31
+        SplitMix64.finalise(value &+ 0x9E37_79B9_7F4A_7C15)
     }
 }

@@ -4,7 +4,9 @@ import TesseraCore
 /// One workload measured: whole processes, wall time from start to exit, Tessera and
 /// Golly's bgolly on the same file in the same run. A row of `workloads.csv` and of
 /// `workloads.json`, units in the names.
-package struct WorkloadRow: Codable, Sendable, Equatable {
+package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
+    package typealias Columns = CodingKeys
+
     package var workload: String
     package var board: String
     package var generations: UInt64
@@ -33,7 +35,6 @@ package struct WorkloadRow: Codable, Sendable, Equatable {
         case sameAsBgolly = "same_as_bgolly"
     }
 
-    /// The CSV fields, in `CodingKeys` order; empty where there is no figure.
     package var csvFields: [String] {
         CodingKeys.allCases.map { key in
             switch key {
@@ -53,16 +54,6 @@ package struct WorkloadRow: Codable, Sendable, Equatable {
         }
     }
 
-    package static func csv(_ rows: [WorkloadRow]) -> String {
-        ([CodingKeys.allCases.map(\.rawValue).joined(separator: ",")] + rows.map { $0.csvFields.joined(separator: ",") })
-            .joined(separator: "\n") + "\n"
-    }
-
-    package static func json(_ rows: [WorkloadRow]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(rows), as: UTF8.self) + "\n"
-    }
 }
 
 /// Runs workloads as a user would: `tessera run FILE --generations N` with the default

@@ -72,7 +72,7 @@ package struct Workload: Sendable {
         var grid = BitGrid(width: side, height: side)
         let lwss = [(1, 0), (4, 0), (0, 1), (0, 2), (4, 2), (0, 3), (1, 3), (2, 3), (3, 3)]
         let glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)]
-        var generator = SplitMix(state: 11)
+        var generator = SplitMix64(seed: 11)
         for i in 0..<48 {
             let (x, y) = (Int(generator.next() % UInt64(side - 16)), Int(generator.next() % UInt64(side - 16)))
             for (dx, dy) in i.isMultiple(of: 2) ? lwss : glider {
@@ -88,18 +88,5 @@ package struct Workload: Sendable {
     package var file: String {
         let lines = rle.split(separator: "\n", maxSplits: 1)
         return lines[0] + ", rule = B3/S23\(board.gollySuffix)\n" + lines[1] + "\n"
-    }
-}
-
-/// SplitMix64, for placing the fleet the same way every time.
-private struct SplitMix {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ z >> 30) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ z >> 27) &* 0x94D0_49BB_1331_11EB
-        return z ^ z >> 31
     }
 }

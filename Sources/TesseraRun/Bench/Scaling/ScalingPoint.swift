@@ -4,7 +4,9 @@ import TesseraCore
 
 /// One point of a scaling sweep: a worker count (and halo depth) run `repeat` times,
 /// as a row of `results.csv` and an object of `results.json`, units in the names.
-package struct ScalingPoint: Codable, Sendable, Equatable {
+package struct ScalingPoint: Codable, Sendable, Equatable, ResultRow {
+    package typealias Columns = CodingKeys
+
     /// The halo depth asked for; nil where each tiling took its default. Not written:
     /// it groups points into series for speed-up and the plot.
     package var series: Int? = nil
@@ -48,7 +50,6 @@ package struct ScalingPoint: Codable, Sendable, Equatable {
         case shareOfCeiling = "share_of_ceiling"
     }
 
-    /// The CSV fields, in `CodingKeys` order.
     package var csvFields: [String] {
         CodingKeys.allCases.map { key in
             switch key {
@@ -115,19 +116,6 @@ package struct ScalingPoint: Codable, Sendable, Equatable {
             points[i].speedup = points[i].cellUpdatesPerSecondMedian / perWorker
             points[i].efficiency = points[i].speedup / Double(points[i].workers)
         }
-    }
-
-    /// `results.csv`: a header of `CodingKeys`, then a row per point.
-    package static func csv(_ points: [ScalingPoint]) -> String {
-        ([CodingKeys.allCases.map(\.rawValue).joined(separator: ",")] + points.map { $0.csvFields.joined(separator: ",") })
-            .joined(separator: "\n") + "\n"
-    }
-
-    /// `results.json`: an array of objects with the same keys, sorted.
-    package static func json(_ points: [ScalingPoint]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return String(decoding: try encoder.encode(points), as: UTF8.self) + "\n"
     }
 
     /// Writes results.csv, results.json and scaling.svg into `folder`, each atomically.
