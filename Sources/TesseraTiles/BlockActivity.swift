@@ -118,13 +118,6 @@ final class BlockActivity {
         }
     }
 
-    /// Whether any block that changed at the latest generation touches `box`.
-    func changed(within box: Box) -> Bool {
-        guard let changed else { return true }
-        let (cs, rs) = blocks(in: box)
-        return changed.contains { rs.contains($0.block / columns) && cs.contains($0.block % columns) }
-    }
-
     /// Steps `region` one generation, computing rows `valid` of the blocks that can
     /// change, keeping the cells of `dead` dead, and swaps its buffers.
     func step(_ region: Region, rows valid: Range<Int>, rule: Rule, using kernel: Kernel.Implementation, dead: [Box]) {

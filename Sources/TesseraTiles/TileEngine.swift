@@ -61,6 +61,10 @@ final class TileEngine {
     /// Which blocks changed; nil when skipping is off.
     let activity: BlockActivity?
     private(set) var round = Round.dense(overlapped: false)
+    /// Whether the last round was sparse all through: then this tile knows which pieces
+    /// of its edges changed, and the main region's north and south halos still hold
+    /// what that round left there (a dense round leaves leftovers), so only the pieces
+    /// that changed need writing.
     private var lastRoundSparse = false
     /// The pieces of each edge whose blocks changed in the sparse round in progress.
     private var dirty: [Direction: Set<Int>] = [:]
@@ -68,9 +72,6 @@ final class TileEngine {
     private var sent: Set<Direction> = []
     /// Each halo side as received, by generation parity ([even, odd]).
     private var kept: [Direction: [BitGrid]] = [:]
-    /// Whether the main region's halos hold what the last sparse round left there (a
-    /// dense round leaves leftovers), so only the pieces that changed need writing.
-    private var halosKept = false
     private var probeInterval = 1, roundsSinceProbe = 0
 
     /// - Parameter skipping: whether rounds may skip blocks that cannot change.
@@ -299,7 +300,7 @@ final class TileEngine {
             // halos and the corners (an outer column has no neighbour to read), and into
             // the padding beyond the east halo, where a glider born of those leftovers
             // would wander for good and wake the blocks it passes.
-            if halosKept && side.dx == 0 && !strip.whole {
+            if lastRoundSparse && side.dx == 0 && !strip.whole {
                 for piece in received {
                     let b = box(of: piece, on: side)
                     main.write(piece.cells, atX: b.x, y: b.y)
@@ -393,7 +394,6 @@ final class TileEngine {
                 }
             }
             lastRoundSparse = true
-            halosKept = true
         case .dense:
             for (frame, band) in frames {
                 let rows = frame.current.height
@@ -409,7 +409,6 @@ final class TileEngine {
     /// and the halos hold leftovers.
     private func endDense() {
         lastRoundSparse = false
-        halosKept = false
         activity?.invalidate()
     }
 
@@ -424,7 +423,6 @@ final class TileEngine {
         sent = []
         kept = [:]
         lastRoundSparse = false
-        halosKept = false
     }
 
     /// Whether any cell is alive in columns `x..<x+width` of interior row `y`.
@@ -440,7 +438,12 @@ final class TileEngine {
 
     /// Memory the cells hold: what was ever written, not the board's area.
     var residentBytes: Int? {
-        ([main] + frames.map(\.region)).reduce(Optional(0)) { total, region in total.flatMap { t in region.residentBytes.map { t + $0 } } }
+        var total = 0
+        for region in [main] + frames.map(\.region) {
+            guard let bytes = region.residentBytes else { return nil }
+            total += bytes
+        }
+        return total
     }
 
     /// Blocks stepped by tracked generations so far.
