@@ -5,7 +5,7 @@ import TesseraCore
 /// RLE as exactly the same board. A board of any size is written band by band.
 public struct BoardOutput: Sendable {
     public let path: String
-    public let shape: BoardShape
+    public private(set) var shape: BoardShape
     public let rule: Rule
     /// What a `.cells` file calls the board.
     public let name: String
@@ -13,11 +13,19 @@ public struct BoardOutput: Sendable {
     /// Checks that `path` names a format and can be written, before any work is spent.
     public init(path: String, shape: BoardShape, rule: Rule, name: String) throws {
         let lower = path.lowercased()
-        guard lower.hasSuffix(".rle") || lower.hasSuffix(".cells") else {
-            throw TesseraError("cannot tell the format of output '\(path)'", fix: "name it *.rle or *.cells")
+        guard lower.hasSuffix(".rle") || lower.hasSuffix(".cells") || lower.hasSuffix(".mc") else {
+            throw TesseraError("cannot tell the format of output '\(path)'", fix: "name it *.rle, *.mc or *.cells")
         }
         try AtomicFile.checkWritable(path)
         (self.path, self.shape, self.rule, self.name) = (path, shape, rule, name)
+    }
+
+    /// The same file for a board of `shape`: the unbounded plane's live cells, whose
+    /// place and size are known only at the end.
+    public func placed(on shape: BoardShape) -> BoardOutput {
+        var output = self
+        output.shape = shape
+        return output
     }
 
     /// `STEM.rle`, or `STEM-2.rle`, … : a new file for every save, even of the same
@@ -43,8 +51,20 @@ public struct BoardOutput: Sendable {
             : RLE.Encoder(shape: shape, rule: rule, generation: generation)
     }
 
+    private var isMacrocell: Bool { path.lowercased().hasSuffix(".mc") }
+
+    private func macrocell(_ board: BitGrid, generation: UInt64) -> String {
+        Macrocell.string(for: board, left: shape.left, top: shape.top, rule: "\(rule)\(shape.gollySuffix)", generation: generation)
+    }
+
     /// Writes `board` whole.
     public func write(_ board: BitGrid, generation: UInt64) throws {
+        if isMacrocell {
+            let file = try AtomicFile(path)
+            try file.write(macrocell(board, generation: generation))
+            try file.commit()
+            return
+        }
         var encoder = encoder(generation: generation)
         try encoder.write(board, to: path)
     }
@@ -52,7 +72,18 @@ public struct BoardOutput: Sendable {
     /// Writes the board band by band, fetching each band's rows with `rows`: neither
     /// the board nor its text is ever held whole, however large the board. If `rows`
     /// throws, nothing is written.
+    /// A macrocell shares subtrees across the whole board, so it is built from the
+    /// board whole (1 bit a cell).
     public func write(generation: UInt64, rows: (Range<Int>) async throws -> BitGrid) async throws {
+        if isMacrocell {
+            var board = BitGrid(width: shape.width, height: shape.height)
+            for y in stride(from: 0, to: shape.height, by: Self.bandRows(width: shape.width)) {
+                try Task.checkCancellation()
+                try await rows(y..<min(shape.height, y + Self.bandRows(width: shape.width))).copy(into: &board, atX: 0, y: y)
+            }
+            try write(board, generation: generation)
+            return
+        }
         let file = try AtomicFile(path)
         var encoder = encoder(generation: generation)
         let height = shape.height, band = Self.bandRows(width: shape.width)

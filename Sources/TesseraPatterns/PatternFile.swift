@@ -3,15 +3,16 @@ import TesseraCore
 
 /// Reads a pattern file in any format Golly writes for two-state rules.
 public enum PatternFile {
-    private enum Format { case rle, plainText, life106 }
+    private enum Format { case rle, plainText, life106, macrocell }
 
     /// A file's format, told by its name and how its text starts (`start` may be any
     /// prefix long enough to pass the leading blanks).
     private static func format(of start: some StringProtocol, path: String) throws -> Format {
         let start = start.drop(while: \.isWhitespace), lower = path.lowercased()
-        if start.hasPrefix("[M2]") || lower.hasSuffix(".mc") {
-            throw TesseraError("macrocell ([M2]) is not a format Tessera reads yet",
-                               fix: "save the pattern from Golly as RLE (.rle)")
+        if start.hasPrefix("[M2]") { return .macrocell }
+        if lower.hasSuffix(".mc") {
+            throw TesseraError("not a two-state macrocell file (no '[M2]' first line)",
+                               fix: "save the pattern from Golly as macrocell or RLE")
         }
         if start.hasPrefix("#Life 1.05") {
             throw TesseraError("Life 1.05 is not a format Tessera reads", fix: "save the pattern from Golly as RLE or Life 1.06")
@@ -40,6 +41,7 @@ public enum PatternFile {
         case .life106: try Life106.parse(text)
         case .plainText: try PlainText.parse(text)
         case .rle: try RLE.parse(text)
+        case .macrocell: try Macrocell.parse(text)
         }
     }
 
@@ -59,7 +61,7 @@ public enum PatternFile {
             let first = try handle.read(upToCount: 1 << 16) ?? Data()
             if let compression = compression(of: first) {
                 throw TesseraError("\(compression.name)-compressed, which Tessera does not read",
-                                   fix: "unpack it first (\(compression.tool)) and give the RLE, .cells or Life 1.06 inside")
+                                   fix: "unpack it first (\(compression.tool)) and give the RLE, .cells, Life 1.06 or macrocell inside")
             }
             if try format(of: String(decoding: first, as: UTF8.self), path: path) == .rle {
                 return try RLE.read(handle, startingWith: first)

@@ -100,54 +100,7 @@ enum Harness {
         let output = input.deletingPathExtension().appendingPathExtension("golly-\(generations).mc")
         let result = try run(bgolly, ["-q", "-q", "-h", "-m", "\(generations)", "-o", output.path, input.path])
         guard result.status == 0 else { throw TesseraError("bgolly failed: \(result.stderr)") }
-        return try Macrocell.cells(String(contentsOf: output, encoding: .utf8))
-    }
-}
-
-/// Golly's macrocell format: 8×8 leaves and quadtree nodes, the root centred on the origin.
-enum Macrocell {
-    static func cells(_ text: String) throws -> Set<Harness.Cell> {
-        enum Node { case leaf([(Int, Int)]), branch(level: Int, children: [Int]) }
-        var nodes: [Node] = []
-        for line in text.split(separator: "\n") where !line.hasPrefix("[") && !line.hasPrefix("#") {
-            if let first = line.first, ".*$".contains(first) {
-                var points: [(Int, Int)] = [], x = 0, y = 0
-                for ch in line {
-                    switch ch {
-                    case "$": y += 1; x = 0
-                    case "*": points.append((x, y)); x += 1
-                    default: x += 1
-                    }
-                }
-                nodes.append(.leaf(points))
-            } else {
-                let numbers = line.split(separator: " ").compactMap { Int($0) }
-                guard numbers.count == 5 else { throw TesseraError("bad macrocell line '\(line)'") }
-                nodes.append(.branch(level: numbers[0], children: Array(numbers[1...])))
-            }
-        }
-        var cells = Set<Harness.Cell>()
-        func emit(_ index: Int, _ x0: Int, _ y0: Int, _ size: Int) {
-            guard index > 0 else { return }
-            switch nodes[index - 1] {
-            case .leaf(let points):
-                for (x, y) in points { cells.insert(Harness.Cell(x: x0 + x, y: y0 + y)) }
-            case .branch(_, let children):
-                let half = size / 2
-                emit(children[0], x0, y0, half)
-                emit(children[1], x0 + half, y0, half)
-                emit(children[2], x0, y0 + half, half)
-                emit(children[3], x0 + half, y0 + half, half)
-            }
-        }
-        guard let root = nodes.last else { return [] }
-        let level: Int
-        if case .branch(let l, _) = root { level = l } else { level = 3 }
-        let size = 1 << level
-        // Golly's macrocell root spans x ∈ [−size/2, size/2) and y one row lower; the
-        // placement test below pins this down against known cells.
-        emit(nodes.count, -size / 2, -size / 2 + 1, size)
-        return cells
+        return try cells(ofPatternFile: output)
     }
 }
 

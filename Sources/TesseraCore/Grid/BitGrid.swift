@@ -62,6 +62,25 @@ public struct BitGrid: Hashable, Sendable {
         }
     }
 
+    /// The smallest rectangle holding every live cell; nil when none is.
+    public var liveBounds: TileRect? {
+        var top = -1, bottom = -1, columns = [UInt64](repeating: 0, count: wordsPerRow)
+        for y in 0..<height {
+            var any: UInt64 = 0
+            for i in 0..<wordsPerRow {
+                columns[i] |= words[y * wordsPerRow + i]
+                any |= words[y * wordsPerRow + i]
+            }
+            if any != 0 {
+                if top < 0 { top = y }
+                bottom = y
+            }
+        }
+        guard top >= 0, let a = columns.firstIndex(where: { $0 != 0 }), let b = columns.lastIndex(where: { $0 != 0 }) else { return nil }
+        let left = a * 64 + columns[a].trailingZeroBitCount, right = b * 64 + 63 - columns[b].leadingZeroBitCount
+        return TileRect(x: left, y: top, width: right - left + 1, height: bottom - top + 1)
+    }
+
     /// The cells of row `y`, as words.
     public func row(_ y: Int) -> ArraySlice<UInt64> {
         words[y * wordsPerRow..<(y + 1) * wordsPerRow]

@@ -1,0 +1,196 @@
+import TesseraCore
+
+/// Golly's macrocell format (`[M2]`, two-state), which stores the board as a quadtree
+/// with shared subtrees: a huge, regular pattern takes a small file.
+///
+/// - `[M2] (…)` first; `#R rule`, `#G generation`, other `#` lines are comments.
+/// - A leaf line is an 8×8 block (level 3): rows top to bottom, `.` dead, `*` alive,
+///   `$` ends a row; trailing dead cells and trailing empty rows are left out.
+/// - A node line is `level nw ne sw se`, its children's numbers (0: empty); nodes are
+///   numbered from 1 in file order, children before parents, and the last is the root.
+/// - The root, of side s, spans Golly x ∈ [−s/2, s/2) and y ∈ [−s/2 + 1, s/2 + 1),
+///   as bgolly writes it.
+public enum Macrocell {
+    /// Deepest root read: its corners still fit in 64-bit coordinates.
+    static let maxLevel = 62
+
+    private enum Node {
+        case leaf(UInt64)  // row r in bits 8r..<8r+8, column c at bit c
+        case branch(level: Int, children: [Int])
+
+        var level: Int {
+            switch self {
+            case .leaf: 3
+            case .branch(let level, _): level
+            }
+        }
+    }
+
+    public static func parse(_ text: String) throws -> Pattern {
+        var lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).makeIterator()
+        guard let first = lines.next(), first.hasPrefix("[M2]") else {
+            throw TesseraError("not a macrocell file (no '[M2]' first line)", fix: "give a file Golly saved as macrocell (.mc)")
+        }
+        var nodes: [Node] = []
+        var rule: Rule? = nil, board: BoardShape? = nil, generation: UInt64 = 0, comments: [String] = []
+        var number = 1
+        while let raw = lines.next() {
+            number += 1
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            func bad(_ what: String) -> TesseraError {
+                TesseraError("line \(number) of the macrocell: \(what)", fix: "give a file Golly saved as macrocell (.mc)")
+            }
+            if line.isEmpty { continue }
+            if line.hasPrefix("#R") {
+                (rule, board) = try BoardShape.parseRule(line.dropFirst(2).trimmingCharacters(in: .whitespaces))
+            } else if line.hasPrefix("#G") {
+                guard let g = UInt64(line.dropFirst(2).trimmingCharacters(in: .whitespaces)) else { throw bad("bad generation '\(line)'") }
+                generation = g
+            } else if line.hasPrefix("#") {
+                comments.append(String(line.dropFirst(2)))
+            } else if let c = line.first, ".*$".contains(c) {
+                var bits: UInt64 = 0, x = 0, y = 0
+                for ch in line {
+                    switch ch {
+                    case "$": (x, y) = (0, y + 1)
+                    case ".", "*":
+                        guard x < 8, y < 8 else { throw bad("a leaf is 8x8 cells") }
+                        if ch == "*" { bits |= 1 << UInt64(y * 8 + x) }
+                        x += 1
+                    default: throw bad("'\(ch)' in a leaf (only '.', '*' and '$')")
+                    }
+                }
+                nodes.append(.leaf(bits))
+            } else {
+                let fields = line.split(separator: " ")
+                guard fields.count == 5, let level = Int(fields[0]) else { throw bad("expected 'level nw ne sw se', got '\(line)'") }
+                guard (4...maxLevel).contains(level) else { throw bad("level \(level) is outside 4...\(maxLevel)") }
+                let children = try fields.dropFirst().map { field -> Int in
+                    guard let child = Int(field), (0...nodes.count).contains(child) else {
+                        throw bad("child '\(field)' is not an earlier node")
+                    }
+                    if child > 0, nodes[child - 1].level != level - 1 {
+                        throw bad("child \(child) is of level \(nodes[child - 1].level), not \(level - 1)")
+                    }
+                    return child
+                }
+                nodes.append(.branch(level: level, children: children))
+            }
+        }
+        guard let root = nodes.last else {
+            return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
+                           generation: generation, comments: comments)
+        }
+        let side = 1 << root.level
+        let (left, top) = (-side / 2, -side / 2 + 1)
+        // Each node's live cells' bounds relative to its corner, once per node.
+        var bounds = [(x0: Int, y0: Int, x1: Int, y1: Int)?](repeating: nil, count: nodes.count + 1)
+        for (i, node) in nodes.enumerated() {
+            switch node {
+            case .leaf(let bits):
+                guard bits != 0 else { continue }
+                var x0 = 8, y0 = 8, x1 = 0, y1 = 0
+                for bit in 0..<64 where bits >> UInt64(bit) & 1 == 1 {
+                    (x0, y0, x1, y1) = (min(x0, bit % 8), min(y0, bit / 8), max(x1, bit % 8 + 1), max(y1, bit / 8 + 1))
+                }
+                bounds[i + 1] = (x0, y0, x1, y1)
+            case .branch(let level, let children):
+                let half = 1 << (level - 1)
+                for (q, child) in children.enumerated() {
+                    guard let b = bounds[child] else { continue }
+                    let (dx, dy) = (q % 2 * half, q / 2 * half)
+                    let moved = (b.x0 + dx, b.y0 + dy, b.x1 + dx, b.y1 + dy)
+                    bounds[i + 1] = bounds[i + 1].map { (min($0.x0, moved.0), min($0.y0, moved.1), max($0.x1, moved.2), max($0.y1, moved.3)) }
+                        ?? moved
+                }
+            }
+        }
+        guard let live = bounds[nodes.count] else {
+            return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
+                           generation: generation, comments: comments)
+        }
+        let (width, height) = (live.x1 - live.x0, live.y1 - live.y0)
+        guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
+            throw TesseraError("the macrocell's live cells span \(width)x\(height), more than Tessera holds as one pattern",
+                               fix: "crop the pattern in Golly first")
+        }
+        try MemoryBudget.check(bytes: width / 8 * height, what: "the macrocell's \(width)x\(height) live area",
+                               fix: "crop the pattern in Golly first")
+        var cells = BitGrid(width: width, height: height)
+        func paint(_ index: Int, _ x: Int, _ y: Int) {
+            guard index > 0, bounds[index] != nil else { return }
+            switch nodes[index - 1] {
+            case .leaf(let bits):
+                for bit in 0..<64 where bits >> UInt64(bit) & 1 == 1 {
+                    cells[x + bit % 8 - live.x0, y + bit / 8 - live.y0] = true
+                }
+            case .branch(let level, let children):
+                let half = 1 << (level - 1)
+                for (q, child) in children.enumerated() { paint(child, x + q % 2 * half, y + q / 2 * half) }
+            }
+        }
+        paint(nodes.count, 0, 0)
+        return Pattern(cells: cells, position: (left + live.x0, top + live.y0), rule: rule, board: board,
+                       generation: generation, comments: comments)
+    }
+
+    /// `cells` whose top-left is at Golly (`left`, `top`), as a macrocell file.
+    public static func string(for cells: BitGrid, left: Int, top: Int, rule: String, generation: UInt64) -> String {
+        var out = "[M2] (tessera)\n#R \(rule)\n"
+        if generation > 0 { out += "#G \(generation)\n" }
+        guard cells.population > 0 else { return out }
+        // The smallest root, centred as Golly centres it, that holds every cell.
+        var level = 4
+        while level < maxLevel {
+            let half = 1 << (level - 1)
+            if -half <= left, left + cells.width <= half, -half + 1 <= top, top + cells.height <= half + 1 { break }
+            level += 1
+        }
+        let side = 1 << level
+        let (rootLeft, rootTop) = (-side / 2, -side / 2 + 1)
+        var leaves: [UInt64: Int] = [:], branches: [[Int]: Int] = [:], count = 0
+        func leaf(_ x: Int, _ y: Int) -> Int {
+            var bits: UInt64 = 0
+            for r in 0..<8 {
+                let cy = y + r - top
+                guard cy >= 0, cy < cells.height else { continue }
+                for c in 0..<8 {
+                    let cx = x + c - left
+                    if cx >= 0, cx < cells.width, cells[cx, cy] { bits |= 1 << UInt64(r * 8 + c) }
+                }
+            }
+            guard bits != 0 else { return 0 }
+            if let known = leaves[bits] { return known }
+            var line = "", lastRow = 7
+            while bits >> UInt64(lastRow * 8) & 0xFF == 0 { lastRow -= 1 }
+            for r in 0...lastRow {
+                let row = bits >> UInt64(r * 8) & 0xFF
+                if row != 0 { for c in 0..<(64 - row.leadingZeroBitCount) { line += row >> UInt64(c) & 1 == 1 ? "*" : "." } }
+                line += "$"
+            }
+            out += line + "\n"
+            count += 1
+            leaves[bits] = count
+            return count
+        }
+        func node(_ level: Int, _ x: Int, _ y: Int) -> Int {
+            // Nothing of the pattern inside: empty.
+            let size = 1 << level
+            let x0 = max(x, left), y0 = max(y, top), x1 = min(x + size, left + cells.width), y1 = min(y + size, top + cells.height)
+            guard x0 < x1, y0 < y1, !cells.isEmpty(x: x0 - left, y: y0 - top, width: x1 - x0, height: y1 - y0) else { return 0 }
+            if level == 3 { return leaf(x, y) }
+            let half = size / 2
+            let children = [node(level - 1, x, y), node(level - 1, x + half, y),
+                            node(level - 1, x, y + half), node(level - 1, x + half, y + half)]
+            if children.allSatisfy({ $0 == 0 }) { return 0 }
+            let key = [level] + children
+            if let known = branches[key] { return known }
+            out += "\(level) \(children.map(String.init).joined(separator: " "))\n"
+            count += 1
+            branches[key] = count
+            return count
+        }
+        _ = node(level, rootLeft, rootTop)
+        return out
+    }
+}
