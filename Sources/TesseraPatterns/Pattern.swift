@@ -26,14 +26,20 @@ public struct Pattern: Sendable, Equatable {
         self.comments = comments
     }
 
-    /// Golly coordinates of the top-left cell after Golly's placement rule.
-    public var topLeft: (x: Int, y: Int) {
-        position ?? (-(cells.width / 2), -(cells.height / 2))
+    /// Golly coordinates of the top-left cell after Golly's placement rule on a bounded
+    /// grid: a pattern with no position is centred.
+    public var topLeft: (x: Int, y: Int) { topLeft(on: .torus) }
+
+    /// Golly coordinates of the top-left cell on a board of `topology`: bgolly centres a
+    /// pattern with no position on a bounded grid, and puts its top-left at the origin
+    /// on the unbounded plane.
+    public func topLeft(on topology: Topology) -> (x: Int, y: Int) {
+        position ?? (topology == .infinite ? (0, 0) : (-(cells.width / 2), -(cells.height / 2)))
     }
 
     /// Throws unless every live cell lands on a board of `shape`.
     public func checkFits(on shape: BoardShape) throws {
-        let (x, y) = topLeft
+        let (x, y) = topLeft(on: shape.topology)
         let x0 = max(0, shape.left - x), x1 = min(cells.width, shape.left + shape.width - x)
         let y0 = max(0, shape.top - y), y1 = min(cells.height, shape.top + shape.height - y)
         let inside = x0 < x1 && y0 < y1
@@ -47,7 +53,7 @@ public struct Pattern: Sendable, Equatable {
 
     /// This pattern laid on a board of `shape`, where Golly places it.
     public func overlay(on shape: BoardShape) -> Overlay {
-        let (x, y) = topLeft
+        let (x, y) = topLeft(on: shape.topology)
         return Overlay(cells: cells, x: x - shape.left, y: y - shape.top)
     }
 

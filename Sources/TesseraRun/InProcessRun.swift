@@ -20,6 +20,7 @@ package enum InProcessRun {
                 return nil
             }
             group.addTask {
+                if setup.isUnbounded { return try await runUnbounded(setup, generations: generations, output: output) }
                 let cells = TileStart.painted(setup.start, board: setup.shape)
                 let cluster = try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo,
                                                     generation: setup.generation) { _ in cells }
@@ -44,5 +45,15 @@ package enum InProcessRun {
             }
             throw CancellationError()
         }
+    }
+
+    private static func runUnbounded(_ setup: RunSetup, generations: UInt64, output: BoardOutput?) async throws -> RunOutcome {
+        let window = try await LocalWindow(setup)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let end = try await UnboundedPlane.advance(generations, from: .init(setup: setup), on: window)
+        let seconds = (clock.now - start).seconds
+        if let output { try await UnboundedPlane.write(output, at: end, from: window) }
+        return RunOutcome(seconds: seconds, population: try await window.population(), workers: [], generations: generations)
     }
 }

@@ -65,6 +65,10 @@ package struct RunSession: Sendable {
     /// SIGTERM, SIGQUIT or SIGHUP, once every worker has stopped.
     package func run() async throws -> RunOutcome {
         _ = try setup.end(after: generations)
+        if setup.isUnbounded, case .batch = mode {} else if setup.isUnbounded {
+            throw TesseraError("viewing, serving viewers and recording frames need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
+                               fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
+        }
         try RunPlan.check(workers: workers.count, tiling: setup.tiling)
         // The coordinator holds one band of the board at a time, and only to write it;
         // local workers share this machine's memory with it, remote ones check their own.
@@ -119,10 +123,19 @@ package struct RunSession: Sendable {
             defer { group.cancelAll() }
             do {
                 try await coordinator.start()
-                try await drive(coordinator, pump: pump)
-                if let output {
-                    try await output.write(generation: await coordinator.generation) { try await coordinator.collect(rows: $0) }
-                    written = true
+                if setup.isUnbounded {
+                    let window = ClusterWindow(coordinator: coordinator, generations: generations)
+                    let end = try await UnboundedPlane.advance(generations, from: .init(setup: setup), on: window)
+                    if let output {
+                        try await UnboundedPlane.write(output, at: end, from: window)
+                        written = true
+                    }
+                } else {
+                    try await drive(coordinator, pump: pump)
+                    if let output {
+                        try await output.write(generation: await coordinator.generation) { try await coordinator.collect(rows: $0) }
+                        written = true
+                    }
                 }
                 let outcome = await coordinator.outcome
                 await coordinator.shutdown()

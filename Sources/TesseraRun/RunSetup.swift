@@ -20,12 +20,20 @@ package struct RunSetup: Sendable {
     package let generation: UInt64
     package let pattern: Pattern?
     package let soup: Soup?
+    /// On the unbounded plane, what every window keeps: the tiles and halo the user
+    /// chose (else each window's defaults), and the worker count for default tiles.
+    private var chosenTiles: (columns: Int, rows: Int)?
+    private var chosenHalo: Int?
+    private var tileCount = 1
 
     package init(name: String, shape: BoardShape, rule: Rule, tiling: Tiling, halo: Int, generation: UInt64,
                  pattern: Pattern?, soup: Soup?) {
         (self.name, self.shape, self.rule, self.tiling, self.halo) = (name, shape, rule, tiling, halo)
         (self.generation, self.pattern, self.soup) = (generation, pattern, soup)
     }
+
+    /// Whether this runs Golly's unbounded plane, through a window that moves.
+    package var isUnbounded: Bool { shape.topology == .infinite }
 
     /// What a user chose; anything nil comes from the pattern file, else the defaults.
     package struct Choices: Sendable {
@@ -50,13 +58,26 @@ package struct RunSetup: Sendable {
         }
         var board = pattern?.board
         if let bounded = choices.rule?.board { board = bounded }
-        let topology = choices.topology ?? board?.topology ?? .torus
-        let (width, height) = choices.size ?? (board?.width ?? Self.defaultSide, board?.height ?? Self.defaultSide)
-        guard width <= BoardShape.maxSide, height <= BoardShape.maxSide,
-              width.multipliedReportingOverflow(by: height).overflow == false else {
-            throw TesseraError("board \(width)x\(height) is too large", fix: "give a smaller --size")
+        // As Golly does: a pattern whose rule names no bounded grid runs on the unbounded plane.
+        let unboundedByDefault = pattern != nil && board == nil && choices.size == nil
+        let topology = choices.topology ?? board?.topology ?? (unboundedByDefault ? .infinite : .torus)
+        let shape: BoardShape
+        var (placed, soup) = (pattern, choices.soup)
+        if topology == .infinite {
+            shape = try Self.firstWindow(choices, minSide: Self.minWindowSide(choices, tileCount: count))
+            // A soup fills only its area of the plane: it becomes part of the pattern.
+            if let filled = soup, let (width, height) = choices.size {
+                placed = Self.merge(filled, width: width, height: height, under: pattern)
+                soup = nil
+            }
+        } else {
+            let (width, height) = choices.size ?? (board?.width ?? Self.defaultSide, board?.height ?? Self.defaultSide)
+            guard width <= BoardShape.maxSide, height <= BoardShape.maxSide,
+                  width.multipliedReportingOverflow(by: height).overflow == false else {
+                throw TesseraError("board \(width)x\(height) is too large", fix: "give a smaller --size")
+            }
+            shape = BoardShape(width: width, height: height, topology: topology)
         }
-        let shape = BoardShape(width: width, height: height, topology: topology)
         let tiling: Tiling
         if let tiles = choices.tiles {
             tiling = try Tiling(shape: shape, columns: tiles.columns, rows: tiles.rows)
@@ -66,9 +87,75 @@ package struct RunSetup: Sendable {
         }
         let halo = choices.halo ?? tiling.defaultHalo
         try tiling.validate(halo: halo)
-        try pattern?.checkFits(on: shape)
+        try placed?.checkFits(on: shape)
         self.init(name: choices.pattern?.name ?? "soup", shape: shape, rule: choices.rule?.rule ?? pattern?.rule ?? .life,
-                  tiling: tiling, halo: halo, generation: pattern?.generation ?? 0, pattern: pattern, soup: choices.soup)
+                  tiling: tiling, halo: halo, generation: pattern?.generation ?? 0, pattern: placed, soup: soup)
+        (chosenTiles, chosenHalo, tileCount) = (choices.tiles, choices.halo, max(1, count))
+    }
+
+    /// The soup of the `width`×`height` area centred on the origin, with `pattern` (if
+    /// any) laid over it where the unbounded plane puts it, as one pattern.
+    private static func merge(_ soup: Soup, width: Int, height: Int, under pattern: Pattern?) -> Pattern {
+        var area = CellBounds(left: -(width / 2), top: -(height / 2), width: width, height: height)
+        let origin: (x: Int, y: Int)? = pattern.map { $0.topLeft(on: .infinite) }
+        if let pattern, let origin {
+            area = area.union(CellBounds(left: origin.x, top: origin.y, width: pattern.cells.width, height: pattern.cells.height))
+        }
+        var cells = BitGrid(width: area.width, height: area.height)
+        soup.cells(x: -(width / 2), y: -(height / 2), width: width, height: height)
+            .copy(into: &cells, atX: -(width / 2) - area.left, y: -(height / 2) - area.top)
+        if let pattern, let origin { cells.formUnion(pattern.cells, atX: origin.x - area.left, y: origin.y - area.top) }
+        return Pattern(cells: cells, position: (area.left, area.top), rule: pattern?.rule, generation: pattern?.generation ?? 0)
+    }
+
+    /// The narrowest window whose tiles all hold the chosen halo.
+    private static func minWindowSide(_ choices: Choices, tileCount: Int) -> Int {
+        max(tileCount, choices.tiles?.columns ?? 1, choices.tiles?.rows ?? 1) * (choices.halo ?? 1)
+    }
+
+    /// The first window of the unbounded plane: around the pattern, where Golly puts
+    /// it, and the soup's area, which `--size` gives, centred as on a bounded grid.
+    private static func firstWindow(_ choices: Choices, minSide: Int) throws -> BoardShape {
+        var live: CellBounds? = nil
+        if let (width, height) = choices.size {
+            guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
+                throw TesseraError("soup area \(width)x\(height) is too large", fix: "give a smaller --size")
+            }
+            live = CellBounds(left: -(width / 2), top: -(height / 2), width: width, height: height)
+        } else if choices.soup != nil {
+            throw TesseraError("a soup on the unbounded plane needs an area", fix: "give --size WxH, the area the soup fills")
+        }
+        if let pattern = choices.pattern?.pattern, pattern.cells.width > 0, pattern.cells.height > 0 {
+            let (x, y) = pattern.topLeft(on: .infinite)
+            let area = CellBounds(left: x, top: y, width: pattern.cells.width, height: pattern.cells.height)
+            live = live.map { $0.union(area) } ?? area
+        }
+        return try PlaneWindow.around(live ?? CellBounds(left: 0, top: 0, width: 1, height: 1), minSide: minSide)
+    }
+
+    /// Where the live cells may be at the start: the pattern's and the soup's area.
+    package var startingBounds: TileRect? {
+        var found: TileRect? = nil
+        if soup != nil { found = TileRect(x: 0, y: 0, width: shape.width, height: shape.height) }
+        if let overlay = start.overlay, overlay.cells.population > 0 {
+            let area = TileRect(x: overlay.x, y: overlay.y, width: overlay.cells.width, height: overlay.cells.height)
+            found = found.map { $0.union(area) } ?? area
+        }
+        return found
+    }
+
+    /// The same run in a new window of the unbounded plane around `cells`, whose top-left
+    /// is at `live`'s, at `generation`.
+    package func moved(cells: BitGrid, at live: CellBounds, generation: UInt64) throws -> RunSetup {
+        let minSide = max(tileCount, chosenTiles?.columns ?? 1, chosenTiles?.rows ?? 1) * (chosenHalo ?? 1)
+        let shape = try PlaneWindow.around(live, minSide: minSide)
+        let (columns, rows) = chosenTiles ?? RunPlan.defaultTiles(count: tileCount, shape: shape)
+        let tiling = try Tiling(shape: shape, columns: columns, rows: rows)
+        var next = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: chosenHalo ?? tiling.defaultHalo,
+                            generation: generation, pattern: Pattern(cells: cells, position: (live.left, live.top), rule: rule),
+                            soup: nil)
+        (next.chosenTiles, next.chosenHalo, next.tileCount) = (chosenTiles, chosenHalo, tileCount)
+        return next
     }
 
     /// The soup (if any) with the pattern laid over it.

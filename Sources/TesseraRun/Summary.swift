@@ -8,9 +8,17 @@ package enum Summary {
         let rate = Double(setup.shape.cellCount) * Double(outcome.generations) / max(outcome.seconds, 1e-9)
         let workers = outcome.workers
         let placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
-        var line = "\(setup.name): \(outcome.generations) generations on \(setup.shape) \(setup.rule), \(placement), "
-            + "tiles \(setup.tiling.columns)x\(setup.tiling.rows), halo \(setup.halo): "
-            + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
+        var line: String
+        if setup.isUnbounded {
+            // Windows come and go with the pattern: no one board size or tiling to name.
+            let speed = Double(outcome.generations) / max(outcome.seconds, 1e-9)
+            line = "\(setup.name): \(outcome.generations) generations on the unbounded plane \(setup.rule), \(placement): "
+                + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
+        } else {
+            line = "\(setup.name): \(outcome.generations) generations on \(setup.shape) \(setup.rule), \(placement), "
+                + "tiles \(setup.tiling.columns)x\(setup.tiling.rows), halo \(setup.halo): "
+                + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
+        }
         if !workers.isEmpty {
             let compute = workers.reduce(0) { $0 + $1.report.computeSeconds }
             let wait = workers.reduce(0) { $0 + $1.report.waitSeconds }

@@ -245,4 +245,9 @@ final class BlockActivity {
         let (cs, rs) = blocks(in: box)
         return rs.contains { r in cs.contains { alive[r * columns + $0] } }
     }
+
+    /// The blocks known to hold live cells in the current buffer; nil when unknown.
+    var aliveBlocks: [Int]? {
+        aliveCurrent.map { alive in alive.indices.filter { alive[$0] } }
+    }
 }

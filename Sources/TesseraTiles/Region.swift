@@ -4,6 +4,13 @@ import TesseraCore
 struct Box {
     var x: Int, y: Int, width: Int, height: Int
 
+    /// The smallest box holding both.
+    func union(_ other: Box) -> Box {
+        let x0 = min(x, other.x), y0 = min(y, other.y)
+        return Box(x: x0, y: y0, width: max(x + width, other.x + other.width) - x0,
+                   height: max(y + height, other.y + other.height) - y0)
+    }
+
     func intersection(_ other: Box) -> Box? {
         let x0 = max(x, other.x), y0 = max(y, other.y)
         let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)

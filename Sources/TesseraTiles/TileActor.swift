@@ -163,6 +163,13 @@ public actor TileActor {
         return engine.population
     }
 
+    /// The smallest rectangle (board coordinates) holding every live cell of this tile;
+    /// nil when it has none.
+    public func liveBounds() throws -> TileRect? {
+        try checkIdle("look for its live cells")
+        return engine.liveBounds.map { TileRect(x: rect.x + $0.x, y: rect.y + $0.y, width: $0.width, height: $0.height) }
+    }
+
     /// Replaces the tile's cells (a new pattern, an edit, a rewind) between runs.
     public func load(_ cells: BitGrid, generation: UInt64) throws {
         try checkIdle("take new cells")

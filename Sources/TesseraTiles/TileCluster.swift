@@ -60,7 +60,7 @@ public final class TileCluster: Sendable {
 
     /// The sides of `tile` where a plane board ends.
     public static func deadSides(of tile: TileID, in tiling: Tiling) -> Set<Direction> {
-        guard tiling.shape.topology == .plane else { return [] }
+        guard tiling.shape.topology.hasDeadEdges else { return [] }
         var sides: Set<Direction> = []
         if tile.row == 0 { sides.insert(.north) }
         if tile.row == tiling.rows - 1 { sides.insert(.south) }
@@ -111,6 +111,15 @@ public final class TileCluster: Sendable {
         var total = 0
         for actor in actors.values { total += try await actor.population() }
         return total
+    }
+
+    /// The smallest rectangle (board coordinates) holding every live cell; nil when none is.
+    public func liveBounds() async throws -> TileRect? {
+        var found: TileRect? = nil
+        for actor in actors.values {
+            if let part = try await actor.liveBounds() { found = found.map { $0.union(part) } ?? part }
+        }
+        return found
     }
 
     /// The whole board, assembled from every tile's cells.

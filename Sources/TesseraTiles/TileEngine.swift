@@ -416,6 +416,24 @@ final class TileEngine {
         activity?.population(of: main, in: interior) ?? main.current.population(x: depth, y: depth, width: rect.width, height: rect.height)
     }
 
+    /// The smallest rectangle of the interior (tile coordinates) that holds every live
+    /// cell, nil when none is: only blocks known to hold live cells are looked at.
+    var liveBounds: TileRect? {
+        var found: Box? = nil
+        func look(_ area: Box) {
+            guard let part = area.intersection(interior),
+                  let b = main.current.liveBounds(x: part.x, y: part.y, width: part.width, height: part.height) else { return }
+            let box = Box(x: b.x, y: b.y, width: b.width, height: b.height)
+            found = found.map { $0.union(box) } ?? box
+        }
+        if let activity, let blocks = activity.aliveBlocks {
+            for block in blocks { look(activity.box(of: block)) }
+        } else {
+            look(interior)
+        }
+        return found.map { TileRect(x: $0.x - depth, y: $0.y - depth, width: $0.width, height: $0.height) }
+    }
+
     /// Replaces the tile's cells: the round after sends and expects whole strips again.
     func load(_ cells: BitGrid) {
         main.clearAll()

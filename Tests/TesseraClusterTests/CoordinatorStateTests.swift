@@ -135,6 +135,35 @@ import TesseraCore
         #expect(state.population == 7)
     }
 
+    /// The unbounded plane's window moved: every worker gets the new tiles, the request
+    /// completes once all have built them, and the workers' reports start afresh.
+    @Test func aReplanReassignsEveryTileAndWaitsForEveryWorker() throws {
+        var state = ready()
+        let bounds = TileRect(x: 3, y: 4, width: 5, height: 6)
+        _ = try state.begin(.advance(generations: 2))
+        _ = state.receive(.done(op: 1, WorkerReport(populations: [TileID(column: 0, row: 0): 3], liveBounds: bounds)), from: a, now: at(1))
+        _ = state.receive(.done(op: 1, WorkerReport()), from: b, now: at(1))
+        #expect(state.liveBounds == bounds)
+        let window = BoardShape(width: 512, height: 256, topology: .infinite, left: -1_000_000, top: 77)
+        let tiling = try Tiling(shape: window, columns: 1, rows: 2)
+        let glider = BitGrid(width: 3, height: 3, words: [0b010, 0b100, 0b111])
+        let next = RunPlan(tiling: tiling, rule: .life, halo: 8, generation: 12, generations: 0, soup: nil,
+                           overlay: Overlay(cells: glider, x: 300, y: 200), cells: nil)
+        let effects = try state.begin(.replan(next))
+        let assigned = sent(effects).compactMap { if case .assign(let x) = $0.0 { x } else { nil } }
+        #expect(assigned.map(\.worker) == [0, 1])
+        #expect(assigned.allSatisfy { $0.tiling == tiling && $0.overlay?.x == 300 && $0.generation == 12 })
+        #expect(state.members.map(\.tiles) == [[TileID(column: 0, row: 0)], [TileID(column: 0, row: 1)]])
+        #expect(state.liveBounds == nil, "reports of the old window are gone")
+        #expect(state.population == 5, "the glider's cells, counted from the plan")
+        #expect(throws: TesseraError.self) { try state.begin(.advance(generations: 1)) }
+        #expect(state.receive(.ready, from: a, now: at(2)).isEmpty)
+        #expect(state.receive(.ready, from: b, now: at(2)) == [.completed(.replanned)])
+        #expect(state.phase == .idle)
+        #expect(state.generation == 12)
+        #expect(state.plan.tiling == tiling)
+    }
+
     @Test func oneOperationAtATime() throws {
         var state = ready()
         _ = try state.begin(.advance(generations: 1))

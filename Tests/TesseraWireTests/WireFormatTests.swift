@@ -19,12 +19,19 @@ import TesseraCore
                            owners: [0, 0, 0, 1, 1, 1])),
         .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
                            overlay: Overlay(cells: grid, x: -3, y: 40), endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
+        // A window of the unbounded plane, far from the origin.
+        .assign(Assignment(worker: 0, tiling: try! Tiling(shape: BoardShape(width: 768, height: 512, topology: .infinite,
+                                                                           left: 1_000_000_000_000, top: -(1 << 40)),
+                                                         columns: 1, rows: 2),
+                           rule: .life, halo: 16, generation: 5, soup: nil, endpoints: ["tcp://a:1"], owners: [0, 0])),
         .load(op: 3, TileCells(tile: TileID(column: 2, row: 1), generation: 7, cells: grid)),
         .ready,
         .loaded(op: 3, tile: TileID(column: 1, row: 0)),
         .start(op: 4, generations: 1 << 40),
         .done(op: 4, WorkerReport(computeSeconds: 1.5, waitSeconds: 0.25, bytesSent: 1 << 33,
                                   populations: [TileID(column: 0, row: 0): 5, TileID(column: 1, row: 0): 0])),
+        .done(op: 4, WorkerReport(populations: [TileID(column: 0, row: 1): 9],
+                                  liveBounds: TileRect(x: 300, y: 7, width: 12, height: 1))),
         .frameRequest(op: 5, viewport),
         .frameTile(op: 5, FramePart(tile: TileID(column: 1, row: 1), x: 10, y: 3, dots: grid)),
         .collect(op: 6, rows: 4096..<8192),
@@ -148,7 +155,7 @@ import TesseraCore
         #expect(refusal(nan).contains("implausible compute time"))
         // A B0 rule, which the kernel does not emulate.
         var b0 = Wire.encode(.presenterWelcome(PresenterWelcome(tiling: Self.tiling, rule: .life, generation: 0, population: 0, workers: 1)))
-        b0[12 + 8 + 8 + 1 + 4 + 4] |= 1
+        b0[12 + 8 + 8 + 1 + 8 + 8 + 4 + 4] |= 1  // after width, height, topology, left, top, columns, rows
         #expect(refusal(b0, on: .toPresenter).contains("implausible rule"))
         // An endpoint that is not one.
         #expect(refusal(Wire.encode(.hello(Hello(pid: 1, endpoint: "x:1", host: "h")))).contains("bad endpoint"))

@@ -153,7 +153,7 @@ package actor Coordinator {
 
     /// The whole board, gathered from every tile.
     package func collect() async throws -> BitGrid {
-        try await collect(rows: 0..<plan.tiling.shape.height)
+        try await collect(rows: 0..<state.plan.tiling.shape.height)
     }
 
     /// Board rows `rows`, full width, gathered from the tiles they cross: a band at a
@@ -167,6 +167,17 @@ package actor Coordinator {
     package func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
         _ = try await perform(.load(generation: generation, cells: cells))
     }
+
+    /// Replaces every worker's tiles with those of `plan`: the unbounded plane's window moved.
+    package func replan(_ plan: RunPlan) async throws {
+        _ = try await perform(.replan(plan))
+    }
+
+    /// The live cells' bounds (board coordinates), as the last advance left them.
+    package var liveBounds: TileRect? { state.liveBounds }
+
+    /// The plan the workers run now.
+    package var currentPlan: RunPlan { state.plan }
 
     /// Lets a presenter in its own process (`tessera presenter`) drive the run: answers
     /// its requests, in order, with this actor's operations until it says `finish`.

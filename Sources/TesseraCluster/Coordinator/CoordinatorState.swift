@@ -51,6 +51,8 @@ package struct CoordinatorState {
         case collect(rows: Range<Int>)
         /// Every tile's cells replaced by its rectangle of `cells`.
         case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
+        /// New tiles for every worker, built from `plan` (the unbounded plane's window moved).
+        case replan(RunPlan)
     }
 
     /// What a finished request yields.
@@ -59,6 +61,7 @@ package struct CoordinatorState {
         case frame(BitGrid)
         case cells(BitGrid)
         case loaded
+        case replanned
     }
 
     package enum Effect: Equatable, Sendable {
@@ -88,7 +91,8 @@ package struct CoordinatorState {
 
     /// The operation in flight, and the answers it still waits for.
     private enum Operation {
-        case prepare(waiting: Set<Int>)
+        /// `replan`: building the tiles of a new plan, rather than the first.
+        case prepare(waiting: Set<Int>, replan: Bool)
         case advance(op: UInt64, generations: UInt64, waiting: Set<Int>)
         case frame(op: UInt64, viewport: Viewport, dots: BitGrid, waiting: Set<TileID>)
         case collect(op: UInt64, rows: Range<Int>, band: BitGrid, waiting: Set<TileID>)
@@ -112,11 +116,21 @@ package struct CoordinatorState {
     package init(_ settings: Settings) {
         self.settings = settings
         generation = settings.plan.generation
+        plan = settings.plan
     }
 
-    private var plan: RunPlan { settings.plan }
+    /// What the workers run: the settings' plan, until the unbounded plane's window moves.
+    package private(set) var plan: RunPlan
 
     package var population: Int { members.reduce(0) { $0 + $1.report.populations.values.reduce(0, +) } }
+
+    /// On the unbounded plane, as of the last advance: the smallest rectangle (board
+    /// coordinates) holding every live cell; nil when none is.
+    package var liveBounds: TileRect? {
+        var found: TileRect? = nil
+        for part in members.compactMap(\.report.liveBounds) { found = found.map { $0.union(part) } ?? part }
+        return found
+    }
 
     /// How far the workers have come inside the advance in flight (their heartbeats say).
     package var progress: RunProgress {
@@ -182,6 +196,12 @@ package struct CoordinatorState {
                 }
             }
             return effects
+        case .replan(let next):
+            try RunPlan.check(workers: members.count, tiling: next.tiling)
+            plan = next
+            generation = next.generation
+            phase = .busy
+            return assign(replan: true)
         }
     }
 
@@ -244,13 +264,14 @@ package struct CoordinatorState {
             members[index].proven = true
             return phase == .gathering ? assignIfGathered() : []
         case .ready:
-            guard case .prepare(var waiting) = operation, waiting.remove(index) != nil else {
+            guard case .prepare(var waiting, let replan) = operation, waiting.remove(index) != nil else {
                 return [.log("ignored an unexpected 'ready' from \(describe(index))")]
             }
             guard waiting.isEmpty else {
-                operation = .prepare(waiting: waiting)
+                operation = .prepare(waiting: waiting, replan: replan)
                 return []
             }
+            if replan { return complete(.replanned) }
             operation = nil
             phase = .idle
             return [.prepared] + (presenter.map { $0.welcomed } == false ? welcomePresenter() : [])
@@ -356,8 +377,19 @@ package struct CoordinatorState {
         }
         members.removeAll { !$0.proven }
         phase = .preparing
-        operation = .prepare(waiting: Set(members.indices))
+        return effects + assign(replan: false)
+    }
+
+    /// Gives each worker its tiles of `plan`, and their cells when the plan cuts them.
+    private mutating func assign(replan: Bool) -> [Effect] {
+        var effects: [Effect] = []
+        operation = .prepare(waiting: Set(members.indices), replan: replan)
         let owners = plan.owners(workers: members.count)
+        for index in members.indices {
+            members[index].tiles = []
+            members[index].report.populations = [:]
+            members[index].report.liveBounds = nil
+        }
         let endpoints = members.map(\.hello.endpoint)
         for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }
         for index in members.indices {
@@ -366,10 +398,15 @@ package struct CoordinatorState {
                 soup: plan.cells == nil ? plan.soup : nil, overlay: plan.cells == nil ? plan.overlay : nil,
                 endpoints: endpoints, owners: owners)
             effects.append(.send(.assign(assignment), to: members[index].peer))
-            if let cells = plan.cells {
-                for tile in members[index].tiles {
-                    let grid = TileCells(tile: tile, generation: plan.generation, cells: cells(plan.tiling.rect(of: tile)))
+            for tile in members[index].tiles {
+                let rect = plan.tiling.rect(of: tile)
+                if let cells = plan.cells {
+                    let grid = TileCells(tile: tile, generation: plan.generation, cells: cells(rect))
+                    members[index].report.populations[tile] = grid.cells.population
                     effects.append(.send(.load(op: 0, grid), to: members[index].peer))
+                } else if let overlay = plan.overlay, plan.soup == nil {
+                    // Known now, from the pattern alone; the workers report after each advance.
+                    members[index].report.populations[tile] = overlay.population(in: rect)
                 }
             }
         }

@@ -167,9 +167,11 @@ package actor WorkerNode {
         return .next
     }
 
+    /// Takes tiles to build. A later assignment (the unbounded plane's window moved)
+    /// replaces every tile, between runs: the strips of the last run were all taken.
     private func accept(_ assignment: Assignment) async {
-        guard self.assignment == nil else {
-            report("got a second assignment")
+        guard running == nil else {
+            report("got a new assignment while it runs")
             return
         }
         do {
@@ -180,6 +182,8 @@ package actor WorkerNode {
             return
         }
         self.assignment = assignment
+        tiles = [:]
+        waitingCells = [:]
         if assignment.cellsMadeByWorkers {
             // Painted where they lie: a huge tile costs what its pattern and soup cover.
             let start = TileStart.painted(StartingCells(soup: assignment.soup, overlay: assignment.overlay),
@@ -286,6 +290,12 @@ package actor WorkerNode {
         (summary.computeSeconds, summary.waitSeconds) = (snapshot.computeSeconds, snapshot.waitSeconds)
         do {
             for (id, tile) in tiles { summary.populations[id] = try await tile.population() }
+            if assignment?.tiling.shape.topology == .infinite {
+                for tile in tiles.values {
+                    guard let part = try await tile.liveBounds() else { continue }
+                    summary.liveBounds = summary.liveBounds.map { $0.union(part) } ?? part
+                }
+            }
         } catch {
             report("\(error)")
             return

@@ -4,38 +4,64 @@ public enum Topology: String, Sendable, CaseIterable {
     case torus
     /// Cells beyond the edges are always dead (Golly's `:P`).
     case plane
+    /// Golly's unbounded plane, for a rule with no suffix. A board of this topology is
+    /// a window onto it, placed anywhere in 64-bit coordinates, that the run moves and
+    /// widens before live cells could reach its edge; inside a window it steps as a plane.
+    case infinite
+
+    /// Whether cells beyond the board's edges are dead rather than wrapped.
+    public var hasDeadEdges: Bool { self != .torus }
 }
 
 /// The size and topology of a board, and where it sits in Golly's coordinates.
 ///
-/// A W×H board spans Golly x ∈ [−⌊W/2⌋, W−⌊W/2⌋) and y likewise, which is how Golly
-/// lays out a bounded grid `:TW,H` or `:PW,H`.
+/// A bounded W×H board spans Golly x ∈ [−⌊W/2⌋, W−⌊W/2⌋) and y likewise, which is how
+/// Golly lays out a bounded grid `:TW,H` or `:PW,H`; a window onto the unbounded plane
+/// sits wherever its `left` and `top` say.
 public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     /// The widest and tallest board: 2^31 cells a side, 2^62 cells in all.
     public static let maxSide = 1 << 31
+    /// The farthest a window's corner may lie from the origin: its far corner then
+    /// still fits in 64 bits.
+    public static let maxCoordinate = 1 << 62
 
     public let width: Int
     public let height: Int
     public let topology: Topology
+    /// Golly x of the board's left column.
+    public let left: Int
+    /// Golly y of the board's top row.
+    public let top: Int
 
+    /// A board laid out as Golly lays out a bounded grid of this size.
     public init(width: Int, height: Int, topology: Topology) {
+        self.init(width: width, height: height, topology: topology, left: -(width / 2), top: -(height / 2))
+    }
+
+    /// A board whose top-left cell is at Golly (`left`, `top`).
+    public init(width: Int, height: Int, topology: Topology, left: Int, top: Int) {
         self.width = width
         self.height = height
         self.topology = topology
+        self.left = left
+        self.top = top
     }
 
-    /// Golly x of the board's left column.
-    public var left: Int { -(width / 2) }
-    /// Golly y of the board's top row.
-    public var top: Int { -(height / 2) }
     public var cellCount: Int { width * height }
 
-    /// Golly's bounded-grid rule suffix, e.g. `:T640,480`.
+    /// Golly's bounded-grid rule suffix, e.g. `:T640,480`; none for the unbounded plane.
     public var gollySuffix: String {
-        ":\(topology == .torus ? "T" : "P")\(width),\(height)"
+        switch topology {
+        case .torus: ":T\(width),\(height)"
+        case .plane: ":P\(width),\(height)"
+        case .infinite: ""
+        }
     }
 
-    public var description: String { "\(width)x\(height) \(topology.rawValue)" }
+    public var description: String {
+        topology == .infinite ? "\(width)x\(height) window at (\(left),\(top)) of the unbounded plane"
+            : "\(width)x\(height) \(topology.rawValue)"
+    }
 
     /// Splits `B3/S23:T640,480` into the rule and the board it names, if any.
     public static func parseRule(_ text: String) throws -> (Rule, BoardShape?) {

@@ -16,6 +16,14 @@ public struct Overlay: Hashable, Sendable {
         cells.copy(into: &grid, atX: self.x - x, y: self.y - y)
         return grid
     }
+
+    /// Live cells of the overlay inside `rect` of the board.
+    public func population(in rect: TileRect) -> Int {
+        let x0 = max(x, rect.x), y0 = max(y, rect.y)
+        let x1 = min(x + cells.width, rect.x + rect.width), y1 = min(y + cells.height, rect.y + rect.height)
+        guard x0 < x1, y0 < y1 else { return 0 }
+        return cells.cropped(x: x0 - x, y: y0 - y, width: x1 - x0, height: y1 - y0).population
+    }
 }
 
 /// Where a board's starting cells come from: a soup (or nothing) with an overlay laid

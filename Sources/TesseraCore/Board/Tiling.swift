@@ -32,6 +32,13 @@ public struct TileRect: Hashable, Sendable {
         self.height = height
     }
 
+    /// The smallest rectangle holding both.
+    public func union(_ other: TileRect) -> TileRect {
+        let x0 = min(x, other.x), y0 = min(y, other.y)
+        return TileRect(x: x0, y: y0, width: max(x + width, other.x + other.width) - x0,
+                        height: max(y + height, other.y + other.height) - y0)
+    }
+
     /// Which of this tile's rows (counted from its top) fall in board rows `rows`; nil if none.
     public func rows(overlapping rows: Range<Int>) -> Range<Int>? {
         let top = max(y, rows.lowerBound), bottom = min(y + height, rows.upperBound)
@@ -91,7 +98,7 @@ public struct Tiling: Hashable, Sendable {
     /// The tile across side `direction`, or `nil` where a plane board ends.
     public func neighbour(of tile: TileID, _ direction: Direction) -> TileID? {
         var c = tile.column + direction.dx, r = tile.row + direction.dy
-        if shape.topology == .plane {
+        if shape.topology.hasDeadEdges {
             guard (0..<columns).contains(c), (0..<rows).contains(r) else { return nil }
         }
         c = (c + columns) % columns

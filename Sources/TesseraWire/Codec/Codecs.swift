@@ -42,7 +42,14 @@ extension Tiling: WireCodable {
     package func encode(to w: inout WireWriter) {
         w.int(shape.width)
         w.int(shape.height)
-        w.u8(shape.topology == .torus ? 0 : 1)
+        let topology: UInt8 = switch shape.topology {
+        case .torus: 0
+        case .plane: 1
+        case .infinite: 2
+        }
+        w.u8(topology)
+        w.int(shape.left)
+        w.int(shape.top)
         w.u32(UInt32(columns))
         w.u32(UInt32(rows))
     }
@@ -54,10 +61,14 @@ extension Tiling: WireCodable {
         switch try r.u8() {
         case 0: topology = .torus
         case 1: topology = .plane
+        case 2: topology = .infinite
         case let other: throw TesseraError("unknown topology \(other) in message")
         }
+        let limit = BoardShape.maxCoordinate
+        let left = try r.int(in: -limit...limit, "board left"), top = try r.int(in: -limit...limit, "board top")
         let columns = try r.count(upTo: width, "tile columns"), rows = try r.count(upTo: height, "tile rows")
-        try self.init(shape: BoardShape(width: width, height: height, topology: topology), columns: columns, rows: rows)
+        try self.init(shape: BoardShape(width: width, height: height, topology: topology, left: left, top: top),
+                      columns: columns, rows: rows)
     }
 }
 
@@ -193,6 +204,8 @@ extension WorkerReport: WireCodable {
             tile.encode(to: &w)
             w.int(population)
         }
+        w.bool(liveBounds != nil)
+        if let b = liveBounds { for value in [b.x, b.y, b.width, b.height] { w.int(value) } }
     }
 
     package init(from r: inout WireReader) throws {
@@ -200,6 +213,11 @@ extension WorkerReport: WireCodable {
         for _ in 0..<(try r.count(upTo: Tiling.maxTiles, "tile count")) {
             let tile = try TileID(from: &r)
             populations[tile] = try r.int(in: 0...maxPopulation, "population")
+        }
+        if try r.bool() {
+            let side = BoardShape.maxSide
+            liveBounds = TileRect(x: try r.int(in: 0...side, "live cells' left"), y: try r.int(in: 0...side, "live cells' top"),
+                                  width: try r.int(in: 1...side, "live cells' width"), height: try r.int(in: 1...side, "live cells' height"))
         }
     }
 }

@@ -12,7 +12,7 @@ import TesseraCore
 package enum Wire {
     package static let magic: [UInt8] = Array("TSRA".utf8)
     /// 2: operation numbers in every request and answer, lanes, the presenter's own messages.
-    package static let version: UInt16 = 2
+    package static let version: UInt16 = 3
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30

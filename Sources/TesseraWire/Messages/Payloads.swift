@@ -91,12 +91,17 @@ package struct WorkerReport: Sendable, Equatable {
     package var waitSeconds: Double
     package var bytesSent: UInt64
     package var populations: [TileID: Int]
+    /// On the unbounded plane: the smallest rectangle (board coordinates) holding the
+    /// live cells of the worker's tiles; nil when they have none, or on a bounded board.
+    package var liveBounds: TileRect?
 
-    package init(computeSeconds: Double = 0, waitSeconds: Double = 0, bytesSent: UInt64 = 0, populations: [TileID: Int] = [:]) {
+    package init(computeSeconds: Double = 0, waitSeconds: Double = 0, bytesSent: UInt64 = 0, populations: [TileID: Int] = [:],
+                 liveBounds: TileRect? = nil) {
         self.computeSeconds = computeSeconds
         self.waitSeconds = waitSeconds
         self.bytesSent = bytesSent
         self.populations = populations
+        self.liveBounds = liveBounds
     }
 }
 

@@ -6,14 +6,14 @@ import TesseraRun
 
 /// What to run: a pattern or soup, on which board, under which rule.
 struct BoardOptions: ParsableArguments {
-    @Argument(help: "A built-in pattern name (see 'tessera patterns') or a pattern file (.rle, .cells, Life 1.06).")
+    @Argument(help: "A built-in pattern name (see 'tessera patterns') or a pattern file (.rle, .cells, Life 1.06, macrocell .mc).")
     var pattern: String?
 
-    @Option(help: "Board size WxH; overrides the rule's :T/:P suffix. Default 1024x1024.",
+    @Option(help: "Board size WxH; overrides the rule's :T/:P suffix. With --topology infinite, the area a soup fills. Default: a pattern whose rule has no suffix runs on the unbounded plane, a soup on 1024x1024.",
             transform: parsing(BoardSize.init(parsing:)))
     var size: BoardSize?
 
-    @Option(help: "torus or plane (dead edges). Default: the file's, else torus.")
+    @Option(help: "torus, plane (dead edges) or infinite (Golly's unbounded plane). Default: the rule's suffix; none means infinite for a pattern without --size, else torus.")
     var topology: Topology?
 
     @Option(help: "Life-like rule, e.g. B3/S23 or B36/S23:T512,512. Default: the file's, else B3/S23.",
@@ -48,7 +48,7 @@ struct BoardOptions: ParsableArguments {
         size = try size ?? config["size"].map(BoardSize.init(parsing:))
         topology = try topology ?? config["topology"].map { text in
             guard let topology = Topology(rawValue: text.lowercased()) else {
-                throw TesseraError("\(config.path): unknown topology '\(text)'", fix: "write topology = \"torus\" or \"plane\"")
+                throw TesseraError("\(config.path): unknown topology '\(text)'", fix: "write topology = \"torus\", \"plane\" or \"infinite\"")
             }
             return topology
         }

@@ -1,0 +1,79 @@
+/// A rectangle of cells in Golly's coordinates, 64-bit.
+public struct CellBounds: Hashable, Sendable, CustomStringConvertible {
+    public let left: Int, top: Int, width: Int, height: Int
+
+    public init(left: Int, top: Int, width: Int, height: Int) {
+        (self.left, self.top, self.width, self.height) = (left, top, width, height)
+    }
+
+    /// The rectangle `rect` of a board of `shape`, in Golly's coordinates.
+    public init(_ rect: TileRect, of shape: BoardShape) {
+        self.init(left: shape.left + rect.x, top: shape.top + rect.y, width: rect.width, height: rect.height)
+    }
+
+    /// Past the right column and below the bottom row.
+    public var right: Int { left + width }
+    public var bottom: Int { top + height }
+
+    public func union(_ other: CellBounds) -> CellBounds {
+        let x0 = min(left, other.left), y0 = min(top, other.top)
+        return CellBounds(left: x0, top: y0, width: max(right, other.right) - x0, height: max(bottom, other.bottom) - y0)
+    }
+
+    /// This rectangle as a rectangle of a board of `shape`.
+    public func rect(on shape: BoardShape) -> TileRect {
+        TileRect(x: left - shape.left, y: top - shape.top, width: width, height: height)
+    }
+
+    public var description: String { "\(width)x\(height) at (\(left),\(top))" }
+}
+
+/// Where the window onto Golly's unbounded plane lies, and when it must move.
+///
+/// The unbounded plane runs as a bounded plane, the window, whose edges the live cells
+/// never reach: a live cell spreads at most one cell a generation, so with `margin`
+/// dead rows and columns between the live cells and every edge, the next `margin`
+/// generations on the window are exactly those of the unbounded plane. Before the
+/// margin runs low the run moves to a new window around the live cells, with room for
+/// them to double; one that the pattern shrank inside of moves to a smaller one. Every
+/// tile of a window is cheap while empty (see `BlockActivity`), and a window's
+/// corner can lie anywhere in 64-bit coordinates.
+public enum PlaneWindow {
+    /// The least room a new window leaves around the live cells on every side.
+    public static let minMargin = 256
+
+    /// Dead rows and columns between `live` and the nearest edge of `window`: how many
+    /// generations the window can run as the unbounded plane.
+    public static func margin(of live: CellBounds, in window: BoardShape) -> Int {
+        min(live.left - window.left, live.top - window.top,
+            window.left + window.width - live.right, window.top + window.height - live.bottom)
+    }
+
+    /// A window around `live` with a margin as wide as the pattern, at least
+    /// `minMargin`, each side at least `minSide` and a multiple of 256 cells.
+    public static func around(_ live: CellBounds, minSide: Int = 1) throws -> BoardShape {
+        let margin = max(minMargin, live.width, live.height)
+        func side(_ length: Int) -> Int { (max(length + 2 * margin, minSide) + 255) / 256 * 256 }
+        let width = side(live.width), height = side(live.height)
+        guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
+            throw TesseraError("the pattern grew to \(live.width)x\(live.height) cells, past the \(BoardShape.maxSide) cells a side a window of the unbounded plane can have",
+                               fix: "run fewer generations, or give the rule a bounded grid such as :T\(BoardShape.maxSide / 2),\(BoardShape.maxSide / 2)")
+        }
+        let left = live.left - (width - live.width) / 2, top = live.top - (height - live.height) / 2
+        let limit = BoardShape.maxCoordinate
+        guard abs(left) <= limit, abs(top) <= limit, abs(left + width) <= limit, abs(top + height) <= limit else {
+            throw TesseraError("live cells at \(live) are too far from the origin: Tessera's coordinates reach ±2^62",
+                               fix: "move the pattern nearer the origin (#CXRLE Pos=x,y)")
+        }
+        return BoardShape(width: width, height: height, topology: .infinite, left: left, top: top)
+    }
+
+    /// Whether to move to a new window before going on: when the live cells have used up
+    /// three quarters of the room a window gave them, or fill so little of it that a
+    /// window a quarter the size would do.
+    public static func shouldMove(_ live: CellBounds, from window: BoardShape, minSide: Int = 1) -> Bool {
+        if margin(of: live, in: window) < min(window.width, window.height) / 12 { return true }
+        guard let fitting = try? around(live, minSide: minSide) else { return false }
+        return window.width > 4 * fitting.width || window.height > 4 * fitting.height
+    }
+}

@@ -1,0 +1,120 @@
+import TesseraCluster
+import TesseraCore
+import TesseraPatterns
+import TesseraTiles
+
+/// What runs one window of the unbounded plane: tiles in this process, or a cluster.
+package protocol WindowRunner: Sendable {
+    func advance(_ generations: UInt64) async throws
+    /// The live cells' bounds (board coordinates) as the last advance left them.
+    func liveBounds() async throws -> TileRect?
+    /// Board rows `rows`, full width.
+    func rows(_ rows: Range<Int>) async throws -> BitGrid
+    /// Replaces the window with `setup`'s, its cells and all.
+    func move(to setup: RunSetup) async throws
+}
+
+/// Golly's unbounded plane, run as a window that moves (see `PlaneWindow`).
+package enum UnboundedPlane {
+    /// Where an unbounded run stands: its window, the generation reached, and where
+    /// the live cells are (board coordinates of the window; nil when none are).
+    package struct Position: Sendable {
+        package var setup: RunSetup
+        package var generation: UInt64
+        package var live: TileRect?
+
+        package init(setup: RunSetup) {
+            (self.setup, generation, live) = (setup, setup.generation, setup.startingBounds)
+        }
+
+        package var bounds: CellBounds? { live.map { CellBounds($0, of: setup.shape) } }
+    }
+
+    /// Advances `generations` generations: runs the window as far as its margin allows,
+    /// looks where the live cells went, and moves the window before they could reach
+    /// its edge. An empty plane stays empty (no B0 rule), so its generations cost nothing.
+    package static func advance(_ generations: UInt64, from start: Position, on runner: some WindowRunner) async throws -> Position {
+        var at = start, remaining = generations
+        while remaining > 0 {
+            try Task.checkCancellation()
+            guard let live = at.live, let bounds = at.bounds else {
+                at.generation += remaining
+                break
+            }
+            if PlaneWindow.shouldMove(bounds, from: at.setup.shape) || PlaneWindow.margin(of: bounds, in: at.setup.shape) < 1 {
+                let cells = try await crop(live, from: runner)
+                at.setup = try at.setup.moved(cells: cells, at: bounds, generation: at.generation)
+                try await runner.move(to: at.setup)
+                at.live = bounds.rect(on: at.setup.shape)
+                continue
+            }
+            let chunk = min(remaining, UInt64(PlaneWindow.margin(of: bounds, in: at.setup.shape)))
+            try await runner.advance(chunk)
+            remaining -= chunk
+            at.generation += chunk
+            at.live = try await runner.liveBounds()
+        }
+        return at
+    }
+
+    /// The cells of `rect` (board coordinates).
+    static func crop(_ rect: TileRect, from runner: some WindowRunner) async throws -> BitGrid {
+        var cells = BitGrid(width: rect.width, height: rect.height)
+        let band = BoardOutput.bandRows(width: rect.width)
+        for y in stride(from: rect.y, to: rect.y + rect.height, by: band) {
+            let rows = try await runner.rows(y..<min(rect.y + rect.height, y + band))
+            rows.cropped(x: rect.x, y: 0, width: rect.width, height: rows.height).copy(into: &cells, atX: 0, y: y - rect.y)
+        }
+        return cells
+    }
+
+    /// Writes the live cells' bounding box, placed where they are (`#CXRLE Pos=x,y`),
+    /// so Golly reopens it as the same pattern on its unbounded plane.
+    package static func write(_ output: BoardOutput, at position: Position, from runner: some WindowRunner) async throws {
+        var live = position.live ?? TileRect(x: 0, y: 0, width: 0, height: 0)
+        if position.generation == position.setup.generation, position.live != nil {
+            // Not stepped since it was made: where the pattern and soup may be, not
+            // where their live cells are.
+            let tight = try await crop(live, from: runner).liveBounds
+            live = tight.map { TileRect(x: live.x + $0.x, y: live.y + $0.y, width: $0.width, height: $0.height) }
+                ?? TileRect(x: 0, y: 0, width: 0, height: 0)
+        }
+        let shape = BoardShape(width: live.width, height: live.height, topology: .infinite,
+                               left: position.setup.shape.left + live.x, top: position.setup.shape.top + live.y)
+        try await output.placed(on: shape).write(generation: position.generation) { rows in
+            let band = try await runner.rows((live.y + rows.lowerBound)..<(live.y + rows.upperBound))
+            return band.cropped(x: live.x, y: 0, width: live.width, height: band.height)
+        }
+    }
+}
+
+/// A window's tiles as actors in this process; a move builds the new window's.
+actor LocalWindow: WindowRunner {
+    private var cluster: TileCluster
+
+    init(_ setup: RunSetup) async throws {
+        cluster = try await Self.tiles(of: setup)
+    }
+
+    static func tiles(of setup: RunSetup) async throws -> TileCluster {
+        let cells = TileStart.painted(setup.start, board: setup.shape)
+        return try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation) { _ in cells }
+    }
+
+    func advance(_ generations: UInt64) async throws { try await cluster.run(generations: generations) }
+    func liveBounds() async throws -> TileRect? { try await cluster.liveBounds() }
+    func rows(_ rows: Range<Int>) async throws -> BitGrid { try await cluster.board(rows: rows) }
+    func move(to setup: RunSetup) async throws { cluster = try await Self.tiles(of: setup) }
+    func population() async throws -> Int { try await cluster.population() }
+}
+
+/// A window on the cluster's workers; a move gives them the new window's tiles.
+struct ClusterWindow: WindowRunner {
+    let coordinator: Coordinator
+    let generations: UInt64
+
+    func advance(_ generations: UInt64) async throws { try await coordinator.advance(generations) }
+    func liveBounds() async throws -> TileRect? { await coordinator.liveBounds }
+    func rows(_ rows: Range<Int>) async throws -> BitGrid { try await coordinator.collect(rows: rows) }
+    func move(to setup: RunSetup) async throws { try await coordinator.replan(setup.plan(generations: generations)) }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraPatterns
+
+/// A pattern whose rule has no bounded-grid suffix runs on Golly's unbounded plane, as
+/// bgolly runs it: same cells, same coordinates, whatever the workers and tiles.
+@Suite struct UnboundedPlaneTests {
+    func write(_ text: String, _ name: String, in dir: URL) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Runs `input` through tessera; returns the output's text and its cells.
+    func tessera(_ input: [String], generations: Int, extra: [String] = [], in dir: URL,
+                 output name: String = "out.rle") throws -> (text: String, cells: Set<Harness.Cell>) {
+        let output = dir.appendingPathComponent("\(UUID().uuidString)-\(name)")
+        let result = try Harness.tessera(["run"] + input + ["--generations", "\(generations)", "--output", output.path] + extra)
+        #expect(result.status == 0, "\(result.stderr)")
+        return (try String(contentsOf: output, encoding: .utf8), try Harness.cells(ofPatternFile: output))
+    }
+
+    static let layouts: [[String]] = [
+        ["--workers", "0"], ["--workers", "2"], ["--workers", "3", "--tiles", "2x2", "--halo", "7"],
+    ]
+
+    @Test(arguments: [
+        // Gosper gun: gliders leave for good, and the window moves after them.
+        ("gun", "x = 36, y = 9, rule = B3/S23\n24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!\n", 1500),
+        // Acorn: a methuselah whose gliders escape in every direction.
+        ("acorn", "x = 7, y = 3, rule = B3/S23\nbo$3bo$2o2b3o!\n", 5206),
+        // One row that grows without bound (two block-laying switch engines).
+        ("switch engines", "x = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", 3000),
+        // A glider a billion cells from the origin.
+        ("far glider", "#CXRLE Pos=1000000000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", 777),
+        // Another rule: HighLife's replicator.
+        ("replicator", "x = 5, y = 5, rule = B36/S23\n2b3o$bo2bo$o3bo$o2bo$3o!\n", 400),
+    ])
+    func matchesGolly(name: String, text: String, generations: Int) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write(text, "pattern.rle", in: dir)
+        let golly = try Harness.golly(input, generations: generations)
+        #expect(!golly.isEmpty)
+        for layout in Self.layouts {
+            let ours = try tessera([input.path], generations: generations, extra: layout, in: dir)
+            #expect(ours.cells == golly, "\(name) \(layout)")
+        }
+    }
+
+    @Test func outputCarriesItsPlaceAndGollyReopensIt() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("x = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", "glider.rle", in: dir)
+        let ours = try tessera([input.path], generations: 400, in: dir)
+        // 400 generations carry the glider 100 cells down and right; no bounded-grid suffix.
+        #expect(ours.text.hasPrefix("#CXRLE Pos=100,100 Gen=400\nx = 3, y = 3, rule = B3/S23\n"))
+        let output = try write(ours.text, "again.rle", in: dir)
+        #expect(try Harness.golly(output, generations: 0) == ours.cells)
+    }
+
+    /// `--size` with `--topology infinite` says where the soup goes; what leaves it keeps going.
+    @Test func soupInAnAreaOfThePlaneMatchesGolly() throws {
+        let dir = try Harness.temporaryDirectory()
+        let soup = ["--soup", "0.37", "--seed", "5", "--size", "48x40", "--topology", "infinite"]
+        let start = try tessera(soup, generations: 0, in: dir)
+        #expect(start.text.hasPrefix("#CXRLE Pos=-24,-20"))
+        let input = try write(start.text, "soup.rle", in: dir)
+        let golly = try Harness.golly(input, generations: 1200)
+        for layout in Self.layouts {
+            #expect(try tessera(soup, generations: 1200, extra: layout, in: dir).cells == golly, "\(layout)")
+        }
+    }
+
+    @Test func macrocellOutputIsGollysOwn() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("x = 7, y = 3, rule = B3/S23\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let ours = try tessera([input.path], generations: 1000, in: dir, output: "out.mc")
+        let golly = dir.appendingPathComponent("acorn.golly-1000.mc")
+        _ = try Harness.golly(input, generations: 1000)
+        // Same nodes in the same order: only the line naming the writer differs.
+        let theirs = try String(contentsOf: golly, encoding: .utf8)
+        #expect(ours.text.split(separator: "\n").dropFirst() == theirs.split(separator: "\n").dropFirst())
+        // And a macrocell reads back as the pattern it holds, where it holds it.
+        let again = try tessera([golly.path], generations: 0, extra: ["--workers", "0"], in: dir)
+        #expect(again.cells == ours.cells)
+        #expect(again.text.hasPrefix("#CXRLE Pos=") && again.text.contains("Gen=1000"))
+    }
+
+    @Test func anEmptyPlaneCostsNothing() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("x = 2, y = 1, rule = B3/S23\n2o!\n", "dies.rle", in: dir)
+        let ours = try tessera([input.path], generations: 1_000_000_000_000, extra: ["--workers", "0"], in: dir)
+        #expect(ours.cells.isEmpty)
+        #expect(ours.text.contains("Gen=1000000000000"))
+    }
+
+    @Test func viewingTheUnboundedPlaneSaysWhatToDo() throws {
+        let dir = try Harness.temporaryDirectory()
+        let result = try Harness.tessera(["run", "acorn", "--frames", dir.appendingPathComponent("frames").path, "--generations", "10"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unbounded plane") && result.stderr.contains("--size"))
+    }
+}
