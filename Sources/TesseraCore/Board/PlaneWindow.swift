@@ -40,7 +40,7 @@ public struct CellBounds: Hashable, Sendable, CustomStringConvertible {
 /// corner can lie anywhere in 64-bit coordinates.
 public enum PlaneWindow {
     /// The least room a new window leaves around the live cells on every side.
-    public static let minMargin = 256
+    public static let minMargin = 1024
 
     /// Dead rows and columns between `live` and the nearest edge of `window`: how many
     /// generations the window can run as the unbounded plane.
