@@ -64,7 +64,7 @@ package struct RunSetup: Sendable {
         let shape: BoardShape
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite {
-            shape = try Self.firstWindow(choices, minSide: Self.minWindowSide(choices, tileCount: count))
+            shape = try Self.firstWindow(choices, minSide: Self.minWindowSide(tiles: choices.tiles, halo: choices.halo, tileCount: count))
             // A soup fills only its area of the plane: it becomes part of the pattern.
             if let filled = soup, let (width, height) = choices.size {
                 placed = Self.merge(filled, width: width, height: height, under: pattern)
@@ -109,8 +109,8 @@ package struct RunSetup: Sendable {
     }
 
     /// The narrowest window whose tiles all hold the chosen halo.
-    private static func minWindowSide(_ choices: Choices, tileCount: Int) -> Int {
-        max(tileCount, choices.tiles?.columns ?? 1, choices.tiles?.rows ?? 1) * (choices.halo ?? 1)
+    private static func minWindowSide(tiles: (columns: Int, rows: Int)?, halo: Int?, tileCount: Int) -> Int {
+        max(tileCount, tiles?.columns ?? 1, tiles?.rows ?? 1) * (halo ?? 1)
     }
 
     /// The first window of the unbounded plane: around the pattern, where Golly puts
@@ -147,7 +147,7 @@ package struct RunSetup: Sendable {
     /// The same run in a new window of the unbounded plane around `cells`, whose top-left
     /// is at `live`'s, at `generation`.
     package func moved(cells: BitGrid, at live: CellBounds, generation: UInt64) throws -> RunSetup {
-        let minSide = max(tileCount, chosenTiles?.columns ?? 1, chosenTiles?.rows ?? 1) * (chosenHalo ?? 1)
+        let minSide = Self.minWindowSide(tiles: chosenTiles, halo: chosenHalo, tileCount: tileCount)
         let shape = try PlaneWindow.around(live, minSide: minSide)
         let (columns, rows) = chosenTiles ?? RunPlan.defaultTiles(count: tileCount, shape: shape)
         let tiling = try Tiling(shape: shape, columns: columns, rows: rows)

@@ -41,14 +41,15 @@ package enum UnboundedPlane {
                 at.generation += remaining
                 break
             }
-            if PlaneWindow.shouldMove(bounds, from: at.setup.shape) || PlaneWindow.margin(of: bounds, in: at.setup.shape) < 1 {
+            let margin = PlaneWindow.margin(of: bounds, in: at.setup.shape)
+            if margin < 1 || PlaneWindow.shouldMove(bounds, from: at.setup.shape) {
                 let cells = try await crop(live, from: runner)
                 at.setup = try at.setup.moved(cells: cells, at: bounds, generation: at.generation)
                 try await runner.move(to: at.setup)
                 at.live = bounds.rect(on: at.setup.shape)
                 continue
             }
-            let chunk = min(remaining, UInt64(PlaneWindow.margin(of: bounds, in: at.setup.shape)))
+            let chunk = min(remaining, UInt64(margin))
             try await runner.advance(chunk)
             remaining -= chunk
             at.generation += chunk

@@ -64,21 +64,9 @@ public struct BitGrid: Hashable, Sendable {
 
     /// The smallest rectangle holding every live cell; nil when none is.
     public var liveBounds: TileRect? {
-        var top = -1, bottom = -1, columns = [UInt64](repeating: 0, count: wordsPerRow)
-        for y in 0..<height {
-            var any: UInt64 = 0
-            for i in 0..<wordsPerRow {
-                columns[i] |= words[y * wordsPerRow + i]
-                any |= words[y * wordsPerRow + i]
-            }
-            if any != 0 {
-                if top < 0 { top = y }
-                bottom = y
-            }
-        }
-        guard top >= 0, let a = columns.firstIndex(where: { $0 != 0 }), let b = columns.lastIndex(where: { $0 != 0 }) else { return nil }
-        let left = a * 64 + columns[a].trailingZeroBitCount, right = b * 64 + 63 - columns[b].leadingZeroBitCount
-        return TileRect(x: left, y: top, width: right - left + 1, height: bottom - top + 1)
+        words.withUnsafeBufferPointer { p in
+            BitCopy.liveBounds(x: 0, width: width, rows: 0..<height) { p.baseAddress! + $0 * wordsPerRow }
+        }.map { TileRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
     }
 
     /// The cells of row `y`, as words.
@@ -130,8 +118,38 @@ public struct BitGrid: Hashable, Sendable {
     }
 }
 
-/// Copies runs of bits between word arrays at any bit offsets.
+/// Runs of bits in word arrays at any bit offsets: copied, cleared and scanned.
 package enum BitCopy {
+    /// The smallest rectangle holding every live cell of columns `x..<x+width` of
+    /// `rows`, each row's words at `row(y)`; nil when none is alive.
+    package static func liveBounds(x: Int, width: Int, rows: Range<Int>,
+                                   row: (Int) -> UnsafePointer<UInt64>) -> (x: Int, y: Int, width: Int, height: Int)? {
+        guard width > 0, !rows.isEmpty else { return nil }
+        let first = x >> 6, last = (x + width - 1) >> 6
+        let firstMask = ~UInt64(0) << UInt64(x & 63), lastMask = ~UInt64(0) >> UInt64(63 - ((x + width - 1) & 63))
+        var columns = [UInt64](repeating: 0, count: last - first + 1)
+        var top = -1, bottom = -1
+        for r in rows {
+            let p = row(r)
+            var any: UInt64 = 0
+            for i in first...last {
+                var word = p[i]
+                if i == first { word &= firstMask }
+                if i == last { word &= lastMask }
+                columns[i - first] |= word
+                any |= word
+            }
+            if any != 0 {
+                if top < 0 { top = r }
+                bottom = r
+            }
+        }
+        guard top >= 0, let a = columns.firstIndex(where: { $0 != 0 }), let b = columns.lastIndex(where: { $0 != 0 }) else { return nil }
+        let left = (first + a) * 64 + columns[a].trailingZeroBitCount
+        let right = (first + b) * 64 + 63 - columns[b].leadingZeroBitCount
+        return (left, top, right - left + 1, bottom - top + 1)
+    }
+
     /// Reads up to 64 bits starting at bit `bit`; the word after the last one read must exist
     /// unless the bits end inside the current word.
     @inline(__always)

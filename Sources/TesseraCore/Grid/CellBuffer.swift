@@ -134,29 +134,6 @@ public final class CellBuffer {
     /// The smallest rectangle holding every live cell of the `width`×`height` rectangle
     /// at (x, y), or nil when none is alive.
     public func liveBounds(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
-        guard width > 0, height > 0 else { return nil }
-        let first = x >> 6, last = (x + width - 1) >> 6
-        let firstMask = ~UInt64(0) << UInt64(x & 63), lastMask = ~UInt64(0) >> UInt64(63 - ((x + width - 1) & 63))
-        var columns = [UInt64](repeating: 0, count: last - first + 1)
-        var top = -1, bottom = -1
-        for r in y..<(y + height) {
-            let p = row(r)
-            var any: UInt64 = 0
-            for i in first...last {
-                var word = p[i]
-                if i == first { word &= firstMask }
-                if i == last { word &= lastMask }
-                columns[i - first] |= word
-                any |= word
-            }
-            if any != 0 {
-                if top < 0 { top = r }
-                bottom = r
-            }
-        }
-        guard top >= 0, let a = columns.firstIndex(where: { $0 != 0 }), let b = columns.lastIndex(where: { $0 != 0 }) else { return nil }
-        let left = (first + a) * 64 + columns[a].trailingZeroBitCount
-        let right = (first + b) * 64 + 63 - columns[b].leadingZeroBitCount
-        return (left, top, right - left + 1, bottom - top + 1)
+        BitCopy.liveBounds(x: x, width: width, rows: y..<(y + height)) { UnsafePointer(row($0)) }
     }
 }
