@@ -40,6 +40,10 @@ package struct RunSession: Sendable {
         /// A `tessera presenter` process drives the run until it says it is done.
         case externalPresenter
 
+        var isBatch: Bool {
+            if case .batch = self { true } else { false }
+        }
+
         /// Whether the run's length is up to a presenter process rather than known here.
         var isExternalPresenter: Bool {
             if case .externalPresenter = self { true } else { false }
@@ -65,7 +69,7 @@ package struct RunSession: Sendable {
     /// SIGTERM, SIGQUIT or SIGHUP, once every worker has stopped.
     package func run() async throws -> RunOutcome {
         _ = try setup.end(after: generations)
-        if setup.isUnbounded, case .batch = mode {} else if setup.isUnbounded {
+        if setup.isUnbounded, !mode.isBatch {
             throw TesseraError("viewing, serving viewers and recording frames need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
         }

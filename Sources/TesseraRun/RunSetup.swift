@@ -78,15 +78,7 @@ package struct RunSetup: Sendable {
             }
             shape = BoardShape(width: width, height: height, topology: topology)
         }
-        let tiling: Tiling
-        if let tiles = choices.tiles {
-            tiling = try Tiling(shape: shape, columns: tiles.columns, rows: tiles.rows)
-        } else {
-            let (columns, rows) = RunPlan.defaultTiles(count: max(1, count), shape: shape)
-            tiling = try Tiling(shape: shape, columns: columns, rows: rows)
-        }
-        let halo = choices.halo ?? tiling.defaultHalo
-        try tiling.validate(halo: halo)
+        let (tiling, halo) = try Self.tiling(of: shape, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
         try placed?.checkFits(on: shape)
         self.init(name: choices.pattern?.name ?? "soup", shape: shape, rule: choices.rule?.rule ?? pattern?.rule ?? .life,
                   tiling: tiling, halo: halo, generation: pattern?.generation ?? 0, pattern: placed, soup: soup)
@@ -106,6 +98,16 @@ package struct RunSetup: Sendable {
             .copy(into: &cells, atX: -(width / 2) - area.left, y: -(height / 2) - area.top)
         if let pattern, let origin { cells.formUnion(pattern.cells, atX: origin.x - area.left, y: origin.y - area.top) }
         return Pattern(cells: cells, position: (area.left, area.top), rule: pattern?.rule, generation: pattern?.generation ?? 0)
+    }
+
+    /// The chosen tiles, else one per worker cut the least, and the chosen halo, else the tiling's default.
+    private static func tiling(of shape: BoardShape, tiles: (columns: Int, rows: Int)?, halo: Int?,
+                               tileCount: Int) throws -> (Tiling, halo: Int) {
+        let (columns, rows) = tiles ?? RunPlan.defaultTiles(count: tileCount, shape: shape)
+        let tiling = try Tiling(shape: shape, columns: columns, rows: rows)
+        let halo = halo ?? tiling.defaultHalo
+        try tiling.validate(halo: halo)
+        return (tiling, halo)
     }
 
     /// The narrowest window whose tiles all hold the chosen halo.
@@ -133,15 +135,11 @@ package struct RunSetup: Sendable {
         return try PlaneWindow.around(live ?? CellBounds(left: 0, top: 0, width: 1, height: 1), minSide: minSide)
     }
 
-    /// Where the live cells may be at the start: the pattern's and the soup's area.
+    /// On the unbounded plane, where the live cells may be at the start: the pattern's
+    /// box (a soup there is part of the pattern).
     package var startingBounds: TileRect? {
-        var found: TileRect? = nil
-        if soup != nil { found = TileRect(x: 0, y: 0, width: shape.width, height: shape.height) }
-        if let overlay = start.overlay, overlay.cells.population > 0 {
-            let area = TileRect(x: overlay.x, y: overlay.y, width: overlay.cells.width, height: overlay.cells.height)
-            found = found.map { $0.union(area) } ?? area
-        }
-        return found
+        guard let overlay = start.overlay, overlay.cells.population > 0 else { return nil }
+        return TileRect(x: overlay.x, y: overlay.y, width: overlay.cells.width, height: overlay.cells.height)
     }
 
     /// The same run in a new window of the unbounded plane around `cells`, whose top-left
@@ -149,9 +147,8 @@ package struct RunSetup: Sendable {
     package func moved(cells: BitGrid, at live: CellBounds, generation: UInt64) throws -> RunSetup {
         let minSide = Self.minWindowSide(tiles: chosenTiles, halo: chosenHalo, tileCount: tileCount)
         let shape = try PlaneWindow.around(live, minSide: minSide)
-        let (columns, rows) = chosenTiles ?? RunPlan.defaultTiles(count: tileCount, shape: shape)
-        let tiling = try Tiling(shape: shape, columns: columns, rows: rows)
-        var next = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: chosenHalo ?? tiling.defaultHalo,
+        let (tiling, halo) = try Self.tiling(of: shape, tiles: chosenTiles, halo: chosenHalo, tileCount: tileCount)
+        var next = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo,
                             generation: generation, pattern: Pattern(cells: cells, position: (live.left, live.top), rule: rule),
                             soup: nil)
         (next.chosenTiles, next.chosenHalo, next.tileCount) = (chosenTiles, chosenHalo, tileCount)

@@ -176,9 +176,6 @@ package actor Coordinator {
     /// The live cells' bounds (board coordinates), as the last advance left them.
     package var liveBounds: TileRect? { state.liveBounds }
 
-    /// The plan the workers run now.
-    package var currentPlan: RunPlan { state.plan }
-
     /// Lets a presenter in its own process (`tessera presenter`) drive the run: answers
     /// its requests, in order, with this actor's operations until it says `finish`.
     package func serveRemotePresenter() async throws {
