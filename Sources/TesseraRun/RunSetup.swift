@@ -61,6 +61,12 @@ package struct RunSetup: Sendable {
         // As Golly does: a pattern whose rule names no bounded grid runs on the unbounded plane.
         let unboundedByDefault = pattern != nil && board == nil && choices.size == nil
         let topology = choices.topology ?? board?.topology ?? (unboundedByDefault ? .infinite : .torus)
+        let rule = choices.rule?.rule ?? pattern?.rule ?? .life
+        if topology == .infinite && rule.emulation == .alternating {
+            throw TesseraError(
+                "rule \(rule) has B0 without S8: on the unbounded plane every empty cell would blink, and Golly refuses it there too",
+                fix: "give a bounded grid: a rule suffix such as \(rule):T1024,1024, or --size WxH")
+        }
         let shape: BoardShape
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite {
@@ -80,7 +86,7 @@ package struct RunSetup: Sendable {
         }
         let (tiling, halo) = try Self.tiling(of: shape, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
         try placed?.checkFits(on: shape)
-        self.init(name: choices.pattern?.name ?? "soup", shape: shape, rule: choices.rule?.rule ?? pattern?.rule ?? .life,
+        self.init(name: choices.pattern?.name ?? "soup", shape: shape, rule: rule,
                   tiling: tiling, halo: halo, generation: pattern?.generation ?? 0, pattern: placed, soup: soup)
         (chosenTiles, chosenHalo, tileCount) = (choices.tiles, choices.halo, max(1, count))
     }

@@ -38,8 +38,8 @@ final class Region {
     /// Its rectangle, padding bits included, in tile buffer coordinates.
     var box: Box { Box(x: origin.x, y: origin.y, width: current.rowWords * 64, height: current.height) }
 
-    /// Advances `generations`, computing at generation g only rows `rows(g)`, and kills
-    /// the cells of `dead` (tile buffer coordinates) after each generation.
+    /// Advances `generations` from generation `start` by `rules`, computing at the g-th
+    /// only rows `rows(g)`, and kills the cells of `dead` (tile buffer coordinates) after each.
     ///
     /// With `blocking`, the generations go down the region together as a wavefront
     /// (temporal blocking): a band of rows advances every generation while it is in
@@ -48,15 +48,15 @@ final class Region {
     /// buffers suffice: a row of generation g+1 overwrites generation g−1's row only
     /// after every row of generation g that reads it is done. This needs the rows to
     /// shrink by at least one at each end every generation, as a halo round's do.
-    func step(_ generations: Int, rule: Rule, using kernel: Kernel.Implementation, dead: [Box],
+    func step(_ generations: Int, from start: UInt64, rules: Rule.Steps, using kernel: Kernel.Implementation, dead: [Box],
               blocking: Bool = false, band: Int? = nil, rows: (Int) -> Range<Int>) {
         let wanted = (0..<generations).map { rows($0).clamped(to: 1..<(current.height - 1)) }
         let shrinks = zip(wanted, wanted.dropFirst()).allSatisfy {
             $1.isEmpty || ($1.lowerBound > $0.lowerBound && $1.upperBound < $0.upperBound)
         }
         guard blocking, generations > 1, shrinks else {
-            for rows in wanted {
-                Kernel.step(current, into: next, rows: rows, rule: rule, using: kernel)
+            for (g, rows) in wanted.enumerated() {
+                Kernel.step(current, into: next, rows: rows, rule: rules.from(start + UInt64(g)), using: kernel)
                 swap(&current, &next)
                 for box in dead { clear(box) }
             }
@@ -72,7 +72,7 @@ final class Region {
                 let end = min(wanted[g].upperBound, front - g)
                 guard end > done[g] else { continue }
                 let target = buffers[(g + 1) % 2]
-                Kernel.step(buffers[g % 2], into: target, rows: done[g]..<end, rule: rule, using: kernel)
+                Kernel.step(buffers[g % 2], into: target, rows: done[g]..<end, rule: rules.from(start + UInt64(g)), using: kernel)
                 let stepped = Box(x: origin.x, y: origin.y + done[g], width: box.width, height: end - done[g])
                 for box in dead {
                     if let rows = box.intersection(stepped) { clear(rows, in: target) }

@@ -106,7 +106,7 @@ public actor TileActor {
             if let failure { throw failure }
             try Task.checkCancellation()
             let steps = Int(min(UInt64(engine.depth), remaining))
-            let overlapped = engine.planRound(steps)
+            let overlapped = engine.planRound(steps, from: generation)
             for (side, link) in links {
                 let (pieces, whole) = engine.strip(for: side)
                 let strip = HaloStrip(tile: link.tile, side: side.opposite, generation: generation, pieces: pieces, whole: whole)

@@ -44,7 +44,9 @@ final class TileEngine {
 
     let rect: TileRect
     let depth: Int
-    let rule: Rule
+    let rules: Rule.Steps
+    /// The generation the round in progress starts from.
+    private var roundStart: UInt64 = 0
     let implementation: Kernel.Implementation
     /// Whether a round's generations go down the main region as one wavefront.
     let blocking: Bool
@@ -80,7 +82,7 @@ final class TileEngine {
         self.rect = rect
         self.blocking = blocking ?? Self.blockingPays(rect: rect, depth: depth)
         self.depth = depth
-        self.rule = rule
+        self.rules = rule.steps
         self.implementation = implementation
         let (w, h, k) = (rect.width + 2 * depth, rect.height + 2 * depth, depth)
         main = Region(x: 0, y: 0, width: w, height: h)
@@ -193,9 +195,10 @@ final class TileEngine {
         return (b.width, b.height)
     }
 
-    /// Decides how the next round of `generations` runs; returns whether halos may
-    /// arrive after `beginRound` (a dense round with late sides).
-    func planRound(_ generations: Int) -> Bool {
+    /// Decides how the next round of `generations` from `generation` runs; returns
+    /// whether halos may arrive after `beginRound` (a dense round with late sides).
+    func planRound(_ generations: Int, from generation: UInt64) -> Bool {
+        roundStart = generation
         if let activity {
             if let changed = activity.changed {
                 if isQuiet(changed) {
@@ -363,7 +366,7 @@ final class TileEngine {
         }
         let k = depth, height = self.height, top = skipTop, bottom = skipBottom
         // Rows next to a late halo are the frames' job; the rest stays valid.
-        main.step(generations, rule: rule, using: implementation, dead: dead, blocking: blocking) { g in
+        main.step(generations, from: roundStart, rules: rules, using: implementation, dead: dead, blocking: blocking) { g in
             rowSpan(g + 1 + (top ? k : 0), height - 1 - g - (bottom ? k : 0))
         }
     }
@@ -376,7 +379,7 @@ final class TileEngine {
             guard let activity else { return }
             let edges = Direction.allCases.map { ($0, region($0, halo: false)) }
             for g in 0..<generations {
-                activity.step(main, rows: rowSpan(g + 1, height - 1 - g), rule: rule, using: implementation, dead: dead)
+                activity.step(main, rows: rowSpan(g + 1, height - 1 - g), rule: rules.from(roundStart + UInt64(g)), using: implementation, dead: dead)
                 noteDirtyPieces(activity, edges: edges)
                 if probe && g == 0 {
                     guard let changed = activity.changed, !isQuiet(changed) else {
@@ -386,7 +389,7 @@ final class TileEngine {
                     // Still busy: the rest of the round steps every cell as fast as the
                     // kernel goes, and the next look comes after twice as many rounds.
                     probeInterval = min(probeInterval * 2, Self.longestProbeInterval)
-                    main.step(generations - 1, rule: rule, using: implementation, dead: dead, blocking: blocking) { g in
+                    main.step(generations - 1, from: roundStart + 1, rules: rules, using: implementation, dead: dead, blocking: blocking) { g in
                         rowSpan(g + 2, height - 2 - g)
                     }
                     endDense()
@@ -397,7 +400,7 @@ final class TileEngine {
         case .dense:
             for (frame, band) in frames {
                 let rows = frame.current.height
-                frame.step(generations, rule: rule, using: implementation, dead: dead) { g in rowSpan(g + 1, rows - 1 - g) }
+                frame.step(generations, from: roundStart, rules: rules, using: implementation, dead: dead) { g in rowSpan(g + 1, rows - 1 - g) }
                 // The previous generation too: the next round's strips carry it.
                 main.copy(band, from: frame, both: true)
             }

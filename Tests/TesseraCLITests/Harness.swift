@@ -102,6 +102,24 @@ enum Harness {
         guard result.status == 0 else { throw TesseraError("bgolly failed: \(result.stderr)") }
         return try cells(ofPatternFile: output)
     }
+
+    /// Golly's board after `generations` by QuickLife, for rules HashLife refuses (B0
+    /// without S8): its RLE output has no position, so only the shape (`shape(of:)`).
+    static func gollyQuickLife(_ input: URL, generations: Int) throws -> Set<Cell> {
+        guard let bgolly else {
+            throw TesseraError("bgolly is not installed", fix: "apt-get install golly (the oracle for these tests)")
+        }
+        let output = input.deletingPathExtension().appendingPathExtension("golly-\(generations).rle")
+        let result = try run(bgolly, ["-q", "-q", "-m", "\(generations)", "-o", output.path, input.path])
+        guard result.status == 0 else { throw TesseraError("bgolly failed: \(result.stderr)") }
+        return shape(of: try cells(ofPatternFile: output))
+    }
+
+    /// `cells` moved so that their bounding box starts at (0, 0).
+    static func shape(of cells: Set<Cell>) -> Set<Cell> {
+        let left = cells.map(\.x).min() ?? 0, top = cells.map(\.y).min() ?? 0
+        return Set(cells.map { Cell(x: $0.x - left, y: $0.y - top) })
+    }
 }
 
 extension Harness {

@@ -36,6 +36,8 @@ import TesseraPatterns
         ("far glider", "#CXRLE Pos=1000000000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", 777),
         // Another rule: HighLife's replicator.
         ("replicator", "x = 5, y = 5, rule = B36/S23\n2b3o$bo2bo$o3bo$o2bo$3o!\n", 400),
+        // B0 with S8, which Golly runs as its complement (AntiLife as Life).
+        ("antilife acorn", "x = 7, y = 3, rule = B0123478/S01234678\nbo$3bo$2o2b3o!\n", 1000),
     ])
     func matchesGolly(name: String, text: String, generations: Int) throws {
         let dir = try Harness.temporaryDirectory()

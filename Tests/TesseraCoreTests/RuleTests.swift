@@ -22,9 +22,44 @@ import Testing
         #expect(throws: TesseraError.self) { try Rule(parsing: text) }
     }
 
-    @Test func rejectsB0WithAReason() {
-        #expect { try Rule(parsing: "B03/S23") } throws: { error in
-            "\(error)".contains("B0")
+    /// liferules.cpp's tables, written as B/S rules: B0 with S8 runs as the complement,
+    /// B0 without S8 as a pair by parity, and the kernel never gets B0.
+    @Test func b0RulesStepAsGollyEmulatesThem() throws {
+        let antiLife = try Rule(parsing: "B0123478/S01234678")
+        #expect(antiLife.description == "B0123478/S01234678")
+        #expect(antiLife.emulation == .complement)
+        #expect(antiLife.steps == Rule.Steps(even: .life, odd: .life))
+        let blinking = try Rule(parsing: "B012/S1")
+        #expect(blinking.emulation == .alternating)
+        #expect(blinking.steps.from(0).description == "B345678/S02345678")
+        #expect(blinking.steps.from(7).description == "B7/S678")
+        #expect(Rule.life.emulation == .none && Rule.life.steps.from(1) == .life)
+    }
+
+    /// Whatever the B0 rule, stepping its stored cells by `steps` and reading them back
+    /// (inverted where the emulation says so) is the rule applied to the true cells.
+    @Test func b0StepsAgreeWithTheRuleOnEveryNeighbourhood() throws {
+        var generator = SplitMix64(seed: 4242)
+        for _ in 0..<200 {
+            let rule = Rule(birth: UInt16(generator.next() & 0x1FF) | 1, survive: UInt16(generator.next() & 0x1FF))
+            for neighbourhood in 0..<512 {
+                let alive = neighbourhood >> 4 & 1 == 1
+                let count = (neighbourhood & ~0x10).nonzeroBitCount
+                let truth = (alive ? rule.survive : rule.birth) >> count & 1 == 1
+                func applied(_ r: Rule, alive: Bool, count: Int) -> Bool { (alive ? r.survive : r.birth) >> count & 1 == 1 }
+                switch rule.emulation {
+                case .complement:
+                    // Stored inverted before and after.
+                    #expect(!applied(rule.steps.from(0), alive: !alive, count: 8 - count) == truth)
+                case .alternating:
+                    // True in, inverted out; then inverted in, true out.
+                    #expect(!applied(rule.steps.from(0), alive: alive, count: count) == truth)
+                    #expect(applied(rule.steps.from(1), alive: !alive, count: 8 - count) == truth)
+                case .none:
+                    Issue.record("rule \(rule) has B0")
+                }
+                #expect(rule.steps.even.birth & 1 == 0 && rule.steps.odd.birth & 1 == 0)
+            }
         }
     }
 

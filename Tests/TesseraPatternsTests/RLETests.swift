@@ -66,7 +66,6 @@ import TesseraCore
         ("x = 3, y = 3\n99999999999o!", "too large"),
         ("bo$2bo$3o!", "no header"),
         ("x = 3, y = 3, rule = B3/S23:Q1\n3o!", "bounded grid"),
-        ("x = 3, y = 3, rule = B03/S2\n3o!", "B0"),
         ("x = -3, y = 3\n3o!", "valid x or y"),
         ("#CXRLE Pos=a,b\nx = 3, y = 3\n3o!", "bad Pos"),
     ])

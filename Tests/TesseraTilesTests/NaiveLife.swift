@@ -32,4 +32,20 @@ enum NaiveLife {
         for _ in 0..<generations { grid = step(grid, rule: rule, topology: topology) }
         return grid
     }
+
+    /// The cells Golly stores after `generations` of a rule with B0: stepped by the
+    /// rules of `Rule.steps`, generation by generation.
+    static func runStored(_ grid: BitGrid, rule: Rule, topology: Topology, generations: Int) -> BitGrid {
+        var grid = grid
+        for g in 0..<generations { grid = step(grid, rule: rule.steps.from(UInt64(g)), topology: topology) }
+        return grid
+    }
+
+    static func inverted(_ grid: BitGrid) -> BitGrid {
+        var inverse = BitGrid(width: grid.width, height: grid.height)
+        for y in 0..<grid.height {
+            for x in 0..<grid.width { inverse[x, y] = !grid[x, y] }
+        }
+        return inverse
+    }
 }

@@ -54,6 +54,22 @@ import TesseraCore
         }
     }
 
+    /// B0 rules step the stored cells by two rules in turn (or one complementary rule):
+    /// skipping must hold for them too, at even and odd round ends.
+    @Test(arguments: ["B0123478/S01234678", "B012/S1", "B0134/S2"], [Topology.torus, .plane])
+    func skippingHoldsForB0Rules(ruleText: String, topology: Topology) async throws {
+        let rule = try Rule(parsing: ruleText)
+        let board = Self.sparseBoard(width: 517, height: 41, seed: 77)
+        for generations in [20, 21] {
+            let expected = NaiveLife.runStored(board, rule: rule, topology: topology, generations: generations)
+            for (tiles, halo) in [((1, 1), 1), ((2, 1), 3), ((2, 2), 5)] {
+                let (got, _) = try await run(board, rule: rule, topology: topology, tiles: tiles, halo: halo,
+                                             generations: UInt64(generations), skipping: true)
+                expectSame(got, expected, "\(ruleText) \(topology) tiles \(tiles) halo \(halo) generations \(generations)")
+            }
+        }
+    }
+
     /// Larger boards, every schedule: skipping on equals skipping off.
     @Test(arguments: Topology.allCases)
     func skippingMatchesSteppingEverythingOnLargerBoards(topology: Topology) async throws {

@@ -153,10 +153,10 @@ import TesseraCore
         var nan = Wire.encode(.heartbeat(RunProgress(generation: 1, computeSeconds: 1)))
         nan.replaceSubrange(20..<28, with: withUnsafeBytes(of: Double.nan.bitPattern.littleEndian, Array.init))
         #expect(refusal(nan).contains("implausible compute time"))
-        // A B0 rule, which the kernel does not emulate.
-        var b0 = Wire.encode(.presenterWelcome(PresenterWelcome(tiling: Self.tiling, rule: .life, generation: 0, population: 0, workers: 1)))
-        b0[12 + 8 + 8 + 1 + 8 + 8 + 4 + 4] |= 1  // after width, height, topology, left, top, columns, rows
-        #expect(refusal(b0, on: .toPresenter).contains("implausible rule"))
+        // Birth on nine neighbours, which no cell has.
+        var nine = Wire.encode(.presenterWelcome(PresenterWelcome(tiling: Self.tiling, rule: .life, generation: 0, population: 0, workers: 1)))
+        nine[12 + 8 + 8 + 1 + 8 + 8 + 4 + 4 + 1] |= 2  // after width, height, topology, left, top, columns, rows
+        #expect(refusal(nine, on: .toPresenter).contains("implausible rule"))
         // An endpoint that is not one.
         #expect(refusal(Wire.encode(.hello(Hello(pid: 1, endpoint: "x:1", host: "h")))).contains("bad endpoint"))
     }

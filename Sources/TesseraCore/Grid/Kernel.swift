@@ -36,6 +36,7 @@ public enum Kernel {
         using implementation: Implementation = best
     ) {
         precondition(source.width == target.width && source.height == target.height)
+        precondition(rule.emulation == .none, "B0 reaches the kernel only as Rule.steps")
         precondition(rows.lowerBound >= 1 && rows.upperBound <= source.height - 1)
         // Callers check with `checkSupported()` first; AVX2 code on a CPU without it is SIGILL.
         precondition(implementation.isSupported, "the avx2 kernel on a CPU without AVX2")
@@ -79,6 +80,7 @@ public enum Kernel {
         using implementation: Implementation = best, flags: UnsafeMutablePointer<UInt16>
     ) {
         precondition(rows.lowerBound >= 1 && rows.upperBound <= source.height - 1)
+        precondition(rule.emulation == .none, "B0 reaches the kernel only as Rule.steps")
         precondition(columns.lowerBound >= 0 && columns.upperBound * 4 <= source.rowWords)
         precondition(implementation.isSupported, "the avx2 kernel on a CPU without AVX2")
         guard !rows.isEmpty, !columns.isEmpty else { return }

@@ -31,7 +31,7 @@ extension Rule: WireCodable {
 
     package init(from r: inout WireReader) throws {
         let birth = try r.u16(), survive = try r.u16()
-        guard birth <= 0x1FF, survive <= 0x1FF, birth & 1 == 0 else {
+        guard birth <= 0x1FF, survive <= 0x1FF else {
             throw TesseraError("implausible rule B\(birth)/S\(survive) in message")
         }
         self.init(birth: birth, survive: survive)
