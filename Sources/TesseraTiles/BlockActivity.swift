@@ -46,6 +46,12 @@ final class BlockActivity {
     private var found: [Change] = []
     /// Blocks stepped since the tile was made: what skipping saves shows here.
     private(set) var stepped = 0
+    /// Whether the next buffer holds no true predecessor of the current one (new cells
+    /// were written): the next step's comparisons with it say nothing, so every block
+    /// it steps counts as changed. Otherwise a cell that dies at once would compare
+    /// equal to the empty buffer, its block would be skipped a generation later, and the
+    /// written cell would come back from that buffer.
+    private var noPredecessor = false
 
     init(width: Int, height: Int) {
         columns = (width + 255) / 256
@@ -107,6 +113,7 @@ final class BlockActivity {
         changed = list
         aliveCurrent = alive
         aliveNext = Array(repeating: false, count: blockCount)
+        noPredecessor = true
     }
 
     /// Adds the blocks `box` touches to those that changed (new cells written there).
@@ -147,7 +154,11 @@ final class BlockActivity {
             if computed.upperBound != rowRange.upperBound { unstepped.formUnion([.lastRow, .bottomLeft, .bottomRight]) }
             for c in run {
                 let block = row * columns + c, flag = Kernel.ColumnFlags(rawValue: flags[c - run.lowerBound])
-                if flag.contains(.changed) { found.append(Change(block: block, edges: flag.subtracting(unstepped))) }
+                if noPredecessor {
+                    found.append(Change(block: block, edges: Change.everywhere(block).edges.subtracting(unstepped)))
+                } else if flag.contains(.changed) {
+                    found.append(Change(block: block, edges: flag.subtracting(unstepped)))
+                }
                 aliveTarget?[block] = flag.contains(.alive)
             }
             stepped += run.count
@@ -169,6 +180,7 @@ final class BlockActivity {
             }
         }
         region.swapBuffers()
+        noPredecessor = false
         // The old list becomes next generation's scratch, capacity and all.
         if everything {
             changed = found
