@@ -183,6 +183,17 @@ public actor TileActor {
         progress.record(generation: generation)
     }
 
+    /// Everything needed to carry the tile on elsewhere (`TileStart.moved`).
+    public func state() throws -> TileState {
+        try checkIdle("move")
+        return engine.state(tile: id, generation: generation)
+    }
+
+    /// The tiles on `sides` moved: their new hosts need whole strips.
+    public func neighboursMoved(_ sides: Set<Direction>) {
+        for side in sides { engine.resend(side) }
+    }
+
     /// The dots of `view` this tile covers: a dot is lit when any cell under it is alive.
     /// Only the reduced dots leave the tile, never its cells.
     public func dots(in view: Viewport) throws -> (x: Int, y: Int, dots: BitGrid)? {

@@ -7,6 +7,22 @@ public enum TileStart: Sendable {
     /// A soup and a pattern, each written only where it lies: a huge, mostly empty tile
     /// touches no memory beyond the pattern's.
     case painted(StartingCells, board: BoardShape)
+    /// A tile moved from another worker: its cells and the generation before, so its
+    /// skipping and its strips go on exactly as they would have where it was.
+    case moved(TileState)
+}
+
+/// What a tile is between runs, whole: enough to carry on elsewhere bit for bit.
+public struct TileState: Sendable, Equatable {
+    public let tile: TileID
+    public let generation: UInt64
+    public let cells: BitGrid
+    /// The cells one generation earlier, as far as skipping relies on them.
+    public let previous: BitGrid
+
+    public init(tile: TileID, generation: UInt64, cells: BitGrid, previous: BitGrid) {
+        (self.tile, self.generation, self.cells, self.previous) = (tile, generation, cells, previous)
+    }
 }
 
 /// The cells of one tile plus a halo `depth` cells deep on every side. Each exchange
@@ -108,6 +124,13 @@ final class TileEngine {
         case .cells(let cells):
             main.write(cells, atX: depth, y: depth)
             written = [interior]
+        case .moved(let state):
+            // As after a round that stepped every cell: the other buffer holds the true
+            // generation before, nothing is known of the blocks, strips go out whole.
+            main.write(state.cells, atX: depth, y: depth)
+            main.write(state.previous, atX: depth, y: depth, intoNext: true)
+            activity?.invalidate()
+            return
         case .painted(let starting, let shape):
             if let soup = starting.soup {
                 main.write(soup.cells(x: shape.left + rect.x, y: shape.top + rect.y, width: rect.width, height: rect.height),
@@ -445,6 +468,15 @@ final class TileEngine {
         kept = [:]
         lastRoundSparse = false
     }
+
+    /// The interior's cells and the generation before (see `TileState`).
+    func state(tile: TileID, generation: UInt64) -> TileState {
+        TileState(tile: tile, generation: generation, cells: main.cells(interior), previous: main.cells(interior, ofNext: true))
+    }
+
+    /// The neighbour on `side` is a new one (its tile moved): it keeps nothing of what
+    /// this tile sent before, so the next strip goes whole.
+    func resend(_ side: Direction) { sent.remove(side) }
 
     /// Whether any cell is alive in columns `x..<x+width` of interior row `y`.
     func anyAlive(row y: Int, x: Int, width: Int) -> Bool {
