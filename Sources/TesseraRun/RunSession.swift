@@ -60,6 +60,8 @@ package struct RunSession: Sendable {
     package var silence: Duration = .seconds(5)
     /// A live progress line on stdout when it is a terminal.
     package var showsProgress = false
+    /// How a batch run on a bounded board moves tiles to even its workers' loads.
+    package var balancing = Balancing.standard
 
     package init(setup: RunSetup, generations: UInt64, workers: Workers) {
         (self.setup, self.generations, self.workers) = (setup, generations, workers)
@@ -163,7 +165,7 @@ package struct RunSession: Sendable {
     private func drive(_ coordinator: Coordinator, pump: MessagePump) async throws {
         switch mode {
         case .batch:
-            try await coordinator.advance(generations)
+            try await coordinator.advance(generations, balancing: balancing)
         case .record(let recording):
             try await recording.record(coordinator, generations: generations)
         case .externalPresenter:

@@ -24,8 +24,18 @@ package enum Summary {
             let wait = workers.reduce(0) { $0 + $1.report.waitSeconds }
             line += String(format: ", halo wait %.1f%%", 100 * wait / max(compute + wait, 1e-9))
         }
+        if !outcome.rebalances.isEmpty {
+            let moved = outcome.rebalances.reduce(0) { $0 + $1.moves.count }
+            line += ", \(moved) tile move\(moved == 1 ? "" : "s")"
+        }
         guard detailed else { return [line] }
-        return [line] + workers.map { w in
+        let moves = outcome.rebalances.map { r in
+            let list = r.moves.map { "\($0.tile) \($0.from)→\($0.to)" }.joined(separator: ", ")
+            func loads(_ l: [Double]) -> String { l.map { String(format: "%.3f", $0) }.joined(separator: "/") }
+            return "  generation \(r.generation): moved \(list) in \(String(format: "%.1f", r.seconds * 1000)) ms; "
+                + "load per worker \(loads(r.before)) s → \(loads(r.after)) s"
+        }
+        return [line] + moves + workers.map { w in
             let r = w.report
             let tiles = w.tiles.map(\.description).joined(separator: " ")
             return String(format: "  worker %d (pid %d on %@, tiles %@): compute %.3f s, halo wait %.3f s (%.1f%%), sent %@",

@@ -12,18 +12,6 @@ public enum TileStart: Sendable {
     case moved(TileState)
 }
 
-/// What a tile is between runs, whole: enough to carry on elsewhere bit for bit.
-public struct TileState: Sendable, Equatable {
-    public let tile: TileID
-    public let generation: UInt64
-    public let cells: BitGrid
-    /// The cells one generation earlier, as far as skipping relies on them.
-    public let previous: BitGrid
-
-    public init(tile: TileID, generation: UInt64, cells: BitGrid, previous: BitGrid) {
-        (self.tile, self.generation, self.cells, self.previous) = (tile, generation, cells, previous)
-    }
-}
 
 /// The cells of one tile plus a halo `depth` cells deep on every side. Each exchange
 /// fills the halo from the neighbours; the tile can then advance up to `depth`

@@ -164,6 +164,56 @@ import TesseraCore
         #expect(state.plan.tiling == tiling)
     }
 
+    // MARK: Moving tiles
+
+    static let t00 = TileID(column: 0, row: 0), t10 = TileID(column: 1, row: 0)
+    static let t01 = TileID(column: 0, row: 1), t11 = TileID(column: 1, row: 1)
+
+    func whole(_ tile: TileID, generation: UInt64 = 10) -> TileState {
+        let rect = Self.tiling.rect(of: tile)
+        return TileState(tile: tile, generation: generation, cells: BitGrid(width: rect.width, height: rect.height),
+                         previous: BitGrid(width: rect.width, height: rect.height))
+    }
+
+    /// A move asks the giver for the tile, sends every worker the new hosts (the board
+    /// goes on) and the tile to its new host, and completes once every worker relinked.
+    @Test func aMoveHandsTheTileOffAndRelinksEveryWorker() throws {
+        var state = ready()
+        #expect(state.members.map(\.tiles) == [[Self.t00, Self.t10], [Self.t01, Self.t11]])
+        let asked = try state.begin(.move([Self.t10: 1]))
+        #expect(sent(asked).map(\.0) == [.handOff(op: 1, tiles: [Self.t10])])
+        #expect(sent(asked).map(\.1) == [a])
+        let given = state.receive(.tileState(op: 1, whole(Self.t10)), from: a, now: at(1))
+        let assigned = sent(given).compactMap { if case .assign(let x) = $0.0 { x } else { nil } }
+        #expect(assigned.count == 2 && assigned.allSatisfy { $0.goesOn && $0.owners == [0, 1, 1, 1] && $0.generation == 10 })
+        #expect(sent(given).last.map { $0.0 == .tileState(op: 0, whole(Self.t10)) && $0.1 == b } == true)
+        #expect(state.members.map(\.tiles) == [[Self.t00], [Self.t10, Self.t01, Self.t11]])
+        #expect(state.receive(.ready, from: b, now: at(2)).isEmpty)
+        #expect(state.receive(.ready, from: a, now: at(2)) == [.completed(.moved)])
+        #expect(state.owner(of: Self.t10) == 1 && state.phase == .idle)
+    }
+
+    @Test func movesThatCannotBeAreRefusedBeforeAnythingIsSent() throws {
+        var state = ready()
+        #expect(throws: TesseraError.self) { try state.begin(.move([Self.t00: 1, Self.t10: 1])) }  // a would have none
+        #expect(throws: TesseraError.self) { try state.begin(.move([Self.t00: 5])) }
+        #expect(throws: TesseraError.self) { try state.begin(.move([TileID(column: 7, row: 0): 1])) }
+        #expect(state.phase == .idle)
+        #expect(try state.begin(.move([:])) == [.completed(.moved)])
+    }
+
+    /// A tile from the wrong worker, or twice, is stray; one at another generation or of
+    /// the wrong size fails the run rather than land on a worker.
+    @Test func handedOffTilesAreChecked() throws {
+        var state = ready()
+        _ = try state.begin(.move([Self.t10: 1, Self.t01: 0]))
+        #expect(!logs(state.receive(.tileState(op: 1, whole(Self.t10)), from: b, now: at(1))).isEmpty, "b does not host it")
+        #expect(state.receive(.tileState(op: 1, whole(Self.t10)), from: a, now: at(1)).isEmpty)
+        #expect(!logs(state.receive(.tileState(op: 1, whole(Self.t10)), from: a, now: at(1))).isEmpty, "already in")
+        let late = state.receive(.tileState(op: 1, whole(Self.t01, generation: 9)), from: b, now: at(1))
+        #expect(failure(late)?.contains("generation 9") == true)
+    }
+
     @Test func oneOperationAtATime() throws {
         var state = ready()
         _ = try state.begin(.advance(generations: 1))

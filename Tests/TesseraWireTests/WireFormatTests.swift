@@ -24,6 +24,12 @@ import TesseraCore
                                                                            left: 1_000_000_000_000, top: -(1 << 40)),
                                                          columns: 1, rows: 2),
                            rule: .life, halo: 16, generation: 5, soup: nil, endpoints: ["tcp://a:1"], owners: [0, 0])),
+        // The same board going on with tiles on other workers.
+        .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 1 << 33, soup: nil,
+                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true)),
+        .handOff(op: 8, tiles: [TileID(column: 2, row: 0), TileID(column: 0, row: 1)]),
+        .tileState(op: 8, TileState(tile: TileID(column: 2, row: 0), generation: 1 << 33, cells: grid,
+                                    previous: try! Soup(density: 0.2, seed: 5).cells(x: 0, y: 0, width: 70, height: 3))),
         .load(op: 3, TileCells(tile: TileID(column: 2, row: 1), generation: 7, cells: grid)),
         .ready,
         .loaded(op: 3, tile: TileID(column: 1, row: 0)),
@@ -32,6 +38,11 @@ import TesseraCore
                                   populations: [TileID(column: 0, row: 0): 5, TileID(column: 1, row: 0): 0])),
         .done(op: 4, WorkerReport(populations: [TileID(column: 0, row: 1): 9],
                                   liveBounds: TileRect(x: 300, y: 7, width: 12, height: 1))),
+        .done(op: 4, {
+            var report = WorkerReport(populations: [TileID(column: 0, row: 1): 9])
+            report.tileSeconds = [TileID(column: 0, row: 1): 0.125, TileID(column: 2, row: 1): 3]
+            return report
+        }()),
         .frameRequest(op: 5, viewport),
         .frameTile(op: 5, FramePart(tile: TileID(column: 1, row: 1), x: 10, y: 3, dots: grid)),
         .collect(op: 6, rows: 4096..<8192),
@@ -157,6 +168,12 @@ import TesseraCore
         var nine = Wire.encode(.presenterWelcome(PresenterWelcome(tiling: Self.tiling, rule: .life, generation: 0, population: 0, workers: 1)))
         nine[12 + 8 + 8 + 1 + 8 + 8 + 4 + 4 + 1] |= 2  // after width, height, topology, left, top, columns, rows
         #expect(refusal(nine, on: .toPresenter).contains("implausible rule"))
+        // A moving tile whose generation before does not match its cells.
+        let lopsided = TileState(tile: TileID(column: 0, row: 0), generation: 1, cells: Self.grid,
+                                 previous: BitGrid(width: 69, height: 3))
+        #expect(refusal(Wire.encode(.tileState(op: 1, lopsided)), on: .toWorker).contains("generation before"))
+        // A hand-off is for workers only.
+        #expect(refusal(Wire.encode(.handOff(op: 1, tiles: [])), on: .toCoordinator).contains("does not belong"))
         // An endpoint that is not one.
         #expect(refusal(Wire.encode(.hello(Hello(pid: 1, endpoint: "x:1", host: "h")))).contains("bad endpoint"))
     }

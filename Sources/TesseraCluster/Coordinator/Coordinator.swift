@@ -19,9 +19,12 @@ package struct RunOutcome: Sendable {
     package let workers: [WorkerSummary]
     /// Generations run.
     package let generations: UInt64
+    /// Tiles moved between workers, in order.
+    package let rebalances: [Rebalance]
 
-    package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64) {
+    package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64, rebalances: [Rebalance] = []) {
         (self.seconds, self.population, self.workers, self.generations) = (seconds, population, workers, generations)
+        self.rebalances = rebalances
     }
 }
 
@@ -151,6 +154,85 @@ package actor Coordinator {
         return dots
     }
 
+    /// Advances `generations` in stretches, moving tiles between them as `balancing`
+    /// says. With no more tiles than workers there is nothing to move: one advance.
+    package func advance(_ generations: UInt64, balancing: Balancing) async throws {
+        let tiles = state.plan.tiling.tiles
+        guard balancing != .off, tiles.count > state.members.count else { return try await advance(generations) }
+        var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
+        let halo = UInt64(state.plan.halo)
+        var remaining = generations, stretch = halo
+        var baseline = state.tileSeconds
+        while remaining > 0 {
+            let count = min(stretch, remaining)
+            let started = ContinuousClock.now
+            try await advance(count)
+            remaining -= count
+            guard remaining > 0 else { break }
+            let measured = state.tileSeconds
+            let loads = Dictionary(uniqueKeysWithValues: measured.map { ($0, max(0, $1 - (baseline[$0] ?? 0))) })
+            baseline = measured
+            let owners = Dictionary(uniqueKeysWithValues: tiles.map { ($0, state.owner(of: $0)) })
+            let moves: [TileID: Int]
+            switch balancing {
+            case .off:
+                moves = [:]
+            case .greedyRefine(let policy):
+                // About a quarter second a stretch: long enough that a hand-off is cheap
+                // beside it, short enough to follow a pattern that moves.
+                let took = max((ContinuousClock.now - started).seconds, 1e-4)
+                let wanted = Double(count) * 0.25 / took
+                stretch = max(halo, min(count * 4, UInt64(min(wanted, 1e12))) / halo * halo)
+                let tiling = state.plan.tiling
+                moves = policy.moves(loads: loads, owners: owners, workers: state.members.count) { tile in
+                    Direction.allCases.compactMap { tiling.neighbour(of: tile, $0) }
+                }
+            case .random:
+                stretch = halo * UInt64.random(in: 1...3, using: &generator)
+                moves = Self.randomMoves(owners: owners, workers: state.members.count, using: &generator)
+            }
+            guard !moves.isEmpty else { continue }
+            try await move(moves, loads: loads)
+            for tile in moves.keys { baseline[tile] = 0 }
+        }
+    }
+
+    /// One to three tiles, each to another worker, every worker keeping one.
+    static func randomMoves(owners: [TileID: Int], workers: Int, using generator: inout SplitMix64) -> [TileID: Int] {
+        var owner = owners, moves: [TileID: Int] = [:]
+        for _ in 0..<Int.random(in: 1...3, using: &generator) {
+            let counts = (0..<workers).map { w in owner.values.filter { $0 == w }.count }
+            let movable = owner.keys.filter { counts[owner[$0]!] > 1 && moves[$0] == nil }.sorted()
+            guard let tile = movable.randomElement(using: &generator) else { break }
+            let to = (0..<workers).filter { $0 != owner[tile]! }.randomElement(using: &generator)!
+            owner[tile] = to
+            moves[tile] = to
+        }
+        return moves.filter { owners[$0.key] != $0.value }
+    }
+
+    /// Moves tiles to other workers (by index) between advances, and notes it.
+    package func move(_ moves: [TileID: Int], loads: [TileID: Double] = [:]) async throws {
+        let started = ContinuousClock.now
+        let from = Dictionary(uniqueKeysWithValues: moves.keys.map { ($0, state.owner(of: $0)) })
+        let workers = state.members.count
+        func perWorker(_ owner: (TileID) -> Int) -> [Double] {
+            var load = Array(repeating: 0.0, count: workers)
+            for tile in state.plan.tiling.tiles { load[owner(tile)] += loads[tile] ?? 0 }
+            return load
+        }
+        let before = perWorker { state.owner(of: $0) }
+        _ = try await perform(.move(moves))
+        rebalances.append(Rebalance(
+            generation: state.generation,
+            moves: moves.keys.sorted().map { Rebalance.Move(tile: $0, from: from[$0]!, to: moves[$0]!) },
+            before: before, after: perWorker { state.owner(of: $0) },
+            seconds: (ContinuousClock.now - started).seconds))
+    }
+
+    /// Every move so far.
+    package private(set) var rebalances: [Rebalance] = []
+
     /// The whole board, gathered from every tile.
     package func collect() async throws -> BitGrid {
         try await collect(rows: 0..<state.plan.tiling.shape.height)
@@ -214,7 +296,7 @@ package actor Coordinator {
     /// What the run did so far.
     package var outcome: RunOutcome {
         RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
-                   generations: generationsAdvanced)
+                   generations: generationsAdvanced, rebalances: rebalances)
     }
 
     /// Where a run stands, for a progress line.

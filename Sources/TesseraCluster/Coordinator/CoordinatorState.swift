@@ -53,6 +53,8 @@ package struct CoordinatorState {
         case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
         /// New tiles for every worker, built from `plan` (the unbounded plane's window moved).
         case replan(RunPlan)
+        /// Tiles move to other workers (by index), cells, generation and all.
+        case move([TileID: Int])
     }
 
     /// What a finished request yields.
@@ -62,6 +64,7 @@ package struct CoordinatorState {
         case cells(BitGrid)
         case loaded
         case replanned
+        case moved
     }
 
     package enum Effect: Equatable, Sendable {
@@ -91,12 +94,15 @@ package struct CoordinatorState {
 
     /// The operation in flight, and the answers it still waits for.
     private enum Operation {
-        /// `replan`: building the tiles of a new plan, rather than the first.
-        case prepare(waiting: Set<Int>, replan: Bool)
+        /// Waiting for every worker to build (or relink) its tiles; then `answer` completes
+        /// the request in flight, or, with none, the run can start.
+        case prepare(waiting: Set<Int>, answer: Answer?)
         case advance(op: UInt64, generations: UInt64, waiting: Set<Int>)
         case frame(op: UInt64, viewport: Viewport, dots: BitGrid, waiting: Set<TileID>)
         case collect(op: UInt64, rows: Range<Int>, band: BitGrid, waiting: Set<TileID>)
         case load(op: UInt64, generation: UInt64, waiting: Set<TileID>)
+        /// Gathering the moving tiles from the workers that give them up.
+        case handOff(op: UInt64, moves: [TileID: Int], states: [TileID: TileState])
     }
 
     /// How many peers may wait to prove themselves while the run gathers.
@@ -121,6 +127,15 @@ package struct CoordinatorState {
 
     /// What the workers run: the settings' plan, until the unbounded plane's window moves.
     package private(set) var plan: RunPlan
+    /// The worker that hosts each tile, in `plan.tiling.tiles` order.
+    package private(set) var owners: [Int] = []
+
+    package func owner(of tile: TileID) -> Int { owners[tile.row * plan.tiling.columns + tile.column] }
+
+    /// Each tile's compute seconds on its present worker, as of the last advance.
+    package var tileSeconds: [TileID: Double] {
+        members.reduce(into: [:]) { all, member in all.merge(member.report.tileSeconds) { $1 } }
+    }
 
     package var population: Int { members.reduce(0) { $0 + $1.report.populations.values.reduce(0, +) } }
 
@@ -201,7 +216,15 @@ package struct CoordinatorState {
             plan = next
             generation = next.generation
             phase = .busy
-            return assign(replan: true)
+            return assign(answer: .replanned)
+        case .move(let moves):
+            try checkMoves(moves)
+            guard !moves.isEmpty else { return [.completed(.moved)] }
+            operation = .handOff(op: op, moves: moves, states: [:])
+            phase = .busy
+            return Dictionary(grouping: moves.keys, by: owner(of:)).sorted { $0.key < $1.key }.map { from, tiles in
+                .send(.handOff(op: op, tiles: tiles.sorted()), to: members[from].peer)
+            }
         }
     }
 
@@ -264,14 +287,14 @@ package struct CoordinatorState {
             members[index].proven = true
             return phase == .gathering ? assignIfGathered() : []
         case .ready:
-            guard case .prepare(var waiting, let replan) = operation, waiting.remove(index) != nil else {
+            guard case .prepare(var waiting, let answer) = operation, waiting.remove(index) != nil else {
                 return [.log("ignored an unexpected 'ready' from \(describe(index))")]
             }
             guard waiting.isEmpty else {
-                operation = .prepare(waiting: waiting, replan: replan)
+                operation = .prepare(waiting: waiting, answer: answer)
                 return []
             }
-            if replan { return complete(.replanned) }
+            if let answer { return complete(answer) }
             operation = nil
             phase = .idle
             return [.prepared] + (presenter.map { $0.welcomed } == false ? welcomePresenter() : [])
@@ -328,6 +351,21 @@ package struct CoordinatorState {
             }
             generation = at
             return complete(.loaded)
+        case .tileState(let op, let state):
+            guard case .handOff(op, let moves, var states) = operation, moves[state.tile] != nil,
+                  owner(of: state.tile) == index, states[state.tile] == nil else {
+                return stray(message, from: index)
+            }
+            let rect = plan.tiling.rect(of: state.tile)
+            guard state.cells.width == rect.width, state.cells.height == rect.height, state.generation == generation else {
+                return fail("\(describe(index)) handed off tile \(state.tile) as \(state.cells.width)x\(state.cells.height) cells at generation \(state.generation), expected \(rect.width)x\(rect.height) at \(generation)")
+            }
+            states[state.tile] = state
+            guard states.count == moves.count else {
+                operation = .handOff(op: op, moves: moves, states: states)
+                return []
+            }
+            return rehome(moves, states)
         case .failure(let reason):
             return fail("\(describe(index)): \(reason)")
         default:
@@ -377,18 +415,59 @@ package struct CoordinatorState {
         }
         members.removeAll { !$0.proven }
         phase = .preparing
-        return effects + assign(replan: false)
+        return effects + assign(answer: nil)
+    }
+
+    /// Refuses moves of tiles that do not exist, to workers that do not, or that would
+    /// leave a worker without a tile.
+    private func checkMoves(_ moves: [TileID: Int]) throws {
+        var counts = members.map { _ in 0 }
+        for owner in owners { counts[owner] += 1 }
+        for (tile, to) in moves {
+            guard plan.tiling.tiles.contains(tile) else { throw TesseraError("there is no tile \(tile) to move") }
+            guard members.indices.contains(to) else { throw TesseraError("there is no worker \(to) to move tile \(tile) to") }
+            counts[owner(of: tile)] -= 1
+            counts[to] += 1
+        }
+        if let idle = counts.firstIndex(of: 0) { throw TesseraError("moving those tiles would leave \(describe(idle)) without one") }
+    }
+
+    /// Every moving tile is in hand: each worker learns the new hosts, and each new host
+    /// gets its tiles. The run goes on once every worker linked its tiles again.
+    private mutating func rehome(_ moves: [TileID: Int], _ states: [TileID: TileState]) -> [Effect] {
+        for (tile, to) in moves {
+            let from = owner(of: tile)
+            owners[tile.row * plan.tiling.columns + tile.column] = to
+            members[from].tiles.removeAll { $0 == tile }
+            members[to].tiles.append(tile)
+            members[to].tiles.sort()
+            members[to].report.populations[tile] = members[from].report.populations.removeValue(forKey: tile)
+            members[from].report.tileSeconds[tile] = nil
+        }
+        operation = .prepare(waiting: Set(members.indices), answer: .moved)
+        var effects: [Effect] = []
+        let endpoints = members.map(\.hello.endpoint)
+        for index in members.indices {
+            let assignment = Assignment(worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
+                                        soup: nil, endpoints: endpoints, owners: owners, goesOn: true)
+            effects.append(.send(.assign(assignment), to: members[index].peer))
+        }
+        for (tile, to) in moves.sorted(by: { $0.key < $1.key }) {
+            effects.append(.send(.tileState(op: 0, states[tile]!), to: members[to].peer))
+        }
+        return effects
     }
 
     /// Gives each worker its tiles of `plan`, and their cells when the plan cuts them.
-    private mutating func assign(replan: Bool) -> [Effect] {
+    private mutating func assign(answer: Answer?) -> [Effect] {
         var effects: [Effect] = []
-        operation = .prepare(waiting: Set(members.indices), replan: replan)
-        let owners = plan.owners(workers: members.count)
+        operation = .prepare(waiting: Set(members.indices), answer: answer)
+        owners = plan.owners(workers: members.count)
         for index in members.indices {
             members[index].tiles = []
             members[index].report.populations = [:]
             members[index].report.liveBounds = nil
+            members[index].report.tileSeconds = [:]
         }
         let endpoints = members.map(\.hello.endpoint)
         for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }

@@ -36,6 +36,8 @@ package actor WorkerNode {
     private var assignment: Assignment?
     private var waitingCells: [TileID: TileStart] = [:]
     private var tiles: [TileID: TileActor] = [:]
+    /// While tiles move: the assignment they move from, to tell which neighbours changed host.
+    private var owners: Assignment?
     /// The `start` in progress.
     private var running: UInt64?
 
@@ -151,6 +153,10 @@ package actor WorkerNode {
             }
             running = op
             return .run(op: op, generations: generations)
+        case .handOff(let op, let given):
+            await handOff(op: op, given)
+        case .tileState(_, let state):
+            await adopt(state)
         case .frameRequest(let op, let viewport):
             await sendFrame(op: op, viewport)
         case .collect(let op, let rows):
@@ -167,8 +173,11 @@ package actor WorkerNode {
         return .next
     }
 
-    /// Takes tiles to build. A later assignment (the unbounded plane's window moved)
-    /// replaces every tile, between runs: the strips of the last run were all taken.
+    /// Takes tiles to build. A later assignment comes between runs, when the strips of
+    /// the last run were all taken: one that goes on with the same board (tiles moved
+    /// between workers) keeps the tiles this worker still hosts and waits for the
+    /// `tileState` of each new one; any other (the unbounded plane's window moved)
+    /// replaces every tile.
     private func accept(_ assignment: Assignment) async {
         guard running == nil else {
             report("got a new assignment while it runs")
@@ -181,9 +190,26 @@ package actor WorkerNode {
             report("\(error)")
             return
         }
+        let previous = self.assignment
         self.assignment = assignment
-        tiles = [:]
         waitingCells = [:]
+        if assignment.goesOn {
+            guard let previous, previous.tiling == assignment.tiling, previous.rule == assignment.rule,
+                  previous.halo == assignment.halo else {
+                report("was told to go on with a board it does not have")
+                return
+            }
+            let mine = Set(assignment.myTiles)
+            tiles = tiles.filter { mine.contains($0.key) }
+            for tile in tiles.values where await tile.generation != assignment.generation {
+                report("tile \(tile.id) is at generation \(await tile.generation), the run goes on from \(assignment.generation)")
+                return
+            }
+            owners = previous
+            await buildTilesIfReady()
+            return
+        }
+        tiles = [:]
         if assignment.cellsMadeByWorkers {
             // Painted where they lie: a huge tile costs what its pattern and soup cover.
             let start = TileStart.painted(StartingCells(soup: assignment.soup, overlay: assignment.overlay),
@@ -212,14 +238,49 @@ package actor WorkerNode {
         }
     }
 
-    private func buildTilesIfReady() async {
-        guard let assignment, tiles.isEmpty else { return }
-        let mine = assignment.myTiles
-        guard mine.allSatisfy({ waitingCells[$0] != nil }) else { return }
-        let tiling = assignment.tiling
-        var built: [TileID: TileActor] = [:]
+    /// A tile this worker now hosts, moved from another (it follows the new `assign`).
+    private func adopt(_ state: TileState) async {
+        guard let assignment, assignment.myTiles.contains(state.tile), tiles[state.tile] == nil else {
+            report("got tile \(state.tile), which this worker was not given")
+            return
+        }
+        guard state.generation == assignment.generation else {
+            report("got tile \(state.tile) at generation \(state.generation), the run is at \(assignment.generation)")
+            return
+        }
+        waitingCells[state.tile] = .moved(state)
+        await buildTilesIfReady()
+    }
+
+    /// Gives up `given` (they move to other workers): each goes to the coordinator whole.
+    private func handOff(op: UInt64, _ given: [TileID]) async {
+        guard running == nil else {
+            report("asked to hand off tiles while it runs")
+            return
+        }
         do {
-            for tile in mine {
+            for tile in given {
+                guard let actor = tiles[tile] else { throw TesseraError("asked to hand off tile \(tile), which this worker does not host") }
+                pump.send(.tileState(op: op, try await actor.state()), to: .coordinator)
+                tiles[tile] = nil
+            }
+        } catch {
+            report("\(error)")
+        }
+        progress.track(tiles.values.map(\.progress))
+    }
+
+    /// Builds the tiles still to build once every one's cells are in, then links every
+    /// tile to its neighbours' hosts. After a move, a tile whose neighbour changed host
+    /// sends that side whole again.
+    private func buildTilesIfReady() async {
+        guard let assignment else { return }
+        let mine = assignment.myTiles
+        guard mine.allSatisfy({ tiles[$0] != nil || waitingCells[$0] != nil }) else { return }
+        let tiling = assignment.tiling
+        var built = tiles
+        do {
+            for tile in mine where built[tile] == nil {
                 let rect = tiling.rect(of: tile)
                 let start = waitingCells.removeValue(forKey: tile)!
                 if case .cells(let cells) = start, cells.width != rect.width || cells.height != rect.height {
@@ -235,15 +296,19 @@ package actor WorkerNode {
         }
         for (tile, actor) in built {
             var links: [Direction: any HaloLink] = [:]
+            var moved: Set<Direction> = []
             for side in Direction.allCases {
                 guard let other = tiling.neighbour(of: tile, side) else { continue }
                 let owner = assignment.owner(of: other)
                 links[side] = owner == assignment.worker
                     ? LocalHaloLink(target: built[other]!)
                     : RemoteHaloLink(tile: other, pump: pump, endpoint: assignment.endpoints[owner])
+                if let before = owners, before.endpoints[before.owner(of: other)] != assignment.endpoints[owner] { moved.insert(side) }
             }
             await actor.connect(links)
+            await actor.neighboursMoved(moved)
         }
+        owners = nil
         tiles = built
         progress.track(built.values.map(\.progress))
         pump.send(.ready, to: .coordinator)
@@ -289,7 +354,10 @@ package actor WorkerNode {
         let snapshot = progress.snapshot
         (summary.computeSeconds, summary.waitSeconds) = (snapshot.computeSeconds, snapshot.waitSeconds)
         do {
-            for (id, tile) in tiles { summary.populations[id] = try await tile.population() }
+            for (id, tile) in tiles {
+                summary.populations[id] = try await tile.population()
+                summary.tileSeconds[id] = tile.progress.computeSeconds
+            }
             if assignment?.tiling.shape.topology == .infinite {
                 for tile in tiles.values {
                     guard let part = try await tile.liveBounds() else { continue }

@@ -17,8 +17,11 @@ public struct BitGrid: Hashable, Sendable {
 
     /// Wraps row-major words; bits past `width` are cleared.
     public init(width: Int, height: Int, words: [UInt64]) {
-        self.init(width: width, height: height)
-        precondition(words.count == self.words.count, "word count does not match the size")
+        precondition(width >= 0 && height >= 0)
+        self.width = width
+        self.height = height
+        wordsPerRow = (width + 63) / 64
+        precondition(words.count == wordsPerRow * height, "word count does not match the size")
         self.words = words
         clearPadding()
     }

@@ -98,16 +98,14 @@ public final class CellBuffer {
 
     /// The `width`×`height` rectangle whose top-left is (x, y), as a value.
     public func extract(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
-        var grid = BitGrid(width: width, height: height)
-        let perRow = grid.wordsPerRow
+        let perRow = (width + 63) / 64
         var words = [UInt64](repeating: 0, count: perRow * height)
         words.withUnsafeMutableBufferPointer { out in
             for r in 0..<height {
                 BitCopy.copy(from: row(y + r), bit: x, to: out.baseAddress! + r * perRow, bit: 0, count: width)
             }
         }
-        grid = BitGrid(width: width, height: height, words: words)
-        return grid
+        return BitGrid(width: width, height: height, words: words)
     }
 
     /// Sets every cell of the rectangle to dead.

@@ -121,6 +121,7 @@ extension Assignment: WireCodable {
         w.u32(UInt32(endpoints.count))
         for endpoint in endpoints { w.string(endpoint) }
         for owner in owners { w.u32(UInt32(owner)) }
+        w.bool(goesOn)
     }
 
     package init(from r: inout WireReader) throws {
@@ -146,8 +147,12 @@ extension Assignment: WireCodable {
         guard worker < endpoints.count, owners.allSatisfy({ $0 < endpoints.count }) else {
             throw TesseraError("assignment names tiles or workers that do not exist")
         }
+        let goesOn = try r.bool()
+        guard !goesOn || (soup == nil && overlay == nil) else {
+            throw TesseraError("an assignment that goes on with the board also carries new cells")
+        }
         self.init(worker: worker, tiling: tiling, rule: rule, halo: halo, generation: generation, soup: soup,
-                  overlay: overlay, endpoints: endpoints, owners: owners)
+                  overlay: overlay, endpoints: endpoints, owners: owners, goesOn: goesOn)
     }
 }
 
@@ -160,6 +165,23 @@ extension TileCells: WireCodable {
 
     package init(from r: inout WireReader) throws {
         self.init(tile: try TileID(from: &r), generation: try r.u64(), cells: try r.grid())
+    }
+}
+
+extension TileState: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        tile.encode(to: &w)
+        w.u64(generation)
+        w.grid(cells)
+        w.grid(previous)
+    }
+
+    package init(from r: inout WireReader) throws {
+        let tile = try TileID(from: &r), generation = try r.u64(), cells = try r.grid(), previous = try r.grid()
+        guard previous.width == cells.width, previous.height == cells.height else {
+            throw TesseraError("tile \(tile) came as \(cells.width)x\(cells.height) cells with a \(previous.width)x\(previous.height) generation before")
+        }
+        self.init(tile: tile, generation: generation, cells: cells, previous: previous)
     }
 }
 
@@ -206,6 +228,11 @@ extension WorkerReport: WireCodable {
         }
         w.bool(liveBounds != nil)
         if let b = liveBounds { for value in [b.x, b.y, b.width, b.height] { w.int(value) } }
+        w.u32(UInt32(tileSeconds.count))
+        for (tile, seconds) in tileSeconds.sorted(by: { $0.key < $1.key }) {
+            tile.encode(to: &w)
+            w.double(seconds)
+        }
     }
 
     package init(from r: inout WireReader) throws {
@@ -218,6 +245,10 @@ extension WorkerReport: WireCodable {
             let side = BoardShape.maxSide
             liveBounds = TileRect(x: try r.int(in: 0...side, "live cells' left"), y: try r.int(in: 0...side, "live cells' top"),
                                   width: try r.int(in: 1...side, "live cells' width"), height: try r.int(in: 1...side, "live cells' height"))
+        }
+        for _ in 0..<(try r.count(upTo: Tiling.maxTiles, "tile count")) {
+            let tile = try TileID(from: &r)
+            tileSeconds[tile] = try r.amount("tile compute time")
         }
     }
 }

@@ -12,7 +12,8 @@ import TesseraCore
 package enum Wire {
     package static let magic: [UInt8] = Array("TSRA".utf8)
     /// 2: operation numbers in every request and answer, lanes, the presenter's own messages.
-    package static let version: UInt16 = 3
+    /// 3: the unbounded plane's windows. 4: tiles that move, and each tile's compute time.
+    package static let version: UInt16 = 4
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30
@@ -23,12 +24,14 @@ package enum Wire {
         case halo
         case presenterHello, presenterWelcome, presenterRequest, presenterReply
         case view, detach, command, frame
+        case handOff, tileState
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
             switch self {
             case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure: [.toCoordinator]
-            case .assign, .load, .start, .frameRequest, .collect, .shutdown: [.toWorker]
+            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff: [.toWorker]
+            case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
             case .abort, .refused: [.toWorker, .toPresenter]
             case .halo: [.halo]
@@ -41,7 +44,13 @@ package enum Wire {
     }
 
     package static func encode(_ message: Message) -> [UInt8] {
+        // The header first, its length patched in at the end: a tile's megabytes are
+        // copied once, not again behind a header.
         var w = WireWriter()
+        w.bytes.append(contentsOf: magic)
+        w.u16(version)
+        w.u16(message.kind.rawValue)
+        w.u32(0)
         switch message {
         case .hello(let hello): hello.encode(to: &w)
         case .assign(let assignment): assignment.encode(to: &w)
@@ -67,6 +76,13 @@ package enum Wire {
         case .collect(let op, let rows):
             w.u64(op)
             w.rows(rows)
+        case .handOff(let op, let tiles):
+            w.u64(op)
+            w.u32(UInt32(tiles.count))
+            for tile in tiles { tile.encode(to: &w) }
+        case .tileState(let op, let state):
+            w.u64(op)
+            state.encode(to: &w)
         case .heartbeat(let progress): progress.encode(to: &w)
         case .failure(let reason), .abort(let reason), .refused(let reason):
             w.string(String(decoding: reason.utf8.prefix(4096), as: UTF8.self))
@@ -82,13 +98,8 @@ package enum Wire {
         case .command(let command): command.encode(to: &w)
         case .frame(let frame): frame.encode(to: &w)
         }
-        var header = WireWriter()
-        header.bytes.reserveCapacity(headerSize + w.bytes.count)
-        header.bytes.append(contentsOf: magic)
-        header.u16(version)
-        header.u16(message.kind.rawValue)
-        header.u32(UInt32(w.bytes.count))
-        return header.bytes + w.bytes
+        withUnsafeBytes(of: UInt32(w.bytes.count - headerSize).littleEndian) { w.bytes.replaceSubrange(8..<12, with: $0) }
+        return w.bytes
     }
 
     /// Decodes one message that arrived on `lane`, refusing anything malformed, and any
@@ -129,6 +140,10 @@ package enum Wire {
         case .frameTile: message = .frameTile(op: try r.u64(), try FramePart(from: &r))
         case .collect: message = .collect(op: try r.u64(), rows: try r.rows())
         case .cells: message = .cells(op: try r.u64(), try TileCells(from: &r))
+        case .handOff:
+            let op = try r.u64()
+            message = .handOff(op: op, tiles: try (0..<(try r.count(upTo: Tiling.maxTiles, "tile count"))).map { _ in try TileID(from: &r) })
+        case .tileState: message = .tileState(op: try r.u64(), try TileState(from: &r))
         case .heartbeat: message = .heartbeat(try RunProgress(from: &r))
         case .failure: message = .failure(reason: try r.string())
         case .shutdown: message = .shutdown
@@ -193,6 +208,8 @@ extension Message {
         case .detach: .detach
         case .command: .command
         case .frame: .frame
+        case .handOff: .handOff
+        case .tileState: .tileState
         }
     }
 }

@@ -112,8 +112,10 @@ package struct WireReader {
             throw TesseraError("truncated message: a \(width)x\(height) grid needs \(words * 8) bytes, \(remaining) left")
         }
         let raw = try take(words * 8)
-        let values = raw.withUnsafeBytes { buffer in
-            (0..<words).map { UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+        // One copy of the little-endian words (as `WireWriter.grid` sends them).
+        let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, count in
+            raw.withUnsafeBytes { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: $0) }
+            count = words
         }
         return BitGrid(width: width, height: height, words: values)
     }

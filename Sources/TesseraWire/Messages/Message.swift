@@ -28,6 +28,12 @@ package enum Message: Sendable, Equatable {
     case collect(op: UInt64, rows: Range<Int>)
     /// One tile's part of the rows of `collect`.
     case cells(op: UInt64, TileCells)
+    /// Asks a worker to give up `tiles` (they move): each answers with its `tileState`,
+    /// and the worker drops it.
+    case handOff(op: UInt64, tiles: [TileID])
+    /// A tile, whole: a worker giving it up answers `handOff` with it; the coordinator
+    /// sends it on to the tile's new worker, before that worker's new `assign`.
+    case tileState(op: UInt64, TileState)
     /// Liveness, both ways, with how far the sender has come.
     case heartbeat(RunProgress)
     /// A worker could not do what it was asked; the run fails.

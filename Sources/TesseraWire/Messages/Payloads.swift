@@ -29,9 +29,13 @@ package struct Assignment: Sendable, Equatable {
     package let endpoints: [String]
     /// The worker index that owns each tile, in `tiling.tiles` order.
     package let owners: [Int]
+    /// The same board going on at `generation`, with tiles moved between workers: a
+    /// worker keeps the tiles it still hosts, and each new one comes as a `tileState`.
+    package let goesOn: Bool
 
     package init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, soup: Soup?,
-                 overlay: Overlay? = nil, endpoints: [String], owners: [Int]) {
+                 overlay: Overlay? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false) {
+        self.goesOn = goesOn
         self.worker = worker
         self.tiling = tiling
         self.rule = rule
@@ -94,6 +98,9 @@ package struct WorkerReport: Sendable, Equatable {
     /// On the unbounded plane: the smallest rectangle (board coordinates) holding the
     /// live cells of the worker's tiles; nil when they have none, or on a bounded board.
     package var liveBounds: TileRect?
+    /// Seconds each tile spent stepping cells, over its life on this worker: the
+    /// coordinator balances the load by them.
+    package var tileSeconds: [TileID: Double] = [:]
 
     package init(computeSeconds: Double = 0, waitSeconds: Double = 0, bytesSent: UInt64 = 0, populations: [TileID: Int] = [:],
                  liveBounds: TileRect? = nil) {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TesseraCluster
 import TesseraCore
 
 /// How many workers, and how long to wait for them and to bear their silence.
@@ -14,7 +15,19 @@ struct ClusterOptions: ParsableArguments {
             transform: parsing { try Seconds(parsing: $0, flag: "silence") })
     var silence: Seconds?
 
-    static let configKeys = ["workers", "connect-timeout", "silence"]
+    @Flag(help: "Keep every tile on the worker it was dealt to (by default, with more tiles than workers, tiles move to even the load).")
+    var noBalance = false
+
+    /// Moves random tiles every few rounds: for tests that moving never changes the board.
+    @Option(help: .hidden)
+    var randomMoves: UInt64?
+
+    static let configKeys = ["workers", "connect-timeout", "silence", "no-balance"]
+
+    var balancing: Balancing {
+        if let randomMoves { return .random(seed: randomMoves) }
+        return noBalance ? .off : .standard
+    }
 
     func validate() throws {
         if let workers, workers < 0 { throw TesseraError("--workers \(workers) is negative", fix: "give 0 (in process) or more") }
@@ -24,6 +37,7 @@ struct ClusterOptions: ParsableArguments {
         workers = try workers ?? config.number("workers", as: Int.self)
         connectTimeout = try connectTimeout ?? config["connect-timeout"].map { try Seconds(parsing: $0, flag: "connect-timeout") }
         silence = try silence ?? config["silence"].map { try Seconds(parsing: $0, flag: "silence") }
+        noBalance = noBalance || config["no-balance"] == "true"
         try validate()
     }
 }

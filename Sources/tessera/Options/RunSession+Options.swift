@@ -10,6 +10,7 @@ extension RunSession {
         self.output = output
         connectTimeout = cluster.connectTimeout?.duration ?? connectTimeout
         silence = cluster.silence?.duration ?? silence
+        balancing = cluster.balancing
         showsProgress = !view
         if externalPresenter {
             mode = .externalPresenter
