@@ -47,10 +47,11 @@ final class BlockActivity {
     /// Blocks stepped since the tile was made: what skipping saves shows here.
     private(set) var stepped = 0
     /// Whether the next buffer holds no true predecessor of the current one (new cells
-    /// were written): the next step's comparisons with it say nothing, so every block
-    /// it steps counts as changed. Otherwise a cell that dies at once would compare
-    /// equal to the empty buffer, its block would be skipped a generation later, and the
-    /// written cell would come back from that buffer.
+    /// were written): the next step's comparisons with it say nothing for a block that
+    /// held live cells, so each such block counts as changed. Otherwise a cell that dies
+    /// at once would compare equal to the empty buffer, its block would be skipped a
+    /// generation later, and the written cell would come back from that buffer. (A block
+    /// empty before and after may stay unchanged: its next state is empty whatever.)
     private var noPredecessor = false
 
     init(width: Int, height: Int) {
@@ -134,6 +135,7 @@ final class BlockActivity {
         // Taken out, so it is changed in place rather than copied.
         var aliveTarget = everything ? Array(repeating: false, count: blockCount) : aliveNext
         aliveNext = nil
+        let aliveBefore = noPredecessor ? aliveCurrent : nil
         let stepRows = valid.clamped(to: 1..<(height - 1))
         let (source, target) = (region.current, region.next)
         func stepRun(row: Int, columns run: Range<Int>) {
@@ -154,7 +156,7 @@ final class BlockActivity {
             if computed.upperBound != rowRange.upperBound { unstepped.formUnion([.lastRow, .bottomLeft, .bottomRight]) }
             for c in run {
                 let block = row * columns + c, flag = Kernel.ColumnFlags(rawValue: flags[c - run.lowerBound])
-                if noPredecessor {
+                if noPredecessor && aliveBefore?[block] != false {
                     found.append(Change(block: block, edges: Change.everywhere(block).edges.subtracting(unstepped)))
                 } else if flag.contains(.changed) {
                     found.append(Change(block: block, edges: flag.subtracting(unstepped)))
