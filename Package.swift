@@ -23,7 +23,9 @@ let package = Package(
         // The innermost SIMD loop only: AVX2 via a per-function target attribute,
         // chosen at run time, so one binary runs on every x86-64 and builds on aarch64.
         .target(name: "CTesseraKernel"),
-        .target(name: "TesseraCore", dependencies: ["CTesseraKernel"]),
+        // CPU affinity, which needs _GNU_SOURCE.
+        .target(name: "CTesseraSystem"),
+        .target(name: "TesseraCore", dependencies: ["CTesseraKernel", "CTesseraSystem"]),
         .target(name: "TesseraPatterns", dependencies: ["TesseraCore"]),
         .target(name: "TesseraTiles", dependencies: ["TesseraCore"]),
         // libzmq from the system (Debian: libzmq3-dev). No pkgConfig: Debian's libzmq.pc

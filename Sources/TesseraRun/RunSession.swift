@@ -60,7 +60,7 @@ package struct RunSession: Sendable {
     package var silence: Duration = .seconds(5)
     /// A live progress line on stdout when it is a terminal.
     package var showsProgress = false
-    /// How a batch run on a bounded board moves tiles to even its workers' loads.
+    /// How a batch run moves tiles to even its workers' loads.
     package var balancing = Balancing.standard
 
     package init(setup: RunSetup, generations: UInt64, workers: Workers) {
@@ -130,7 +130,7 @@ package struct RunSession: Sendable {
             do {
                 try await coordinator.start()
                 if setup.isUnbounded {
-                    let window = ClusterWindow(coordinator: coordinator, generations: generations)
+                    let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
                     let end = try await UnboundedPlane.advance(generations, from: .init(setup: setup), on: window)
                     if let output {
                         try await UnboundedPlane.write(output, at: end, from: window)

@@ -113,8 +113,9 @@ actor LocalWindow: WindowRunner {
 struct ClusterWindow: WindowRunner {
     let coordinator: Coordinator
     let generations: UInt64
+    let balancing: Balancing
 
-    func advance(_ generations: UInt64) async throws { try await coordinator.advance(generations) }
+    func advance(_ generations: UInt64) async throws { try await coordinator.advance(generations, balancing: balancing) }
     func liveBounds() async throws -> TileRect? { await coordinator.liveBounds }
     func rows(_ rows: Range<Int>) async throws -> BitGrid { try await coordinator.collect(rows: rows) }
     func move(to setup: RunSetup) async throws { try await coordinator.replan(setup.plan(generations: generations)) }

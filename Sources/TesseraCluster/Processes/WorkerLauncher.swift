@@ -44,7 +44,13 @@ package struct WorkerLauncher: Sendable {
     func command(worker index: Int, of count: Int, coordinator: String) -> (host: String?, arguments: [String]) {
         let host = hosts.isEmpty ? nil : hosts[index * hosts.count / max(count, 1)]
         let worker = [executable, "worker", "--coordinator", coordinator, "--name", "\(host ?? "local")-\(index)"]
-        guard let host else { return (nil, worker + ["--parent-pid", "\(getpid())"]) }
+        guard let host else {
+            // One worker per core, each on its own: a worker's load is then its own, as on
+            // a machine of its own. Fewer workers than cores float.
+            let cpus = CPUAffinity.allowed
+            let pin = count > 1 && count == cpus.count ? ["--cpu", "\(cpus[index])"] : []
+            return (nil, worker + ["--parent-pid", "\(getpid())"] + pin)
+        }
         let line = command.replacingOccurrences(of: "{host}", with: host) + " "
             + worker.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         return (host, ["/bin/sh", "-c", line])

@@ -27,7 +27,14 @@ struct WorkerCommand: AsyncParsableCommand {
             transform: parsing { try Seconds(parsing: $0, flag: "silence") })
     var silence: Seconds?
 
+    @Option(help: "Run only on this CPU (tessera run pins its local workers, one per core).")
+    var cpu: Int?
+
     func validate() throws {
+        if let cpu, !CPUAffinity.allowed.contains(cpu) {
+            throw TesseraError("CPU \(cpu) is not one this process may run on",
+                               fix: "give one of \(CPUAffinity.allowed.map(String.init).joined(separator: ", ")), or leave out --cpu")
+        }
         _ = try Endpoint.split(coordinator)
         if let listen { _ = try Endpoint.split(listen) }
     }
@@ -38,6 +45,7 @@ struct WorkerCommand: AsyncParsableCommand {
         _ = try Endpoint.split(listen)
         // A local coordinator that died before this worker started must not leave an orphan.
         if let parentPid, getppid() != parentPid { Foundation.exit(3) }
+        if let cpu { try CPUAffinity.pinProcess(to: cpu) }
         let silence = self.silence?.duration ?? .seconds(5)
         let ending = try await WorkerNode.serve(coordinator: coordinator, listen: listen, advertise: advertise,
                                                 silence: silence, parent: parentPid)

@@ -1,0 +1,10 @@
+#ifndef C_TESSERA_SYSTEM_H
+#define C_TESSERA_SYSTEM_H
+
+/// Writes up to `max` CPUs this process may run on into `cpus`; returns how many, or -1.
+int tessera_allowed_cpus(int *cpus, int max);
+
+/// Pins thread `tid` (0: the calling one) to `cpu`; returns 0, or an errno value.
+int tessera_pin_thread(int tid, int cpu);
+
+#endif
