@@ -73,4 +73,45 @@ import TesseraPatterns
         #expect(!moves.isEmpty, "\(report)")
         #expect(moves.first?.contains("0→1") == true && moves.allSatisfy { $0.contains("load per worker") }, "\(moves)")
     }
+
+    /// SIGTERM to one of two workers mid-run: its tiles move to the other, it leaves
+    /// with status 0, and the run ends on one worker with Golly's board.
+    @Test(.timeLimit(.minutes(3)))
+    func aWorkerSentSIGTERMHandsOffItsTilesAndTheRunGoesOn() throws {
+        let dir = try Harness.temporaryDirectory()
+        let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let output = dir.appendingPathComponent("drained.rle")
+        let run = try RunningTessera(["run", acorn.path, "--generations", "6000", "--tiles", "4x2", "--output", output.path])
+        let workers = try run.workerPids(2)
+        // Stepping, not starting: a worker that left before the run began would leave it short.
+        _ = try Processes.poll(timeout: 60, "the workers to step") { Processes.cpuSeconds(workers[0]) > 0.5 ? true : nil }
+        kill(workers[0], SIGTERM)
+        #expect(run.wait(timeout: 150) == 0, "\(run.errorText)")
+        #expect(run.errorText.contains("handed off its tiles and left"), "\(run.errorText)")
+        #expect(run.outputText.contains(", 1 worker,"), "\(run.outputText)")
+        #expect(!Processes.alive(workers[0]))
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 6000)))
+    }
+
+    /// A third worker started against a running coordinator joins, takes tiles, and the
+    /// board is still Golly's.
+    @Test(.timeLimit(.minutes(3)))
+    func aWorkerThatJoinsMidRunTakesTiles() throws {
+        let dir = try Harness.temporaryDirectory()
+        let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let output = dir.appendingPathComponent("joined.rle")
+        let coordinator = try RunningTessera(["coordinator", acorn.path, "--workers", "2", "--tiles", "4x2", "--generations", "6000",
+                                              "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"])
+        let endpoint = try coordinator.workerEndpoint()
+        let first = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"]) }
+        _ = try Processes.poll(timeout: 60, "the workers to step") { Processes.cpuSeconds(first[0].pid) > 0.5 ? true : nil }
+        let late = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
+        #expect(coordinator.wait(timeout: 150) == 0, "\(coordinator.errorText)")
+        #expect(coordinator.errorText.contains("joins the run"), "\(coordinator.errorText)")
+        let report = coordinator.outputText
+        #expect(report.contains(", 3 workers,"), "\(report)")
+        #expect(report.split(separator: "\n").contains { $0.contains("→2") }, "\(report)")
+        for worker in first + [late] { #expect(worker.wait(timeout: 20) == 0) }
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 6000)))
+    }
 }

@@ -105,11 +105,13 @@ import TesseraCore
         #expect(state.members.count == 1)
     }
 
-    @Test func aLateWorkerIsTurnedAway() {
+    /// A late worker joins (see `aWorkerThatJoinsMidRunTakesTilesWhenTheyMove`), but not
+    /// under an endpoint another worker has.
+    @Test func aLateWorkerWithATakenEndpointIsTurnedAway() {
         var state = ready()
-        let effects = state.receive(Self.hello("late"), from: stranger, now: at(1))
-        #expect(sent(effects).contains { $0.0 == .refused(reason: "this run already has its 2 workers") && $0.1 == stranger })
-        #expect(logs(effects).count == 1)
+        let effects = state.receive(Self.hello("a", pid: 9), from: stranger, now: at(1))
+        #expect(sent(effects).contains { if case .refused = $0.0 { $0.1 == stranger } else { false } })
+        #expect(state.members.count == 2)
     }
 
     @Test func missingWorkersFailAtTheDeadline() {
@@ -212,6 +214,65 @@ import TesseraCore
         #expect(!logs(state.receive(.tileState(op: 1, whole(Self.t10)), from: a, now: at(1))).isEmpty, "already in")
         let late = state.receive(.tileState(op: 1, whole(Self.t01, generation: 9)), from: b, now: at(1))
         #expect(failure(late)?.contains("generation 9") == true)
+    }
+
+    // MARK: Workers that join and leave
+
+    let c: PeerID = Array("worker-c".utf8)
+
+    /// A worker that says hello mid-run is a member at once, holds nothing and is not
+    /// asked to run; a move gives it tiles, and it must relink like the others.
+    @Test func aWorkerThatJoinsMidRunTakesTilesWhenTheyMove() throws {
+        var state = ready()
+        #expect(logs(state.receive(Self.hello("c", pid: 3), from: c, now: at(1))).contains { $0.contains("joins the run") })
+        #expect(state.receive(Self.beat, from: c, now: at(1)).isEmpty)
+        #expect(state.members.count == 3 && state.members[2].tiles.isEmpty && state.isActive(2))
+        let start = try state.begin(.advance(generations: 4))
+        #expect(sent(start).map(\.1) == [a, b], "only workers with tiles run")
+        _ = state.receive(.done(op: 1, WorkerReport()), from: a, now: at(2))
+        #expect(state.receive(.done(op: 1, WorkerReport()), from: b, now: at(2)) == [.completed(.advanced)])
+        _ = try state.begin(.move([Self.t10: 2, Self.t11: 2]))
+        _ = state.receive(.tileState(op: 2, whole(Self.t10, generation: 14)), from: a, now: at(3))
+        let given = state.receive(.tileState(op: 2, whole(Self.t11, generation: 14)), from: b, now: at(3))
+        let assigned = sent(given).compactMap { if case .assign(let x) = $0.0 { x } else { nil } }
+        #expect(assigned.map(\.worker) == [0, 1, 2] && assigned.allSatisfy { $0.endpoints.count == 3 })
+        #expect(sent(given).filter { $0.1 == c }.count == 3, "its assignment and both tiles")
+        for peer in [a, b] { #expect(state.receive(.ready, from: peer, now: at(4)).isEmpty) }
+        #expect(state.receive(.ready, from: c, now: at(4)) == [.completed(.moved)])
+        #expect(state.members.map(\.tiles) == [[Self.t00], [Self.t01], [Self.t10, Self.t11]])
+    }
+
+    /// SIGTERM to a worker: its tiles go to the others at the next stop, then it is told
+    /// to shut down, its number goes, and its exit fails nothing.
+    @Test func aLeavingWorkerHandsOffItsTilesAndGoes() throws {
+        var state = ready()
+        #expect(logs(state.receive(.leaving, from: a, now: at(1))).contains { $0.contains("asked to leave") })
+        #expect(state.departures == [Self.t00: 1, Self.t10: 1])
+        let asked = try state.begin(.move(state.departures))
+        #expect(sent(asked).map(\.0) == [.handOff(op: 1, tiles: [Self.t00, Self.t10])])
+        _ = state.receive(.tileState(op: 1, whole(Self.t00)), from: a, now: at(2))
+        let given = state.receive(.tileState(op: 1, whole(Self.t10)), from: a, now: at(2))
+        #expect(sent(given).contains { $0.0 == .shutdown && $0.1 == a })
+        #expect(state.members.count == 1 && state.members[0].peer == b)
+        let assigned = sent(given).compactMap { if case .assign(let x) = $0.0 { x } else { nil } }
+        #expect(assigned.count == 1 && assigned[0].worker == 0 && assigned[0].owners == [0, 0, 0, 0])
+        #expect(state.receive(.ready, from: b, now: at(3)) == [.completed(.moved)])
+        #expect(failure(state.workerExited(pid: 1, host: nil, how: "exited with status 0")) == nil)
+        #expect(state.phase == .idle)
+    }
+
+    /// The last worker that could hold the tiles stays; one that leaves while the run
+    /// gathers just goes.
+    @Test func theLastWorkerStaysAndAnEarlyLeaverJustGoes() throws {
+        var state = ready()
+        _ = state.receive(.leaving, from: a, now: at(1))
+        #expect(logs(state.receive(.leaving, from: b, now: at(1))).contains { $0.contains("it stays") })
+        #expect(state.isActive(1))
+        var gathering = Self.state()
+        _ = gathering.receive(Self.hello("a", pid: 1), from: a, now: at(0))
+        _ = gathering.receive(Self.beat, from: a, now: at(0))
+        #expect(sent(gathering.receive(.leaving, from: a, now: at(0))).map(\.0) == [.shutdown])
+        #expect(gathering.members.isEmpty && gathering.phase == .gathering)
     }
 
     @Test func oneOperationAtATime() throws {

@@ -22,7 +22,7 @@ import TesseraCore
     /// busier worker carries at most the tolerance over the average.
     @Test func aLopsidedLoadIsEvened() {
         let load = loads { $0.column < 2 && $0.row < 2 ? 1.0 : 0.01 }
-        let moves = GreedyRefine().moves(loads: load, owners: Self.dealt, workers: 2)
+        let moves = GreedyRefine().moves(loads: load, owners: Self.dealt, workers: [0, 1])
         var owners = Self.dealt
         for (tile, to) in moves { owners[tile] = to }
         let after = perWorker(load, owners), average = after.reduce(0, +) / 2
@@ -33,20 +33,20 @@ import TesseraCore
 
     @Test func anEvenLoadMovesNothing() {
         let noisy = loads { Double(($0.row * 4 + $0.column) % 3) * 0.01 + 1 }
-        #expect(GreedyRefine().moves(loads: noisy, owners: Self.dealt, workers: 2).isEmpty)
-        #expect(GreedyRefine().moves(loads: loads { _ in 0 }, owners: Self.dealt, workers: 2).isEmpty)
-        #expect(GreedyRefine().moves(loads: loads { _ in 1 }, owners: Self.dealt, workers: 1).isEmpty)
+        #expect(GreedyRefine().moves(loads: noisy, owners: Self.dealt, workers: [0, 1]).isEmpty)
+        #expect(GreedyRefine().moves(loads: loads { _ in 0 }, owners: Self.dealt, workers: [0, 1]).isEmpty)
+        #expect(GreedyRefine().moves(loads: loads { _ in 1 }, owners: Self.dealt, workers: [0]).isEmpty)
     }
 
     /// One tile carrying all the work cannot be split: nothing gains, nothing moves,
     /// and a worker is never left without a tile.
     @Test func anIndivisibleLoadStays() {
         let one = loads { $0 == TileID(column: 0, row: 0) ? 5 : 0 }
-        let moves = GreedyRefine().moves(loads: one, owners: Self.dealt, workers: 2)
+        let moves = GreedyRefine().moves(loads: one, owners: Self.dealt, workers: [0, 1])
         #expect(moves.isEmpty, "\(moves)")
         let lonely: [TileID: Int] = [TileID(column: 0, row: 0): 0, TileID(column: 1, row: 0): 1]
         #expect(GreedyRefine().moves(loads: [TileID(column: 0, row: 0): 9, TileID(column: 1, row: 0): 0],
-                                     owners: lonely, workers: 2).isEmpty)
+                                     owners: lonely, workers: [0, 1]).isEmpty)
     }
 
     /// Between tiles that even the load alike, the one next to the receiver's tiles goes.
@@ -55,7 +55,7 @@ import TesseraCore
         func neighbours(_ tile: TileID) -> [TileID] {
             [TileID(column: tile.column, row: tile.row + 1), TileID(column: tile.column, row: tile.row - 1)]
         }
-        let moves = GreedyRefine().moves(loads: even, owners: Self.dealt, workers: 2, neighbours: neighbours)
+        let moves = GreedyRefine().moves(loads: even, owners: Self.dealt, workers: [0, 1], neighbours: neighbours)
         #expect(moves.count == 3)
         var owners = Self.dealt
         for (tile, to) in moves { owners[tile] = to }
@@ -64,10 +64,20 @@ import TesseraCore
         #expect(moves.keys.contains { $0.row == 1 })
     }
 
+    /// A worker that just joined holds nothing and takes tiles; one that is leaving (not
+    /// among the takers) is given none.
+    @Test func aNewcomerTakesTilesAndALeaverNone() {
+        let load = loads { _ in 1 }
+        let moves = GreedyRefine().moves(loads: load, owners: Self.dealt, workers: [0, 1, 2])
+        #expect(moves.values.allSatisfy { $0 == 2 } && moves.count >= 4, "\(moves)")
+        let none = GreedyRefine().moves(loads: loads { $0.row < 2 ? 1 : 0 }, owners: Self.dealt, workers: [0])
+        #expect(none.isEmpty)
+    }
+
     @Test func threeWorkersShareOneBusyOnesTiles() {
         let owners = Dictionary(uniqueKeysWithValues: Self.tiles.map { ($0, $0.row < 2 ? 0 : $0.row - 1) })
         let load = loads { $0.row < 2 ? 1 : 0 }
-        let moves = GreedyRefine().moves(loads: load, owners: owners, workers: 3)
+        let moves = GreedyRefine().moves(loads: load, owners: owners, workers: [0, 1, 2])
         var after = owners
         for (tile, to) in moves { after[tile] = to }
         let total = perWorker(load, after, workers: 3)

@@ -137,9 +137,12 @@ package actor Coordinator {
         return try await done.value()
     }
 
-    /// Advances every tile `generations` generations.
+    /// Advances every tile `generations` generations, once the tiles of any worker that
+    /// asked to leave moved to others.
     package func advance(_ generations: UInt64) async throws {
         guard generations > 0 else { return }
+        let departures = state.departures
+        if !departures.isEmpty { try await move(departures) }
         let started = ContinuousClock.now
         advancing = (started, state.generation, state.generation + min(generations, .max - state.generation))
         defer { advancing = nil }
@@ -154,57 +157,67 @@ package actor Coordinator {
         return dots
     }
 
-    /// Advances `generations` in stretches, moving tiles between them as `balancing`
-    /// says. With no more tiles than workers there is nothing to move: one advance.
+    /// Advances `generations` in stretches of about a quarter second. Between them,
+    /// the tiles of workers that asked to leave move to others, and tiles move to even
+    /// the load as `balancing` says (a worker that joined takes its share).
     package func advance(_ generations: UInt64, balancing: Balancing) async throws {
         let tiles = state.plan.tiling.tiles
-        guard balancing != .off, tiles.count > state.members.count else { return try await advance(generations) }
+        guard state.members.count > 1 || tiles.count > 1 else { return try await advance(generations) }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
         let halo = UInt64(state.plan.halo)
         var remaining = generations, stretch = halo
         var baseline = state.tileSeconds
+        // When each tile last moved (in stretches): one that just moved stays a while, so
+        // that noise in the loads does not send it back and forth.
+        var lastMoved: [TileID: Int] = [:], stretches = 0
         while remaining > 0 {
+            stretches += 1
             let count = min(stretch, remaining)
             let started = ContinuousClock.now
             try await advance(count)
             remaining -= count
             guard remaining > 0 else { break }
+            // Long enough that a stop costs little beside it, short enough to follow a
+            // pattern that moves and to let a leaving worker go soon.
+            let took = max((ContinuousClock.now - started).seconds, 1e-4)
+            stretch = max(halo, min(count * 4, UInt64(min(Double(count) * 0.25 / took, 1e12))) / halo * halo)
             let measured = state.tileSeconds
             let loads = Dictionary(uniqueKeysWithValues: measured.map { ($0, max(0, $1 - (baseline[$0] ?? 0))) })
             baseline = measured
             let owners = Dictionary(uniqueKeysWithValues: tiles.map { ($0, state.owner(of: $0)) })
-            let moves: [TileID: Int]
+            let takers = state.members.indices.filter(state.isActive)
+            var moves: [TileID: Int] = [:]
             switch balancing {
             case .off:
-                moves = [:]
+                break
             case .greedyRefine(let policy):
-                // About a quarter second a stretch: long enough that a hand-off is cheap
-                // beside it, short enough to follow a pattern that moves.
-                let took = max((ContinuousClock.now - started).seconds, 1e-4)
-                let wanted = Double(count) * 0.25 / took
-                stretch = max(halo, min(count * 4, UInt64(min(wanted, 1e12))) / halo * halo)
+                // Loads measured over a few milliseconds are mostly noise.
+                guard took >= 0.05 || takers.contains(where: { state.members[$0].tiles.isEmpty }) else { break }
                 let tiling = state.plan.tiling
-                moves = policy.moves(loads: loads, owners: owners, workers: state.members.count) { tile in
+                moves = policy.moves(loads: loads, owners: owners, workers: takers) { tile in
                     Direction.allCases.compactMap { tiling.neighbour(of: tile, $0) }
-                }
+                }.filter { stretches - (lastMoved[$0.key] ?? -10) > 4 }
             case .random:
                 stretch = halo * UInt64.random(in: 1...3, using: &generator)
-                moves = Self.randomMoves(owners: owners, workers: state.members.count, using: &generator)
+                moves = Self.randomMoves(owners: owners, workers: takers, using: &generator)
             }
+            moves.merge(state.departures) { $1 }
             guard !moves.isEmpty else { continue }
             try await move(moves, loads: loads)
-            for tile in moves.keys { baseline[tile] = 0 }
+            for tile in moves.keys { (baseline[tile], lastMoved[tile]) = (0, stretches) }
         }
     }
 
-    /// One to three tiles, each to another worker, every worker keeping one.
-    static func randomMoves(owners: [TileID: Int], workers: Int, using generator: inout SplitMix64) -> [TileID: Int] {
+    /// One to three tiles, each to another of `workers`, every worker keeping one.
+    static func randomMoves(owners: [TileID: Int], workers: [Int], using generator: inout SplitMix64) -> [TileID: Int] {
         var owner = owners, moves: [TileID: Int] = [:]
+        guard workers.count > 1 else { return [:] }
         for _ in 0..<Int.random(in: 1...3, using: &generator) {
-            let counts = (0..<workers).map { w in owner.values.filter { $0 == w }.count }
-            let movable = owner.keys.filter { counts[owner[$0]!] > 1 && moves[$0] == nil }.sorted()
+            var counts: [Int: Int] = [:]
+            for w in owner.values { counts[w, default: 0] += 1 }
+            let movable = owner.keys.filter { counts[owner[$0]!]! > 1 && moves[$0] == nil }.sorted()
             guard let tile = movable.randomElement(using: &generator) else { break }
-            let to = (0..<workers).filter { $0 != owner[tile]! }.randomElement(using: &generator)!
+            let to = workers.filter { $0 != owner[tile]! }.randomElement(using: &generator)!
             owner[tile] = to
             moves[tile] = to
         }
@@ -215,9 +228,8 @@ package actor Coordinator {
     package func move(_ moves: [TileID: Int], loads: [TileID: Double] = [:]) async throws {
         let started = ContinuousClock.now
         let from = Dictionary(uniqueKeysWithValues: moves.keys.map { ($0, state.owner(of: $0)) })
-        let workers = state.members.count
         func perWorker(_ owner: (TileID) -> Int) -> [Double] {
-            var load = Array(repeating: 0.0, count: workers)
+            var load = Array(repeating: 0.0, count: state.members.count)
             for tile in state.plan.tiling.tiles { load[owner(tile)] += loads[tile] ?? 0 }
             return load
         }

@@ -87,6 +87,11 @@ package struct CoordinatorState {
         package var lastHeard: ContinuousClock.Instant
         /// Heard since its hello: a live worker, not a lone stray message.
         package var proven = false
+        /// It asked to leave (SIGTERM): its tiles move to others, then it is told to go.
+        package var leaving = false
+        /// It left, or went silent holding no tile: it takes no part any more, and its
+        /// place goes at the next rehoming (worker numbers change only then).
+        package var gone = false
         package var tiles: [TileID] = []
         package var report = WorkerReport()
         package var progress = RunProgress(generation: 0)
@@ -117,6 +122,8 @@ package struct CoordinatorState {
     package private(set) var generation: UInt64
     package private(set) var failure: TesseraError?
     private var operation: Operation?
+    /// The pids of workers that left the run: their exits are no failure.
+    private var departed: Set<UInt32> = []
     private var lastOp: UInt64 = 0
 
     package init(_ settings: Settings) {
@@ -180,14 +187,15 @@ package struct CoordinatorState {
                 throw TesseraError("generation \(generation) + \(generations) is past the last generation Tessera counts (2^64 - 1)",
                                    fix: "run fewer generations")
             }
-            operation = .advance(op: op, generations: generations, waiting: Set(members.indices))
+            let hosts = members.indices.filter { !members[$0].tiles.isEmpty }
+            operation = .advance(op: op, generations: generations, waiting: Set(hosts))
             phase = .busy
-            return members.map { .send(.start(op: op, generations: generations), to: $0.peer) }
+            return hosts.map { .send(.start(op: op, generations: generations), to: members[$0].peer) }
         case .frame(let viewport):
             operation = .frame(op: op, viewport: viewport, dots: BitGrid(width: viewport.width, height: viewport.height),
                                waiting: Set(plan.tiling.tiles))
             phase = .busy
-            return members.map { .send(.frameRequest(op: op, viewport), to: $0.peer) }
+            return members.filter { !$0.tiles.isEmpty }.map { .send(.frameRequest(op: op, viewport), to: $0.peer) }
         case .collect(let rows):
             guard rows.upperBound <= plan.tiling.shape.height else {
                 throw TesseraError("rows \(rows) are outside the \(plan.tiling.shape.height)-row board")
@@ -212,11 +220,12 @@ package struct CoordinatorState {
             }
             return effects
         case .replan(let next):
-            try RunPlan.check(workers: members.count, tiling: next.tiling)
+            let departing = compact()
+            try RunPlan.check(workers: members.indices.filter(isActive).count, tiling: next.tiling)
             plan = next
             generation = next.generation
             phase = .busy
-            return assign(answer: .replanned)
+            return departing + assign(answer: .replanned)
         case .move(let moves):
             try checkMoves(moves)
             guard !moves.isEmpty else { return [.completed(.moved)] }
@@ -247,11 +256,8 @@ package struct CoordinatorState {
     private mutating func fromStranger(_ message: Message, peer: PeerID, now: ContinuousClock.Instant) -> [Effect] {
         switch message {
         case .hello(let hello):
-            guard phase == .gathering else {
-                return [.send(.refused(reason: "this run already has its \(settings.workers) workers"), to: peer),
-                        .log("refused worker pid \(hello.pid) on \(hello.host): the run already has its \(settings.workers) workers")]
-            }
-            guard members.filter({ !$0.proven }).count < Self.maxUnproven else {
+            guard phase != .finished else { return [] }
+            guard members.filter({ !$0.proven }).count < Self.maxUnproven, members.count < maxWorkers else {
                 return [.log("refused a hello from pid \(hello.pid) on \(hello.host): too many unproven workers")]
             }
             guard !members.contains(where: { $0.hello.endpoint == hello.endpoint }) else {
@@ -259,7 +265,7 @@ package struct CoordinatorState {
                         .log("refused worker pid \(hello.pid) on \(hello.host): another worker already has \(hello.endpoint)")]
             }
             members.append(Member(peer: peer, hello: hello, lastHeard: now))
-            return []
+            return phase == .gathering ? [] : [.log("worker pid \(hello.pid) on \(hello.host) joins the run: it gets tiles when tiles next move")]
         case .presenterHello:
             guard settings.servesPresenter else {
                 return [.send(.refused(reason: "this coordinator serves no presenter: start it with --external-presenter"), to: peer),
@@ -366,6 +372,20 @@ package struct CoordinatorState {
                 return []
             }
             return rehome(moves, states)
+        case .leaving:
+            guard !members[index].leaving, !members[index].gone else { return [] }
+            if phase == .gathering {
+                let gone = members.remove(at: index)
+                return [.send(.shutdown, to: gone.peer), .log("worker pid \(gone.hello.pid) on \(gone.hello.host) left before the run started")]
+            }
+            guard members[index].tiles.isEmpty else {
+                guard members.indices.contains(where: { $0 != index && isActive($0) }) else {
+                    return [.log("\(describe(index)) asked to leave, but no other worker could take its tiles: it stays")]
+                }
+                members[index].leaving = true
+                return [.log("\(describe(index)) asked to leave: its tiles move to the others when the workers next stop")]
+            }
+            return [.send(.shutdown, to: members[index].peer), .log("\(describe(index)) left")] + forget(index)
         case .failure(let reason):
             return fail("\(describe(index)): \(reason)")
         default:
@@ -418,18 +438,73 @@ package struct CoordinatorState {
         return effects + assign(answer: nil)
     }
 
-    /// Refuses moves of tiles that do not exist, to workers that do not, or that would
-    /// leave a worker without a tile.
+    /// Whether worker `index` may be given tiles: proven, staying, and not gone.
+    package func isActive(_ index: Int) -> Bool {
+        members[index].proven && !members[index].leaving && !members[index].gone
+    }
+
+    /// Refuses moves of tiles that do not exist, to workers that may not take them, or
+    /// that would leave a staying worker without a tile it had.
     private func checkMoves(_ moves: [TileID: Int]) throws {
         var counts = members.map { _ in 0 }
         for owner in owners { counts[owner] += 1 }
         for (tile, to) in moves {
             guard plan.tiling.tiles.contains(tile) else { throw TesseraError("there is no tile \(tile) to move") }
-            guard members.indices.contains(to) else { throw TesseraError("there is no worker \(to) to move tile \(tile) to") }
+            guard members.indices.contains(to), isActive(to) else { throw TesseraError("worker \(to) cannot take tile \(tile)") }
             counts[owner(of: tile)] -= 1
             counts[to] += 1
         }
-        if let idle = counts.firstIndex(of: 0) { throw TesseraError("moving those tiles would leave \(describe(idle)) without one") }
+        if let idle = counts.indices.first(where: { counts[$0] == 0 && !members[$0].tiles.isEmpty && !members[$0].leaving }) {
+            throw TesseraError("moving those tiles would leave \(describe(idle)) without one")
+        }
+    }
+
+    /// Worker `index`, holding no tile, is out of the run: nothing waits for it any more.
+    private mutating func forget(_ index: Int) -> [Effect] {
+        members[index].gone = true
+        guard case .prepare(var waiting, let answer) = operation, waiting.remove(index) != nil else { return [] }
+        guard waiting.isEmpty else {
+            operation = .prepare(waiting: waiting, answer: answer)
+            return []
+        }
+        if let answer { return complete(answer) }
+        operation = nil
+        phase = .idle
+        return [.prepared]
+    }
+
+    /// Drops the workers that are gone, and tells those that asked to leave and hold no
+    /// tile any more to go: worker numbers close up. Only between operations.
+    private mutating func compact() -> [Effect] {
+        var effects: [Effect] = []
+        for index in members.indices where members[index].leaving && members[index].tiles.isEmpty {
+            effects += [.send(.shutdown, to: members[index].peer), .log("\(describe(index)) handed off its tiles and left")]
+            members[index].gone = true
+        }
+        let kept = members.indices.filter { !members[$0].gone }
+        guard kept.count < members.count else { return effects }
+        for member in members where member.gone { departed.insert(member.hello.pid) }
+        var number = Array(repeating: -1, count: members.count)
+        for (new, old) in kept.enumerated() { number[old] = new }
+        owners = owners.map { number[$0] }
+        members = kept.map { members[$0] }
+        return effects
+    }
+
+    /// The tiles of workers that asked to leave, each to the staying worker with the
+    /// fewest tiles so far: what must move before anything else.
+    package var departures: [TileID: Int] {
+        var counts = members.map(\.tiles.count), moves: [TileID: Int] = [:]
+        let staying = members.indices.filter(isActive)
+        guard !staying.isEmpty else { return [:] }
+        for index in members.indices where members[index].leaving {
+            for tile in members[index].tiles {
+                let to = staying.min { counts[$0] < counts[$1] }!
+                moves[tile] = to
+                counts[to] += 1
+            }
+        }
+        return moves
     }
 
     /// Every moving tile is in hand: each worker learns the new hosts, and each new host
@@ -444,16 +519,18 @@ package struct CoordinatorState {
             members[to].report.populations[tile] = members[from].report.populations.removeValue(forKey: tile)
             members[from].report.tileSeconds[tile] = nil
         }
-        operation = .prepare(waiting: Set(members.indices), answer: .moved)
-        var effects: [Effect] = []
+        var effects = compact()
+        let told = members.indices.filter { members[$0].proven }
+        operation = .prepare(waiting: Set(told), answer: .moved)
         let endpoints = members.map(\.hello.endpoint)
-        for index in members.indices {
+        for index in told {
             let assignment = Assignment(worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
                                         soup: nil, endpoints: endpoints, owners: owners, goesOn: true)
             effects.append(.send(.assign(assignment), to: members[index].peer))
         }
-        for (tile, to) in moves.sorted(by: { $0.key < $1.key }) {
-            effects.append(.send(.tileState(op: 0, states[tile]!), to: members[to].peer))
+        // By tile owner, not by the moves' worker numbers: those may have closed up.
+        for tile in moves.keys.sorted() {
+            effects.append(.send(.tileState(op: 0, states[tile]!), to: members[owner(of: tile)].peer))
         }
         return effects
     }
@@ -461,8 +538,9 @@ package struct CoordinatorState {
     /// Gives each worker its tiles of `plan`, and their cells when the plan cuts them.
     private mutating func assign(answer: Answer?) -> [Effect] {
         var effects: [Effect] = []
-        operation = .prepare(waiting: Set(members.indices), answer: answer)
-        owners = plan.owners(workers: members.count)
+        let active = members.indices.filter(isActive)
+        operation = .prepare(waiting: Set(active), answer: answer)
+        owners = plan.owners(workers: active.count).map { active[$0] }
         for index in members.indices {
             members[index].tiles = []
             members[index].report.populations = [:]
@@ -471,7 +549,7 @@ package struct CoordinatorState {
         }
         let endpoints = members.map(\.hello.endpoint)
         for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }
-        for index in members.indices {
+        for index in active {
             let assignment = Assignment(
                 worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: plan.generation,
                 soup: plan.cells == nil ? plan.soup : nil, overlay: plan.cells == nil ? plan.overlay : nil,
@@ -525,8 +603,14 @@ package struct CoordinatorState {
         case .preparing, .idle, .busy:
             // Building huge tiles takes as long as it takes; a worker fails the run only
             // when it stops answering (its heartbeats come from its pump thread).
-            if let lost = members.indices.first(where: { silent(members[$0].peer, since: members[$0].lastHeard) }) {
-                return fail("\(describe(lost)) stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds))): it died or the network is down")
+            // One that holds no tile (it joined, or handed its tiles off) just goes.
+            for index in members.indices where members[index].tiles.isEmpty && !members[index].gone
+                && silent(members[index].peer, since: members[index].lastHeard) {
+                effects.append(.log("\(describe(index)) went silent holding no tile: it is out of the run"))
+                effects += forget(index)
+            }
+            if let lost = members.indices.first(where: { !members[$0].gone && silent(members[$0].peer, since: members[$0].lastHeard) }) {
+                return effects + fail("\(describe(lost)) stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds))): it died or the network is down")
             }
         }
         if let presenter, silent(presenter.peer, since: presenter.lastHeard) {
@@ -543,7 +627,11 @@ package struct CoordinatorState {
     package mutating func workerExited(pid: Int32, host: String?, how: String) -> [Effect] {
         guard phase != .finished else { return [] }
         if let host { return fail("the worker launched on \(host) (launch command pid \(pid)) \(how)") }
+        if departed.contains(UInt32(bitPattern: pid)) { return [] }
         if let index = members.firstIndex(where: { $0.hello.pid == UInt32(bitPattern: pid) }) {
+            guard !members[index].tiles.isEmpty else {
+                return [.log("\(describe(index)), holding no tile, \(how)")] + forget(index)
+            }
             return fail("\(describe(index)) \(how)")
         }
         return fail("worker process \(pid) \(how) before it connected")

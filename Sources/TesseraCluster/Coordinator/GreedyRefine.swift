@@ -10,32 +10,36 @@ package struct GreedyRefine: Sendable, Equatable {
     package var tolerance = 1.10
     /// The least share of the busiest worker's load a move must take off the busiest
     /// load of the pair, so that measurement noise moves nothing.
-    package var leastGain = 0.03
+    package var leastGain = 0.10
 
-    package init(tolerance: Double = 1.10, leastGain: Double = 0.03) {
+    package init(tolerance: Double = 1.10, leastGain: Double = 0.10) {
         (self.tolerance, self.leastGain) = (tolerance, leastGain)
     }
 
     /// - Parameters:
     ///   - loads: what each tile cost lately (seconds of compute, say).
     ///   - owners: each tile's worker now.
+    ///   - workers: the workers that may take tiles (a worker that holds none, one that
+    ///     just joined, counts with no load).
     ///   - neighbours: a tile's neighbours: between moves that even the load alike, one
     ///     next to the receiver's tiles keeps more halos in memory.
     /// - Returns: the tiles to move and their new workers. Every worker keeps a tile.
-    package func moves(loads: [TileID: Double], owners: [TileID: Int], workers: Int,
+    package func moves(loads: [TileID: Double], owners: [TileID: Int], workers: [Int],
                        neighbours: (TileID) -> [TileID] = { _ in [] }) -> [TileID: Int] {
-        guard workers > 1 else { return [:] }
+        let takers = Set(workers)
+        let size = (owners.values.max() ?? 0) + 1
+        guard takers.count > 1, takers.allSatisfy({ $0 >= 0 && $0 < max(size, takers.max()! + 1) }) else { return [:] }
         var owner = owners
-        var load = Array(repeating: 0.0, count: workers), count = Array(repeating: 0, count: workers)
+        var load = Array(repeating: 0.0, count: max(size, takers.max()! + 1)), count = load.map { _ in 0 }
         for (tile, w) in owners {
             load[w] += loads[tile] ?? 0
             count[w] += 1
         }
-        let average = load.reduce(0, +) / Double(workers)
+        let average = takers.reduce(0) { $0 + load[$1] } / Double(takers.count)
         guard average > 0 else { return [:] }
         for _ in 0..<owners.count {
-            let heavy = load.indices.max { load[$0] < load[$1] }!
-            let light = load.indices.min { load[$0] < load[$1] }!
+            let heavy = takers.max { load[$0] < load[$1] || (load[$0] == load[$1] && $0 > $1) }!
+            let light = takers.min { load[$0] < load[$1] || (load[$0] == load[$1] && $0 < $1) }!
             guard load[heavy] > tolerance * average, count[heavy] > 1 else { break }
             // The busier of the pair after the move: the lower, the better.
             func after(_ tile: TileID) -> Double { max(load[heavy] - (loads[tile] ?? 0), load[light] + (loads[tile] ?? 0)) }

@@ -22,6 +22,8 @@ package actor WorkerNode {
         case coordinatorLost
         /// The local coordinator that started this worker is gone.
         case parentGone
+        /// A signal ended it before its tiles could move.
+        case interrupted(String)
     }
 
     /// What the control loop does after a message.
@@ -74,6 +76,7 @@ package actor WorkerNode {
                 return nil
             }
             group.addTask { await self.watchCoordinator(silence: silence) }
+            group.addTask { await self.drainOnSignal() }
             if let parent { group.addTask { await Self.watchParent(parent) } }
             var ending = Ending.coordinatorLost
             for await result in group {
@@ -121,6 +124,19 @@ package actor WorkerNode {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
             if ContinuousClock.now - (pump.lastHeard() ?? started) > silence { return .coordinatorLost }
+        }
+        return nil
+    }
+
+    /// SIGTERM asks to leave: the coordinator moves this worker's tiles to others and then
+    /// tells it to shut down, and the run goes on. A second signal (or SIGINT) leaves at once.
+    private nonisolated func drainOnSignal() async -> Ending? {
+        var asked = false
+        for await signal in Signals.stream([SIGTERM, SIGINT]) {
+            guard signal == SIGTERM, !asked else { return .interrupted(Signals.name(signal)) }
+            asked = true
+            Wire.log("worker", "SIGTERM: handing this worker's tiles to the others before leaving (again to leave at once)")
+            pump.send(.leaving, to: .coordinator)
         }
         return nil
     }
@@ -194,8 +210,13 @@ package actor WorkerNode {
         self.assignment = assignment
         waitingCells = [:]
         if assignment.goesOn {
-            guard let previous, previous.tiling == assignment.tiling, previous.rule == assignment.rule,
-                  previous.halo == assignment.halo else {
+            // A worker that joined the running board has no tiles yet: each comes whole.
+            guard let previous else {
+                tiles = [:]
+                await buildTilesIfReady()
+                return
+            }
+            guard previous.tiling == assignment.tiling, previous.rule == assignment.rule, previous.halo == assignment.halo else {
                 report("was told to go on with a board it does not have")
                 return
             }

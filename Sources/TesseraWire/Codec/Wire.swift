@@ -24,12 +24,12 @@ package enum Wire {
         case halo
         case presenterHello, presenterWelcome, presenterRequest, presenterReply
         case view, detach, command, frame
-        case handOff, tileState
+        case handOff, tileState, leaving
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
             switch self {
-            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure: [.toCoordinator]
+            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving: [.toCoordinator]
             case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff: [.toWorker]
             case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
@@ -57,7 +57,7 @@ package enum Wire {
         case .load(let op, let cells), .cells(let op, let cells):
             w.u64(op)
             cells.encode(to: &w)
-        case .ready, .shutdown, .presenterHello, .detach: break
+        case .ready, .shutdown, .presenterHello, .detach, .leaving: break
         case .loaded(let op, let tile):
             w.u64(op)
             tile.encode(to: &w)
@@ -144,6 +144,7 @@ package enum Wire {
             let op = try r.u64()
             message = .handOff(op: op, tiles: try (0..<(try r.count(upTo: Tiling.maxTiles, "tile count"))).map { _ in try TileID(from: &r) })
         case .tileState: message = .tileState(op: try r.u64(), try TileState(from: &r))
+        case .leaving: message = .leaving
         case .heartbeat: message = .heartbeat(try RunProgress(from: &r))
         case .failure: message = .failure(reason: try r.string())
         case .shutdown: message = .shutdown
@@ -210,6 +211,7 @@ extension Message {
         case .frame: .frame
         case .handOff: .handOff
         case .tileState: .tileState
+        case .leaving: .leaving
         }
     }
 }

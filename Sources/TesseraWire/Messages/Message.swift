@@ -34,6 +34,9 @@ package enum Message: Sendable, Equatable {
     /// A tile, whole: a worker giving it up answers `handOff` with it; the coordinator
     /// sends it on to the tile's new worker, before that worker's new `assign`.
     case tileState(op: UInt64, TileState)
+    /// A worker asks to leave (it got SIGTERM): once its tiles moved to others, the
+    /// coordinator tells it to shut down, and the run goes on without it.
+    case leaving
     /// Liveness, both ways, with how far the sender has come.
     case heartbeat(RunProgress)
     /// A worker could not do what it was asked; the run fails.

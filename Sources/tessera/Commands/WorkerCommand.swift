@@ -53,6 +53,9 @@ struct WorkerCommand: AsyncParsableCommand {
         switch ending {
         case .shutdown: return
         case .aborted, .parentGone: Foundation.exit(3)
+        case .interrupted(let signal):
+            throw TesseraError("\(signal): \(who) left at once, without handing off its tiles",
+                               fix: "send SIGTERM once and let it finish handing them off")
         case .refused(let reason):
             throw TesseraError("coordinator \(coordinator) turned this \(who) away: \(reason)",
                                fix: "start as many workers as the coordinator's --workers")
