@@ -36,9 +36,9 @@ package struct FrameRecording: Sendable {
     /// Records `generations` generations of a started cluster: a frame of the board as
     /// it is, then one every `every` generations.
     package func record(_ cluster: any ClusterDriver, generations: UInt64) async throws {
-        let shape = cluster.tiling.shape
-        let view = Viewport.fitting(width: shape.width, height: shape.height,
-                                    dots: min(shape.width, 1024), rows: min(shape.height, 1024))
+        let board = await cluster.board
+        let view = Viewport.fitting(x: board.x, y: board.y, width: board.width, height: board.height,
+                                    dots: min(board.width, 1024), rows: min(board.height, 1024))
         let scale = max(1, min(8, 512 / max(view.width, view.height)))
         let animation = try gif.map { try GIFAnimation(path: $0, width: view.width, height: view.height, scale: scale) }
         var done: UInt64 = 0, index = 0

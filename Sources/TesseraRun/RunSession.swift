@@ -48,6 +48,15 @@ package struct RunSession: Sendable {
         var isExternalPresenter: Bool {
             if case .externalPresenter = self { true } else { false }
         }
+
+        /// Whether the mode runs on the unbounded plane: frames to files and a presenter
+        /// elsewhere need a board of fixed size.
+        var viewsThePlane: Bool {
+            switch self {
+            case .batch, .serveViewers, .viewHere: true
+            case .record, .externalPresenter: false
+            }
+        }
     }
 
     package var setup: RunSetup
@@ -71,8 +80,8 @@ package struct RunSession: Sendable {
     /// SIGTERM, SIGQUIT or SIGHUP, once every worker has stopped.
     package func run() async throws -> RunOutcome {
         _ = try setup.end(after: generations)
-        if setup.isUnbounded, !mode.isBatch {
-            throw TesseraError("viewing, serving viewers and recording frames need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
+        if setup.isUnbounded, !mode.viewsThePlane {
+            throw TesseraError("recording frames and an external presenter need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
         }
         try RunPlan.check(workers: workers.count, tiling: setup.tiling)
@@ -131,13 +140,20 @@ package struct RunSession: Sendable {
                 try await coordinator.start()
                 if setup.isUnbounded {
                     let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
-                    let end = try await UnboundedPlane.advance(generations, from: .init(setup: setup), on: window)
+                    let end: UnboundedPlane.Position
+                    if mode.isBatch {
+                        end = try await UnboundedPlane.advance(generations, from: .init(setup: setup), on: window)
+                    } else {
+                        let plane = ViewedPlane(coordinator: coordinator, window: window, setup: setup)
+                        try await drive(plane, coordinator: coordinator, pump: pump)
+                        end = await plane.position
+                    }
                     if let output {
                         try await UnboundedPlane.write(output, at: end, from: window)
                         written = true
                     }
                 } else {
-                    try await drive(coordinator, pump: pump)
+                    try await drive(coordinator, coordinator: coordinator, pump: pump)
                     if let output {
                         try await output.write(generation: await coordinator.generation) { try await coordinator.collect(rows: $0) }
                         written = true
@@ -161,22 +177,23 @@ package struct RunSession: Sendable {
         }
     }
 
-    /// What the mode does between the workers being ready and the end of the run.
-    private func drive(_ coordinator: Coordinator, pump: MessagePump) async throws {
+    /// What the mode does between the workers being ready and the end of the run, with
+    /// `board` as viewers see it (the coordinator's board, or the unbounded plane).
+    private func drive(_ board: any ClusterDriver, coordinator: Coordinator, pump: MessagePump) async throws {
         switch mode {
         case .batch:
             try await coordinator.advance(generations, balancing: balancing)
         case .record(let recording):
-            try await recording.record(coordinator, generations: generations)
+            try await recording.record(board, generations: generations)
         case .externalPresenter:
             say("tessera coordinator: waiting for 'tessera presenter --coordinator \(pump.boundEndpoint)'")
             try await coordinator.serveRemotePresenter()
         case .serveViewers:
-            let presenter = makePresenter(coordinator, stopAt: setup.generation + generations, delay: 0)
+            let presenter = makePresenter(board, stopAt: setup.generation + generations, delay: 0)
             say("tessera: viewers can attach with 'tessera view --connect \(pump.viewerEndpoint ?? "")'")
             try await presenter.run()
         case .viewHere:
-            let presenter = makePresenter(coordinator, stopAt: nil, delay: 0.03)
+            let presenter = makePresenter(board, stopAt: nil, delay: 0.03)
             let endpoint = pump.viewerEndpoint ?? ""
             enum Ended { case presenter, viewer }
             // Whichever ends first ends the other: quitting the viewer, or a failed run.
@@ -203,7 +220,7 @@ package struct RunSession: Sendable {
 
     /// A presenter whose `p` key cycles through the built-in patterns and whose saves
     /// go into fresh RLE files in the working folder.
-    private func makePresenter(_ coordinator: Coordinator, stopAt: UInt64?, delay: Double) -> Presenter {
+    private func makePresenter(_ coordinator: any ClusterDriver, stopAt: UInt64?, delay: Double) -> Presenter {
         let shape = setup.shape
         let patterns = PatternLibrary.names.compactMap(PatternLibrary.pattern(named:)).map { pattern in
             let overlay = pattern.overlay(on: shape)

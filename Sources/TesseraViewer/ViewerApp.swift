@@ -103,9 +103,9 @@ package struct ViewerApp {
         }
     }
 
-    private func fit(_ board: (width: Int, height: Int)) -> Viewport {
+    private func fit(_ board: (x: Int, y: Int, width: Int, height: Int)) -> Viewport {
         let area = dotArea
-        return Viewport.fitting(width: board.width, height: board.height, dots: area.width, rows: area.height)
+        return Viewport.fitting(x: board.x, y: board.y, width: board.width, height: board.height, dots: area.width, rows: area.height)
     }
 
     /// Applies a key; false means quit.

@@ -83,7 +83,7 @@ import TesseraWire
         let frames = try ScriptedViewer.watch(viewers, frames: 5, viewport: Viewport(x: 0, y: 0, cellsPerDot: 4, width: 128, height: 128))
         #expect(frames.count == 5)
         #expect(frames.map(\.generation) == frames.map(\.generation).sorted())
-        #expect(frames.allSatisfy { $0.workers == 2 && $0.board == (512, 512) && !$0.paused })
+        #expect(frames.allSatisfy { $0.workers == 2 && $0.board == (0, 0, 512, 512) && !$0.paused })
         #expect(coordinator.wait(timeout: 120) == 0, "\(coordinator.errorText)")
         #expect(coordinator.outputText.contains("soup: 20000 generations on 512x512 torus"), "\(coordinator.outputText)")
         for worker in workers { #expect(worker.wait(timeout: 10) == 0) }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCore
 import TesseraPatterns
+import TesseraWire
 
 /// A pattern whose rule has no bounded-grid suffix runs on Golly's unbounded plane, as
 /// bgolly runs it: same cells, same coordinates, whatever the workers and tiles.
@@ -96,10 +97,53 @@ import TesseraPatterns
         #expect(ours.text.contains("Gen=1000000000000"))
     }
 
-    @Test func viewingTheUnboundedPlaneSaysWhatToDo() throws {
+    @Test func recordingFramesOfTheUnboundedPlaneSaysWhatToDo() throws {
         let dir = try Harness.temporaryDirectory()
         let result = try Harness.tessera(["run", "acorn", "--frames", dir.appendingPathComponent("frames").path, "--generations", "10"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("unbounded plane") && result.stderr.contains("--size"))
+    }
+
+    /// Viewers of the unbounded plane look in Golly's coordinates, whatever window the
+    /// run is in: a glider a billion cells out, followed for thousands of generations
+    /// (the window moves every thousand or so), is always where it should be, and `0`
+    /// (the frame's board) fits its 3×3 box.
+    @Test func viewersFollowAGliderAcrossTheWindowsItMovesThrough() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("#CXRLE Pos=1000000000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", "glider.rle", in: dir)
+        let run = try RunningTessera(["run", input.path, "--generations", "100000000", "--view-listen", "tcp://127.0.0.1:*"])
+        let endpoint = try run.viewerEndpoint()
+        var seen: [Frame] = []
+        let deadline = Date().addingTimeInterval(60)
+        while (seen.last?.generation ?? 0) < 6000 && Date() < deadline {
+            let anywhere = Viewport(x: 0, y: 0, cellsPerDot: 1, width: 1, height: 1)
+            guard let board = try ScriptedViewer.watch(endpoint, frames: 1, viewport: anywhere).first?.board else { continue }
+            let close = Viewport(x: board.x, y: board.y, cellsPerDot: 1, width: 3, height: 3)
+            seen += try ScriptedViewer.watch(endpoint, frames: 1, viewport: close)
+        }
+        #expect(seen.count >= 2 && (seen.last?.generation ?? 0) >= 6000, "\(seen.map(\.generation))")
+        for frame in seen {
+            let g = Int(frame.generation), board = frame.board
+            let (dx, dy) = (board.x - 1_000_000_000, board.y + 1_000_000_000)
+            // South-east a cell every four generations; the box's corner leads by one
+            // across or down in some phases.
+            #expect(board.width == 3 && board.height == 3 && abs(dx - dy) <= 1 && abs(dx - g / 4) <= 1, "generation \(g): \(board)")
+            #expect(frame.population == 5)
+        }
+        // Paused, the box stays put: a viewport on it shows the five cells, and one a
+        // cell to the side shows fewer.
+        let anywhere = Viewport(x: 0, y: 0, cellsPerDot: 1, width: 1, height: 1)
+        let paused = try ScriptedViewer.watch(endpoint, frames: 2, viewport: anywhere, commands: [.togglePause]).last
+        let box = try #require(paused?.board)
+        let still = try ScriptedViewer.watch(endpoint, frames: 1, viewport: Viewport(x: box.x, y: box.y, cellsPerDot: 1, width: 3, height: 3))
+        #expect(still.first?.paused == true && still.first?.generation == paused?.generation)
+        #expect(still.first?.dots.population == 5)
+        let beside = try ScriptedViewer.watch(endpoint, frames: 1, viewport: Viewport(x: box.x + 1, y: box.y, cellsPerDot: 1, width: 3, height: 3))
+        #expect((beside.first?.dots.population ?? 5) < 5)
+        let edit = try ScriptedViewer.watch(endpoint, frames: 2, viewport: Viewport(x: 0, y: 0, cellsPerDot: 1, width: 4, height: 4),
+                                            commands: [.rewind])
+        #expect(edit.contains { $0.note.contains("bounded board") })
+        kill(run.pid, SIGTERM)
+        #expect(run.wait(timeout: 10) == 128 + SIGTERM)
     }
 }

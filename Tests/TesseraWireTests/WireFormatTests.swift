@@ -8,7 +8,7 @@ import TesseraCore
     static let grid = try! Soup(density: 0.5, seed: 4).cells(x: 0, y: 0, width: 70, height: 3)
     static let viewport = Viewport(x: -40, y: 12, cellsPerDot: 4, width: 200, height: 50)
     static let frame = Frame(generation: 77, population: 1234, generationsPerSecond: 30.5, cellUpdatesPerSecond: 8.5e10,
-                             workers: 2, tiles: (2, 1), paused: true, delay: 0.03, board: (100, 60),
+                             workers: 2, tiles: (2, 1), paused: true, delay: 0.03, board: (-7, 3, 100, 60),
                              viewport: viewport, dots: grid, note: "saved /tmp/x.rle")
 
     /// At least one of every kind; `coversEveryKind` keeps it so.

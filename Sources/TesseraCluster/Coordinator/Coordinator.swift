@@ -267,6 +267,9 @@ package actor Coordinator {
         _ = try await perform(.replan(plan))
     }
 
+    /// The tiles of the plan in force (the unbounded plane's window moves).
+    package var tiling: Tiling { state.plan.tiling }
+
     /// The live cells' bounds (board coordinates), as the last advance left them.
     package var liveBounds: TileRect? { state.liveBounds }
 
@@ -336,6 +339,7 @@ package actor Coordinator {
     }
 
     package var generation: UInt64 { state.generation }
+    package var failure: TesseraError? { state.failure }
     package var population: Int { state.population }
     package var progress: RunProgress { state.progress }
 

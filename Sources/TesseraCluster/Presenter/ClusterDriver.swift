@@ -4,8 +4,17 @@ import TesseraWire
 /// What a presenter needs from a cluster: the coordinator in its own process, or one
 /// it drives over the network from a process of its own (`RemoteCluster`).
 package protocol ClusterDriver: Sendable {
-    var tiling: Tiling { get }
+    /// What `0` fits, in viewport coordinates: a bounded board's cells, or on the
+    /// unbounded plane the live cells' bounding box (Golly's coordinates).
+    var board: (x: Int, y: Int, width: Int, height: Int) { get async }
+    /// The tiles the board is cut into, columns × rows.
+    var tiles: (columns: Int, rows: Int) { get async }
+    /// Whether viewers may change the cells (edit, patterns, rewind, save): not on the
+    /// unbounded plane, whose window moves under them.
+    var isEditable: Bool { get }
     var workerCount: Int { get }
+    /// Why the run failed or was stopped, once it did: a paused presenter looks.
+    var failure: TesseraError? { get async }
     var generation: UInt64 { get async }
     var population: Int { get async }
     func advance(_ generations: UInt64) async throws
@@ -17,6 +26,15 @@ package protocol ClusterDriver: Sendable {
     func send(_ message: Message, toViewer identity: PeerID)
 }
 
+extension ClusterDriver {
+    package var isEditable: Bool { true }
+}
+
 extension Coordinator: ClusterDriver {
-    package nonisolated var tiling: Tiling { plan.tiling }
+    package var board: (x: Int, y: Int, width: Int, height: Int) {
+        let shape = tiling.shape
+        return (0, 0, shape.width, shape.height)
+    }
+
+    package var tiles: (columns: Int, rows: Int) { (tiling.columns, tiling.rows) }
 }

@@ -90,6 +90,9 @@ package actor Presenter {
         rateSample = (await coordinator.generation, .now)
         var lastAdvance = ContinuousClock.now - .seconds(10)
         while !quit {
+            // A paused run steps nothing that would fail: look whether it ended (a
+            // signal, a lost worker) each time the loop comes round.
+            if let failure = await coordinator.failure { throw failure }
             try await performActions()
             let generation = await coordinator.generation
             if let stopAt, generation >= stopAt { break }
@@ -113,7 +116,7 @@ package actor Presenter {
             }
             try await serveFrames(rateLimited: running && delay < Self.frameInterval)
             if !running {
-                await sleep(nil)
+                await sleep(0.25)
             } else if delay > 0 && !paused {
                 let wait = delay - (ContinuousClock.now - lastAdvance).seconds
                 if wait > 0 { await sleep(wait) }
@@ -146,10 +149,17 @@ package actor Presenter {
             case .step: if paused { steps += 1 }
             case .faster: delayIndex = max(0, delayIndex - 1)
             case .slower: delayIndex = min(Self.delays.count - 1, delayIndex + 1)
-            case .nextPattern: enqueue(.nextPattern, for: identity)
-            case .toggleCell(let x, let y): enqueue(.toggleCell(x: x, y: y), for: identity)
-            case .save: enqueue(.save(viewer: identity), for: identity)
-            case .rewind: enqueue(.rewind, for: identity)
+            case .nextPattern, .toggleCell, .save, .rewind:
+                guard coordinator.isEditable else {
+                    viewers[identity]?.note = "editing, patterns, saving and rewind need a bounded board (this is the unbounded plane)"
+                    break
+                }
+                switch command {
+                case .nextPattern: enqueue(.nextPattern, for: identity)
+                case .toggleCell(let x, let y): enqueue(.toggleCell(x: x, y: y), for: identity)
+                case .save: enqueue(.save(viewer: identity), for: identity)
+                default: enqueue(.rewind, for: identity)
+                }
             }
         default:
             return
@@ -201,8 +211,8 @@ package actor Presenter {
             generationsPerSecond = Double(generation - rateSample.generation) / elapsed
             rateSample = (generation, now)
         }
-        let shape = coordinator.tiling.shape
-        if shape.cellCount <= Self.snapshotLimit, now - lastSnapshot >= .seconds(1) {
+        let board = await coordinator.board
+        if coordinator.isEditable, board.width * board.height <= Self.snapshotLimit, now - lastSnapshot >= .seconds(1) {
             snapshots.append((generation, try await coordinator.collect()))
             if snapshots.count > 5 { snapshots.removeFirst() }
             lastSnapshot = now
@@ -212,7 +222,7 @@ package actor Presenter {
     private func performActions() async throws {
         while !actions.isEmpty {
             let action = actions.removeFirst()
-            let tiling = coordinator.tiling
+            let board = await coordinator.board
             switch action {
             case .nextPattern:
                 guard !patterns.isEmpty else { continue }
@@ -220,7 +230,7 @@ package actor Presenter {
                 try await coordinator.load(generation: 0, cells: patterns[patternIndex])
                 snapshots.removeAll()
             case .toggleCell(let x, let y):
-                guard (0..<tiling.shape.width).contains(x), (0..<tiling.shape.height).contains(y) else { continue }
+                guard (0..<board.width).contains(x), (0..<board.height).contains(y) else { continue }
                 var board = try await coordinator.collect()
                 board[x, y].toggle()
                 try await reload(board, generation: await coordinator.generation)
@@ -253,13 +263,13 @@ package actor Presenter {
             let dots = try await coordinator.frame(viewport)
             // It may have detached while the frame was drawn.
             guard viewers[identity] != nil else { continue }
-            let tiling = coordinator.tiling
+            let board = await coordinator.board
             let frame = Frame(
                 generation: await coordinator.generation, population: await coordinator.population,
                 generationsPerSecond: paused ? 0 : generationsPerSecond,
-                cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(tiling.shape.cellCount),
-                workers: coordinator.workerCount, tiles: (tiling.columns, tiling.rows), paused: paused, delay: delay,
-                board: (tiling.shape.width, tiling.shape.height), viewport: viewport, dots: dots, note: viewers[identity]?.note ?? "")
+                cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(board.width * board.height),
+                workers: coordinator.workerCount, tiles: await coordinator.tiles, paused: paused, delay: delay,
+                board: board, viewport: viewport, dots: dots, note: viewers[identity]?.note ?? "")
             coordinator.send(.frame(frame), toViewer: identity)
             // A newer request may have come in while this frame was drawn: keep it.
             if viewers[identity]?.pending == viewport { viewers[identity]?.pending = nil }

@@ -10,6 +10,9 @@ package actor RemoteCluster: ClusterDriver {
     private let pump: MessagePump
     package nonisolated let tiling: Tiling
     package nonisolated let workerCount: Int
+
+    package var board: (x: Int, y: Int, width: Int, height: Int) { (0, 0, tiling.shape.width, tiling.shape.height) }
+    package var tiles: (columns: Int, rows: Int) { (tiling.columns, tiling.rows) }
     package nonisolated let rule: Rule
     package private(set) var generation: UInt64
     package private(set) var population: Int
@@ -98,6 +101,8 @@ package actor RemoteCluster: ClusterDriver {
         (self.generation, self.population) = (at, population)
     }
 
+    package var failure: TesseraError? { link.failure }
+
     package nonisolated var viewerInbox: AsyncStream<MessagePump.Incoming> { pump.inbox }
 
     package nonisolated func send(_ message: Message, toViewer identity: PeerID) {
@@ -139,6 +144,8 @@ private final class CoordinatorLink: Sendable {
             Wire.log("presenter", "refused a \(message.kind) message from the coordinator")
         }
     }
+
+    var failure: TesseraError? { state.withLock { $0.failure } }
 
     func fail(_ error: TesseraError) {
         let waiting = state.withLock { state -> [Completion<PresenterReply>] in

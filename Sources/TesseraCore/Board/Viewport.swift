@@ -45,10 +45,10 @@ public struct Viewport: Hashable, Sendable {
         return Viewport(x: centre.0 - width * z / 2, y: centre.1 - height * z / 2, cellsPerDot: z, width: width, height: height)
     }
 
-    /// The whole board of `width`×`height` cells in `dots` columns × `rows` dots, centred.
-    public static func fitting(width: Int, height: Int, dots: Int, rows: Int) -> Viewport {
+    /// The `width`×`height` cells from (x, y) in `dots` columns × `rows` dots, centred.
+    public static func fitting(x: Int = 0, y: Int = 0, width: Int, height: Int, dots: Int, rows: Int) -> Viewport {
         let z = max(1, max(ceilDiv(width, max(1, dots)), ceilDiv(height, max(1, rows))))
-        return Viewport(x: (width - dots * z) / 2, y: (height - rows * z) / 2, cellsPerDot: z, width: dots, height: rows)
+        return Viewport(x: x + (width - dots * z) / 2, y: y + (height - rows * z) / 2, cellsPerDot: z, width: dots, height: rows)
     }
 
     /// The dots that cells of `rect` fall under, as column and row ranges; nil if none.

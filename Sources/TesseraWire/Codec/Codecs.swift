@@ -409,6 +409,8 @@ extension Frame: WireCodable {
         w.u32(UInt32(tiles.rows))
         w.bool(paused)
         w.double(delay)
+        w.int(board.x)
+        w.int(board.y)
         w.int(board.width)
         w.int(board.height)
         viewport.encode(to: &w)
@@ -422,6 +424,8 @@ extension Frame: WireCodable {
         let workers = try r.count(upTo: maxWorkers, "worker count")
         let columns = try r.count(upTo: BoardShape.maxSide, "tile columns"), rows = try r.count(upTo: BoardShape.maxSide, "tile rows")
         let paused = try r.bool(), delay = try r.amount("delay")
+        let far = Viewport.maxCoordinate
+        let x = try r.int(in: -far...far, "board left"), y = try r.int(in: -far...far, "board top")
         let width = try r.int(in: 0...BoardShape.maxSide, "board width"), height = try r.int(in: 0...BoardShape.maxSide, "board height")
         let viewport = try Viewport(from: &r)
         let dots = try r.grid()
@@ -429,7 +433,7 @@ extension Frame: WireCodable {
             throw TesseraError("implausible \(dots.width)x\(dots.height) frame in message")
         }
         self.init(generation: generation, population: population, generationsPerSecond: gps, cellUpdatesPerSecond: cups,
-                  workers: workers, tiles: (columns, rows), paused: paused, delay: delay, board: (width, height),
+                  workers: workers, tiles: (columns, rows), paused: paused, delay: delay, board: (x, y, width, height),
                   viewport: viewport, dots: dots, note: try r.string())
     }
 }

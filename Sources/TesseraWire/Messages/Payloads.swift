@@ -167,7 +167,9 @@ package struct Frame: Sendable, Equatable {
     package var paused: Bool
     /// Seconds between generations; 0 is as fast as it goes.
     package var delay: Double
-    package var board: (width: Int, height: Int)
+    /// The cells `0` fits, in viewport coordinates: the whole board, or on the unbounded
+    /// plane the live cells' bounding box.
+    package var board: (x: Int, y: Int, width: Int, height: Int)
     package var viewport: Viewport
     package var dots: BitGrid
     /// A line for the viewer to show once (where a save went, say).
@@ -175,7 +177,7 @@ package struct Frame: Sendable, Equatable {
 
     package init(generation: UInt64, population: Int, generationsPerSecond: Double, cellUpdatesPerSecond: Double,
                  workers: Int, tiles: (columns: Int, rows: Int), paused: Bool, delay: Double,
-                 board: (width: Int, height: Int), viewport: Viewport, dots: BitGrid, note: String) {
+                 board: (x: Int, y: Int, width: Int, height: Int), viewport: Viewport, dots: BitGrid, note: String) {
         self.generation = generation
         self.population = population
         self.generationsPerSecond = generationsPerSecond
