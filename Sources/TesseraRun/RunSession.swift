@@ -69,6 +69,8 @@ package struct RunSession: Sendable {
     package var silence: Duration = .seconds(5)
     /// A live progress line on stdout when it is a terminal.
     package var showsProgress = false
+    /// Where and how often a batch run writes checkpoints, and where it ends.
+    package var checkpointing: (root: String, every: UInt64, end: UInt64)?
     /// How a batch run moves tiles to even its workers' loads.
     package var balancing = Balancing.standard
 
@@ -83,6 +85,10 @@ package struct RunSession: Sendable {
         if setup.isUnbounded, !mode.viewsThePlane {
             throw TesseraError("recording frames and an external presenter need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
+        }
+        if checkpointing != nil, setup.isUnbounded || !mode.isBatch {
+            throw TesseraError("checkpoints are written by batch runs on a bounded board (no viewers, no frames)",
+                               fix: "leave out --checkpoint, or run without viewers on a board with --size WxH or a rule suffix")
         }
         try RunPlan.check(workers: workers.count, tiling: setup.tiling)
         // The coordinator holds one band of the board at a time, and only to write it;
@@ -138,6 +144,7 @@ package struct RunSession: Sendable {
             defer { group.cancelAll() }
             do {
                 try await coordinator.start()
+                await coordinator.setCheckpointing(checkpointing)
                 if setup.isUnbounded {
                     let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
                     let end: UnboundedPlane.Position

@@ -28,6 +28,11 @@ package enum Summary {
             let moved = outcome.rebalances.reduce(0) { $0 + $1.moves.count }
             line += ", \(moved) tile move\(moved == 1 ? "" : "s")"
         }
+        if let last = outcome.checkpoints.last {
+            let slowest = outcome.checkpoints.map(\.seconds).max() ?? 0
+            line += ", \(outcome.checkpoints.count) checkpoint\(outcome.checkpoints.count == 1 ? "" : "s") (last at generation \(last.generation), "
+                + String(format: "%.1f ms at most)", slowest * 1000)
+        }
         guard detailed else { return [line] }
         let moves = outcome.rebalances.map { r in
             let list = r.moves.map { "\($0.tile) \($0.from)→\($0.to)" }.joined(separator: ", ")

@@ -74,6 +74,15 @@ import TesseraCore
         #expect(none.isEmpty)
     }
 
+    /// Tiles that moved lately stay: the policy picks others, and never leaves a worker
+    /// without a tile by counting on a move it may not make.
+    @Test func tilesThatMayNotMoveStay() {
+        let load = loads { $0.column < 2 && $0.row < 2 ? 1.0 : 0.01 }
+        let staying: Set = [TileID(column: 0, row: 1), TileID(column: 1, row: 1)]
+        let moves = GreedyRefine().moves(loads: load, owners: Self.dealt, workers: [0, 1], staying: staying)
+        #expect(!moves.isEmpty && moves.keys.allSatisfy { !staying.contains($0) }, "\(moves)")
+    }
+
     @Test func threeWorkersShareOneBusyOnesTiles() {
         let owners = Dictionary(uniqueKeysWithValues: Self.tiles.map { ($0, $0.row < 2 ? 0 : $0.row - 1) })
         let load = loads { $0.row < 2 ? 1 : 0 }

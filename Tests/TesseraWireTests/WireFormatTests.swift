@@ -29,6 +29,8 @@ import TesseraCore
                            endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true)),
         .handOff(op: 8, tiles: [TileID(column: 2, row: 0), TileID(column: 0, row: 1)]),
         .leaving,
+        .checkpoint(op: 9, folder: "/scratch/run/generation-00000000000000001000"),
+        .checkpointed(op: 9, tile: TileID(column: 1, row: 0), checksum: 0xFEED_F00D_DEAD_BEEF),
         .tileState(op: 8, TileState(tile: TileID(column: 2, row: 0), generation: 1 << 33, cells: grid,
                                     previous: try! Soup(density: 0.2, seed: 5).cells(x: 0, y: 0, width: 70, height: 3))),
         .load(op: 3, TileCells(tile: TileID(column: 2, row: 1), generation: 7, cells: grid)),

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraCore
+import TesseraPatterns
 import TesseraWire
 
 /// One worker as the coordinator saw it.
@@ -21,10 +22,13 @@ package struct RunOutcome: Sendable {
     package let generations: UInt64
     /// Tiles moved between workers, in order.
     package let rebalances: [Rebalance]
+    /// Checkpoints written: generation, and seconds each took.
+    package let checkpoints: [(generation: UInt64, seconds: Double)]
 
-    package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64, rebalances: [Rebalance] = []) {
+    package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64, rebalances: [Rebalance] = [],
+                 checkpoints: [(generation: UInt64, seconds: Double)] = []) {
         (self.seconds, self.population, self.workers, self.generations) = (seconds, population, workers, generations)
-        self.rebalances = rebalances
+        (self.rebalances, self.checkpoints) = (rebalances, checkpoints)
     }
 }
 
@@ -162,7 +166,7 @@ package actor Coordinator {
     /// the load as `balancing` says (a worker that joined takes its share).
     package func advance(_ generations: UInt64, balancing: Balancing) async throws {
         let tiles = state.plan.tiling.tiles
-        guard state.members.count > 1 || tiles.count > 1 else { return try await advance(generations) }
+        guard state.members.count > 1 || tiles.count > 1 || checkpointing != nil else { return try await advance(generations) }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
         let halo = UInt64(state.plan.halo)
         var remaining = generations, stretch = halo
@@ -172,10 +176,17 @@ package actor Coordinator {
         var lastMoved: [TileID: Int] = [:], stretches = 0
         while remaining > 0 {
             stretches += 1
-            let count = min(stretch, remaining)
+            var count = min(stretch, remaining)
+            if let every = checkpointing?.every {
+                // Stop at the next multiple of `every`, to write the checkpoint there.
+                count = min(count, every - state.generation % every)
+            }
             let started = ContinuousClock.now
             try await advance(count)
             remaining -= count
+            if let checkpointing, state.generation % checkpointing.every == 0 {
+                try await checkpoint(into: checkpointing.root)
+            }
             guard remaining > 0 else { break }
             // Long enough that a stop costs little beside it, short enough to follow a
             // pattern that moves and to let a leaving worker go soon.
@@ -194,14 +205,17 @@ package actor Coordinator {
                 // Loads measured over a few milliseconds are mostly noise.
                 guard took >= 0.05 || takers.contains(where: { state.members[$0].tiles.isEmpty }) else { break }
                 let tiling = state.plan.tiling
-                moves = policy.moves(loads: loads, owners: owners, workers: takers) { tile in
+                let staying = Set(lastMoved.filter { stretches - $0.value <= 4 }.keys)
+                moves = policy.moves(loads: loads, owners: owners, workers: takers, staying: staying) { tile in
                     Direction.allCases.compactMap { tiling.neighbour(of: tile, $0) }
-                }.filter { stretches - (lastMoved[$0.key] ?? -10) > 4 }
+                }
             case .random:
                 stretch = halo * UInt64.random(in: 1...3, using: &generator)
                 moves = Self.randomMoves(owners: owners, workers: takers, using: &generator)
             }
             moves.merge(state.departures) { $1 }
+            // Balancing never fails a run: moves that cannot be (a policy's slip) are dropped.
+            if !state.canMove(moves) { moves = state.departures }
             guard !moves.isEmpty else { continue }
             try await move(moves, loads: loads)
             for tile in moves.keys { (baseline[tile], lastMoved[tile]) = (0, stretches) }
@@ -244,6 +258,42 @@ package actor Coordinator {
 
     /// Every move so far.
     package private(set) var rebalances: [Rebalance] = []
+
+    /// Where and how often a batch run writes checkpoints, and the generation it ends at
+    /// (the manifest records it, for `--resume`).
+    package var checkpointing: (root: String, every: UInt64, end: UInt64)?
+
+    package func setCheckpointing(_ schedule: (root: String, every: UInt64, end: UInt64)?) { checkpointing = schedule }
+
+    /// Checkpoints written so far: generation and seconds each took.
+    package private(set) var checkpoints: [(generation: UInt64, seconds: Double)] = []
+
+    /// Writes a checkpoint under `root`: every worker writes its own tiles at once, then
+    /// the manifest goes in last (see `Checkpoint`).
+    package func checkpoint(into root: String) async throws {
+        let started = ContinuousClock.now
+        let generation = state.generation, tiling = state.plan.tiling
+        let folder = Checkpoint.folder(in: root, generation: generation)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw TesseraError("cannot create checkpoint folder \(folder)", fix: "check the path and its permissions")
+        }
+        guard case .checkpointed(let sums) = try await perform(.checkpoint(folder: folder)) else {
+            throw TesseraError("no checkpoint came back")
+        }
+        let entries = tiling.tiles.map { tile in
+            let rect = tiling.rect(of: tile)
+            return Checkpoint.Manifest.Tile(column: tile.column, row: tile.row, x: rect.x, y: rect.y, width: rect.width,
+                                            height: rect.height, file: Checkpoint.fileName(of: tile),
+                                            checksum: String(sums[tile]!, radix: 16))
+        }
+        let manifest = Checkpoint.Manifest(generation: generation, rule: state.plan.rule, shape: tiling.shape,
+                                           columns: tiling.columns, rows: tiling.rows,
+                                           end: checkpointing?.end ?? generation, tiles: entries)
+        try Checkpoint.commit(manifest, in: folder, root: root)
+        checkpoints.append((generation, (ContinuousClock.now - started).seconds))
+    }
 
     /// The whole board, gathered from every tile.
     package func collect() async throws -> BitGrid {
@@ -311,7 +361,7 @@ package actor Coordinator {
     /// What the run did so far.
     package var outcome: RunOutcome {
         RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
-                   generations: generationsAdvanced, rebalances: rebalances)
+                   generations: generationsAdvanced, rebalances: rebalances, checkpoints: checkpoints)
     }
 
     /// Where a run stands, for a progress line.

@@ -55,6 +55,8 @@ package struct CoordinatorState {
         case replan(RunPlan)
         /// Tiles move to other workers (by index), cells, generation and all.
         case move([TileID: Int])
+        /// Every worker writes its tiles' cells into `folder`.
+        case checkpoint(folder: String)
     }
 
     /// What a finished request yields.
@@ -65,6 +67,8 @@ package struct CoordinatorState {
         case loaded
         case replanned
         case moved
+        /// Each tile file's checksum.
+        case checkpointed([TileID: UInt64])
     }
 
     package enum Effect: Equatable, Sendable {
@@ -108,6 +112,7 @@ package struct CoordinatorState {
         case load(op: UInt64, generation: UInt64, waiting: Set<TileID>)
         /// Gathering the moving tiles from the workers that give them up.
         case handOff(op: UInt64, moves: [TileID: Int], states: [TileID: TileState])
+        case checkpoint(op: UInt64, sums: [TileID: UInt64])
     }
 
     /// How many peers may wait to prove themselves while the run gathers.
@@ -226,6 +231,10 @@ package struct CoordinatorState {
             generation = next.generation
             phase = .busy
             return departing + assign(answer: .replanned)
+        case .checkpoint(let folder):
+            operation = .checkpoint(op: op, sums: [:])
+            phase = .busy
+            return members.filter { !$0.tiles.isEmpty }.map { .send(.checkpoint(op: op, folder: folder), to: $0.peer) }
         case .move(let moves):
             try checkMoves(moves)
             guard !moves.isEmpty else { return [.completed(.moved)] }
@@ -372,6 +381,16 @@ package struct CoordinatorState {
                 return []
             }
             return rehome(moves, states)
+        case .checkpointed(let op, let tile, let checksum):
+            guard case .checkpoint(op, var sums) = operation, members[index].tiles.contains(tile), sums[tile] == nil else {
+                return stray(message, from: index)
+            }
+            sums[tile] = checksum
+            guard sums.count == plan.tiling.tiles.count else {
+                operation = .checkpoint(op: op, sums: sums)
+                return []
+            }
+            return complete(.checkpointed(sums))
         case .leaving:
             guard !members[index].leaving, !members[index].gone else { return [] }
             if phase == .gathering {
@@ -442,6 +461,9 @@ package struct CoordinatorState {
     package func isActive(_ index: Int) -> Bool {
         members[index].proven && !members[index].leaving && !members[index].gone
     }
+
+    /// Whether `moves` may be made (see `checkMoves`).
+    package func canMove(_ moves: [TileID: Int]) -> Bool { (try? checkMoves(moves)) != nil }
 
     /// Refuses moves of tiles that do not exist, to workers that may not take them, or
     /// that would leave a staying worker without a tile it had.

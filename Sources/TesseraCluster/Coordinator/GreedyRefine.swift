@@ -21,10 +21,11 @@ package struct GreedyRefine: Sendable, Equatable {
     ///   - owners: each tile's worker now.
     ///   - workers: the workers that may take tiles (a worker that holds none, one that
     ///     just joined, counts with no load).
+    ///   - staying: tiles that may not move (they moved lately).
     ///   - neighbours: a tile's neighbours: between moves that even the load alike, one
     ///     next to the receiver's tiles keeps more halos in memory.
     /// - Returns: the tiles to move and their new workers. Every worker keeps a tile.
-    package func moves(loads: [TileID: Double], owners: [TileID: Int], workers: [Int],
+    package func moves(loads: [TileID: Double], owners: [TileID: Int], workers: [Int], staying: Set<TileID> = [],
                        neighbours: (TileID) -> [TileID] = { _ in [] }) -> [TileID: Int] {
         let takers = Set(workers)
         let size = (owners.values.max() ?? 0) + 1
@@ -43,7 +44,7 @@ package struct GreedyRefine: Sendable, Equatable {
             guard load[heavy] > tolerance * average, count[heavy] > 1 else { break }
             // The busier of the pair after the move: the lower, the better.
             func after(_ tile: TileID) -> Double { max(load[heavy] - (loads[tile] ?? 0), load[light] + (loads[tile] ?? 0)) }
-            let candidates = owner.keys.filter { owner[$0] == heavy }.sorted()
+            let candidates = owner.keys.filter { owner[$0] == heavy && !staying.contains($0) }.sorted()
             guard let best = candidates.map(after).min(), best < load[heavy] * (1 - leastGain) else { break }
             let near = candidates.filter { after($0) <= best + 0.01 * load[heavy] }
             let tile = near.max { a, b in

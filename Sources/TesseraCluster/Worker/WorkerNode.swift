@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TesseraCore
+import TesseraPatterns
 import TesseraTiles
 import TesseraWire
 
@@ -173,6 +174,8 @@ package actor WorkerNode {
             await handOff(op: op, given)
         case .tileState(_, let state):
             await adopt(state)
+        case .checkpoint(let op, let folder):
+            await writeCheckpoint(op: op, folder: folder)
         case .frameRequest(let op, let viewport):
             await sendFrame(op: op, viewport)
         case .collect(let op, let rows):
@@ -400,6 +403,23 @@ package actor WorkerNode {
             }
         } catch {
             report("\(error)")
+        }
+    }
+
+    /// Writes each hosted tile's cells into `folder`, saying each file's checksum.
+    private func writeCheckpoint(op: UInt64, folder: String) async {
+        guard running == nil else {
+            report("asked to write a checkpoint while it runs")
+            return
+        }
+        do {
+            for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
+                let cells = try await tile.cells(rows: 0..<tile.rect.height)
+                let checksum = try Checkpoint.writeTile(cells, of: id, generation: await tile.generation, in: folder)
+                pump.send(.checkpointed(op: op, tile: id, checksum: checksum), to: .coordinator)
+            }
+        } catch {
+            report("cannot write its checkpoint: \(error)")
         }
     }
 

@@ -34,6 +34,14 @@ public final class AtomicFile {
         }
     }
 
+    public func write(_ bytes: [UInt8]) throws {
+        do {
+            try handle.write(contentsOf: bytes)
+        } catch {
+            throw TesseraError("cannot write \(path): \(error.localizedDescription)", fix: "check the free disk space")
+        }
+    }
+
     /// Puts the file in place.
     public func commit() throws {
         try handle.close()

@@ -24,13 +24,13 @@ package enum Wire {
         case halo
         case presenterHello, presenterWelcome, presenterRequest, presenterReply
         case view, detach, command, frame
-        case handOff, tileState, leaving
+        case handOff, tileState, leaving, checkpoint, checkpointed
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
             switch self {
-            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving: [.toCoordinator]
-            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff: [.toWorker]
+            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed: [.toCoordinator]
+            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint: [.toWorker]
             case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
             case .abort, .refused: [.toWorker, .toPresenter]
@@ -83,6 +83,13 @@ package enum Wire {
         case .tileState(let op, let state):
             w.u64(op)
             state.encode(to: &w)
+        case .checkpoint(let op, let folder):
+            w.u64(op)
+            w.string(folder)
+        case .checkpointed(let op, let tile, let checksum):
+            w.u64(op)
+            tile.encode(to: &w)
+            w.u64(checksum)
         case .heartbeat(let progress): progress.encode(to: &w)
         case .failure(let reason), .abort(let reason), .refused(let reason):
             w.string(String(decoding: reason.utf8.prefix(4096), as: UTF8.self))
@@ -145,6 +152,8 @@ package enum Wire {
             message = .handOff(op: op, tiles: try (0..<(try r.count(upTo: Tiling.maxTiles, "tile count"))).map { _ in try TileID(from: &r) })
         case .tileState: message = .tileState(op: try r.u64(), try TileState(from: &r))
         case .leaving: message = .leaving
+        case .checkpoint: message = .checkpoint(op: try r.u64(), folder: try r.string(upTo: 4096))
+        case .checkpointed: message = .checkpointed(op: try r.u64(), tile: try TileID(from: &r), checksum: try r.u64())
         case .heartbeat: message = .heartbeat(try RunProgress(from: &r))
         case .failure: message = .failure(reason: try r.string())
         case .shutdown: message = .shutdown
@@ -212,6 +221,8 @@ extension Message {
         case .handOff: .handOff
         case .tileState: .tileState
         case .leaving: .leaving
+        case .checkpoint: .checkpoint
+        case .checkpointed: .checkpointed
         }
     }
 }

@@ -34,6 +34,10 @@ package enum Message: Sendable, Equatable {
     /// A tile, whole: a worker giving it up answers `handOff` with it; the coordinator
     /// sends it on to the tile's new worker, before that worker's new `assign`.
     case tileState(op: UInt64, TileState)
+    /// Asks a worker to write each of its tiles' cells into `folder` (a checkpoint).
+    case checkpoint(op: UInt64, folder: String)
+    /// A tile's file is written, with this checksum (`TesseraPatterns.Checkpoint`).
+    case checkpointed(op: UInt64, tile: TileID, checksum: UInt64)
     /// A worker asks to leave (it got SIGTERM): once its tiles moved to others, the
     /// coordinator tells it to shut down, and the run goes on without it.
     case leaving

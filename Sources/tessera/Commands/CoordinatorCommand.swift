@@ -12,6 +12,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @OptionGroup var board: BoardOptions
     @OptionGroup var cluster: ClusterOptions
     @OptionGroup var run: RunOptions
+    @OptionGroup var checkpoints: CheckpointOptions
 
     @Option(help: "Where workers connect: tcp://ADDRESS:PORT (default tcp://127.0.0.1:7470, this machine only).")
     var listen: String?
@@ -31,22 +32,26 @@ struct CoordinatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var (board, cluster, run, listen) = (self.board, self.cluster, self.run, self.listen)
+        var (board, cluster, run, listen, checkpoints) = (self.board, self.cluster, self.run, self.listen, self.checkpoints)
         if let path = board.config {
             let config = try ConfigFile(
-                path: path, allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + ["listen"])
+                path: path,
+                allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys
+                    + CheckpointOptions.configKeys + ["listen"])
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)
+            try checkpoints.apply(config)
             listen = listen ?? config["listen"]
             try check(cluster, listen)
         }
         let workers = cluster.workers ?? 1
-        let setup = try board.setup(defaultTiles: workers)
+        let (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: workers)
         let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
-        var session = RunSession(setup: setup, generations: run.generationCount,
+        var session = RunSession(setup: setup, generations: generations,
                                  workers: .awaited(count: workers, listen: listen ?? "tcp://127.0.0.1:7470"))
         try session.configure(run: run, cluster: cluster, output: output, externalPresenter: externalPresenter)
+        session.checkpointing = try checkpoints.schedule(for: setup, generations: generations)
         let outcome = try await session.run()
         Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }
     }

@@ -15,6 +15,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var board: BoardOptions
     @OptionGroup var cluster: ClusterOptions
     @OptionGroup var run: RunOptions
+    @OptionGroup var checkpoints: CheckpointOptions
 
     @Flag(help: "Watch and steer the run in this terminal; quitting the viewer ends the run.")
     var view = false
@@ -34,26 +35,32 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var (board, cluster, run) = (self.board, self.cluster, self.run)
+        var (board, cluster, run, checkpoints) = (self.board, self.cluster, self.run, self.checkpoints)
         if let path = board.config {
             let config = try ConfigFile(
-                path: path, allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys)
+                path: path,
+                allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + CheckpointOptions.configKeys)
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)
+            try checkpoints.apply(config)
             try check(cluster, run)
         }
         let chosen = cluster.workers ?? ProcessInfo.processInfo.activeProcessorCount
-        let setup = try board.setup(defaultTiles: max(1, chosen))
+        let (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, chosen))
         let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
         let outcome: RunOutcome
         if chosen == 0 {
-            outcome = try await InProcessRun.run(setup, generations: run.generationCount, output: output)
+            if checkpoints.checkpoint != nil {
+                throw TesseraError("--checkpoint needs worker processes, which write their tiles", fix: "give --workers 1 or more")
+            }
+            outcome = try await InProcessRun.run(setup, generations: generations, output: output)
         } else {
             // A default worker count shrinks to the number of tiles instead of failing.
             let workers = cluster.workers == nil ? min(chosen, setup.tiling.columns * setup.tiling.rows) : chosen
-            var session = RunSession(setup: setup, generations: run.generationCount, workers: .launched(count: workers))
+            var session = RunSession(setup: setup, generations: generations, workers: .launched(count: workers))
             try session.configure(run: run, cluster: cluster, output: output, view: view)
+            session.checkpointing = try checkpoints.schedule(for: setup, generations: generations)
             outcome = try await session.run()
         }
         Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }

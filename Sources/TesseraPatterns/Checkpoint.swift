@@ -1,0 +1,200 @@
+import Foundation
+import TesseraCore
+
+/// A run saved in a folder, to resume from: a subfolder per checkpoint,
+/// `generation-<N>/`, with one file of cells per tile (each written by the worker that
+/// hosts it, all at once) and `manifest.json`, written last and renamed into place: a
+/// checkpoint without its manifest does not count. The manifest names the generation,
+/// rule, board and tiling and each tile file's checksum; the newest checkpoint whose
+/// files all match is the one a run resumes from, and only the last two are kept.
+///
+/// A tile file is a 32-byte header (`TSRC`, format, width, height, generation) and the
+/// tile's rows, 64 cells a little-endian word, as in `BitGrid`: 1 bit per cell. (The
+/// generation before is not kept: a tile started from cells alone steps bit-exactly,
+/// see `TesseraTiles.BlockActivity`.)
+public enum Checkpoint {
+    public struct Manifest: Codable, Sendable, Equatable {
+        public struct Tile: Codable, Sendable, Equatable {
+            public let column: Int, row: Int
+            public let x: Int, y: Int, width: Int, height: Int
+            public let file: String
+            /// `checksum(of:)` of the file, in hex.
+            public let checksum: String
+
+            public init(column: Int, row: Int, x: Int, y: Int, width: Int, height: Int, file: String, checksum: String) {
+                (self.column, self.row, self.x, self.y, self.width, self.height) = (column, row, x, y, width, height)
+                (self.file, self.checksum) = (file, checksum)
+            }
+        }
+
+        public var format = 1
+        public let generation: UInt64
+        /// Golly's form, without a bounded-grid suffix (the board says that).
+        public let rule: String
+        public let width: Int, height: Int
+        public let topology: String
+        public let columns: Int, rows: Int
+        /// The generation the run was to stop at.
+        public let end: UInt64
+        public let tiles: [Tile]
+
+        public init(generation: UInt64, rule: Rule, shape: BoardShape, columns: Int, rows: Int, end: UInt64, tiles: [Tile]) {
+            self.generation = generation
+            self.rule = rule.description
+            (width, height, topology) = (shape.width, shape.height, shape.topology.rawValue)
+            (self.columns, self.rows, self.end, self.tiles) = (columns, rows, end, tiles)
+        }
+
+        public var shape: BoardShape? {
+            guard let topology = Topology(rawValue: topology), topology != .infinite, width > 0, height > 0,
+                  width <= BoardShape.maxSide, height <= BoardShape.maxSide else { return nil }
+            return BoardShape(width: width, height: height, topology: topology)
+        }
+    }
+
+    public static let manifestName = "manifest.json"
+    static let magic: [UInt8] = Array("TSRC".utf8)
+    static let headerSize = 32
+
+    public static func folder(in root: String, generation: UInt64) -> String {
+        root + "/" + String(format: "generation-%020llu", generation)
+    }
+
+    public static func fileName(of tile: TileID) -> String { "tile-\(tile.column)-\(tile.row).cells" }
+
+    /// A fast 64-bit checksum of a file's bytes: enough to catch a torn, truncated or
+    /// damaged file (not an adversary).
+    public static func checksum(of bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var h: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+        let words = bytes.count / 8
+        for i in 0..<words {
+            h = (h ^ UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))) &* 0xFF51_AFD7_ED55_8CCD
+            h ^= h >> 32
+        }
+        for i in (words * 8)..<bytes.count { h = (h ^ UInt64(bytes[i])) &* 0xC4CE_B9FE_1A85_EC53 }
+        return h
+    }
+
+    /// Writes a tile's cells into `folder` (atomically) and returns the file's checksum.
+    public static func writeTile(_ cells: BitGrid, of tile: TileID, generation: UInt64, in folder: String) throws -> UInt64 {
+        var bytes = magic
+        for value in [UInt32(1), UInt32(cells.width), UInt32(cells.height), UInt32(0)] {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        withUnsafeBytes(of: generation.littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8](repeating: 0, count: headerSize - bytes.count))
+        cells.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        let path = folder + "/" + fileName(of: tile)
+        let file = try AtomicFile(path)
+        try file.write(bytes)
+        try file.commit()
+        return bytes.withUnsafeBytes(checksum(of:))
+    }
+
+    /// Reads a tile file, checking it against its manifest entry.
+    static func readTile(_ entry: Manifest.Tile, in folder: String, generation: UInt64) throws -> BitGrid {
+        let path = folder + "/" + entry.file
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TesseraError("checkpoint file \(path) is missing or unreadable")
+        }
+        let words = (entry.width + 63) / 64 * entry.height
+        return try data.withUnsafeBytes { bytes -> BitGrid in
+            guard String(checksum(of: bytes), radix: 16) == entry.checksum else {
+                throw TesseraError("checkpoint file \(path) is damaged: its checksum does not match the manifest")
+            }
+            guard bytes.count == headerSize + words * 8, Array(bytes.prefix(4)) == magic,
+                  bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self) == UInt32(entry.width).littleEndian,
+                  bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self) == UInt32(entry.height).littleEndian,
+                  bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self) == generation.littleEndian else {
+                throw TesseraError("checkpoint file \(path) does not hold tile (\(entry.column),\(entry.row)) at generation \(generation)")
+            }
+            let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, count in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[headerSize...]))
+                count = words
+            }
+            return BitGrid(width: entry.width, height: entry.height, words: values)
+        }
+    }
+
+    /// Puts the manifest in place: from now on the checkpoint counts. Then drops all but
+    /// the newest two checkpoints under `root`.
+    public static func commit(_ manifest: Manifest, in folder: String, root: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let file = try AtomicFile(folder + "/" + manifestName)
+        try file.write(String(decoding: try encoder.encode(manifest), as: UTF8.self) + "\n")
+        try file.commit()
+        for old in try generations(in: root).dropFirst(2) { try? FileManager.default.removeItem(atPath: old.folder) }
+    }
+
+    /// The checkpoint folders under `root`, newest first.
+    static func generations(in root: String) throws -> [(generation: UInt64, folder: String)] {
+        // None yet: a run that will write its first checkpoint there starts afresh.
+        guard FileManager.default.fileExists(atPath: root) else { return [] }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: root) else {
+            throw TesseraError("cannot read checkpoint folder \(root)", fix: "give the folder a run wrote with --checkpoint")
+        }
+        return names.compactMap { name in
+            guard name.hasPrefix("generation-"), let g = UInt64(name.dropFirst("generation-".count)) else { return nil }
+            return (g, root + "/" + name)
+        }.sorted { $0.generation > $1.generation }
+    }
+
+    /// A checkpoint read back: its manifest and the whole board.
+    public struct Restored: Sendable {
+        public let manifest: Manifest
+        public let shape: BoardShape
+        public let rule: Rule
+        public let board: BitGrid
+        /// Why newer checkpoints were passed over (damaged or incomplete), one line each.
+        public let skipped: [String]
+    }
+
+    /// The newest complete, undamaged checkpoint under `root`; nil when there is none
+    /// (`skipped` then says why, through the error).
+    public static func newest(in root: String) throws -> Restored? {
+        var skipped: [String] = []
+        for (generation, folder) in try generations(in: root) {
+            do {
+                return try read(folder, generation: generation, skipped: skipped)
+            } catch let error as TesseraError {
+                skipped.append(error.description)
+            }
+        }
+        guard skipped.isEmpty else {
+            throw TesseraError("no usable checkpoint in \(root): \(skipped.joined(separator: "; "))",
+                               fix: "start the run afresh without --resume")
+        }
+        return nil
+    }
+
+    static func read(_ folder: String, generation: UInt64, skipped: [String]) throws -> Restored {
+        let path = folder + "/" + manifestName
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TesseraError("checkpoint \(folder) is incomplete: it has no \(manifestName)")
+        }
+        let manifest: Manifest
+        do { manifest = try JSONDecoder().decode(Manifest.self, from: data) } catch {
+            throw TesseraError("checkpoint manifest \(path) is damaged: \(error.localizedDescription)")
+        }
+        guard manifest.format == 1, manifest.generation == generation, let shape = manifest.shape,
+              let rule = try? Rule(parsing: manifest.rule) else {
+            throw TesseraError("checkpoint manifest \(path) does not describe a board Tessera can resume")
+        }
+        var board = BitGrid(width: shape.width, height: shape.height)
+        var covered = 0
+        for entry in manifest.tiles {
+            guard entry.x >= 0, entry.y >= 0, entry.width > 0, entry.height > 0,
+                  entry.x + entry.width <= shape.width, entry.y + entry.height <= shape.height,
+                  !entry.file.contains("/") else {
+                throw TesseraError("checkpoint manifest \(path) places tile (\(entry.column),\(entry.row)) outside the board")
+            }
+            try readTile(entry, in: folder, generation: generation).copy(into: &board, atX: entry.x, y: entry.y)
+            covered += entry.width * entry.height
+        }
+        guard covered == shape.cellCount else {
+            throw TesseraError("checkpoint manifest \(path) leaves part of the board without a tile")
+        }
+        return Restored(manifest: manifest, shape: shape, rule: rule, board: board, skipped: skipped)
+    }
+}

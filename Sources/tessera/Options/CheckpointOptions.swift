@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import TesseraCore
+import TesseraPatterns
+import TesseraRun
+
+/// Checkpoints to resume from: where to write them, how often, and where to resume.
+struct CheckpointOptions: ParsableArguments {
+    @Option(help: "Write a checkpoint into this folder every --checkpoint-every generations (the last two are kept).")
+    var checkpoint: String?
+
+    @Option(help: "Generations between checkpoints (default 10000).")
+    var checkpointEvery: UInt64?
+
+    @Option(help: "Resume from the newest complete checkpoint in this folder; with none there yet, start afresh. A pattern given too (a requeued job's same command) fixes where the run ends.")
+    var resume: String?
+
+    static let configKeys = ["checkpoint", "checkpoint-every", "resume"]
+
+    func validate() throws {
+        if let checkpointEvery, checkpointEvery < 1 {
+            throw TesseraError("--checkpoint-every 0 is no interval", fix: "give 1 or more generations")
+        }
+        if checkpointEvery != nil && checkpoint == nil {
+            throw TesseraError("--checkpoint-every without --checkpoint", fix: "give --checkpoint FOLDER too")
+        }
+    }
+
+    mutating func apply(_ config: ConfigFile) throws {
+        checkpoint = checkpoint ?? config["checkpoint"]
+        checkpointEvery = try checkpointEvery ?? config.number("checkpoint-every", as: UInt64.self)
+        resume = resume ?? config["resume"]
+        try validate()
+    }
+
+    /// The run to do: from the newest checkpoint under `--resume` when there is one,
+    /// else from the board options; and how many generations it has left.
+    func setup(_ board: BoardOptions, generations: UInt64?, defaultTiles count: Int) throws -> (RunSetup, UInt64) {
+        guard let resume, let restored = try Checkpoint.newest(in: resume) else {
+            return (try board.setup(defaultTiles: count), generations ?? 100)
+        }
+        for line in restored.skipped { FileHandle.standardError.write(Data("tessera: passed over a checkpoint: \(line)\n".utf8)) }
+        let shape = restored.shape, at = restored.manifest.generation
+        var choices = RunSetup.Choices()
+        let pattern = Pattern(cells: restored.board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
+                              board: shape, generation: at)
+        choices.pattern = (pattern, (resume as NSString).lastPathComponent)
+        choices.rule = (restored.rule, shape)
+        choices.tiles = board.tiles.map { ($0.columns, $0.rows) }
+        choices.halo = board.halo
+        // Where the run ends: where the same command would have ended it, for a pattern
+        // given too; else `--generations` more; else where the checkpointed run would have.
+        let end: UInt64
+        if let source = board.pattern {
+            end = try BoardOptions.load(source).generation.addingReportingOverflow(generations ?? 100).partialValue
+        } else if let generations {
+            end = at.addingReportingOverflow(generations).partialValue
+        } else {
+            end = restored.manifest.end
+        }
+        return (try RunSetup(choices, defaultTiles: count), end > at ? end - at : 0)
+    }
+
+    /// What the session writes, for a run that ends `generations` after `setup`'s.
+    func schedule(for setup: RunSetup, generations: UInt64) throws -> (root: String, every: UInt64, end: UInt64)? {
+        guard let root = checkpoint else { return nil }
+        do {
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        } catch {
+            throw TesseraError("cannot create checkpoint folder \(root)", fix: "check the path and its permissions")
+        }
+        return (root, checkpointEvery ?? 10_000, try setup.end(after: generations))
+    }
+}

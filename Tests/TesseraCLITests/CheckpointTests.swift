@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraPatterns
+
+/// Checkpoints on disk: written by the workers, committed by the manifest, read back
+/// on resume onto any tiling, bit-exact with bgolly, and passed over when damaged.
+@Suite struct CheckpointTests {
+    func acorn(in dir: URL) throws -> URL {
+        let url = dir.appendingPathComponent("acorn.rle")
+        try "x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n".write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    func generations(in folder: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix("generation-") }.sorted()
+    }
+
+    @Test func aResumedRunOnAnotherTilingEndsWithGollysBoard() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try acorn(in: dir), store = dir.appendingPathComponent("ck")
+        let first = try Harness.tessera(["run", input.path, "--generations", "3000", "--tiles", "4x2",
+                                         "--checkpoint", store.path, "--checkpoint-every", "1000"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("3 checkpoints (last at generation 3000"))
+        #expect(generations(in: store) == ["generation-00000000000000002000", "generation-00000000000000003000"], "the last two kept")
+        // The checkpoint is a Golly pattern too.
+        let exported = dir.appendingPathComponent("at3000.rle")
+        let export = try Harness.tessera(["export", store.path, exported.path])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(try Harness.cells(ofPatternFile: exported) == (try Harness.golly(input, generations: 3000)))
+        // Resumed on 3x3 tiles and three workers, 1000 more.
+        let output = dir.appendingPathComponent("at4000.rle")
+        let resumed = try Harness.tessera(["run", "--resume", store.path, "--generations", "1000", "--tiles", "3x3",
+                                           "--workers", "3", "--output", output.path])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try String(contentsOf: output, encoding: .utf8).hasPrefix("#CXRLE Pos=-256,-128 Gen=4000"))
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 4000)))
+    }
+
+    /// A damaged tile file: the newest checkpoint is passed over with a line naming the
+    /// file, and the run resumes from the one before.
+    @Test func aDamagedCheckpointIsPassedOverForTheOneBefore() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try acorn(in: dir), store = dir.appendingPathComponent("ck")
+        let first = try Harness.tessera(["run", input.path, "--generations", "2000", "--checkpoint", store.path,
+                                         "--checkpoint-every", "1000"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let damaged = store.appendingPathComponent("generation-00000000000000002000/tile-1-0.cells")
+        let handle = try FileHandle(forWritingTo: damaged)
+        try handle.seek(toOffset: 40)
+        try handle.write(contentsOf: Data([0xA5]))
+        try handle.close()
+        let output = dir.appendingPathComponent("out.rle")
+        let resumed = try Harness.tessera(["run", "--resume", store.path, "--generations", "500", "--output", output.path])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("tile-1-0.cells is damaged"), "\(resumed.stderr)")
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 1500)))
+        // With every checkpoint damaged, nothing is resumed, and the line says why.
+        try FileManager.default.removeItem(at: store.appendingPathComponent("generation-00000000000000001000/manifest.json"))
+        let none = try Harness.tessera(["run", "--resume", store.path, "--generations", "10"])
+        #expect(none.status == 2 && none.stderr.contains("no usable checkpoint") && none.stderr.contains("no manifest.json"),
+                "\(none.stderr)")
+    }
+
+    /// The coordinator killed mid-run: its workers leave by themselves, and the same
+    /// command again (as Slurm's requeue runs it) resumes and ends with Golly's board.
+    @Test(.timeLimit(.minutes(3)))
+    func aKilledRunResumesWithTheSameCommand() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try acorn(in: dir), store = dir.appendingPathComponent("ck")
+        let output = dir.appendingPathComponent("out.rle")
+        let command = ["run", input.path, "--generations", "6000", "--tiles", "4x2", "--checkpoint", store.path,
+                       "--checkpoint-every", "1000", "--resume", store.path, "--output", output.path]
+        let run = try RunningTessera(command)
+        let workers = try run.workerPids(2)
+        _ = try Processes.poll(timeout: 120, "a first checkpoint") {
+            FileManager.default.fileExists(atPath: store.appendingPathComponent("generation-00000000000000001000/manifest.json").path)
+                ? true : nil
+        }
+        kill(run.pid, SIGKILL)
+        _ = run.wait(timeout: 5)
+        _ = try Processes.poll(timeout: 20, "the orphaned workers to leave") { workers.allSatisfy { !Processes.alive($0) } ? true : nil }
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+        let again = try Harness.tessera(command)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.hasPrefix("ck: ") && !again.stdout.contains(" 6000 generations"), "resumed, not restarted: \(again.stdout)")
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 6000)))
+    }
+
+    @Test(arguments: [
+        (["run", "glider", "--size", "64x64", "--checkpoint-every", "10"], "without --checkpoint"),
+        (["run", "glider", "--size", "64x64", "--checkpoint", "/tmp/tessera-ck-unused", "--workers", "0"], "worker processes"),
+        (["run", "glider", "--checkpoint", "/tmp/tessera-ck-unused"], "bounded board"),
+        (["run", "glider", "--size", "64x64", "--checkpoint-every", "0", "--checkpoint", "/tmp/tessera-ck-unused"], "no interval"),
+    ])
+    func checkpointFlagsThatCannotWorkSaySo(arguments: [String], problem: String) throws {
+        let result = try Harness.tessera(arguments)
+        #expect(result.status == 2 && result.stderr.contains(problem) && result.stderr.split(separator: "\n").count == 1,
+                "\(result.stderr)")
+    }
+}
