@@ -69,6 +69,8 @@ package struct RunSession: Sendable {
     package var silence: Duration = .seconds(5)
     /// A live progress line on stdout when it is a terminal.
     package var showsProgress = false
+    /// Lost workers a batch run survives (`--max-restarts`).
+    package var restarts = 0
     /// Where and how often a batch run writes checkpoints, and where it ends.
     package var checkpointing: (root: String, every: UInt64, end: UInt64)?
     /// How a batch run moves tiles to even its workers' loads.
@@ -145,6 +147,7 @@ package struct RunSession: Sendable {
             do {
                 try await coordinator.start()
                 await coordinator.setCheckpointing(checkpointing)
+                if mode.isBatch { await coordinator.setRestarts(restarts) }
                 if setup.isUnbounded {
                     let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
                     let end: UnboundedPlane.Position

@@ -33,6 +33,10 @@ package enum Summary {
             line += ", \(outcome.checkpoints.count) checkpoint\(outcome.checkpoints.count == 1 ? "" : "s") (last at generation \(last.generation), "
                 + String(format: "%.1f ms at most)", slowest * 1000)
         }
+        if !outcome.recoveries.isEmpty {
+            let recomputed = outcome.recoveries.reduce(UInt64(0)) { $0 + ($1.at - $1.rolledBackTo) }
+            line += ", survived \(outcome.recoveries.count) lost worker\(outcome.recoveries.count == 1 ? "" : "s") (\(recomputed) generations computed again)"
+        }
         guard detailed else { return [line] }
         let moves = outcome.rebalances.map { r in
             let list = r.moves.map { "\($0.tile) \($0.from)→\($0.to)" }.joined(separator: ", ")
@@ -40,7 +44,10 @@ package enum Summary {
             return "  generation \(r.generation): moved \(list) in \(String(format: "%.1f", r.seconds * 1000)) ms; "
                 + "load per worker \(loads(r.before)) s → \(loads(r.after)) s"
         }
-        return [line] + moves + workers.map { w in
+        let losses = outcome.recoveries.map {
+            "  lost after generation \($0.at), rolled back to \($0.rolledBackTo): \($0.lost)"
+        }
+        return [line] + losses + moves + workers.map { w in
             let r = w.report
             let tiles = w.tiles.map(\.description).joined(separator: " ")
             return String(format: "  worker %d (pid %d on %@, tiles %@): compute %.3f s, halo wait %.3f s (%.1f%%), sent %@",

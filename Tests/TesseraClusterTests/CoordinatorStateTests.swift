@@ -275,6 +275,43 @@ import TesseraCore
         #expect(gathering.members.isEmpty && gathering.phase == .gathering)
     }
 
+    // MARK: Lost workers
+
+    /// With restarts allowed, a worker lost mid-advance is fenced, the others are told
+    /// to halt, and once they stopped (a `done` that crossed the halt counts) the
+    /// advance answers `interrupted` instead of failing the run.
+    @Test func aLostWorkerHaltsTheOthersAndInterruptsTheAdvance() throws {
+        var state = ready()
+        state.restartsLeft = 1
+        _ = try state.begin(.advance(generations: 10))
+        let lost = state.workerExited(pid: 1, host: nil, how: "was killed by signal 9")
+        #expect(failure(lost) == nil)
+        #expect(sent(lost).map(\.0) == [.halt(op: 1)] && sent(lost).map(\.1) == [b])
+        #expect(state.members[0].gone && state.restartsLeft == 0)
+        let answer = state.receive(.done(op: 1, WorkerReport()), from: b, now: at(1))
+        #expect(answer == [.completed(.interrupted("worker 0 (pid 1 on a, tiles (0,0) (1,0)) was killed by signal 9"))])
+        // Fenced: whatever the lost one says now changes nothing.
+        #expect(!logs(state.receive(.done(op: 1, WorkerReport()), from: a, now: at(2))).isEmpty)
+        // The next loss, with no restart left, fails the run.
+        #expect(failure(state.workerExited(pid: 2, host: nil, how: "exited with status 1")) != nil)
+    }
+
+    @Test func aWorkerLostBetweenAdvancesIsNotedForTheNextOne() {
+        var state = ready()
+        state.restartsLeft = 2
+        _ = state.tick(now: at(30)) { peer in peer == Array("worker-b".utf8) ? at(30) : nil }
+        #expect(state.lostWhileIdle?.contains("stopped answering") == true)
+        #expect(state.failure == nil && state.members[0].gone)
+        state.recovered()
+        #expect(state.lostWhileIdle == nil)
+    }
+
+    @Test func withoutRestartsALostWorkerFailsTheRunAsBefore() throws {
+        var state = ready()
+        _ = try state.begin(.advance(generations: 10))
+        #expect(failure(state.workerExited(pid: 2, host: nil, how: "was killed by signal 9"))?.contains("worker 1") == true)
+    }
+
     @Test func oneOperationAtATime() throws {
         var state = ready()
         _ = try state.begin(.advance(generations: 1))

@@ -29,6 +29,8 @@ import TesseraCore
                            endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true)),
         .handOff(op: 8, tiles: [TileID(column: 2, row: 0), TileID(column: 0, row: 1)]),
         .leaving,
+        .halt(op: 12),
+        .halted(op: 12),
         .checkpoint(op: 9, folder: "/scratch/run/generation-00000000000000001000"),
         .checkpointed(op: 9, tile: TileID(column: 1, row: 0), checksum: 0xFEED_F00D_DEAD_BEEF),
         .tileState(op: 8, TileState(tile: TileID(column: 2, row: 0), generation: 1 << 33, cells: grid,

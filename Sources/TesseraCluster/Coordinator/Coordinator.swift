@@ -24,11 +24,13 @@ package struct RunOutcome: Sendable {
     package let rebalances: [Rebalance]
     /// Checkpoints written: generation, and seconds each took.
     package let checkpoints: [(generation: UInt64, seconds: Double)]
+    /// Lost workers survived.
+    package let recoveries: [Coordinator.Recovery]
 
     package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64, rebalances: [Rebalance] = [],
-                 checkpoints: [(generation: UInt64, seconds: Double)] = []) {
+                 checkpoints: [(generation: UInt64, seconds: Double)] = [], recoveries: [Coordinator.Recovery] = []) {
         (self.seconds, self.population, self.workers, self.generations) = (seconds, population, workers, generations)
-        (self.rebalances, self.checkpoints) = (rebalances, checkpoints)
+        (self.rebalances, self.checkpoints, self.recoveries) = (rebalances, checkpoints, recoveries)
     }
 }
 
@@ -150,9 +152,44 @@ package actor Coordinator {
         let started = ContinuousClock.now
         advancing = (started, state.generation, state.generation + min(generations, .max - state.generation))
         defer { advancing = nil }
-        _ = try await perform(.advance(generations: generations))
+        if case .interrupted(let why) = try await perform(.advance(generations: generations)) { throw WorkerLost(why: why) }
         secondsAdvancing += (ContinuousClock.now - started).seconds
         generationsAdvanced += generations
+    }
+
+    /// A worker was lost mid-advance and the others stopped: the tiles need rolling back.
+    package struct WorkerLost: Error, CustomStringConvertible {
+        package let why: String
+        package var description: String { why }
+    }
+
+    /// One lost worker survived: what was lost, where the run was, and the generation
+    /// it rolled back to.
+    package struct Recovery: Sendable, Equatable {
+        package let lost: String
+        package let at: UInt64
+        package let rolledBackTo: UInt64
+    }
+
+    package private(set) var recoveries: [Recovery] = []
+
+    /// How many lost workers a batch run may survive.
+    package func setRestarts(_ count: Int) { state.restartsLeft = count }
+
+    /// Rolls every tile back to the newest checkpoint (else the run's start) on the
+    /// workers still in the run, the lost one's tiles dealt to them.
+    private func recover(from why: String, at generation: UInt64) async throws {
+        var plan = state.settings.plan
+        if let root = checkpointing?.root, let restored = try Checkpoint.newest(in: root) {
+            let board = restored.board, tiling = state.plan.tiling
+            plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
+                           generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+        }
+        Wire.log("coordinator", "rolled back to generation \(plan.generation): \(generation - plan.generation) generations to compute again")
+        // Cleared first: a worker lost while the tiles are dealt again is noted afresh.
+        state.recovered()
+        _ = try await perform(.replan(plan))
+        recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation))
     }
 
     /// The board reduced to `viewport`, every tile at the same generation.
@@ -169,6 +206,7 @@ package actor Coordinator {
         guard state.members.count > 1 || tiles.count > 1 || checkpointing != nil else { return try await advance(generations) }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
         let halo = UInt64(state.plan.halo)
+        let end = state.generation + generations
         var remaining = generations, stretch = halo
         var baseline = state.tileSeconds
         // When each tile last moved (in stretches): one that just moved stays a while, so
@@ -176,17 +214,26 @@ package actor Coordinator {
         var lastMoved: [TileID: Int] = [:], stretches = 0
         while remaining > 0 {
             stretches += 1
+            if let why = state.lostWhileIdle { try await recover(from: why, at: state.generation) }
+            remaining = end - state.generation
             var count = min(stretch, remaining)
             if let every = checkpointing?.every {
                 // Stop at the next multiple of `every`, to write the checkpoint there.
                 count = min(count, every - state.generation % every)
             }
             let started = ContinuousClock.now
-            try await advance(count)
-            remaining -= count
-            if let checkpointing, state.generation % checkpointing.every == 0 {
-                try await checkpoint(into: checkpointing.root)
+            do {
+                try await advance(count)
+                if let checkpointing, state.generation % checkpointing.every == 0 {
+                    try await checkpoint(into: checkpointing.root)
+                }
+            } catch let lost as WorkerLost {
+                try await recover(from: lost.why, at: state.generation)
+                (baseline, lastMoved) = ([:], [:])
+                remaining = end - state.generation
+                continue
             }
+            remaining = end - state.generation
             guard remaining > 0 else { break }
             // Long enough that a stop costs little beside it, short enough to follow a
             // pattern that moves and to let a leaving worker go soon.
@@ -217,7 +264,11 @@ package actor Coordinator {
             // Balancing never fails a run: moves that cannot be (a policy's slip) are dropped.
             if !state.canMove(moves) { moves = state.departures }
             guard !moves.isEmpty else { continue }
-            try await move(moves, loads: loads)
+            do {
+                try await move(moves, loads: loads)
+            } catch is WorkerLost {
+                continue  // the loop rolls back at its top: the loss is noted as between advances
+            }
             for tile in moves.keys { (baseline[tile], lastMoved[tile]) = (0, stretches) }
         }
     }
@@ -248,7 +299,7 @@ package actor Coordinator {
             return load
         }
         let before = perWorker { state.owner(of: $0) }
-        _ = try await perform(.move(moves))
+        if case .interrupted(let why) = try await perform(.move(moves)) { throw WorkerLost(why: why) }
         rebalances.append(Rebalance(
             generation: state.generation,
             moves: moves.keys.sorted().map { Rebalance.Move(tile: $0, from: from[$0]!, to: moves[$0]!) },
@@ -279,9 +330,9 @@ package actor Coordinator {
         } catch {
             throw TesseraError("cannot create checkpoint folder \(folder)", fix: "check the path and its permissions")
         }
-        guard case .checkpointed(let sums) = try await perform(.checkpoint(folder: folder)) else {
-            throw TesseraError("no checkpoint came back")
-        }
+        let answer = try await perform(.checkpoint(folder: folder))
+        if case .interrupted(let why) = answer { throw WorkerLost(why: why) }
+        guard case .checkpointed(let sums) = answer else { throw TesseraError("no checkpoint came back") }
         let entries = tiling.tiles.map { tile in
             let rect = tiling.rect(of: tile)
             return Checkpoint.Manifest.Tile(column: tile.column, row: tile.row, x: rect.x, y: rect.y, width: rect.width,
@@ -361,7 +412,7 @@ package actor Coordinator {
     /// What the run did so far.
     package var outcome: RunOutcome {
         RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
-                   generations: generationsAdvanced, rebalances: rebalances, checkpoints: checkpoints)
+                   generations: generationsAdvanced, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries)
     }
 
     /// Where a run stands, for a progress line.

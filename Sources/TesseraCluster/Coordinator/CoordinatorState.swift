@@ -69,6 +69,9 @@ package struct CoordinatorState {
         case moved
         /// Each tile file's checksum.
         case checkpointed([TileID: UInt64])
+        /// A worker was lost (`why`): the others stopped where they were, and the tiles
+        /// must be rolled back to a snapshot before the run goes on.
+        case interrupted(String)
     }
 
     package enum Effect: Equatable, Sendable {
@@ -113,6 +116,8 @@ package struct CoordinatorState {
         /// Gathering the moving tiles from the workers that give them up.
         case handOff(op: UInt64, moves: [TileID: Int], states: [TileID: TileState])
         case checkpoint(op: UInt64, sums: [TileID: UInt64])
+        /// A worker was lost mid-advance: waiting for the others to stop.
+        case halt(op: UInt64, waiting: Set<Int>, why: String)
     }
 
     /// How many peers may wait to prove themselves while the run gathers.
@@ -129,6 +134,10 @@ package struct CoordinatorState {
     private var operation: Operation?
     /// The pids of workers that left the run: their exits are no failure.
     private var departed: Set<UInt32> = []
+    /// How many lost workers the run may still survive (`--max-restarts`).
+    package var restartsLeft = 0
+    /// A worker lost while nothing ran: the run rolls back before it goes on.
+    package private(set) var lostWhileIdle: String?
     private var lastOp: UInt64 = 0
 
     package init(_ settings: Settings) {
@@ -226,7 +235,9 @@ package struct CoordinatorState {
             return effects
         case .replan(let next):
             let departing = compact()
-            try RunPlan.check(workers: members.indices.filter(isActive).count, tiling: next.tiling)
+            let active = members.indices.filter(isActive).count
+            guard active > 0 else { throw TesseraError("no worker is left to run the tiles") }
+            try RunPlan.check(workers: active, tiling: next.tiling)
             plan = next
             generation = next.generation
             phase = .busy
@@ -313,6 +324,12 @@ package struct CoordinatorState {
             operation = nil
             phase = .idle
             return [.prepared] + (presenter.map { $0.welcomed } == false ? welcomePresenter() : [])
+        case .done(let op, _) where { if case .halt(op, _, _) = operation { true } else { false } }():
+            // It finished before the halt reached it: as good as stopped.
+            return stopped(index)
+        case .halted(let op):
+            guard case .halt(op, _, _) = operation else { return stray(message, from: index) }
+            return stopped(index)
         case .done(let op, let report):
             guard case .advance(op, let generations, var waiting) = operation, waiting.remove(index) != nil else {
                 return stray(message, from: index)
@@ -632,7 +649,7 @@ package struct CoordinatorState {
                 effects += forget(index)
             }
             if let lost = members.indices.first(where: { !members[$0].gone && silent(members[$0].peer, since: members[$0].lastHeard) }) {
-                return effects + fail("\(describe(lost)) stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds))): it died or the network is down")
+                return effects + lose(lost, "\(describe(lost)) stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds))): it died or the network is down")
             }
         }
         if let presenter, silent(presenter.peer, since: presenter.lastHeard) {
@@ -651,13 +668,65 @@ package struct CoordinatorState {
         if let host { return fail("the worker launched on \(host) (launch command pid \(pid)) \(how)") }
         if departed.contains(UInt32(bitPattern: pid)) { return [] }
         if let index = members.firstIndex(where: { $0.hello.pid == UInt32(bitPattern: pid) }) {
+            guard !members[index].gone else { return [] }
             guard !members[index].tiles.isEmpty else {
                 return [.log("\(describe(index)), holding no tile, \(how)")] + forget(index)
             }
-            return fail("\(describe(index)) \(how)")
+            return lose(index, "\(describe(index)) \(how)")
         }
         return fail("worker process \(pid) \(how) before it connected")
     }
+
+    /// Worker `index` is lost (`why` says how). With restarts left, it is fenced (out of
+    /// the run: its messages, and its strips to the others, are refused from now on),
+    /// the others stop where they are, and the request in flight answers
+    /// `interrupted`, so that the tiles roll back to a snapshot; without, the run fails.
+    private mutating func lose(_ index: Int, _ why: String) -> [Effect] {
+        guard restartsLeft > 0 else { return fail(why) }
+        restartsLeft -= 1
+        members[index].gone = true
+        let line = Effect.log("\(why): rolling back to the last snapshot (\(restartsLeft) more restart\(restartsLeft == 1 ? "" : "s") allowed)")
+        switch operation {
+        case .advance(let op, _, _):
+            let others = Set(members.indices.filter { !members[$0].gone && !members[$0].tiles.isEmpty })
+            operation = .halt(op: op, waiting: others, why: why)
+            guard !others.isEmpty else { return [line] + complete(.interrupted(why)) }
+            return [line] + others.sorted().map { .send(.halt(op: op), to: members[$0].peer) }
+        case .halt(let op, var waiting, let first):
+            waiting.remove(index)
+            operation = .halt(op: op, waiting: waiting, why: first)
+            return [line] + (waiting.isEmpty ? complete(.interrupted(first)) : [])
+        case .checkpoint:
+            // Its folder never gets a manifest, so it never counts.
+            return [line] + complete(.interrupted(why))
+        case .handOff:
+            // Every tile is rebuilt from the snapshot anyway: the move is moot.
+            lostWhileIdle = lostWhileIdle ?? why
+            return [line] + complete(.interrupted(why))
+        case .prepare:
+            // The others finish building; then the run rolls back again.
+            lostWhileIdle = lostWhileIdle ?? why
+            return [line] + forget(index)
+        case nil:
+            lostWhileIdle = lostWhileIdle ?? why
+            return [line]
+        default:
+            return fail(why)
+        }
+    }
+
+    /// Worker `index` stopped after a halt.
+    private mutating func stopped(_ index: Int) -> [Effect] {
+        guard case .halt(let op, var waiting, let why) = operation, waiting.remove(index) != nil else { return [] }
+        guard waiting.isEmpty else {
+            operation = .halt(op: op, waiting: waiting, why: why)
+            return []
+        }
+        return complete(.interrupted(why))
+    }
+
+    /// The run rolled back after `lostWhileIdle`.
+    package mutating func recovered() { lostWhileIdle = nil }
 
     /// Stops the run (Ctrl-C, say): workers are told to abort.
     package mutating func cancel(_ reason: String) -> [Effect] { fail(reason) }

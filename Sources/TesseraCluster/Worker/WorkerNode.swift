@@ -43,6 +43,8 @@ package actor WorkerNode {
     private var owners: Assignment?
     /// The `start` in progress.
     private var running: UInt64?
+    /// The `halt` that stops it, once one came.
+    private var halting: UInt64?
 
     private init(pump: MessagePump, progress: WorkerProgress) {
         self.pump = pump
@@ -176,6 +178,14 @@ package actor WorkerNode {
             await adopt(state)
         case .checkpoint(let op, let folder):
             await writeCheckpoint(op: op, folder: folder)
+        case .halt(let op):
+            guard running != nil else {
+                pump.send(.halted(op: op), to: .coordinator)
+                return .next
+            }
+            // The run ends with its tiles' waits failing; it then says `halted`.
+            halting = op
+            for tile in tiles.values { await tile.fail(TesseraError("halted: a worker was lost")) }
         case .frameRequest(let op, let viewport):
             await sendFrame(op: op, viewport)
         case .collect(let op, let rows):
@@ -358,7 +368,7 @@ package actor WorkerNode {
     }
 
     private func run(op: UInt64, generations: UInt64) async {
-        defer { running = nil }
+        defer { (running, halting) = (nil, nil) }
         let tiles = self.tiles
         do {
             // One tile's failure cancels the others: their waits for halos end at once.
@@ -371,7 +381,11 @@ package actor WorkerNode {
         } catch is CancellationError {
             return  // the worker is leaving
         } catch {
-            report("\(error)")
+            if let halting {
+                pump.send(.halted(op: halting), to: .coordinator)
+            } else {
+                report("\(error)")
+            }
             return
         }
         var summary = WorkerReport(bytesSent: UInt64(pump.bytesSent))

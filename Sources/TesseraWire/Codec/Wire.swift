@@ -24,13 +24,13 @@ package enum Wire {
         case halo
         case presenterHello, presenterWelcome, presenterRequest, presenterReply
         case view, detach, command, frame
-        case handOff, tileState, leaving, checkpoint, checkpointed
+        case handOff, tileState, leaving, checkpoint, checkpointed, halt, halted
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
             switch self {
-            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed: [.toCoordinator]
-            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint: [.toWorker]
+            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed, .halted: [.toCoordinator]
+            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt: [.toWorker]
             case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
             case .abort, .refused: [.toWorker, .toPresenter]
@@ -86,6 +86,8 @@ package enum Wire {
         case .checkpoint(let op, let folder):
             w.u64(op)
             w.string(folder)
+        case .halt(let op), .halted(let op):
+            w.u64(op)
         case .checkpointed(let op, let tile, let checksum):
             w.u64(op)
             tile.encode(to: &w)
@@ -152,6 +154,8 @@ package enum Wire {
             message = .handOff(op: op, tiles: try (0..<(try r.count(upTo: Tiling.maxTiles, "tile count"))).map { _ in try TileID(from: &r) })
         case .tileState: message = .tileState(op: try r.u64(), try TileState(from: &r))
         case .leaving: message = .leaving
+        case .halt: message = .halt(op: try r.u64())
+        case .halted: message = .halted(op: try r.u64())
         case .checkpoint: message = .checkpoint(op: try r.u64(), folder: try r.string(upTo: 4096))
         case .checkpointed: message = .checkpointed(op: try r.u64(), tile: try TileID(from: &r), checksum: try r.u64())
         case .heartbeat: message = .heartbeat(try RunProgress(from: &r))
@@ -221,6 +225,8 @@ extension Message {
         case .handOff: .handOff
         case .tileState: .tileState
         case .leaving: .leaving
+        case .halt: .halt
+        case .halted: .halted
         case .checkpoint: .checkpoint
         case .checkpointed: .checkpointed
         }

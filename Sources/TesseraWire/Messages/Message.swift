@@ -38,6 +38,10 @@ package enum Message: Sendable, Equatable {
     case checkpoint(op: UInt64, folder: String)
     /// A tile's file is written, with this checksum (`TesseraPatterns.Checkpoint`).
     case checkpointed(op: UInt64, tile: TileID, checksum: UInt64)
+    /// A worker was lost: the others stop the run in progress where they are (their
+    /// tiles are rolled back next), and say `halted`.
+    case halt(op: UInt64)
+    case halted(op: UInt64)
     /// A worker asks to leave (it got SIGTERM): once its tiles moved to others, the
     /// coordinator tells it to shut down, and the run goes on without it.
     case leaving

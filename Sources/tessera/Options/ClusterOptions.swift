@@ -15,6 +15,9 @@ struct ClusterOptions: ParsableArguments {
             transform: parsing { try Seconds(parsing: $0, flag: "silence") })
     var silence: Seconds?
 
+    @Option(help: "Lost workers a batch run survives by rolling back to its last checkpoint (or its start) and dealing their tiles to the others (default 0: a lost worker fails the run).")
+    var maxRestarts: Int?
+
     @Flag(help: "Keep every tile on the worker it was dealt to (by default, with more tiles than workers, tiles move to even the load).")
     var noBalance = false
 
@@ -22,7 +25,7 @@ struct ClusterOptions: ParsableArguments {
     @Option(help: .hidden)
     var randomMoves: UInt64?
 
-    static let configKeys = ["workers", "connect-timeout", "silence", "no-balance"]
+    static let configKeys = ["workers", "connect-timeout", "silence", "no-balance", "max-restarts"]
 
     var balancing: Balancing {
         if let randomMoves { return .random(seed: randomMoves) }
@@ -31,6 +34,7 @@ struct ClusterOptions: ParsableArguments {
 
     func validate() throws {
         if let workers, workers < 0 { throw TesseraError("--workers \(workers) is negative", fix: "give 0 (in process) or more") }
+        if let maxRestarts, maxRestarts < 0 { throw TesseraError("--max-restarts \(maxRestarts) is negative", fix: "give 0 or more") }
     }
 
     mutating func apply(_ config: ConfigFile) throws {
@@ -38,6 +42,7 @@ struct ClusterOptions: ParsableArguments {
         connectTimeout = try connectTimeout ?? config["connect-timeout"].map { try Seconds(parsing: $0, flag: "connect-timeout") }
         silence = try silence ?? config["silence"].map { try Seconds(parsing: $0, flag: "silence") }
         noBalance = noBalance || config["no-balance"] == "true"
+        maxRestarts = try maxRestarts ?? config.number("max-restarts", as: Int.self)
         try validate()
     }
 }

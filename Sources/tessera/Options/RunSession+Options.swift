@@ -11,6 +11,7 @@ extension RunSession {
         connectTimeout = cluster.connectTimeout?.duration ?? connectTimeout
         silence = cluster.silence?.duration ?? silence
         balancing = cluster.balancing
+        restarts = cluster.maxRestarts ?? 0
         showsProgress = !view
         if externalPresenter {
             mode = .externalPresenter

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+import TesseraCore
+
+/// Runs that lose workers mid-way, killed or frozen, and carry on from their last
+/// checkpoint on the workers left, ending with bgolly's board.
+@Suite struct ResilienceTests {
+    /// 20 runs, each with a worker killed (SIGKILL) or frozen (SIGSTOP, found by its
+    /// silence) at a random moment, sometimes twice, sometimes while a checkpoint is
+    /// being written; seeded, so a failure can be run again.
+    @Test(.timeLimit(.minutes(10)))
+    func chaosRunsAllEndWithGollysBoard() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("acorn.rle")
+        try "x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n".write(to: input, atomically: true, encoding: .utf8)
+        let golly = try Harness.golly(input, generations: 3000)
+        var generator = SplitMix64(seed: 20261123)
+        var survived = 0
+        for run in 0..<20 {
+            let workers = Int.random(in: 2...3, using: &generator)
+            let losses = workers == 3 && Bool.random(using: &generator) ? 2 : 1
+            let store = dir.appendingPathComponent("ck-\(run)"), output = dir.appendingPathComponent("out-\(run).rle")
+            let every = [250, 500, 1000].randomElement(using: &generator)!
+            let tessera = try RunningTessera(["run", input.path, "--generations", "3000", "--tiles", "4x2", "--workers", "\(workers)",
+                                              "--checkpoint", store.path, "--checkpoint-every", "\(every)", "--max-restarts", "3",
+                                              "--silence", "1", "--output", output.path])
+            var alive = try tessera.workerPids(workers)
+            var what: [String] = []
+            for _ in 0..<losses {
+                let victim = alive.remove(at: Int.random(in: 0..<alive.count, using: &generator))
+                let after = Double.random(in: 0.1...1.2, using: &generator)
+                _ = try? Processes.poll(timeout: 30, "the worker to step") { Processes.cpuSeconds(victim) >= after ? true : nil }
+                let freeze = Bool.random(using: &generator)
+                kill(victim, freeze ? SIGSTOP : SIGKILL)
+                what.append("\(freeze ? "froze" : "killed") a worker after \(String(format: "%.1f", after)) s")
+            }
+            let status = tessera.wait(timeout: 120)
+            let story = "run \(run) (\(workers) workers, checkpoint every \(every)): \(what.joined(separator: ", "))"
+            #expect(status == 0, "\(story): \(tessera.errorText)")
+            guard status == 0 else { continue }
+            #expect(try Harness.cells(ofPatternFile: output) == golly, "\(story)")
+            if tessera.outputText.contains("survived") { survived += 1 }
+        }
+        // A loss that comes after the last generation is no loss; most come before.
+        #expect(survived >= 10, "\(survived) of 20 runs survived a lost worker")
+    }
+}
