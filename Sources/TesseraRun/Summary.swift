@@ -45,7 +45,7 @@ package enum Summary {
                 + "load per worker \(loads(r.before)) s → \(loads(r.after)) s"
         }
         let losses = outcome.recoveries.map {
-            "  lost after generation \($0.at), rolled back to \($0.rolledBackTo): \($0.lost)"
+            "  lost after generation \($0.at), rolled back to \($0.rolledBackTo) in \(String(format: "%.0f", $0.seconds * 1000)) ms: \($0.lost)"
         }
         return [line] + losses + moves + workers.map { w in
             let r = w.report

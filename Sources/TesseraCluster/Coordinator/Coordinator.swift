@@ -169,6 +169,8 @@ package actor Coordinator {
         package let lost: String
         package let at: UInt64
         package let rolledBackTo: UInt64
+        /// From the others halted to every tile rebuilt from the snapshot.
+        package let seconds: Double
     }
 
     package private(set) var recoveries: [Recovery] = []
@@ -179,6 +181,7 @@ package actor Coordinator {
     /// Rolls every tile back to the newest checkpoint (else the run's start) on the
     /// workers still in the run, the lost one's tiles dealt to them.
     private func recover(from why: String, at generation: UInt64) async throws {
+        let started = ContinuousClock.now
         var plan = state.settings.plan
         if let root = checkpointing?.root, let restored = try Checkpoint.newest(in: root) {
             let board = restored.board, tiling = state.plan.tiling
@@ -189,7 +192,8 @@ package actor Coordinator {
         // Cleared first: a worker lost while the tiles are dealt again is noted afresh.
         state.recovered()
         _ = try await perform(.replan(plan))
-        recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation))
+        recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation,
+                                   seconds: (ContinuousClock.now - started).seconds))
     }
 
     /// The board reduced to `viewport`, every tile at the same generation.
