@@ -72,7 +72,7 @@ package struct RunSession: Sendable {
     /// Lost workers a batch run survives (`--max-restarts`).
     package var restarts = 0
     /// Where and how often a batch run writes checkpoints, and where it ends.
-    package var checkpointing: (root: String, every: UInt64, end: UInt64)?
+    package var checkpointing: CheckpointSchedule?
     /// How a batch run moves tiles to even its workers' loads.
     package var balancing = Balancing.standard
 

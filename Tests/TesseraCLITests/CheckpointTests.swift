@@ -88,11 +88,27 @@ import TesseraPatterns
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 6000)))
     }
 
+    /// By wall time: checkpoints at whatever generation the stop falls on, each one
+    /// Golly's board at that generation.
+    @Test func checkpointsByWallTimeHoldGollysBoardsAtTheirGenerations() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try acorn(in: dir), store = dir.appendingPathComponent("ck")
+        let run = try Harness.tessera(["run", input.path, "--generations", "3000", "--checkpoint", store.path,
+                                       "--checkpoint-every", "0.3s"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let newest = try #require(generations(in: store).last)
+        let generation = try #require(Int(newest.dropFirst("generation-".count)))
+        let exported = dir.appendingPathComponent("newest.rle")
+        #expect(try Harness.tessera(["export", store.path, exported.path]).status == 0)
+        #expect(try Harness.cells(ofPatternFile: exported) == (try Harness.golly(input, generations: generation)), "at \(generation)")
+    }
+
     @Test(arguments: [
         (["run", "glider", "--size", "64x64", "--checkpoint-every", "10"], "without --checkpoint"),
         (["run", "glider", "--size", "64x64", "--checkpoint", "/tmp/tessera-ck-unused", "--workers", "0"], "worker processes"),
         (["run", "glider", "--checkpoint", "/tmp/tessera-ck-unused"], "bounded board"),
         (["run", "glider", "--size", "64x64", "--checkpoint-every", "0", "--checkpoint", "/tmp/tessera-ck-unused"], "no interval"),
+        (["run", "glider", "--size", "64x64", "--checkpoint-every", "soon", "--checkpoint", "/tmp/tessera-ck-unused"], "neither a number"),
     ])
     func checkpointFlagsThatCannotWorkSaySo(arguments: [String], problem: String) throws {
         let result = try Harness.tessera(arguments)

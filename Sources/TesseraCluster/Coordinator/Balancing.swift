@@ -29,3 +29,22 @@ package struct Rebalance: Sendable, Equatable {
     /// Wall time the hand-offs took, from asking for the tiles to every worker relinked.
     package let seconds: Double
 }
+
+/// Where and how often a batch run writes checkpoints, and the generation it ends at
+/// (the manifest records it, for `--resume`).
+package struct CheckpointSchedule: Sendable, Equatable {
+    package enum Interval: Sendable, Equatable {
+        /// At every multiple of this many generations.
+        case generations(UInt64)
+        /// At the first stop this long after the last one (the run's start, first).
+        case seconds(Double)
+    }
+
+    package let root: String
+    package let interval: Interval
+    package let end: UInt64
+
+    package init(root: String, interval: Interval, end: UInt64) {
+        (self.root, self.interval, self.end) = (root, interval, end)
+    }
+}

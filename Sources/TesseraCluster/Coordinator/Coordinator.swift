@@ -216,20 +216,22 @@ package actor Coordinator {
         // When each tile last moved (in stretches): one that just moved stays a while, so
         // that noise in the loads does not send it back and forth.
         var lastMoved: [TileID: Int] = [:], stretches = 0
+        var lastCheckpoint = ContinuousClock.now
         while remaining > 0 {
             stretches += 1
             if let why = state.lostWhileIdle { try await recover(from: why, at: state.generation) }
             remaining = end - state.generation
             var count = min(stretch, remaining)
-            if let every = checkpointing?.every {
+            if case .generations(let every)? = checkpointing?.interval {
                 // Stop at the next multiple of `every`, to write the checkpoint there.
                 count = min(count, every - state.generation % every)
             }
             let started = ContinuousClock.now
             do {
                 try await advance(count)
-                if let checkpointing, state.generation % checkpointing.every == 0 {
+                if let checkpointing, checkpointIsDue(checkpointing.interval, since: lastCheckpoint) {
                     try await checkpoint(into: checkpointing.root)
+                    lastCheckpoint = .now
                 }
             } catch let lost as WorkerLost {
                 try await recover(from: lost.why, at: state.generation)
@@ -314,11 +316,16 @@ package actor Coordinator {
     /// Every move so far.
     package private(set) var rebalances: [Rebalance] = []
 
-    /// Where and how often a batch run writes checkpoints, and the generation it ends at
-    /// (the manifest records it, for `--resume`).
-    package var checkpointing: (root: String, every: UInt64, end: UInt64)?
+    package var checkpointing: CheckpointSchedule?
 
-    package func setCheckpointing(_ schedule: (root: String, every: UInt64, end: UInt64)?) { checkpointing = schedule }
+    package func setCheckpointing(_ schedule: CheckpointSchedule?) { checkpointing = schedule }
+
+    private func checkpointIsDue(_ interval: CheckpointSchedule.Interval, since last: ContinuousClock.Instant) -> Bool {
+        switch interval {
+        case .generations(let every): state.generation % every == 0
+        case .seconds(let seconds): (ContinuousClock.now - last).seconds >= seconds
+        }
+    }
 
     /// Checkpoints written so far: generation and seconds each took.
     package private(set) var checkpoints: [(generation: UInt64, seconds: Double)] = []

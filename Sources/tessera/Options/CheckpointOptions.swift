@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TesseraCluster
 import TesseraCore
 import TesseraPatterns
 import TesseraRun
@@ -9,8 +10,9 @@ struct CheckpointOptions: ParsableArguments {
     @Option(help: "Write a checkpoint into this folder every --checkpoint-every generations (the last two are kept).")
     var checkpoint: String?
 
-    @Option(help: "Generations between checkpoints (default 10000).")
-    var checkpointEvery: UInt64?
+    @Option(help: "Generations between checkpoints, or a wall time such as 90s, 10m or 1h (default 10000 generations).",
+            transform: parsing(CheckpointSchedule.Interval.init(parsing:)))
+    var checkpointEvery: CheckpointSchedule.Interval?
 
     @Option(help: "Resume from the newest complete checkpoint in this folder; with none there yet, start afresh. A pattern given too (a requeued job's same command) fixes where the run ends.")
     var resume: String?
@@ -18,8 +20,8 @@ struct CheckpointOptions: ParsableArguments {
     static let configKeys = ["checkpoint", "checkpoint-every", "resume"]
 
     func validate() throws {
-        if let checkpointEvery, checkpointEvery < 1 {
-            throw TesseraError("--checkpoint-every 0 is no interval", fix: "give 1 or more generations")
+        if checkpointEvery == .generations(0) || checkpointEvery == .seconds(0) {
+            throw TesseraError("--checkpoint-every 0 is no interval", fix: "give 1 or more generations, or a time such as 10m")
         }
         if checkpointEvery != nil && checkpoint == nil {
             throw TesseraError("--checkpoint-every without --checkpoint", fix: "give --checkpoint FOLDER too")
@@ -28,7 +30,7 @@ struct CheckpointOptions: ParsableArguments {
 
     mutating func apply(_ config: ConfigFile) throws {
         checkpoint = checkpoint ?? config["checkpoint"]
-        checkpointEvery = try checkpointEvery ?? config.number("checkpoint-every", as: UInt64.self)
+        checkpointEvery = try checkpointEvery ?? config["checkpoint-every"].map(CheckpointSchedule.Interval.init(parsing:))
         resume = resume ?? config["resume"]
         try validate()
     }
@@ -62,13 +64,28 @@ struct CheckpointOptions: ParsableArguments {
     }
 
     /// What the session writes, for a run that ends `generations` after `setup`'s.
-    func schedule(for setup: RunSetup, generations: UInt64) throws -> (root: String, every: UInt64, end: UInt64)? {
+    func schedule(for setup: RunSetup, generations: UInt64) throws -> CheckpointSchedule? {
         guard let root = checkpoint else { return nil }
         do {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         } catch {
             throw TesseraError("cannot create checkpoint folder \(root)", fix: "check the path and its permissions")
         }
-        return (root, checkpointEvery ?? 10_000, try setup.end(after: generations))
+        return CheckpointSchedule(root: root, interval: checkpointEvery ?? .generations(10_000), end: try setup.end(after: generations))
+    }
+}
+
+extension CheckpointSchedule.Interval {
+    /// `1000` (generations), or `90s`, `10m`, `1h` (wall time).
+    init(parsing text: String) throws {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        if let unit = text.last.flatMap({ units[$0] }), let amount = Double(text.dropLast()), amount >= 0, amount.isFinite {
+            self = .seconds(amount * unit)
+        } else if let count = UInt64(text) {
+            self = .generations(count)
+        } else {
+            throw TesseraError("--checkpoint-every '\(text)' is neither a number of generations nor a time",
+                               fix: "give generations (10000) or a time such as 90s, 10m or 1h")
+        }
     }
 }
