@@ -44,4 +44,24 @@ import TesseraCore
         // A loss that comes after the last generation is no loss; most come before.
         #expect(survived >= 10, "\(survived) of 20 runs survived a lost worker")
     }
+
+    /// A run serving viewers loses a worker: the viewers' frames pause and go on, at
+    /// later generations, and the run does not fail.
+    @Test(.timeLimit(.minutes(2)))
+    func viewersSeeTheRunPauseAndGoOn() throws {
+        let run = try RunningTessera(["run", "--soup", "0.3", "--size", "512x512", "--generations", "100000000000",
+                                      "--workers", "2", "--tiles", "2x2", "--max-restarts", "1", "--view-listen", "tcp://127.0.0.1:*"])
+        let endpoint = try run.viewerEndpoint()
+        let workers = try run.workerPids(2)
+        let view = Viewport(x: 0, y: 0, cellsPerDot: 8, width: 64, height: 64)
+        let before = try ScriptedViewer.watch(endpoint, frames: 2, viewport: view)
+        kill(workers[0], SIGKILL)
+        _ = try Processes.poll(timeout: 30, "the rollback") { run.errorText.contains("rolled back") ? true : nil }
+        let after = try ScriptedViewer.watch(endpoint, frames: 3, viewport: view)
+        #expect(after.count == 3 && Processes.alive(run.pid), "\(run.errorText)")
+        #expect(after.map(\.generation) == after.map(\.generation).sorted())
+        #expect((after.last?.generation ?? 0) > (before.last?.generation ?? .max))
+        kill(run.pid, SIGTERM)
+        #expect(run.wait(timeout: 10) == 128 + SIGTERM)
+    }
 }

@@ -144,17 +144,33 @@ package actor Coordinator {
     }
 
     /// Advances every tile `generations` generations, once the tiles of any worker that
-    /// asked to leave moved to others.
+    /// asked to leave moved to others. A worker lost on the way (with restarts left)
+    /// rolls every tile back to the last snapshot, and the advance goes on from there to
+    /// the same generation: whoever asked (a viewer's presenter, say) sees a pause.
     package func advance(_ generations: UInt64) async throws {
         guard generations > 0 else { return }
-        let departures = state.departures
-        if !departures.isEmpty { try await move(departures) }
-        let started = ContinuousClock.now
-        advancing = (started, state.generation, state.generation + min(generations, .max - state.generation))
+        let target = state.generation.addingReportingOverflow(generations)
+        guard !target.overflow else { _ = try await perform(.advance(generations: generations)); return }
         defer { advancing = nil }
-        if case .interrupted(let why) = try await perform(.advance(generations: generations)) { throw WorkerLost(why: why) }
-        secondsAdvancing += (ContinuousClock.now - started).seconds
-        generationsAdvanced += generations
+        while state.generation < target.partialValue {
+            if let why = state.lostWhileIdle {
+                try await recover(from: why, at: state.generation)
+                continue
+            }
+            let departures = state.departures
+            if !departures.isEmpty {
+                do { try await move(departures) } catch is WorkerLost { continue }
+            }
+            let count = target.partialValue - state.generation
+            let started = ContinuousClock.now
+            advancing = (started, state.generation, target.partialValue)
+            if case .interrupted(let why) = try await perform(.advance(generations: count)) {
+                try await recover(from: why, at: state.generation)
+                continue
+            }
+            secondsAdvancing += (ContinuousClock.now - started).seconds
+            generationsAdvanced += count
+        }
     }
 
     /// A worker was lost mid-advance and the others stopped: the tiles need rolling back.
@@ -219,7 +235,6 @@ package actor Coordinator {
         var lastCheckpoint = ContinuousClock.now
         while remaining > 0 {
             stretches += 1
-            if let why = state.lostWhileIdle { try await recover(from: why, at: state.generation) }
             remaining = end - state.generation
             var count = min(stretch, remaining)
             if case .generations(let every)? = checkpointing?.interval {
