@@ -84,10 +84,7 @@ import TesseraPatterns
         let dir = try Harness.temporaryDirectory()
         let alternating = try Rule(parsing: rule).emulation == .alternating
         for (shape, tiles, halo) in [("T131,67", "3x2", 3), ("P64,64", "2x2", 3), ("P5,7", "1x1", 5)] {
-            let start = dir.appendingPathComponent("soup-\(shape).rle")
-            let made = try Harness.tessera(["run", "--soup", "0.3", "--seed", "12", "--rule", "\(rule):\(shape)",
-                                            "--generations", "0", "--output", start.path])
-            #expect(made.status == 0, "\(made.stderr)")
+            let start = try Harness.soupFile(density: "0.3", seed: 12, rule: "\(rule):\(shape)", in: dir, name: "soup-\(shape).rle")
             for generations in [40, 41] {
                 let ours = try tessera(start, generations: generations, extra: ["--tiles", tiles, "--halo", "\(halo)"], in: dir)
                 if alternating {

@@ -103,6 +103,15 @@ enum Harness {
         return try cells(ofPatternFile: output)
     }
 
+    /// A soup as a pattern file: Tessera's generation-0 board for `rule` (with its
+    /// bounded-grid suffix), which bgolly then runs as it is.
+    static func soupFile(density: String, seed: Int, rule: String, in dir: URL, name: String = "soup.rle") throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        let made = try tessera(["run", "--soup", density, "--seed", "\(seed)", "--rule", rule, "--generations", "0", "--output", url.path])
+        guard made.status == 0 else { throw TesseraError("could not write the soup: \(made.stderr)") }
+        return url
+    }
+
     /// Golly's board after `generations` by QuickLife, for rules HashLife refuses (B0
     /// without S8): its RLE output has no position, so only the shape (`shape(of:)`).
     static func gollyQuickLife(_ input: URL, generations: Int) throws -> Set<Cell> {

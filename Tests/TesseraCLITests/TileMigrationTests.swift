@@ -32,10 +32,7 @@ import TesseraPatterns
             #expect(ours == golly, "\(topology) workers \(workers) halo \(halo)")
             #expect(stdout.contains("tile move"), "the tiles did move: \(stdout)")
         }
-        let soup = dir.appendingPathComponent("soup.rle")
-        let made = try Harness.tessera(["run", "--soup", "0.35", "--seed", "4", "--rule", "B36/S23:\(topology)131,67",
-                                        "--generations", "0", "--output", soup.path])
-        #expect(made.status == 0, "\(made.stderr)")
+        let soup = try Harness.soupFile(density: "0.35", seed: 4, rule: "B36/S23:\(topology)131,67", in: dir)
         let (ours, _) = try run(soup, generations: 150, ["--tiles", "3x2", "--halo", "2", "--random-moves", "9"], in: dir)
         #expect(ours == (try Harness.golly(soup, generations: 150)))
     }
@@ -44,10 +41,7 @@ import TesseraPatterns
     /// generation must carry on with the right one.
     @Test func movesKeepTheParityOfAlternatingRules() throws {
         let dir = try Harness.temporaryDirectory()
-        let soup = dir.appendingPathComponent("b0.rle")
-        let made = try Harness.tessera(["run", "--soup", "0.3", "--seed", "5", "--rule", "B0134/S2:T96,64",
-                                        "--generations", "0", "--output", soup.path])
-        #expect(made.status == 0, "\(made.stderr)")
+        let soup = try Harness.soupFile(density: "0.3", seed: 5, rule: "B0134/S2:T96,64", in: dir)
         let (ours, _) = try run(soup, generations: 41, ["--tiles", "3x2", "--halo", "1", "--random-moves", "4"], in: dir)
         #expect(Harness.shape(of: ours) == (try Harness.gollyQuickLife(soup, generations: 41)))
     }
@@ -57,10 +51,7 @@ import TesseraPatterns
     /// and the board is the one an unbalanced run gives.
     @Test func aLopsidedLoadIsBalancedAndTheBoardIsTheSame() throws {
         let dir = try Harness.temporaryDirectory()
-        let soup = dir.appendingPathComponent("quarter.rle")
-        let made = try Harness.tessera(["run", "--soup", "0.35", "--seed", "6", "--rule", "B3/S23:P512,512",
-                                        "--generations", "0", "--output", soup.path])
-        #expect(made.status == 0, "\(made.stderr)")
+        let soup = try Harness.soupFile(density: "0.35", seed: 6, rule: "B3/S23:P512,512", in: dir)
         // The same cells, in the top-left quarter of a 1024² plane.
         let text = try String(contentsOf: soup, encoding: .utf8)
         let quarter = try write(text.replacingOccurrences(of: "#CXRLE Pos=-256,-256", with: "#CXRLE Pos=-512,-512")

@@ -313,17 +313,7 @@ package struct CoordinatorState {
             members[index].proven = true
             return phase == .gathering ? assignIfGathered() : []
         case .ready:
-            guard case .prepare(var waiting, let answer) = operation, waiting.remove(index) != nil else {
-                return [.log("ignored an unexpected 'ready' from \(describe(index))")]
-            }
-            guard waiting.isEmpty else {
-                operation = .prepare(waiting: waiting, answer: answer)
-                return []
-            }
-            if let answer { return complete(answer) }
-            operation = nil
-            phase = .idle
-            return [.prepared] + (presenter.map { $0.welcomed } == false ? welcomePresenter() : [])
+            return prepared(by: index) ?? [.log("ignored an unexpected 'ready' from \(describe(index))")]
         case .done(let op, _) where { if case .halt(op, _, _) = operation { true } else { false } }():
             // It finished before the halt reached it: as good as stopped.
             return stopped(index)
@@ -501,7 +491,14 @@ package struct CoordinatorState {
     /// Worker `index`, holding no tile, is out of the run: nothing waits for it any more.
     private mutating func forget(_ index: Int) -> [Effect] {
         members[index].gone = true
-        guard case .prepare(var waiting, let answer) = operation, waiting.remove(index) != nil else { return [] }
+        return prepared(by: index) ?? []
+    }
+
+    /// Worker `index` needs no more waiting for while tiles are built (it is ready, or
+    /// out of the run); nil when nothing waited for it. Once none is left, the request
+    /// completes, or the run can start.
+    private mutating func prepared(by index: Int) -> [Effect]? {
+        guard case .prepare(var waiting, let answer) = operation, waiting.remove(index) != nil else { return nil }
         guard waiting.isEmpty else {
             operation = .prepare(waiting: waiting, answer: answer)
             return []
@@ -509,7 +506,7 @@ package struct CoordinatorState {
         if let answer { return complete(answer) }
         operation = nil
         phase = .idle
-        return [.prepared]
+        return [.prepared] + (presenter.map { $0.welcomed } == false ? welcomePresenter() : [])
     }
 
     /// Drops the workers that are gone, and tells those that asked to leave and hold no
