@@ -194,7 +194,7 @@ package struct ViewerApp {
         " tessera view — keys",
         "",
         "  space    pause / resume          n      one generation (paused)",
-        "  + / -    faster / slower         0      fit the whole board",
+        "  + / -    faster / slower         0      fit the board (on the plane, its live cells)",
         "  arrows   pan (hjkl too)          z / Z  zoom in / out",
         "  p        next starting pattern   e      edit mode (paused): arrows move, x toggles",
         "  s        save the board as RLE   r      rewind to an earlier snapshot",
