@@ -60,6 +60,15 @@ public enum Checkpoint {
         root + "/" + String(format: "generation-%020llu", generation)
     }
 
+    /// Creates `folder` (and what leads to it) unless it is there.
+    public static func createFolder(_ folder: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw TesseraError("cannot create checkpoint folder \(folder)", fix: "check the path and its permissions")
+        }
+    }
+
     public static func fileName(of tile: TileID) -> String { "tile-\(tile.column)-\(tile.row).cells" }
 
     /// A fast 64-bit checksum of a file's bytes: enough to catch a torn, truncated or

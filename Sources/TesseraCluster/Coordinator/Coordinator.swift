@@ -150,6 +150,7 @@ package actor Coordinator {
     package func advance(_ generations: UInt64) async throws {
         guard generations > 0 else { return }
         let target = state.generation.addingReportingOverflow(generations)
+        // Past the last generation: the state refuses it, with the line that says so.
         guard !target.overflow else { _ = try await perform(.advance(generations: generations)); return }
         defer { advancing = nil }
         while state.generation < target.partialValue {
@@ -227,21 +228,20 @@ package actor Coordinator {
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
         let halo = UInt64(state.plan.halo)
         let end = state.generation + generations
-        var remaining = generations, stretch = halo
+        var stretch = halo
         var baseline = state.tileSeconds
         // When each tile last moved (in stretches): one that just moved stays a while, so
         // that noise in the loads does not send it back and forth.
         var lastMoved: [TileID: Int] = [:], stretches = 0
         var lastCheckpoint = ContinuousClock.now
-        while remaining > 0 {
+        while state.generation < end {
             stretches += 1
-            remaining = end - state.generation
-            var count = min(stretch, remaining)
+            var count = min(stretch, end - state.generation)
             if case .generations(let every)? = checkpointing?.interval {
                 // Stop at the next multiple of `every`, to write the checkpoint there.
                 count = min(count, every - state.generation % every)
             }
-            let started = ContinuousClock.now
+            let started = ContinuousClock.now, recovered = recoveries.count
             do {
                 try await advance(count)
                 if let checkpointing, checkpointIsDue(checkpointing.interval, since: lastCheckpoint) {
@@ -250,12 +250,14 @@ package actor Coordinator {
                 }
             } catch let lost as WorkerLost {
                 try await recover(from: lost.why, at: state.generation)
+            }
+            if recoveries.count != recovered {
+                // Every tile was dealt afresh (the advance or the checkpoint rolled back):
+                // their compute times and recent moves start over.
                 (baseline, lastMoved) = ([:], [:])
-                remaining = end - state.generation
                 continue
             }
-            remaining = end - state.generation
-            guard remaining > 0 else { break }
+            guard state.generation < end else { break }
             // Long enough that a stop costs little beside it, short enough to follow a
             // pattern that moves and to let a leaving worker go soon.
             let took = max((ContinuousClock.now - started).seconds, 1e-4)
@@ -351,11 +353,7 @@ package actor Coordinator {
         let started = ContinuousClock.now
         let generation = state.generation, tiling = state.plan.tiling
         let folder = Checkpoint.folder(in: root, generation: generation)
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw TesseraError("cannot create checkpoint folder \(folder)", fix: "check the path and its permissions")
-        }
+        try Checkpoint.createFolder(folder)
         let answer = try await perform(.checkpoint(folder: folder))
         if case .interrupted(let why) = answer { throw WorkerLost(why: why) }
         guard case .checkpointed(let sums) = answer else { throw TesseraError("no checkpoint came back") }

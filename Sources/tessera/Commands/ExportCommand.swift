@@ -15,10 +15,9 @@ struct ExportCommand: AsyncParsableCommand {
     var output: String
 
     func run() async throws {
-        guard let restored = try Checkpoint.newest(in: folder) else {
+        guard let restored = try CheckpointOptions.newest(in: folder) else {
             throw TesseraError("folder \(folder) holds no checkpoint", fix: "give the folder a run wrote with --checkpoint")
         }
-        for line in restored.skipped { FileHandle.standardError.write(Data("tessera: passed over a checkpoint: \(line)\n".utf8)) }
         let out = try BoardOutput(path: output, shape: restored.shape, rule: restored.rule, name: (folder as NSString).lastPathComponent)
         try out.write(restored.board, generation: restored.manifest.generation)
         print("\(output): generation \(restored.manifest.generation) of \(restored.shape) \(restored.rule), population \(restored.board.population)")

@@ -38,10 +38,9 @@ struct CheckpointOptions: ParsableArguments {
     /// The run to do: from the newest checkpoint under `--resume` when there is one,
     /// else from the board options; and how many generations it has left.
     func setup(_ board: BoardOptions, generations: UInt64?, defaultTiles count: Int) throws -> (RunSetup, UInt64) {
-        guard let resume, let restored = try Checkpoint.newest(in: resume) else {
+        guard let resume, let restored = try Self.newest(in: resume) else {
             return (try board.setup(defaultTiles: count), generations ?? 100)
         }
-        for line in restored.skipped { FileHandle.standardError.write(Data("tessera: passed over a checkpoint: \(line)\n".utf8)) }
         let shape = restored.shape, at = restored.manifest.generation
         var choices = RunSetup.Choices()
         let pattern = Pattern(cells: restored.board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
@@ -66,12 +65,20 @@ struct CheckpointOptions: ParsableArguments {
     /// What the session writes, for a run that ends `generations` after `setup`'s.
     func schedule(for setup: RunSetup, generations: UInt64) throws -> CheckpointSchedule? {
         guard let root = checkpoint else { return nil }
-        do {
-            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        } catch {
-            throw TesseraError("cannot create checkpoint folder \(root)", fix: "check the path and its permissions")
-        }
+        try Checkpoint.createFolder(root)
         return CheckpointSchedule(root: root, interval: checkpointEvery ?? .generations(10_000), end: try setup.end(after: generations))
+    }
+}
+
+extension CheckpointOptions {
+    /// The newest usable checkpoint under `root`, saying on stderr which newer ones were
+    /// passed over and why.
+    static func newest(in root: String) throws -> Checkpoint.Restored? {
+        let restored = try Checkpoint.newest(in: root)
+        for line in restored?.skipped ?? [] {
+            FileHandle.standardError.write(Data("tessera: passed over a checkpoint: \(line)\n".utf8))
+        }
+        return restored
     }
 }
 
