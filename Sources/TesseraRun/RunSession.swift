@@ -75,6 +75,8 @@ package struct RunSession: Sendable {
     package var checkpointing: CheckpointSchedule?
     /// How a batch run moves tiles to even its workers' loads.
     package var balancing = Balancing.standard
+    /// The cluster's keys: every socket then speaks CURVE and admits only listed keys.
+    package var credentials: Credentials?
 
     package init(setup: RunSetup, generations: UInt64, workers: Workers) {
         (self.setup, self.generations, self.workers) = (setup, generations, workers)
@@ -107,14 +109,15 @@ package struct RunSession: Sendable {
         case .viewHere: "tcp://127.0.0.1:*"
         default: nil
         }
-        return try await MessagePump.with(.coordinator(listen: listen, viewers: viewers)) { pump in
+        return try await MessagePump.with(.coordinator(listen: listen, viewers: viewers), credentials: credentials) { pump in
             let coordinator = Coordinator(pump: pump, workers: workers.count, plan: setup.plan(generations: generations),
                                           connectTimeout: connectTimeout, silence: silence,
                                           servesPresenter: mode.isExternalPresenter)
             var local: LocalWorkers? = nil
             switch workers {
             case .launched(let count, let launcher, _):
-                local = try LocalWorkers.launch(count: count, coordinator: pump.boundEndpoint, launcher: launcher)
+                local = try LocalWorkers.launch(count: count, coordinator: pump.boundEndpoint, launcher: launcher,
+                                                keys: credentials?.folder)
             case .awaited(let count, _):
                 // Unbuffered, so whoever starts the workers can read the endpoint at once.
                 say("tessera coordinator: waiting for \(count) workers on \(pump.boundEndpoint)")
@@ -215,7 +218,7 @@ package struct RunSession: Sendable {
                 }
                 group.addTask {
                     do {
-                        try await ViewerApp.run(presenter: endpoint)
+                        try await ViewerApp.run(presenter: endpoint, credentials: credentials)
                     } catch {
                         await presenter.stop()
                         throw error

@@ -22,8 +22,9 @@ package struct ViewerApp {
     /// Connects to the presenter at `endpoint` and runs until the user quits, the
     /// terminal goes away, or (with `stopsOnSignals`, when nothing else handles them)
     /// SIGINT, SIGTERM or SIGHUP arrives.
-    package static func run(presenter endpoint: String, stopsOnSignals: Bool = false) async throws {
-        try await MessagePump.with(.viewer(presenter: endpoint)) { pump in
+    package static func run(presenter endpoint: String, credentials: Credentials? = nil,
+                            stopsOnSignals: Bool = false) async throws {
+        try await MessagePump.with(.viewer(presenter: endpoint), credentials: credentials) { pump in
             var app = ViewerApp(pump: pump)
             Terminal.enter()
             defer { Terminal.restore() }
@@ -63,6 +64,8 @@ package struct ViewerApp {
                         continuation.yield(.frame(frame))
                     }
                 }
+                // The pump ended the stream: the presenter refused this viewer's handshake.
+                continuation.yield(.key(.interrupt))
             }
             group.addTask {
                 while !Task.isCancelled {

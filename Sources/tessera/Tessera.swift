@@ -9,7 +9,7 @@ struct Tessera: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Runs Conway's Game of Life, and any Life-like B/S rule, on tiled boards.",
         subcommands: [RunCommand.self, CoordinatorCommand.self, WorkerCommand.self, PresenterCommand.self, ViewCommand.self,
-                      PatternsCommand.self, ExportCommand.self, BenchCommand.self]
+                      PatternsCommand.self, ExportCommand.self, BenchCommand.self, KeygenCommand.self]
     )
 
     /// Every failure, flag errors included, is one line on stderr and exit status 2.

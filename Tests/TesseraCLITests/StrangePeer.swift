@@ -12,8 +12,16 @@ final class StrangePeer {
 
     /// - Parameter reading: false keeps (almost) nothing of what arrives unread, so the
     ///   sender's queue, not this process, holds what it sends: a viewer that stops reading.
-    init(connectingTo endpoint: String, identity: String? = nil, reading: Bool = true) throws {
+    /// - Parameter curve: speak CURVE to a server with this public key, as this key pair
+    ///   (a stranger's own, or one the cluster lists).
+    init(connectingTo endpoint: String, identity: String? = nil, reading: Bool = true,
+         curve: (serverKey: String, keys: CurveKeyPair)? = nil) throws {
         socket = try ZMQSocket(context, .dealer)
+        if let curve {
+            try socket.set(ZMQ_CURVE_SERVERKEY, bytes: Array(curve.serverKey.utf8))
+            try socket.set(ZMQ_CURVE_PUBLICKEY, bytes: Array(curve.keys.publicKey.utf8))
+            try socket.set(ZMQ_CURVE_SECRETKEY, bytes: Array(curve.keys.secretKey.utf8))
+        }
         if let identity { try socket.set(ZMQ_ROUTING_ID, bytes: Array(identity.utf8)) }
         if !reading {
             try socket.set(ZMQ_RCVHWM, 1)
@@ -24,15 +32,20 @@ final class StrangePeer {
     }
 
     /// Sends raw bytes, waiting up to five seconds for the connection to come up.
-    func send(bytes: [UInt8]) throws {
-        for _ in 0..<500 {
+    func send(bytes: [UInt8], patience: Double = 5) throws {
+        let deadline = Date().addingTimeInterval(patience)
+        while Date() < deadline {
             if try socket.send([bytes]) { return }
             usleep(10_000)
         }
         throw TesseraError("could not send to the peer")
     }
 
-    func send(_ message: Message) throws { try send(bytes: Wire.encode(message)) }
+    func send(_ message: Message, patience: Double = 5) throws { try send(bytes: Wire.encode(message), patience: patience) }
+
+    /// Drops whatever is still queued when this peer goes: a refused peer's messages can
+    /// never leave, and would hold its context open for the whole linger.
+    func abandon() throws { try socket.set(ZMQ_LINGER, 0) }
 
     /// The next message within `timeout` seconds, decoded as arriving on `lane`, or nil.
     func receive(on lane: Lane, timeout: Double) throws -> Message? {
@@ -54,17 +67,19 @@ final class StrangePeer {
 
 /// A viewer without a terminal: attaches to a presenter, takes some frames, detaches.
 enum ScriptedViewer {
-    static func watch(_ endpoint: String, frames: Int, viewport: Viewport, commands: [ViewerCommand] = []) throws -> [Frame] {
-        let peer = try StrangePeer(connectingTo: endpoint)
+    static func watch(_ endpoint: String, frames: Int, viewport: Viewport, commands: [ViewerCommand] = [],
+                      curve: (serverKey: String, keys: CurveKeyPair)? = nil, patience: Double = 30) throws -> [Frame] {
+        let peer = try StrangePeer(connectingTo: endpoint, curve: curve)
         for command in commands { try peer.send(.command(command)) }
         var received: [Frame] = []
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(patience)
         while received.count < frames && Date() < deadline {
-            try peer.send(.view(viewport))
+            try peer.send(.view(viewport), patience: min(5, patience))
             guard case .frame(let frame)? = try? peer.receive(on: .toViewer, timeout: 1) else { continue }
             received.append(frame)
         }
         try peer.send(.detach)
+        if received.isEmpty { try peer.abandon() }
         return received
     }
 }

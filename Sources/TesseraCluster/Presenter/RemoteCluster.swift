@@ -24,9 +24,10 @@ package actor RemoteCluster: ClusterDriver {
     /// - Parameter silence: how long the coordinator may stay silent, before its welcome
     ///   or after, before the presenter gives up on it.
     package static func with<T: Sendable>(coordinator: String, viewers: String, silence: Duration = .seconds(5),
+                                          credentials: Credentials? = nil,
                                           _ body: @Sendable (RemoteCluster, String) async throws -> T) async throws -> T {
         // Heartbeats from the pump thread tell the coordinator this presenter is alive.
-        try await MessagePump.with(.presenter(coordinator: coordinator, viewers: viewers),
+        try await MessagePump.with(.presenter(coordinator: coordinator, viewers: viewers), credentials: credentials,
                                    heartbeat: { Wire.encode(.heartbeat(RunProgress(generation: 0))) }) { pump in
             let link = CoordinatorLink()
             return try await withThrowingTaskGroup(of: Void.self) { group in

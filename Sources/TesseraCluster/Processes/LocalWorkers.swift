@@ -19,11 +19,13 @@ package struct LocalWorkers: Sendable {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    /// Starts `count` `tessera worker` processes pointed at `coordinator`, through `launcher`.
-    package static func launch(count: Int, coordinator: String, launcher: WorkerLauncher = .here) throws -> LocalWorkers {
+    /// Starts `count` `tessera worker` processes pointed at `coordinator`, through
+    /// `launcher`, with the key folder `keys` (the same path on every host).
+    package static func launch(count: Int, coordinator: String, launcher: WorkerLauncher = .here,
+                               keys: String? = nil) throws -> LocalWorkers {
         var started: [(process: ChildProcess, host: String?)] = []
         for index in 0..<count {
-            let (host, arguments) = launcher.command(worker: index, of: count, coordinator: coordinator)
+            let (host, arguments) = launcher.command(worker: index, of: count, coordinator: coordinator, keys: keys)
             do {
                 started.append((try ChildProcess.spawn(arguments, newProcessGroup: true), host))
             } catch {

@@ -41,9 +41,10 @@ package struct WorkerLauncher: Sendable {
     }
 
     /// Worker `index` of `count`: its host (nil here) and the command line that starts it.
-    func command(worker index: Int, of count: Int, coordinator: String) -> (host: String?, arguments: [String]) {
+    func command(worker index: Int, of count: Int, coordinator: String, keys: String?) -> (host: String?, arguments: [String]) {
         let host = hosts.isEmpty ? nil : hosts[index * hosts.count / max(count, 1)]
         let worker = [executable, "worker", "--coordinator", coordinator, "--name", "\(host ?? "local")-\(index)"]
+            + (keys.map { ["--keys", $0] } ?? [])
         guard let host else {
             // One worker per core, each on its own: a worker's load is then its own, as on
             // a machine of its own. Fewer workers than cores float.

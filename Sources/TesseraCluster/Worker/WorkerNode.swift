@@ -57,10 +57,13 @@ package actor WorkerNode {
     ///   - advertise: the host peers use to reach the inbox.
     ///   - silence: how long the coordinator may stay silent before this worker leaves.
     ///   - parent: a local coordinator's pid: when it is gone, so is this worker.
+    ///   - credentials: the cluster's keys, for the control link and the halo links.
     package static func serve(coordinator: String, listen: String, advertise: String,
-                              silence: Duration = .seconds(5), parent: Int32? = nil) async throws -> Ending {
+                              silence: Duration = .seconds(5), parent: Int32? = nil,
+                              credentials: Credentials? = nil) async throws -> Ending {
         let progress = WorkerProgress()
         return try await MessagePump.with(.worker(coordinator: coordinator, listen: listen, advertise: advertise),
+                                          credentials: credentials,
                                           heartbeat: { Wire.encode(.heartbeat(progress.snapshot)) }) { pump in
             let node = WorkerNode(pump: pump, progress: progress)
             pump.send(.hello(Hello(pid: UInt32(getpid()), endpoint: pump.boundEndpoint,

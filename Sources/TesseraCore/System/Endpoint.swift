@@ -12,6 +12,14 @@ package enum Endpoint {
         return (host, port)
     }
 
+    /// Whether `endpoint` listens on this machine only (127.0.0.0/8, ::1, localhost,
+    /// ipc://, inproc://); a wildcard or any other address reaches the network.
+    package static func isLoopback(_ endpoint: String) -> Bool {
+        guard endpoint.hasPrefix("tcp://") else { return true }
+        guard let (host, _) = try? split(endpoint) else { return false }
+        return host.hasPrefix("127.") || host == "localhost" || host == "[::1]" || host == "::1"
+    }
+
     /// The local IPv4 address this machine would use to reach `endpoint`'s host: the
     /// address to advertise to peers, so they reach this worker on the same network.
     package static func localAddress(toward endpoint: String) throws -> String {
@@ -38,6 +46,6 @@ package enum Endpoint {
         }
         var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
         inet_ntop(AF_INET, &local.sin_addr, &text, socklen_t(INET_ADDRSTRLEN))
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cBuffer: text)
     }
 }

@@ -27,3 +27,10 @@ extension Duration {
         return Double(s) + Double(attoseconds) * 1e-18
     }
 }
+
+extension String {
+    /// The text of a NUL-terminated buffer that a C function filled.
+    package init(cBuffer: [CChar]) {
+        self.init(decoding: cBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -49,6 +49,8 @@ package final class MessagePump: Sendable {
         var lastHeard: [PeerID: ContinuousClock.Instant] = [:]
         var stopping = false
         var bytesSent = 0
+        /// Why the peer this process connected to turned it away at the handshake.
+        var refusal: TesseraError?
     }
 
     /// What arrives on `control`.
@@ -80,29 +82,38 @@ package final class MessagePump: Sendable {
     ///
     /// A pump with `heartbeat` sends it on `control` every `heartbeatInterval` from its
     /// own thread, so liveness never waits for busy compute threads.
+    ///
+    /// With `credentials` every socket speaks CURVE: those that listen admit only the
+    /// keys in the allowlist, those that connect prove the process's own key. A process
+    /// whose peer refuses its handshake sees `control` end, and this throws why.
     package static func with<T>(
-        _ role: Role, heartbeatInterval: Duration = .milliseconds(250), heartbeat: (@Sendable () -> [UInt8])? = nil,
-        _ body: (MessagePump) async throws -> T
+        _ role: Role, credentials: Credentials? = nil, heartbeatInterval: Duration = .milliseconds(250),
+        heartbeat: (@Sendable () -> [UInt8])? = nil, _ body: (MessagePump) async throws -> T
     ) async throws -> T {
-        let pump = try await start(role, heartbeatInterval: heartbeatInterval, heartbeat: heartbeat)
+        let pump = try await start(role, credentials: credentials, heartbeatInterval: heartbeatInterval, heartbeat: heartbeat)
         do {
             let result = try await body(pump)
             await pump.stop()
+            if let refusal = pump.refusal { throw refusal }
             return result
         } catch {
             await pump.stop()
-            throw error
+            throw pump.refusal ?? error
         }
     }
 
+    /// Why the peer this process connected to refused its handshake, if it did.
+    package var refusal: TesseraError? { state.withLock { $0.refusal } }
+
     /// Starts the pump's thread, binds and connects its sockets, and returns once they are ready.
-    private static func start(_ role: Role, heartbeatInterval: Duration,
+    private static func start(_ role: Role, credentials: Credentials?, heartbeatInterval: Duration,
                               heartbeat: (@Sendable () -> [UInt8])?) async throws -> MessagePump {
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wake >= 0 else { throw TesseraError("cannot create an eventfd: \(String(cString: strerror(errno)))") }
         return try await withCheckedThrowingContinuation { (ready: CheckedContinuation<MessagePump, any Error>) in
             let thread = Thread {
-                serve(role, wake: wake, ready: ready, heartbeat: heartbeat.map { (heartbeatInterval, $0) })
+                serve(role, credentials: credentials, wake: wake, ready: ready,
+                      heartbeat: heartbeat.map { (heartbeatInterval, $0) })
             }
             thread.name = "tessera-zmq"
             thread.start()
@@ -111,7 +122,8 @@ package final class MessagePump: Sendable {
 
     /// The pump thread's whole life. Everything ZeroMQ lives in this function, so when it
     /// returns the sockets are closed and the context terminated: lingering messages have left.
-    private static func serve(_ role: Role, wake: Int32, ready: CheckedContinuation<MessagePump, any Error>,
+    private static func serve(_ role: Role, credentials: Credentials?, wake: Int32,
+                              ready: CheckedContinuation<MessagePump, any Error>,
                               heartbeat: (interval: Duration, message: @Sendable () -> [UInt8])?) {
         let (control, controlIn) = AsyncStream.makeStream(of: Incoming.self)
         let servesViewers = role.servesViewers
@@ -125,6 +137,10 @@ package final class MessagePump: Sendable {
         let pump: MessagePump
         do {
             let context = ZMQContext()
+            // The ZAP handler, bound before anything listens: see `Gatekeeper`.
+            let gate = try ZMQSocket(context, .reply)
+            let gatekeeper = credentials?.allowlist.map { Gatekeeper(allowlist: $0) }
+            if gatekeeper != nil, role.listens { try gate.bind(Gatekeeper.endpoint) }
             let largest = Int64(Wire.headerSize + Wire.maxPayload)
             let controlSocket = try ZMQSocket(context, role.isCoordinator ? .router : .dealer)
             // Last words (a shutdown, a failure report) must leave before the sockets
@@ -135,7 +151,13 @@ package final class MessagePump: Sendable {
                 // Never drop a control message silently: one the pipe cannot take yet is retried.
                 try controlSocket.set(ZMQ_ROUTER_MANDATORY, 1)
             }
+            // Handshakes that fail: a connecting process learns why it was refused, a
+            // listening one logs whom it refused.
+            let controlWatch = try ZMQSocket(context, .pair)
+            try controlSocket.monitor(as: "control", into: controlWatch)
             let inboxSocket = try ZMQSocket(context, .router)
+            let inboxWatch = try ZMQSocket(context, .pair)
+            if role.bindsInbox { try inboxSocket.monitor(as: "inbox", into: inboxWatch) }
             if servesViewers {
                 // A viewer that stops reading holds at most a few frames: the rest are
                 // dropped, never queued. What viewers send is tiny.
@@ -146,6 +168,15 @@ package final class MessagePump: Sendable {
             }
             let outbox = try ZMQSocket(context, .router)
             try outbox.set(ZMQ_ROUTER_MANDATORY, 1)
+            if let credentials {
+                if role.isCoordinator {
+                    try controlSocket.listenSecurely(credentials, admitting: .member)
+                } else {
+                    try controlSocket.connectSecurely(credentials)
+                }
+                if role.bindsInbox { try inboxSocket.listenSecurely(credentials, admitting: servesViewers ? .viewer : .member) }
+                try outbox.connectSecurely(credentials)
+            }
             var bound = "", viewers: String? = nil
             switch role {
             case .coordinator(let listen, let viewerListen):
@@ -172,7 +203,9 @@ package final class MessagePump: Sendable {
             pump = MessagePump(control: control, inbox: inbox, boundEndpoint: bound, viewerEndpoint: viewers,
                                wake: wake, finished: finished)
             ready.resume(returning: pump)
-            pump.loop(control: controlSocket, inbox: inboxSocket, outbox: outbox, isCoordinator: role.isCoordinator,
+            let sockets = Sockets(control: controlSocket, inbox: inboxSocket, outbox: outbox, gate: gate,
+                                  controlWatch: controlWatch, inboxWatch: inboxWatch)
+            pump.loop(sockets, role: role, credentials: credentials, gatekeeper: gatekeeper,
                       controlIn: controlIn, inboxIn: inboxIn, heartbeat: heartbeat)
         } catch {
             close(wake)
@@ -226,10 +259,20 @@ package final class MessagePump: Sendable {
         _ = write(wake, &one, 8)
     }
 
-    private func loop(control: borrowing ZMQSocket, inbox: borrowing ZMQSocket, outbox: borrowing ZMQSocket,
-                      isCoordinator: Bool, controlIn: AsyncStream<Incoming>.Continuation,
-                      inboxIn: AsyncStream<Incoming>.Continuation,
+    /// Every socket of the pump thread.
+    private struct Sockets: ~Copyable {
+        let control: ZMQSocket, inbox: ZMQSocket, outbox: ZMQSocket
+        /// The ZAP handler (bound only with keys, in a process that listens).
+        let gate: ZMQSocket
+        /// Handshake events of `control` and `inbox`.
+        let controlWatch: ZMQSocket, inboxWatch: ZMQSocket
+    }
+
+    private func loop(_ sockets: borrowing Sockets, role: Role, credentials: Credentials?, gatekeeper: Gatekeeper?,
+                      controlIn: AsyncStream<Incoming>.Continuation, inboxIn: AsyncStream<Incoming>.Continuation,
                       heartbeat: (interval: Duration, message: @Sendable () -> [UInt8])?) {
+        let isCoordinator = role.isCoordinator
+        var handshakes = HandshakeLog(keyed: credentials != nil)
         let clock = ContinuousClock()
         var nextBeat = clock.now
         var connected = Set<String>()
@@ -237,20 +280,23 @@ package final class MessagePump: Sendable {
         var pending: [(Route, [UInt8])] = []
         while true {
             var items = [
-                zmq_pollitem_t(socket: control.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
-                zmq_pollitem_t(socket: inbox.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
+                zmq_pollitem_t(socket: sockets.control.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
+                zmq_pollitem_t(socket: sockets.inbox.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
                 zmq_pollitem_t(socket: nil, fd: wake, events: Int16(ZMQ_POLLIN), revents: 0),
+                zmq_pollitem_t(socket: sockets.gate.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
+                zmq_pollitem_t(socket: sockets.controlWatch.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
+                zmq_pollitem_t(socket: sockets.inboxWatch.handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
             ]
             var timeout = pending.isEmpty ? -1 : 1
             if let heartbeat {
                 if clock.now >= nextBeat {
-                    _ = try? control.send([heartbeat.message()])
+                    _ = try? sockets.control.send([heartbeat.message()])
                     nextBeat = clock.now + heartbeat.interval
                 }
                 let untilBeat = Int((nextBeat - clock.now).seconds * 1000) + 1
                 timeout = timeout < 0 ? untilBeat : min(timeout, untilBeat)
             }
-            let rc = zmq_poll(&items, 3, timeout)
+            let rc = zmq_poll(&items, Int32(items.count), timeout)
             if rc < 0 && zmq_errno() != EINTR { return }
             if items[2].revents != 0 {
                 var count: UInt64 = 0
@@ -265,22 +311,22 @@ package final class MessagePump: Sendable {
                 let delivered: Bool
                 switch route {
                 case .coordinator:
-                    delivered = (try? control.send([bytes])) ?? true
+                    delivered = (try? sockets.control.send([bytes])) ?? true
                 case .member(let identity):
                     // Not yet (a full pipe): false, retried. A peer that is gone: thrown, dropped.
-                    delivered = (try? control.send([identity, bytes])) ?? true
+                    delivered = (try? sockets.control.send([identity, bytes])) ?? true
                 case .viewer(let identity):
                     // Latest frame wins: one that cannot go now is dropped, never queued.
-                    _ = try? inbox.send([identity, bytes])
+                    _ = try? sockets.inbox.send([identity, bytes])
                     delivered = true
                 case .peer(let endpoint):
                     if !connected.contains(endpoint) {
-                        try? outbox.set(ZMQ_CONNECT_ROUTING_ID, bytes: Array(endpoint.utf8))
-                        try? outbox.connect(endpoint)
+                        try? sockets.outbox.set(ZMQ_CONNECT_ROUTING_ID, bytes: Array(endpoint.utf8))
+                        try? sockets.outbox.connect(endpoint)
                         connected.insert(endpoint)
                     }
                     // Unroutable until the connection is up: keep it and try again shortly.
-                    delivered = (try? outbox.send([Array(endpoint.utf8), bytes])) ?? false
+                    delivered = (try? sockets.outbox.send([Array(endpoint.utf8), bytes])) ?? false
                     if delivered { state.withLock { $0.bytesSent += bytes.count } }
                 }
                 if !delivered { retry.append((route, bytes)) }
@@ -289,7 +335,7 @@ package final class MessagePump: Sendable {
             // Stopping: what was queued before stop() went out above (best effort); done.
             if stopping { return }
             if items[0].revents != 0 {
-                while let frames = try? control.receive() {
+                while let frames = try? sockets.control.receive() {
                     let now = ContinuousClock.now
                     let from: PeerID = isCoordinator ? frames[0] : []
                     state.withLock { $0.lastHeard[from] = now }
@@ -298,8 +344,40 @@ package final class MessagePump: Sendable {
                     }
                 }
             }
+            if items[3].revents != 0, let gatekeeper {
+                while let request = try? sockets.gate.receive() {
+                    let (reply, refusal) = gatekeeper.answer(request)
+                    if let refusal { handshakes.say(refusal, as: role.logName) }
+                    _ = try? sockets.gate.send(reply)
+                }
+            }
+            if items[4].revents != 0 {
+                while let frames = try? sockets.controlWatch.receive(), let event = HandshakeEvent(frames: frames) {
+                    if !isCoordinator, let refusal = event.refusal(by: role.controlPeer, credentials: credentials) {
+                        // Refused at the handshake: nothing will ever arrive; whoever reads `control` stops.
+                        let first = state.withLock { state in
+                            defer { state.refusal = state.refusal ?? refusal }
+                            return state.refusal == nil
+                        }
+                        if first {
+                            // No more attempts: each would be refused, and logged, again.
+                            // No linger either: it would keep reconnecting to deliver what is queued.
+                            try? sockets.control.set(ZMQ_LINGER, 0)
+                            zmq_disconnect(sockets.control.handle, event.endpoint)
+                            controlIn.finish()
+                        }
+                    } else if let line = handshakes.note(event) {
+                        handshakes.say(line, as: role.logName)
+                    }
+                }
+            }
+            if items[5].revents != 0 {
+                while let frames = try? sockets.inboxWatch.receive(), let event = HandshakeEvent(frames: frames) {
+                    if let line = handshakes.note(event) { handshakes.say(line, as: role.logName) }
+                }
+            }
             if items[1].revents != 0 {
-                while let frames = try? inbox.receive() {
+                while let frames = try? sockets.inbox.receive() {
                     guard frames.count == 2 else { continue }
                     inboxIn.yield(Incoming(from: frames[0], bytes: frames[1]))
                 }
@@ -312,6 +390,40 @@ extension MessagePump.Role {
     var isCoordinator: Bool {
         if case .coordinator = self { return true }
         return false
+    }
+
+    /// Whether any socket of this process listens (and so needs a ZAP handler with keys).
+    var listens: Bool {
+        if case .viewer = self { return false }
+        return true
+    }
+
+    /// Whether `inbox` is bound (halo strips or viewers) rather than unused.
+    var bindsInbox: Bool {
+        switch self {
+        case .coordinator(_, let viewers): viewers != nil
+        case .worker, .presenter: true
+        case .viewer: false
+        }
+    }
+
+    /// Who this process is, in its log lines (`tessera ROLE: …`).
+    var logName: String {
+        switch self {
+        case .coordinator: "coordinator"
+        case .worker: "worker"
+        case .presenter: "presenter"
+        case .viewer: "view"
+        }
+    }
+
+    /// The peer `control` connects to, in messages.
+    var controlPeer: String {
+        switch self {
+        case .coordinator(let listen, _): "the workers' port \(listen)"
+        case .worker(let coordinator, _, _), .presenter(let coordinator, _): "coordinator \(coordinator)"
+        case .viewer(let presenter): "the viewer port \(presenter)"
+        }
     }
 
     /// Whether `inbox` takes viewers (rather than halo strips from peers).

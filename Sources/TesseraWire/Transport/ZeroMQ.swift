@@ -24,11 +24,17 @@ package final class ZMQContext: @unchecked Sendable {
 package struct ZMQSocket: ~Copyable {
     package enum Kind {
         case router, dealer
+        /// The ZAP handler's socket.
+        case reply
+        /// The reading end of a socket monitor.
+        case pair
 
         var raw: Int32 {
             switch self {
             case .router: ZMQ_ROUTER
             case .dealer: ZMQ_DEALER
+            case .reply: ZMQ_REP
+            case .pair: ZMQ_PAIR
             }
         }
     }
@@ -69,6 +75,29 @@ package struct ZMQSocket: ~Copyable {
         }
     }
 
+    /// Makes this socket a CURVE server (it will listen) whose peers the ZAP handler
+    /// checks against the allowlist for `standing`.
+    package func listenSecurely(_ credentials: Credentials, admitting standing: Standing) throws {
+        try set(ZMQ_ZAP_DOMAIN, bytes: Array(Gatekeeper.domain(for: standing).utf8))
+        try set(ZMQ_CURVE_SERVER, 1)
+        try set(ZMQ_CURVE_SECRETKEY, bytes: Array(credentials.keys.secretKey.utf8))
+    }
+
+    /// Makes this socket a CURVE client (it will connect) of the cluster's listening sockets.
+    package func connectSecurely(_ credentials: Credentials) throws {
+        try set(ZMQ_CURVE_SERVERKEY, bytes: Array(credentials.clusterKey.utf8))
+        try set(ZMQ_CURVE_PUBLICKEY, bytes: Array(credentials.keys.publicKey.utf8))
+        try set(ZMQ_CURVE_SECRETKEY, bytes: Array(credentials.keys.secretKey.utf8))
+    }
+
+    /// Reports this socket's handshakes (`HandshakeEvent.watched`) to `reader`, a PAIR
+    /// socket of the same context. Call before bind or connect, so none is missed.
+    package func monitor(as name: String, into reader: borrowing ZMQSocket) throws {
+        let endpoint = "inproc://tessera.monitor.\(name)"
+        guard zmq_socket_monitor(handle, endpoint, HandshakeEvent.watched) == 0 else { throw ZMQError.last("zmq_socket_monitor") }
+        try reader.connect(endpoint)
+    }
+
     /// Binds `endpoint`; the common failures get a fix in their one line.
     package func bind(_ endpoint: String) throws {
         guard zmq_bind(handle, endpoint) != 0 else { return }
@@ -92,7 +121,7 @@ package struct ZMQSocket: ~Copyable {
         var buffer = [CChar](repeating: 0, count: 256)
         var size = buffer.count
         zmq_getsockopt(handle, ZMQ_LAST_ENDPOINT, &buffer, &size)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(cBuffer: buffer)
     }
 
     /// Sends the frames of one message without blocking; returns false if it would block.

@@ -13,6 +13,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
     @OptionGroup var cluster: ClusterOptions
     @OptionGroup var run: RunOptions
     @OptionGroup var checkpoints: CheckpointOptions
+    @OptionGroup var security: SecurityOptions
 
     @Option(help: "Where workers connect: tcp://ADDRESS:PORT (default tcp://127.0.0.1:7470, this machine only).")
     var listen: String?
@@ -32,16 +33,18 @@ struct CoordinatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var (board, cluster, run, listen, checkpoints) = (self.board, self.cluster, self.run, self.listen, self.checkpoints)
+        var (board, cluster, run, listen, checkpoints, security) = (self.board, self.cluster, self.run, self.listen, self.checkpoints,
+                                                                    self.security)
         if let path = board.config {
             let config = try ConfigFile(
                 path: path,
                 allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys
-                    + CheckpointOptions.configKeys + ["listen"])
+                    + CheckpointOptions.configKeys + SecurityOptions.configKeys + ["listen"])
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)
             try checkpoints.apply(config)
+            try security.apply(config)
             listen = listen ?? config["listen"]
             try check(cluster, listen)
         }
@@ -52,6 +55,9 @@ struct CoordinatorCommand: AsyncParsableCommand {
                                  workers: .awaited(count: workers, listen: listen ?? "tcp://127.0.0.1:7470"))
         try session.configure(run: run, cluster: cluster, output: output, externalPresenter: externalPresenter)
         session.checkpointing = try checkpoints.schedule(for: setup, generations: generations)
+        session.credentials = try security.memberCredentials()
+        security.warnIfOpen([listen], role: "coordinator", exposes: "can join as a worker and read or rewrite the board")
+        security.warnIfOpen([run.viewListen], role: "coordinator", exposes: "can watch and steer the run and edit its cells")
         let outcome = try await session.run()
         Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }
     }

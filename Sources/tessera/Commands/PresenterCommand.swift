@@ -22,14 +22,18 @@ struct PresenterCommand: AsyncParsableCommand {
             transform: parsing { try Seconds(parsing: $0, flag: "silence") })
     var silence: Seconds?
 
+    @OptionGroup var security: SecurityOptions
+
     func validate() throws {
         _ = try Endpoint.split(coordinator)
         _ = try Endpoint.split(viewListen)
     }
 
     func run() async throws {
+        let credentials = try security.memberCredentials()
+        security.warnIfOpen([viewListen], role: "presenter", exposes: "can watch and steer the run and edit its cells")
         let stopped = try await RemoteCluster.with(coordinator: coordinator, viewers: viewListen,
-                                                   silence: silence?.duration ?? .seconds(5)) { [generations] cluster, endpoint in
+                                                   silence: silence?.duration ?? .seconds(5), credentials: credentials) { [generations] cluster, endpoint in
             let start = await cluster.generation
             if let generations { _ = try Self.end(start, generations) }
             let (shape, rule) = (cluster.tiling.shape, cluster.rule)

@@ -16,6 +16,7 @@ struct RunCommand: AsyncParsableCommand {
     @OptionGroup var cluster: ClusterOptions
     @OptionGroup var run: RunOptions
     @OptionGroup var checkpoints: CheckpointOptions
+    @OptionGroup var security: SecurityOptions
 
     @Flag(help: "Watch and steer the run in this terminal; quitting the viewer ends the run.")
     var view = false
@@ -35,15 +36,17 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var (board, cluster, run, checkpoints) = (self.board, self.cluster, self.run, self.checkpoints)
+        var (board, cluster, run, checkpoints, security) = (self.board, self.cluster, self.run, self.checkpoints, self.security)
         if let path = board.config {
             let config = try ConfigFile(
                 path: path,
-                allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + CheckpointOptions.configKeys)
+                allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + CheckpointOptions.configKeys
+                    + SecurityOptions.configKeys)
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)
             try checkpoints.apply(config)
+            try security.apply(config)
             try check(cluster, run)
         }
         let chosen = cluster.workers ?? ProcessInfo.processInfo.activeProcessorCount
@@ -51,6 +54,9 @@ struct RunCommand: AsyncParsableCommand {
         let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
         let outcome: RunOutcome
         if chosen == 0 {
+            if security.keys != nil {
+                throw TesseraError("--keys secures worker processes' connections, and --workers 0 has none", fix: "leave out --keys")
+            }
             if checkpoints.checkpoint != nil {
                 throw TesseraError("--checkpoint needs worker processes, which write their tiles", fix: "give --workers 1 or more")
             }
@@ -61,6 +67,8 @@ struct RunCommand: AsyncParsableCommand {
             var session = RunSession(setup: setup, generations: generations, workers: .launched(count: workers))
             try session.configure(run: run, cluster: cluster, output: output, view: view)
             session.checkpointing = try checkpoints.schedule(for: setup, generations: generations)
+            session.credentials = try security.memberCredentials()
+            security.warnIfOpen([run.viewListen], role: "run", exposes: "can watch and steer the run and edit its cells")
             outcome = try await session.run()
         }
         Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import TesseraCore
 import TesseraViewer
+import TesseraWire
 
 struct ViewCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,6 +10,9 @@ struct ViewCommand: AsyncParsableCommand {
 
     @Option(help: "The presenter's viewer endpoint (a run's --view-listen).")
     var connect: String = "tcp://127.0.0.1:7471"
+
+    @Option(help: "A key folder: a viewer's ('tessera keygen DIR --viewer-of CLUSTER') or the cluster's own.")
+    var keys: String?
 
     func validate() throws {
         guard connect.hasPrefix("tcp://") || connect.hasPrefix("ipc://") else {
@@ -20,6 +24,7 @@ struct ViewCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await ViewerApp.run(presenter: connect, stopsOnSignals: true)
+        let credentials = try keys.map { try Credentials.load(folder: $0, as: .viewer) }
+        try await ViewerApp.run(presenter: connect, credentials: credentials, stopsOnSignals: true)
     }
 }

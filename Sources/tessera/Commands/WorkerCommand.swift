@@ -30,6 +30,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Run only on this CPU (tessera run pins its local workers, one per core).")
     var cpu: Int?
 
+    @OptionGroup var security: SecurityOptions
+
     func validate() throws {
         if let cpu, !CPUAffinity.allowed.contains(cpu) {
             throw TesseraError("CPU \(cpu) is not one this process may run on",
@@ -47,8 +49,10 @@ struct WorkerCommand: AsyncParsableCommand {
         if let parentPid, getppid() != parentPid { Foundation.exit(3) }
         if let cpu { try CPUAffinity.pinProcess(to: cpu) }
         let silence = self.silence?.duration ?? .seconds(5)
+        let credentials = try security.memberCredentials()
+        security.warnIfOpen([listen], role: "worker", exposes: "can send it halo strips and so change the board")
         let ending = try await WorkerNode.serve(coordinator: coordinator, listen: listen, advertise: advertise,
-                                                silence: silence, parent: parentPid)
+                                                silence: silence, parent: parentPid, credentials: credentials)
         let who = name.map { "worker \($0)" } ?? "worker"
         switch ending {
         case .shutdown: return
