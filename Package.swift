@@ -42,6 +42,10 @@ let package = Package(
             name: "TesseraRun",
             dependencies: ["TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster", "TesseraViewer", "TesseraExport"]
         ),
+        // The fuzzers' targets (underscored: for the fuzzers and tests, no API), and the
+        // binary that is a libFuzzer target or a replayer (Tests/Fuzz/run.sh builds it).
+        .target(name: "_TesseraFuzzTargets", dependencies: ["TesseraCore", "TesseraPatterns", "TesseraWire"]),
+        .executableTarget(name: "tessera-fuzz", dependencies: ["_TesseraFuzzTargets"]),
         .executableTarget(
             name: "tessera",
             dependencies: [
@@ -52,7 +56,8 @@ let package = Package(
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraPatterns"]),
-        .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire"]),
+        // With the fuzzers' corpora (Tests/Fuzz), replayed through the fuzz targets.
+        .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "_TesseraFuzzTargets"]),
         // The coordinator's state machine and the run's library parts, with no process and no socket.
         .testTarget(name: "TesseraClusterTests", dependencies: ["TesseraCluster", "TesseraWire", "TesseraRun"]),
         .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraWire", "CZeroMQ"]),

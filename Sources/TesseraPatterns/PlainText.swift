@@ -88,6 +88,8 @@ public enum Life106 {
         guard width * height <= 1 << 36 else {
             throw TesseraError("Life 1.06 cells span \(width)x\(height), too large to load", fix: "use RLE for sparse huge patterns")
         }
+        try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the Life 1.06 cells' \(width)x\(height) span",
+                               fix: "use RLE for sparse huge patterns")
         var cells = BitGrid(width: width, height: height)
         for (x, y) in points { cells[x - minX, y - minY] = true }
         return Pattern(cells: cells, position: (minX, minY), comments: comments)

@@ -101,6 +101,8 @@ public enum RLE {
             guard width.multipliedReportingOverflow(by: height).overflow == false, width * height <= 1 << 36 else {
                 throw TesseraError("RLE header declares a \(width)x\(height) pattern, too large to load", fix: "split the pattern or declare its real size")
             }
+            try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the RLE header's \(width)x\(height) pattern",
+                                   fix: "declare the pattern's real size, or load it on a machine with more memory")
             (self.width, self.height) = (width, height)
         }
     }

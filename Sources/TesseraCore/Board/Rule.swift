@@ -92,12 +92,12 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
                     target = ch
                 case "/":
                     continue
-                case "0"..."8":
-                    guard let target else { throw invalid }
-                    let bit = UInt16(1) << UInt16(ch.wholeNumberValue!)
-                    if target == "b" { birth |= bit } else { survive |= bit }
                 default:
-                    throw invalid
+                    // ASCII digits only: a digit with combining marks sorts between "0"
+                    // and "8" as a Character, and other scripts' digits have values too.
+                    guard let target, let n = Self.neighbourCount(ch) else { throw invalid }
+                    let bit = UInt16(1) << UInt16(n)
+                    if target == "b" { birth |= bit } else { survive |= bit }
                 }
             }
         } else {
@@ -105,11 +105,17 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
             guard parts.count == 2 else { throw invalid }
             for (part, isBirth) in [(parts[0], false), (parts[1], true)] {
                 for ch in part {
-                    guard let n = ch.wholeNumberValue, n <= 8 else { throw invalid }
+                    guard let n = Self.neighbourCount(ch) else { throw invalid }
                     if isBirth { birth |= 1 << UInt16(n) } else { survive |= 1 << UInt16(n) }
                 }
             }
         }
         self.init(birth: birth, survive: survive)
+    }
+
+    /// The neighbour count an ASCII digit 0–8 stands for, else nil.
+    private static func neighbourCount(_ ch: Character) -> Int? {
+        guard let ascii = ch.asciiValue, (UInt8(ascii: "0")...UInt8(ascii: "8")).contains(ascii) else { return nil }
+        return Int(ascii - UInt8(ascii: "0"))
     }
 }

@@ -11,11 +11,19 @@ public enum MemoryBudget {
         Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// The most one allocation may take: 90% of physical memory, or TESSERA_MEMORY_LIMIT_MB
+    /// (for sharing a machine, and for the fuzzers, whose inputs may declare any size).
+    public static let limitBytes: Int = {
+        if let text = getenv("TESSERA_MEMORY_LIMIT_MB").map({ String(cString: $0) }), let megabytes = Int(text), megabytes > 0 {
+            return megabytes << 20
+        }
+        return physicalBytes / 10 * 9
+    }()
+
     public static func check(bytes: Int, what: String, fix: String) throws {
-        let limit = physicalBytes / 10 * 9
-        guard bytes <= limit else {
+        guard bytes <= limitBytes else {
             throw TesseraError(
-                "\(what) needs \(bytes >> 20) MiB but this machine has \(physicalBytes >> 20) MiB", fix: fix)
+                "\(what) needs \(bytes >> 20) MiB but this machine allows \(limitBytes >> 20) MiB", fix: fix)
         }
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import TesseraCore
+import TesseraPatterns
+import TesseraWire
+
+/// What each fuzzer feeds its input to, also run by the tests over every corpus file.
+/// Bad input must come back as a thrown error; anything that traps, hangs or breaks a
+/// round trip is a bug. A round trip checks what was accepted: written out again and
+/// read back, it must be what was read.
+package enum FuzzTarget: String, CaseIterable, Sendable {
+    case wire, rle, cells, life106, macrocell
+
+    package func run(_ bytes: [UInt8]) {
+        switch self {
+        case .wire:
+            for lane in Lane.allCases {
+                guard let message = try? Wire.decode(bytes, on: lane) else { continue }
+                let again = try? Wire.decode(Wire.encode(message), on: lane)
+                precondition(again == message, "a \(message.kind) re-encoded reads back differently on \(lane)")
+            }
+        case .rle:
+            roundTrip(try? RLE.parse(text(bytes)))
+        case .cells:
+            roundTrip(try? PlainText.parse(text(bytes)))
+        case .life106:
+            roundTrip(try? Life106.parse(text(bytes)))
+        case .macrocell:
+            roundTrip(try? Macrocell.parse(text(bytes)))
+        }
+    }
+
+    private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The cells of an accepted pattern, as RLE and back, are the same cells.
+    private func roundTrip(_ pattern: Pattern?) {
+        guard let pattern, pattern.cells.width > 0, pattern.cells.height > 0 else { return }
+        let shape = BoardShape(width: pattern.cells.width, height: pattern.cells.height, topology: .plane)
+        let written = RLE.string(for: pattern.cells, shape: shape, rule: pattern.rule ?? .life, generation: pattern.generation)
+        guard let again = try? RLE.parse(written) else { preconditionFailure("a pattern written as RLE does not read back") }
+        precondition(again.cells == pattern.cells, "a pattern written as RLE reads back with other cells")
+    }
+}
+
+/// The entry points of `tessera-fuzz`: libFuzzer's callback, and the replay of corpus
+/// files without the sanitizers.
+package enum FuzzEntry {
+    /// The fuzzer's target, from TESSERA_FUZZ_TARGET: libFuzzer calls `one` as a C
+    /// callback, which can capture nothing.
+    private static let selected: FuzzTarget = {
+        let name = ProcessInfo.processInfo.environment["TESSERA_FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTarget(rawValue: name) else {
+            fatalError("set TESSERA_FUZZ_TARGET to one of \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return target
+    }()
+
+    package static func one(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        selected.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+        return 0
+    }
+
+    package static func replay(_ target: FuzzTarget, _ paths: [String]) {
+        var count = 0
+        for path in paths {
+            for file in FuzzFiles.list(path) {
+                target.run(FuzzFiles.bytes(file))
+                count += 1
+            }
+        }
+        print("fuzz-\(target.rawValue): \(count) inputs replayed, none failed")
+    }
+}
