@@ -134,9 +134,12 @@ echo "slurm: 3 nodes up ($mode)"
 board=(--soup 0.35 --seed 11 --size 384x256 --rule B3/S23)
 "$TESSERA" run "${board[@]}" --generations 0 --workers 0 --output "$work/start.rle" >/dev/null
 job() { client timeout 180 sbatch --wait --chdir "$work" "$@"; }
-job -N 3 -n 3 -o "$work/run-%j.out" "$root/deploy/slurm/tessera.sbatch" run "${board[@]}" \
+# With the cluster's keys, as across real machines: nodes admit only each other.
+"$TESSERA" keygen "$work/keys" >/dev/null
+TESSERA_KEYS=$work/keys job -N 3 -n 3 -o "$work/run-%j.out" "$root/deploy/slurm/tessera.sbatch" run "${board[@]}" \
     --tiles 2x2 --generations 300 --output "$work/slurm.rle" --report >/dev/null ||
     fail "the run job failed"
+! grep -q "without keys" "$work"/run-*.out || fail "the keyed run still warned about listening without keys"
 bgolly -q -q -h -m 300 -o "$work/expected.mc" "$work/start.rle" >/dev/null 2>&1
 bgolly -q -q -h -m 0 -o "$work/got.mc" "$work/slurm.rle" >/dev/null 2>&1
 cmp -s "$work/expected.mc" "$work/got.mc" || fail "the board from Slurm differs from bgolly's"
