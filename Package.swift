@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraCore", "TesseraPatterns", "TesseraCluster", "TesseraViewer", "TesseraRun",
+                "TesseraCore", "TesseraPatterns", "TesseraWire", "TesseraCluster", "TesseraViewer", "TesseraRun",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -195,7 +195,8 @@ import TesseraCore
         _ = run.wait(timeout: 10)
     }
 
-    /// The presenter is a member: without the member key it is refused and exits 2.
+    /// The presenter is a member: without the cluster's member key (none, or another
+    /// cluster's) it is refused and exits 2.
     @Test func aPresenterNeedsTheMemberKey() throws {
         let dir = try Harness.temporaryDirectory()
         let keys = try Self.keygen("cluster", in: dir)
@@ -206,6 +207,10 @@ import TesseraCore
         let keyless = try Harness.tessera(["presenter", "--coordinator", endpoint, "--view-listen", "tcp://127.0.0.1:*",
                                            "--generations", "5"])
         #expect(keyless.status == 2 && keyless.stderr.contains("requires keys"), "\(keyless.stderr)")
+        let other = try Self.keygen("other", in: dir)
+        let wrong = try Harness.tessera(["presenter", "--coordinator", endpoint, "--view-listen", "tcp://127.0.0.1:*",
+                                         "--generations", "5", "--keys", other.path])
+        #expect(wrong.status == 2 && wrong.stderr.contains("broke off the handshake"), "\(wrong.stderr)")
         let keyed = try Harness.tessera(["presenter", "--coordinator", endpoint, "--view-listen", "tcp://127.0.0.1:*",
                                          "--generations", "5", "--keys", keys.path])
         #expect(keyed.status == 0, "\(keyed.stderr)")

@@ -3,6 +3,7 @@ import Foundation
 import TesseraCluster
 import TesseraCore
 import TesseraRun
+import TesseraWire
 
 extension ScalingSweep.Mode: ExpressibleByArgument {}
 
@@ -54,6 +55,9 @@ struct ScalingBenchCommand: AsyncParsableCommand {
     @Option(help: "With --hosts: where the workers reach this coordinator, tcp://ADDRESS:PORT|*. Default: this machine's address on the route to the first host, any free port.")
     var listen: String?
 
+    @Option(help: "The cluster's key folder: every run's connections use CurveZMQ (what it costs shows beside a run without).")
+    var keys: String?
+
     static func list(_ text: String, _ name: String) throws -> [Int] {
         let values = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
         guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) >= 1 }) else {
@@ -83,9 +87,10 @@ struct ScalingBenchCommand: AsyncParsableCommand {
             return "tcp://\(address):*"
         } ?? "tcp://127.0.0.1:*"
         try ResultsFolder.check(out)
-        let sweep = ScalingSweep(mode: mode, workerCounts: workers, halos: halo, size: size, rule: rule.rule,
+        var sweep = ScalingSweep(mode: mode, workerCounts: workers, halos: halo, size: size, rule: rule.rule,
                                  generations: generations, repeats: self.repeat, soup: try Soup(density: density, seed: 1),
                                  launcher: launcher, listen: listen, ceiling: ceiling)
+        sweep.credentials = try keys.map { try Credentials.load(folder: $0, as: .member) }
         let points: [ScalingPoint]
         do {
             points = try await sweep.run { done, total in ProgressLine.draw(fraction: Double(done) / Double(total), "\(done)/\(total) runs") }

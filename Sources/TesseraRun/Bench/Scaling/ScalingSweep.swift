@@ -2,6 +2,7 @@ import Foundation
 import TesseraCluster
 import TesseraCore
 import TesseraTiles
+import TesseraWire
 
 /// `tessera bench scaling`: one real cluster per point, over worker counts and halo
 /// depths, on torus soups.
@@ -28,6 +29,8 @@ package struct ScalingSweep: Sendable {
     /// one-worker runs side by side, each on one tile's board, on this machine: what it
     /// could give with no halo traffic at all.
     package var ceiling: Bool
+    /// The cluster's keys, for sweeps across machines (and to measure what CURVE costs).
+    package var credentials: Credentials?
 
     package init(mode: Mode, workerCounts: [Int], halos: [Int]?, size: Int, rule: Rule, generations: UInt64, repeats: Int,
                  soup: Soup, launcher: WorkerLauncher, listen: String, ceiling: Bool = false) {
@@ -79,8 +82,9 @@ package struct ScalingSweep: Sendable {
             var ceilings: [Double] = []
             for _ in 0..<repeats {
                 progress(results.count * runsPerPoint + outcomes.count + ceilings.count, total)
-                let session = RunSession(setup: point.setup, generations: generations,
+                var session = RunSession(setup: point.setup, generations: generations,
                                          workers: .launched(count: point.workers, launcher: launcher, listen: listen))
+                session.credentials = credentials
                 outcomes.append(try await session.run())
                 if ceiling && point.workers > 1 {
                     progress(results.count * runsPerPoint + outcomes.count + ceilings.count, total)
