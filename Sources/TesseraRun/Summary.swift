@@ -45,9 +45,14 @@ package enum Summary {
                 + "load per worker \(loads(r.before)) s → \(loads(r.after)) s"
         }
         let losses = outcome.recoveries.map {
-            "  lost after generation \($0.at), rolled back to \($0.rolledBackTo) in \(String(format: "%.0f", $0.seconds * 1000)) ms: \($0.lost)"
+            "  lost after generation \($0.at), rolled back to \($0.rolledBackTo) \($0.fromMemory ? "(in-memory snapshot) " : "")"
+                + "in \(String(format: "%.0f", $0.seconds * 1000)) ms: \($0.lost)"
         }
-        return [line] + losses + moves + workers.map { w in
+        let snapshots = outcome.snapshots.map(\.seconds).sorted()
+        let kept = snapshots.isEmpty ? [] : [String(
+            format: "  %d in-memory snapshot%@ (each worker's tiles, and a copy on its buddy): median %.1f ms, at most %.1f ms",
+            snapshots.count, snapshots.count == 1 ? "" : "s", snapshots[snapshots.count / 2] * 1000, snapshots.last! * 1000)]
+        return [line] + kept + losses + moves + workers.map { w in
             let r = w.report
             let tiles = w.tiles.map(\.description).joined(separator: " ")
             return String(format: "  worker %d (pid %d on %@, tiles %@): compute %.3f s, halo wait %.3f s (%.1f%%), sent %@",

@@ -9,7 +9,7 @@
 # .build/fuzz-work/TARGET, and a crash, hang (10 s) or leak leaves its input in
 # .build/fuzz-work/artifacts/ and fails this script. Copy such an input into
 # Tests/Fuzz/regressions/TARGET: `swift test` replays it from then on. Inputs may
-# declare any pattern size, so allocations are capped (TESSERA_MEMORY_LIMIT_MB=512), and
+# declare any pattern size, so allocations are capped (TESSERA_MEMORY_LIMIT_MB=16), and
 # Swift's backtracer is off: a trap goes straight to libFuzzer, which saves the input.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,7 +30,7 @@ status=0
 for target in "${targets[@]}"; do
     mkdir -p "$work/$target"
     log="$work/$target.log"
-    if SWIFT_BACKTRACE=enable=no TESSERA_FUZZ_TARGET=$target TESSERA_MEMORY_LIMIT_MB=512 "$fuzzer" -runs="$runs" -timeout=10 -rss_limit_mb=3072 \
+    if SWIFT_BACKTRACE=enable=no TESSERA_FUZZ_TARGET=$target TESSERA_MEMORY_LIMIT_MB=16 "$fuzzer" -runs="$runs" -timeout=10 -rss_limit_mb=3072 \
         -artifact_prefix="$work/artifacts/$target-" -print_final_stats=1 \
         "$work/$target" "Tests/Fuzz/corpus/$target" "Tests/Fuzz/regressions/$target" >"$log" 2>&1; then
         done_line=$(grep -E '^#[0-9]+.*DONE' "$log" | tail -1 || true)

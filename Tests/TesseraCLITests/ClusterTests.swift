@@ -25,8 +25,9 @@ import TesseraCore
         _ = run.wait(timeout: 10)
     }
 
+    /// With no restarts allowed (by default a run survives three lost workers).
     @Test func killedWorkerFailsTheRunCleanly() throws {
-        let (run, workers) = try computingRun()
+        let (run, workers) = try computingRun(["--max-restarts", "0"])
         kill(workers[0], SIGKILL)
         let status = run.wait(timeout: 15)
         #expect(status == 2)

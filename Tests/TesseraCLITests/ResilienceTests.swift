@@ -15,7 +15,7 @@ import TesseraCore
         try "x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n".write(to: input, atomically: true, encoding: .utf8)
         let golly = try Harness.golly(input, generations: 3000)
         var generator = SplitMix64(seed: 20261123)
-        var survived = 0
+        var survived = 0, fromMemory = 0
         for run in 0..<20 {
             let workers = Int.random(in: 2...3, using: &generator)
             let losses = workers == 3 && Bool.random(using: &generator) ? 2 : 1
@@ -23,7 +23,7 @@ import TesseraCore
             let every = [250, 500, 1000].randomElement(using: &generator)!
             let tessera = try RunningTessera(["run", input.path, "--generations", "3000", "--tiles", "4x2", "--workers", "\(workers)",
                                               "--checkpoint", store.path, "--checkpoint-every", "\(every)", "--max-restarts", "3",
-                                              "--silence", "1", "--output", output.path])
+                                              "--silence", "1", "--output", output.path, "--report"])
             var alive = try tessera.workerPids(workers)
             var what: [String] = []
             for _ in 0..<losses {
@@ -40,9 +40,30 @@ import TesseraCore
             guard status == 0 else { continue }
             #expect(try Harness.cells(ofPatternFile: output) == golly, "\(story)")
             if tessera.outputText.contains("survived") { survived += 1 }
+            fromMemory += tessera.outputText.components(separatedBy: "(in-memory snapshot)").count - 1
         }
+        // A snapshot follows every checkpoint: most losses roll back from memory.
+        #expect(fromMemory >= 5, "\(fromMemory) recoveries came from memory")
         // A loss that comes after the last generation is no loss; most come before.
         #expect(survived >= 10, "\(survived) of 20 runs survived a lost worker")
+    }
+
+    /// With no checkpoint on disk and no flag at all, a lost worker's tiles come back
+    /// from its buddy's copy (snapshots every 2 s) rather than from the run's start.
+    @Test(.timeLimit(.minutes(2)))
+    func aLostWorkersTilesComeBackFromItsBuddy() throws {
+        let dir = try Harness.temporaryDirectory()
+        let board = ["--soup", "0.35", "--seed", "5", "--size", "1024x512", "--tiles", "4x2", "--generations", "3000"]
+        let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
+        #expect(try Harness.tessera(["run"] + board + ["--workers", "0", "--output", undisturbed.path]).status == 0)
+        let tessera = try RunningTessera(["run"] + board + ["--workers", "3", "--output", output.path, "--report"])
+        let victim = try tessera.workerPids(3)[1]
+        _ = try Processes.poll(timeout: 60, "the worker to run past the first snapshot") { Processes.cpuSeconds(victim) >= 2.5 ? true : nil }
+        kill(victim, SIGKILL)
+        #expect(tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")
+        #expect(tessera.outputText.contains("(in-memory snapshot)"), "\(tessera.outputText)")
+        #expect(!tessera.outputText.contains("rolled back to 0 "), "\(tessera.outputText)")
+        #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed))
     }
 
     /// A run serving viewers loses a worker: the viewers' frames pause and go on, at

@@ -76,6 +76,13 @@ import TesseraCore
         .command(.togglePause), .command(.step), .command(.faster), .command(.slower), .command(.nextPattern),
         .command(.toggleCell(x: -5, y: 1 << 30)), .command(.save), .command(.rewind),
         .frame(frame),
+        .snapshot(op: 31, SnapshotOrder(generation: 640, buddy: "tcp://10.0.0.3:5000", keepsFor: "tcp://10.0.0.4:5001",
+                                        keeps: [TileID(column: 1, row: 0), TileID(column: 2, row: 1)], retains: 320)),
+        .snapshot(op: 32, SnapshotOrder(generation: 0, buddy: "tcp://a:1", keepsFor: "tcp://b:2", keeps: [], retains: nil)),
+        .snapshotted(op: 31),
+        .snapshotCopy(TileCells(tile: TileID(column: 2, row: 1), generation: 640, cells: grid)),
+        .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 640, soup: nil,
+                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [0, 1, 0, 1, 0, 1], restores: true)),
     ]
 
     @Test func coversEveryKind() {

@@ -26,11 +26,14 @@ package struct RunOutcome: Sendable {
     package let checkpoints: [(generation: UInt64, seconds: Double)]
     /// Lost workers survived.
     package let recoveries: [Coordinator.Recovery]
+    /// In-memory snapshots taken: generation, and seconds each took.
+    package let snapshots: [(generation: UInt64, seconds: Double)]
 
     package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64, rebalances: [Rebalance] = [],
-                 checkpoints: [(generation: UInt64, seconds: Double)] = [], recoveries: [Coordinator.Recovery] = []) {
+                 checkpoints: [(generation: UInt64, seconds: Double)] = [], recoveries: [Coordinator.Recovery] = [],
+                 snapshots: [(generation: UInt64, seconds: Double)] = []) {
         (self.seconds, self.population, self.workers, self.generations) = (seconds, population, workers, generations)
-        (self.rebalances, self.checkpoints, self.recoveries) = (rebalances, checkpoints, recoveries)
+        (self.rebalances, self.checkpoints, self.recoveries, self.snapshots) = (rebalances, checkpoints, recoveries, snapshots)
     }
 }
 
@@ -188,6 +191,9 @@ package actor Coordinator {
         package let rolledBackTo: UInt64
         /// From the others halted to every tile rebuilt from the snapshot.
         package let seconds: Double
+        /// Whether the tiles came back from the workers' in-memory snapshots (else from
+        /// a checkpoint on disk, or the start).
+        package let fromMemory: Bool
     }
 
     package private(set) var recoveries: [Recovery] = []
@@ -195,10 +201,21 @@ package actor Coordinator {
     /// How many lost workers a batch run may survive.
     package func setRestarts(_ count: Int) { state.restartsLeft = count }
 
-    /// Rolls every tile back to the newest checkpoint (else the run's start) on the
-    /// workers still in the run, the lost one's tiles dealt to them.
+    /// Rolls every tile back to the last in-memory snapshot, if every tile of it
+    /// survives (on the worker that took it or on its buddy): no cells cross the wire.
+    /// Else to the newest checkpoint on disk, else to the run's start, on the workers
+    /// still in the run, the lost one's tiles dealt to them.
     private func recover(from why: String, at generation: UInt64) async throws {
         let started = ContinuousClock.now
+        if let snapshot = state.memorySnapshot, state.restorePlan() != nil {
+            Wire.log("coordinator", "rolled back to the in-memory snapshot at generation \(snapshot.generation): "
+                + "\(generation - snapshot.generation) generations to compute again")
+            state.recovered()
+            _ = try await perform(.restore)
+            recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: snapshot.generation,
+                                       seconds: (ContinuousClock.now - started).seconds, fromMemory: true))
+            return
+        }
         var plan = state.settings.plan
         if let root = checkpointing?.root, let restored = try Checkpoint.newest(in: root) {
             let board = restored.board, tiling = state.plan.tiling
@@ -210,7 +227,7 @@ package actor Coordinator {
         state.recovered()
         _ = try await perform(.replan(plan))
         recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation,
-                                   seconds: (ContinuousClock.now - started).seconds))
+                                   seconds: (ContinuousClock.now - started).seconds, fromMemory: false))
     }
 
     /// The board reduced to `viewport`, every tile at the same generation.
@@ -233,7 +250,7 @@ package actor Coordinator {
         // When each tile last moved (in stretches): one that just moved stays a while, so
         // that noise in the loads does not send it back and forth.
         var lastMoved: [TileID: Int] = [:], stretches = 0
-        var lastCheckpoint = ContinuousClock.now
+        var lastCheckpoint = ContinuousClock.now, lastSnapshot = ContinuousClock.now, snapshotInterval = Self.snapshotInterval
         while state.generation < end {
             stretches += 1
             var count = min(stretch, end - state.generation)
@@ -244,9 +261,18 @@ package actor Coordinator {
             let started = ContinuousClock.now, recovered = recoveries.count
             do {
                 try await advance(count)
+                var snapshotDue = state.restartsLeft > 0 && ContinuousClock.now - lastSnapshot >= snapshotInterval
                 if let checkpointing, checkpointIsDue(checkpointing.interval, since: lastCheckpoint) {
                     try await checkpoint(into: checkpointing.root)
                     lastCheckpoint = .now
+                    // Memory rolls back faster than disk: never to an older generation.
+                    snapshotDue = state.restartsLeft > 0
+                }
+                if snapshotDue, state.generation < end {
+                    try await snapshot()
+                    lastSnapshot = .now
+                    // A board whose snapshot is slow is snapshotted less often: at most 2.5% of the time.
+                    snapshotInterval = max(Self.snapshotInterval, .milliseconds(Int((snapshots.last?.seconds ?? 0) * 40_000)))
                 }
             } catch let lost as WorkerLost {
                 try await recover(from: lost.why, at: state.generation)
@@ -344,6 +370,24 @@ package actor Coordinator {
         }
     }
 
+    /// How often a batch run that may survive lost workers snapshots its tiles in
+    /// memory (or less often, if a snapshot takes more than 1/40 of it): the generations
+    /// since are what a loss costs again.
+    static let snapshotInterval = Duration.seconds(2)
+
+    /// In-memory snapshots taken so far: generation and seconds each took.
+    package private(set) var snapshots: [(generation: UInt64, seconds: Double)] = []
+
+    /// Every worker keeps its tiles' cells (1 bit a cell) and sends a copy to its buddy.
+    package func snapshot() async throws {
+        let started = ContinuousClock.now, generation = state.generation
+        let answer = try await perform(.snapshot)
+        if case .interrupted(let why) = answer { throw WorkerLost(why: why) }
+        if state.memorySnapshot?.generation == generation {
+            snapshots.append((generation, (ContinuousClock.now - started).seconds))
+        }
+    }
+
     /// Checkpoints written so far: generation and seconds each took.
     package private(set) var checkpoints: [(generation: UInt64, seconds: Double)] = []
 
@@ -436,7 +480,8 @@ package actor Coordinator {
     /// What the run did so far.
     package var outcome: RunOutcome {
         RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
-                   generations: generationsAdvanced, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries)
+                   generations: generationsAdvanced, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries,
+                   snapshots: snapshots)
     }
 
     /// Where a run stands, for a progress line.

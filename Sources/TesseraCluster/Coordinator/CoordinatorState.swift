@@ -57,6 +57,11 @@ package struct CoordinatorState {
         case move([TileID: Int])
         /// Every worker writes its tiles' cells into `folder`.
         case checkpoint(folder: String)
+        /// Every worker keeps its tiles' cells in memory, and its buddy a copy.
+        case snapshot
+        /// Every tile rolls back to the last in-memory snapshot, built by the worker that
+        /// snapshotted it, or by its buddy if that one is gone.
+        case restore
     }
 
     /// What a finished request yields.
@@ -69,6 +74,7 @@ package struct CoordinatorState {
         case moved
         /// Each tile file's checksum.
         case checkpointed([TileID: UInt64])
+        case snapshotted
         /// A worker was lost (`why`): the others stopped where they were, and the tiles
         /// must be rolled back to a snapshot before the run goes on.
         case interrupted(String)
@@ -116,6 +122,8 @@ package struct CoordinatorState {
         /// Gathering the moving tiles from the workers that give them up.
         case handOff(op: UInt64, moves: [TileID: Int], states: [TileID: TileState])
         case checkpoint(op: UInt64, sums: [TileID: UInt64])
+        /// Waiting for every host to have its snapshot and its buddy's copies.
+        case snapshot(op: UInt64, waiting: Set<Int>, taking: MemorySnapshot)
         /// A worker was lost mid-advance: waiting for the others to stop.
         case halt(op: UInt64, waiting: Set<Int>, why: String)
     }
@@ -138,6 +146,9 @@ package struct CoordinatorState {
     package var restartsLeft = 0
     /// A worker lost while nothing ran: the run rolls back before it goes on.
     package private(set) var lostWhileIdle: String?
+    /// The newest in-memory snapshot every host completed, if the board has not been
+    /// replaced since.
+    package private(set) var memorySnapshot: MemorySnapshot?
     private var lastOp: UInt64 = 0
 
     package init(_ settings: Settings) {
@@ -221,6 +232,7 @@ package struct CoordinatorState {
             phase = .busy
             return members.filter { !crossed.isDisjoint(with: $0.tiles) }.map { .send(.collect(op: op, rows: rows), to: $0.peer) }
         case .load(let at, let cells):
+            memorySnapshot = nil
             operation = .load(op: op, generation: at, waiting: Set(plan.tiling.tiles))
             phase = .busy
             var effects: [Effect] = []
@@ -240,12 +252,17 @@ package struct CoordinatorState {
             try RunPlan.check(workers: active, tiling: next.tiling)
             plan = next
             generation = next.generation
+            memorySnapshot = nil
             phase = .busy
             return departing + assign(answer: .replanned)
         case .checkpoint(let folder):
             operation = .checkpoint(op: op, sums: [:])
             phase = .busy
             return members.filter { !$0.tiles.isEmpty }.map { .send(.checkpoint(op: op, folder: folder), to: $0.peer) }
+        case .snapshot:
+            return takeSnapshot(op: op)
+        case .restore:
+            return try restore()
         case .move(let moves):
             try checkMoves(moves)
             guard !moves.isEmpty else { return [.completed(.moved)] }
@@ -398,6 +415,16 @@ package struct CoordinatorState {
                 return []
             }
             return complete(.checkpointed(sums))
+        case .snapshotted(let op):
+            guard case .snapshot(op, var waiting, let taking) = operation, waiting.remove(index) != nil else {
+                return stray(message, from: index)
+            }
+            guard waiting.isEmpty else {
+                operation = .snapshot(op: op, waiting: waiting, taking: taking)
+                return []
+            }
+            memorySnapshot = taking
+            return complete(.snapshotted)
         case .leaving:
             guard !members[index].leaving, !members[index].gone else { return [] }
             if phase == .gathering {
@@ -571,6 +598,75 @@ package struct CoordinatorState {
         return effects
     }
 
+    /// Asks every worker that hosts tiles to snapshot them, and to send copies to the
+    /// next such worker in a ring (its buddy). With fewer than two hosts there is nobody
+    /// to keep a copy, and nothing is taken.
+    private mutating func takeSnapshot(op: UInt64) -> [Effect] {
+        let hosts = members.indices.filter { !members[$0].tiles.isEmpty && !members[$0].gone }
+        guard hosts.count >= 2 else { return [.completed(.snapshotted)] }
+        let endpoints = members.map(\.hello.endpoint)
+        let endpoint = { (index: Int) in endpoints[index] }
+        var holders: [TileID: String] = [:], buddies: [String: String] = [:]
+        var effects: [Effect] = []
+        for (position, index) in hosts.enumerated() {
+            let buddy = hosts[(position + 1) % hosts.count], before = hosts[(position + hosts.count - 1) % hosts.count]
+            for tile in members[index].tiles { holders[tile] = endpoint(index) }
+            buddies[endpoint(index)] = endpoint(buddy)
+            let order = SnapshotOrder(generation: generation, buddy: endpoint(buddy), keepsFor: endpoint(before),
+                                      keeps: members[before].tiles, retains: memorySnapshot?.generation)
+            effects.append(.send(.snapshot(op: op, order), to: members[index].peer))
+        }
+        operation = .snapshot(op: op, waiting: Set(hosts), taking: MemorySnapshot(generation: generation, holders: holders, buddies: buddies))
+        phase = .busy
+        return effects
+    }
+
+    /// Where each tile of the last snapshot can be rebuilt: on the worker that took it,
+    /// or on its buddy if that one is gone; nil if both are.
+    package func restorePlan() -> [TileID: String]? {
+        guard let snapshot = memorySnapshot else { return nil }
+        let present = Set(members.filter { !$0.gone && $0.proven }.map(\.hello.endpoint))
+        var hosts: [TileID: String] = [:]
+        for (tile, holder) in snapshot.holders {
+            if present.contains(holder) {
+                hosts[tile] = holder
+            } else if let buddy = snapshot.buddies[holder], present.contains(buddy) {
+                hosts[tile] = buddy
+            } else {
+                return nil
+            }
+        }
+        return hosts
+    }
+
+    /// Rolls every tile back to the last snapshot where `restorePlan` says it can be
+    /// rebuilt: each worker builds its tiles from memory, with no cells on the wire.
+    private mutating func restore() throws -> [Effect] {
+        guard let snapshot = memorySnapshot, let hosts = restorePlan() else {
+            throw TesseraError("no in-memory snapshot survives the workers lost")
+        }
+        var effects = compact()
+        let index = Dictionary(members.indices.map { (members[$0].hello.endpoint, $0) }, uniquingKeysWith: { a, _ in a })
+        owners = plan.tiling.tiles.map { index[hosts[$0]!]! }
+        generation = snapshot.generation
+        for member in members.indices {
+            members[member].tiles = []
+            members[member].report.populations = [:]
+            members[member].report.tileSeconds = [:]
+        }
+        for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }
+        let told = members.indices.filter { members[$0].proven && !members[$0].gone }
+        operation = .prepare(waiting: Set(told), answer: .replanned)
+        phase = .busy
+        let endpoints = members.map(\.hello.endpoint)
+        for member in told {
+            let assignment = Assignment(worker: member, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
+                                        soup: nil, endpoints: endpoints, owners: owners, restores: true)
+            effects.append(.send(.assign(assignment), to: members[member].peer))
+        }
+        return effects
+    }
+
     /// Gives each worker its tiles of `plan`, and their cells when the plan cuts them.
     private mutating func assign(answer: Answer?) -> [Effect] {
         var effects: [Effect] = []
@@ -693,8 +789,9 @@ package struct CoordinatorState {
             waiting.remove(index)
             operation = .halt(op: op, waiting: waiting, why: first)
             return [line] + (waiting.isEmpty ? complete(.interrupted(first)) : [])
-        case .checkpoint:
-            // Its folder never gets a manifest, so it never counts.
+        case .checkpoint, .snapshot:
+            // Its folder never gets a manifest, or the snapshot never becomes the
+            // newest whole one: it never counts.
             return [line] + complete(.interrupted(why))
         case .handOff:
             // Every tile is rebuilt from the snapshot anyway: the move is moot.
@@ -749,4 +846,12 @@ package struct CoordinatorState {
         if let presenter { effects.append(.send(.abort(reason: problem), to: presenter.peer)) }
         return effects + [.failed(error)]
     }
+}
+
+/// A snapshot every host completed: its generation, the worker (by inbox endpoint) that
+/// snapshotted each tile, and the buddy that keeps each worker's copies.
+package struct MemorySnapshot: Sendable, Equatable {
+    package let generation: UInt64
+    package let holders: [TileID: String]
+    package let buddies: [String: String]
 }

@@ -38,6 +38,7 @@ package actor WorkerNode {
     private let progress: WorkerProgress
     private var assignment: Assignment?
     private var waitingCells: [TileID: TileStart] = [:]
+    private var snapshots = SnapshotStore()
     private var tiles: [TileID: TileActor] = [:]
     /// While tiles move: the assignment they move from, to tell which neighbours changed host.
     private var owners: Assignment?
@@ -120,8 +121,12 @@ package actor WorkerNode {
     /// The halo inbox's loop.
     private nonisolated func readHalos() async {
         for await incoming in pump.inbox {
-            guard case .halo(let strip)? = Wire.decodeOrLog(incoming.bytes, on: .halo, role: "worker") else { continue }
-            await deliver(strip, from: String(decoding: incoming.from, as: UTF8.self))
+            let sender = String(decoding: incoming.from, as: UTF8.self)
+            switch Wire.decodeOrLog(incoming.bytes, on: .halo, role: "worker") {
+            case .halo(let strip)?: await deliver(strip, from: sender)
+            case .snapshotCopy(let copy)?: await keep(copy, from: sender)
+            default: continue
+            }
         }
     }
 
@@ -181,6 +186,8 @@ package actor WorkerNode {
             await adopt(state)
         case .checkpoint(let op, let folder):
             await writeCheckpoint(op: op, folder: folder)
+        case .snapshot(let op, let order):
+            await takeSnapshot(op: op, order)
         case .halt(let op):
             guard running != nil else {
                 pump.send(.halted(op: op), to: .coordinator)
@@ -225,6 +232,19 @@ package actor WorkerNode {
         let previous = self.assignment
         self.assignment = assignment
         waitingCells = [:]
+        if assignment.restores {
+            // Rolled back: every tile from this worker's own snapshot, or its buddy's copy.
+            tiles = [:]
+            for tile in assignment.myTiles {
+                guard let cells = snapshots.cells(of: tile, at: assignment.generation) else {
+                    report("has no snapshot of tile \(tile) at generation \(assignment.generation)")
+                    return
+                }
+                waitingCells[tile] = .cells(cells)
+            }
+            await buildTilesIfReady()
+            return
+        }
         if assignment.goesOn {
             // A worker that joined the running board has no tiles yet: each comes whole.
             guard let previous else {
@@ -437,6 +457,41 @@ package actor WorkerNode {
             }
         } catch {
             report("cannot write its checkpoint: \(error)")
+        }
+    }
+
+    /// Keeps each hosted tile's cells in memory, sends a copy of each to the buddy, and
+    /// says `snapshotted` once the buddy's copies are in too.
+    private func takeSnapshot(op: UInt64, _ order: SnapshotOrder) async {
+        guard running == nil else {
+            report("asked to snapshot its tiles while it runs")
+            return
+        }
+        do {
+            var own: [TileID: BitGrid] = [:]
+            for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
+                guard await tile.generation == order.generation else {
+                    throw TesseraError("tile \(id) is at generation \(await tile.generation), the snapshot is of \(order.generation)")
+                }
+                let cells = try await tile.cells(rows: 0..<tile.rect.height)
+                own[id] = cells
+                pump.send(.snapshotCopy(TileCells(tile: id, generation: order.generation, cells: cells)), to: .peer(endpoint: order.buddy))
+            }
+            answer(snapshots.begin(op: op, order, own: own))
+        } catch {
+            report("cannot snapshot its tiles: \(error)")
+        }
+    }
+
+    private func keep(_ copy: TileCells, from sender: String) {
+        answer(snapshots.keep(copy, from: sender))
+    }
+
+    private func answer(_ outcome: SnapshotStore.Outcome) {
+        switch outcome {
+        case .complete(let op): pump.send(.snapshotted(op: op), to: .coordinator)
+        case .waiting: break
+        case .refused(let why): Wire.log("worker", why)
         }
     }
 

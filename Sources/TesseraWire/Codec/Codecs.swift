@@ -122,6 +122,7 @@ extension Assignment: WireCodable {
         for endpoint in endpoints { w.string(endpoint) }
         for owner in owners { w.u32(UInt32(owner)) }
         w.bool(goesOn)
+        w.bool(restores)
     }
 
     package init(from r: inout WireReader) throws {
@@ -147,12 +148,34 @@ extension Assignment: WireCodable {
         guard worker < endpoints.count, owners.allSatisfy({ $0 < endpoints.count }) else {
             throw TesseraError("assignment names tiles or workers that do not exist")
         }
-        let goesOn = try r.bool()
-        guard !goesOn || (soup == nil && overlay == nil) else {
-            throw TesseraError("an assignment that goes on with the board also carries new cells")
+        let goesOn = try r.bool(), restores = try r.bool()
+        guard (!goesOn && !restores) || (soup == nil && overlay == nil), !(goesOn && restores) else {
+            throw TesseraError("an assignment that goes on with the board, or restores it, also carries new cells")
         }
         self.init(worker: worker, tiling: tiling, rule: rule, halo: halo, generation: generation, soup: soup,
-                  overlay: overlay, endpoints: endpoints, owners: owners, goesOn: goesOn)
+                  overlay: overlay, endpoints: endpoints, owners: owners, goesOn: goesOn, restores: restores)
+    }
+}
+
+extension SnapshotOrder: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.u64(generation)
+        w.string(buddy)
+        w.string(keepsFor)
+        w.u32(UInt32(keeps.count))
+        for tile in keeps { tile.encode(to: &w) }
+        w.bool(retains != nil)
+        if let retains { w.u64(retains) }
+    }
+
+    package init(from r: inout WireReader) throws {
+        let generation = try r.u64()
+        let buddy = try r.string(upTo: 512), keepsFor = try r.string(upTo: 512)
+        _ = try Endpoint.split(buddy)
+        _ = try Endpoint.split(keepsFor)
+        let keeps = try (0..<(try r.count(upTo: Tiling.maxTiles, "tile count"))).map { _ in try TileID(from: &r) }
+        let retains = try r.bool() ? try r.u64() : nil
+        self.init(generation: generation, buddy: buddy, keepsFor: keepsFor, keeps: keeps, retains: retains)
     }
 }
 

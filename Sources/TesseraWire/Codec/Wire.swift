@@ -13,7 +13,8 @@ package enum Wire {
     package static let magic: [UInt8] = Array("TSRA".utf8)
     /// 2: operation numbers in every request and answer, lanes, the presenter's own messages.
     /// 3: the unbounded plane's windows. 4: tiles that move, and each tile's compute time.
-    package static let version: UInt16 = 4
+    /// 5: in-memory snapshots kept by buddies.
+    package static let version: UInt16 = 5
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30
@@ -25,16 +26,18 @@ package enum Wire {
         case presenterHello, presenterWelcome, presenterRequest, presenterReply
         case view, detach, command, frame
         case handOff, tileState, leaving, checkpoint, checkpointed, halt, halted
+        case snapshot, snapshotted, snapshotCopy
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
             switch self {
-            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed, .halted: [.toCoordinator]
-            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt: [.toWorker]
+            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed, .halted, .snapshotted:
+                [.toCoordinator]
+            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt, .snapshot: [.toWorker]
             case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
             case .abort, .refused: [.toWorker, .toPresenter]
-            case .halo: [.halo]
+            case .halo, .snapshotCopy: [.halo]
             case .presenterHello, .presenterRequest: [.toCoordinator]
             case .presenterWelcome, .presenterReply: [.toPresenter]
             case .view, .detach, .command: [.fromViewer]
@@ -86,8 +89,12 @@ package enum Wire {
         case .checkpoint(let op, let folder):
             w.u64(op)
             w.string(folder)
-        case .halt(let op), .halted(let op):
+        case .halt(let op), .halted(let op), .snapshotted(let op):
             w.u64(op)
+        case .snapshot(let op, let order):
+            w.u64(op)
+            order.encode(to: &w)
+        case .snapshotCopy(let cells): cells.encode(to: &w)
         case .checkpointed(let op, let tile, let checksum):
             w.u64(op)
             tile.encode(to: &w)
@@ -156,6 +163,9 @@ package enum Wire {
         case .leaving: message = .leaving
         case .halt: message = .halt(op: try r.u64())
         case .halted: message = .halted(op: try r.u64())
+        case .snapshot: message = .snapshot(op: try r.u64(), try SnapshotOrder(from: &r))
+        case .snapshotted: message = .snapshotted(op: try r.u64())
+        case .snapshotCopy: message = .snapshotCopy(try TileCells(from: &r))
         case .checkpoint: message = .checkpoint(op: try r.u64(), folder: try r.string(upTo: 4096))
         case .checkpointed: message = .checkpointed(op: try r.u64(), tile: try TileID(from: &r), checksum: try r.u64())
         case .heartbeat: message = .heartbeat(try RunProgress(from: &r))
@@ -229,6 +239,9 @@ extension Message {
         case .halted: .halted
         case .checkpoint: .checkpoint
         case .checkpointed: .checkpointed
+        case .snapshot: .snapshot
+        case .snapshotted: .snapshotted
+        case .snapshotCopy: .snapshotCopy
         }
     }
 }

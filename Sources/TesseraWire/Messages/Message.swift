@@ -42,6 +42,11 @@ package enum Message: Sendable, Equatable {
     /// tiles are rolled back next), and say `halted`.
     case halt(op: UInt64)
     case halted(op: UInt64)
+    /// Asks a worker to keep its tiles' cells in memory at the generation the run is at,
+    /// and to send a copy of each to its buddy (double in-memory checkpointing).
+    case snapshot(op: UInt64, SnapshotOrder)
+    /// A worker has its own snapshot and its buddy's copies.
+    case snapshotted(op: UInt64)
     /// A worker asks to leave (it got SIGTERM): once its tiles moved to others, the
     /// coordinator tells it to shut down, and the run goes on without it.
     case leaving
@@ -57,6 +62,8 @@ package enum Message: Sendable, Equatable {
 
     // Between workers, on a worker's halo inbox.
     case halo(HaloStrip)
+    /// A copy of one of the sender's tiles, kept for it by its buddy (`snapshot`).
+    case snapshotCopy(TileCells)
 
     // A presenter in its own process and the coordinator it drives.
     case presenterHello

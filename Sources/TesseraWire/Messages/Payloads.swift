@@ -32,10 +32,14 @@ package struct Assignment: Sendable, Equatable {
     /// The same board going on at `generation`, with tiles moved between workers: a
     /// worker keeps the tiles it still hosts, and each new one comes as a `tileState`.
     package let goesOn: Bool
+    /// The board rolled back to the in-memory snapshot at `generation`: a worker builds
+    /// each of its tiles from its own snapshot or the copy it keeps for its buddy.
+    package let restores: Bool
 
     package init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, soup: Soup?,
-                 overlay: Overlay? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false) {
+                 overlay: Overlay? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false, restores: Bool = false) {
         self.goesOn = goesOn
+        self.restores = restores
         self.worker = worker
         self.tiling = tiling
         self.rule = rule
@@ -52,6 +56,26 @@ package struct Assignment: Sendable, Equatable {
 
     /// Whether workers make their tiles' cells themselves, rather than wait for `load`.
     package var cellsMadeByWorkers: Bool { soup != nil || overlay != nil }
+}
+
+/// What a worker snapshots, and for whom it keeps copies. Every worker that hosts tiles
+/// sends a copy of each to `buddy`, the next such worker in a ring, and keeps the copies
+/// from the worker before it: a lost worker's tiles survive on its buddy.
+package struct SnapshotOrder: Sendable, Equatable {
+    /// The generation the run is at: the snapshot's.
+    package let generation: UInt64
+    /// The inbox endpoint of the worker that keeps this one's copies.
+    package let buddy: String
+    /// The worker whose copies this one keeps, and which tiles they are.
+    package let keepsFor: String
+    package let keeps: [TileID]
+    /// The newest snapshot every worker completed: kept along with this one, and every
+    /// older one dropped, so a loss during this snapshot still finds that one whole.
+    package let retains: UInt64?
+
+    package init(generation: UInt64, buddy: String, keepsFor: String, keeps: [TileID], retains: UInt64?) {
+        (self.generation, self.buddy, self.keepsFor, self.keeps, self.retains) = (generation, buddy, keepsFor, keeps, retains)
+    }
 }
 
 /// Cells of one tile: new cells for it (`load`) or its part of a `collect`.

@@ -15,8 +15,11 @@ struct ClusterOptions: ParsableArguments {
             transform: parsing { try Seconds(parsing: $0, flag: "silence") })
     var silence: Seconds?
 
-    @Option(help: "Lost workers a batch run survives by rolling back to its last checkpoint (or its start) and dealing their tiles to the others (default 0: a lost worker fails the run).")
+    @Option(help: "Lost workers a run on a bounded board survives, rolling back to its last snapshot: in memory (taken every few seconds, a copy on another worker), else its last checkpoint, else its start (default 3; 0: a lost worker fails the run).")
     var maxRestarts: Int?
+
+    /// Runs survive lost workers unless told not to: no human action needed.
+    static let defaultRestarts = 3
 
     @Flag(help: "Keep every tile on the worker it was dealt to (by default, with more tiles than workers, tiles move to even the load).")
     var noBalance = false

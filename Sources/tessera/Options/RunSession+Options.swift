@@ -11,7 +11,7 @@ extension RunSession {
         connectTimeout = cluster.connectTimeout?.duration ?? connectTimeout
         silence = cluster.silence?.duration ?? silence
         balancing = cluster.balancing
-        restarts = cluster.maxRestarts ?? 0
+        restarts = cluster.maxRestarts ?? ClusterOptions.defaultRestarts
         showsProgress = !view
         if externalPresenter {
             mode = .externalPresenter

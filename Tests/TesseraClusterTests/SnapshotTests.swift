@@ -1,0 +1,150 @@
+import Testing
+import TesseraCore
+@testable import TesseraCluster
+@testable import TesseraWire
+
+/// Double in-memory snapshots: the coordinator's ring of buddies and its roll back, as a
+/// pure state machine, and a worker's store of its own and its buddy's cells.
+@Suite struct SnapshotTests {
+    typealias Base = CoordinatorStateTests
+    let peers: [PeerID] = ["a", "b", "c"].map { Array("worker-\($0)".utf8) }
+    let now = ContinuousClock.now
+
+    /// `count` workers joined and built their tiles of the 2×2 tiling.
+    func ready(_ count: Int) -> CoordinatorState {
+        var state = Base.state(workers: count)
+        for (i, name) in ["a", "b", "c"].prefix(count).enumerated() {
+            _ = state.receive(Base.hello(name, pid: UInt32(i + 1)), from: peers[i], now: now)
+            _ = state.receive(Base.beat, from: peers[i], now: now)
+        }
+        for i in 0..<count { _ = state.receive(.ready, from: peers[i], now: now) }
+        return state
+    }
+
+    func orders(_ effects: [CoordinatorState.Effect]) -> [(op: UInt64, order: SnapshotOrder, to: PeerID)] {
+        effects.compactMap {
+            if case .send(.snapshot(let op, let order), let peer) = $0 { (op, order, peer) } else { nil }
+        }
+    }
+
+    @Test func everyHostCopiesToTheNextInARing() throws {
+        var state = ready(3)
+        let sent = orders(try state.begin(.snapshot))
+        #expect(sent.count == 3)
+        for (i, (_, order, peer)) in sent.enumerated() {
+            #expect(peer == peers[i])
+            #expect(order.generation == 10 && order.retains == nil)
+            #expect(order.buddy == "tcp://\(["a", "b", "c"][(i + 1) % 3]):1")
+            #expect(order.keepsFor == "tcp://\(["a", "b", "c"][(i + 2) % 3]):1")
+            #expect(order.keeps == state.members[(i + 2) % 3].tiles)
+        }
+        // Whole only once every host has its copies.
+        #expect(state.receive(.snapshotted(op: 1), from: peers[0], now: now).isEmpty)
+        #expect(state.receive(.snapshotted(op: 1), from: peers[1], now: now).isEmpty)
+        #expect(state.memorySnapshot == nil)
+        #expect(state.receive(.snapshotted(op: 1), from: peers[2], now: now) == [.completed(.snapshotted)])
+        #expect(state.memorySnapshot?.generation == 10)
+        // The next snapshot keeps this one until it is whole itself.
+        #expect(orders(try state.begin(.snapshot)).allSatisfy { $0.order.retains == 10 })
+    }
+
+    @Test func aLostWorkersTilesComeBackOnItsBuddy() throws {
+        var state = ready(3)
+        state.restartsLeft = 1
+        _ = try state.begin(.snapshot)
+        for peer in peers { _ = state.receive(.snapshotted(op: 1), from: peer, now: now) }
+        let tilesOfB = state.members[1].tiles
+        _ = try state.begin(.advance(generations: 10))
+        _ = state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")
+        _ = state.receive(.done(op: 2, WorkerReport()), from: peers[0], now: now)
+        _ = state.receive(.done(op: 2, WorkerReport()), from: peers[2], now: now)
+        let plan = try #require(state.restorePlan())
+        for tile in tilesOfB { #expect(plan[tile] == "tcp://c:1", "b's buddy is c") }
+        let effects = try state.begin(.restore)
+        let assignments = effects.compactMap { if case .send(.assign(let a), _) = $0 { a } else { nil } }
+        #expect(assignments.count == 2 && assignments.allSatisfy { $0.restores && $0.generation == 10 })
+        #expect(state.generation == 10 && state.members.count == 2)
+        #expect(Set(state.members[1].tiles).isSuperset(of: tilesOfB))
+        // Built from memory, the request completes like any replan.
+        _ = state.receive(.ready, from: peers[0], now: now)
+        #expect(state.receive(.ready, from: peers[2], now: now) == [.completed(.replanned)])
+    }
+
+    @Test func aSnapshotCutShortLeavesTheLastWholeOne() throws {
+        var state = ready(3)
+        state.restartsLeft = 2
+        _ = try state.begin(.snapshot)
+        for peer in peers { _ = state.receive(.snapshotted(op: 1), from: peer, now: now) }
+        _ = try state.begin(.advance(generations: 10))
+        for peer in peers { _ = state.receive(.done(op: 2, WorkerReport()), from: peer, now: now) }
+        _ = try state.begin(.snapshot)
+        _ = state.receive(.snapshotted(op: 3), from: peers[0], now: now)
+        let cut = state.workerExited(pid: 3, host: nil, how: "was killed by signal 9")
+        #expect(cut.contains(.completed(.interrupted("worker 2 (pid 3 on c, tiles \(state.members[2].tiles.map(\.description).joined(separator: " "))) was killed by signal 9"))))
+        #expect(state.memorySnapshot?.generation == 10)
+        #expect(state.restorePlan() != nil)
+    }
+
+    @Test func withAWorkerAndItsBuddyBothLostMemoryCannotHelp() throws {
+        var state = ready(3)
+        state.restartsLeft = 2
+        _ = try state.begin(.snapshot)
+        for peer in peers { _ = state.receive(.snapshotted(op: 1), from: peer, now: now) }
+        _ = state.workerExited(pid: 1, host: nil, how: "was killed by signal 9")
+        #expect(state.restorePlan() != nil)
+        _ = state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")
+        #expect(state.restorePlan() == nil, "a's copies were on b")
+        #expect(throws: TesseraError.self) { try state.begin(.restore) }
+    }
+
+    @Test func aLoneHostHasNobodyToKeepACopy() throws {
+        var state = ready(1)
+        #expect(try state.begin(.snapshot) == [.completed(.snapshotted)])
+        #expect(state.memorySnapshot == nil)
+    }
+
+    @Test func newCellsMakeTheSnapshotStale() throws {
+        var state = ready(2)
+        _ = try state.begin(.snapshot)
+        for peer in peers.prefix(2) { _ = state.receive(.snapshotted(op: 1), from: peer, now: now) }
+        #expect(state.memorySnapshot != nil)
+        _ = try state.begin(.load(generation: 10) { BitGrid(width: $0.width, height: $0.height) })
+        #expect(state.memorySnapshot == nil)
+    }
+
+    // MARK: A worker's store
+
+    static let t0 = TileID(column: 0, row: 0), t1 = TileID(column: 1, row: 0)
+    static let grid = try! Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 32, height: 16)
+
+    func order(_ generation: UInt64, retains: UInt64? = nil) -> SnapshotOrder {
+        SnapshotOrder(generation: generation, buddy: "tcp://next:1", keepsFor: "tcp://before:1", keeps: [Self.t1], retains: retains)
+    }
+
+    @Test func aStoreCompletesWithItsBuddysCopies() {
+        var store = SnapshotStore()
+        #expect(store.begin(op: 7, order(20), own: [Self.t0: Self.grid]) == .waiting)
+        let copy = TileCells(tile: Self.t1, generation: 20, cells: Self.grid)
+        guard case .refused = store.keep(copy, from: "tcp://stranger:1") else { Issue.record("a stranger's copy was kept"); return }
+        #expect(store.keep(copy, from: "tcp://before:1") == .complete(op: 7))
+        #expect(store.cells(of: Self.t0, at: 20) == Self.grid && store.cells(of: Self.t1, at: 20) == Self.grid)
+    }
+
+    @Test func copiesBeforeTheirOrderCountOnceItComes() {
+        var store = SnapshotStore()
+        #expect(store.keep(TileCells(tile: Self.t1, generation: 20, cells: Self.grid), from: "tcp://before:1") == .waiting)
+        #expect(store.begin(op: 8, order(20), own: [Self.t0: Self.grid]) == .complete(op: 8))
+    }
+
+    @Test func aStoreKeepsTheRetainedGenerationAndTheNewOneOnly() {
+        var store = SnapshotStore()
+        let copy = { (generation: UInt64) in TileCells(tile: Self.t1, generation: generation, cells: Self.grid) }
+        _ = store.begin(op: 1, order(10), own: [Self.t0: Self.grid])
+        _ = store.keep(copy(10), from: "tcp://before:1")
+        _ = store.begin(op: 2, order(20, retains: 10), own: [Self.t0: Self.grid])
+        #expect(store.generations == [10, 20])
+        _ = store.begin(op: 3, order(30, retains: 20), own: [Self.t0: Self.grid])
+        #expect(store.generations == [20, 30])
+        #expect(store.cells(of: Self.t0, at: 10) == nil)
+    }
+}
