@@ -74,7 +74,7 @@ public enum Life106 {
             }
             let parts = line.split(whereSeparator: \.isWhitespace)
             guard parts.count == 2, let x = Int(parts[0]), let y = Int(parts[1]),
-                  abs(x) < 1 << 30, abs(y) < 1 << 30
+                  x.magnitude < 1 << 30, y.magnitude < 1 << 30  // abs(Int.min) would trap
             else {
                 throw TesseraError("Life 1.06 line \(number + 1): expected 'x y', got '\(line)'",
                                    fix: "write one pair of integer coordinates per line")

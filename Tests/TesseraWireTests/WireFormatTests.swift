@@ -168,6 +168,9 @@ import TesseraCore
         var view = Wire.encode(.view(Self.viewport))
         view.replaceSubrange(12..<20, with: [0xF0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F])
         #expect(refusal(view, on: .fromViewer).contains("implausible viewport"))
+        // Exactly -2^63, whose abs() trapped: the wire fuzzer's find (a viewer could crash a presenter).
+        view.replaceSubrange(12..<20, with: [0, 0, 0, 0, 0, 0, 0, 0x80])
+        #expect(refusal(view, on: .fromViewer).contains("implausible viewport"))
         // A frame too big for any viewer: 65536 dots a side.
         var wide = Wire.encode(.frameRequest(op: 1, Self.viewport))
         wide.replaceSubrange(12 + 8 + 24..<12 + 8 + 32, with: [0, 0, 1, 0, 0, 0, 0, 0])

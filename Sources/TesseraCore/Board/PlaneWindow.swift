@@ -61,7 +61,9 @@ public enum PlaneWindow {
         }
         let left = live.left - (width - live.width) / 2, top = live.top - (height - live.height) / 2
         let limit = BoardShape.maxCoordinate
-        guard abs(left) <= limit, abs(top) <= limit, abs(left + width) <= limit, abs(top + height) <= limit else {
+        // Magnitudes first (abs(Int.min) traps); then the far corner cannot overflow.
+        guard left.magnitude <= limit.magnitude, top.magnitude <= limit.magnitude,
+              (left + width).magnitude <= limit.magnitude, (top + height).magnitude <= limit.magnitude else {
             throw TesseraError("live cells at \(live) are too far from the origin: Tessera's coordinates reach ±2^62",
                                fix: "move the pattern nearer the origin (#CXRLE Pos=x,y)")
         }

@@ -24,8 +24,9 @@ public struct Viewport: Hashable, Sendable {
     }
 
     /// Whether these values are a viewport as they are, with nothing to clamp.
+    /// (`magnitude`, not `abs`: a peer may send Int.min, whose `abs` traps.)
     public static func isWithinLimits(x: Int, y: Int, cellsPerDot: Int, width: Int, height: Int) -> Bool {
-        abs(x) <= maxCoordinate && abs(y) <= maxCoordinate && (1...maxCellsPerDot).contains(cellsPerDot)
+        x.magnitude <= maxCoordinate.magnitude && y.magnitude <= maxCoordinate.magnitude && (1...maxCellsPerDot).contains(cellsPerDot)
             && (0...maxDots).contains(width) && (0...maxDots).contains(height)
     }
 
