@@ -150,8 +150,7 @@ package struct RunSession: Sendable {
             do {
                 try await coordinator.start()
                 await coordinator.setCheckpointing(checkpointing)
-                // The unbounded plane's window has no snapshot to roll back to (yet).
-                if !setup.isUnbounded { await coordinator.setRestarts(restarts) }
+                await coordinator.setRestarts(restarts)
                 if setup.isUnbounded {
                     let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
                     let end: UnboundedPlane.Position

@@ -66,6 +66,23 @@ import TesseraCore
         #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed))
     }
 
+    /// On the unbounded plane, with no flag: the window has moved, so neither the start
+    /// nor a checkpoint can stand in for it, but the snapshot taken after each move can.
+    @Test(.timeLimit(.minutes(2)))
+    func anUnboundedRunSurvivesALostWorker() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("switch-engines.rle"), output = dir.appendingPathComponent("out.rle")
+        try "x = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n".write(to: input, atomically: true, encoding: .utf8)
+        let tessera = try RunningTessera(["run", input.path, "--generations", "20000", "--workers", "3", "--tiles", "3x2",
+                                          "--output", output.path, "--report"])
+        let victim = try tessera.workerPids(3)[2]
+        _ = try Processes.poll(timeout: 60, "the worker to run a while") { Processes.cpuSeconds(victim) >= 0.8 ? true : nil }
+        kill(victim, SIGKILL)
+        #expect(tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")
+        #expect(tessera.outputText.contains("(in-memory snapshot)"), "\(tessera.outputText)")
+        #expect(try Harness.cells(ofPatternFile: output) == Harness.golly(input, generations: 20000))
+    }
+
     /// A run serving viewers loses a worker: the viewers' frames pause and go on, at
     /// later generations, and the run does not fail.
     @Test(.timeLimit(.minutes(2)))

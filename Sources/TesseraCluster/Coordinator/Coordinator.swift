@@ -216,6 +216,10 @@ package actor Coordinator {
                                        seconds: (ContinuousClock.now - started).seconds, fromMemory: true))
             return
         }
+        guard !windowMoved else {
+            throw TesseraError("\(why), and no snapshot of the unbounded plane's present window survives (the worker and its buddy are both gone)",
+                               fix: "run again; with more workers a loss is more likely to leave a copy")
+        }
         var plan = state.settings.plan
         if let root = checkpointing?.root, let restored = try Checkpoint.newest(in: root) {
             let board = restored.board, tiling = state.plan.tiling
@@ -260,6 +264,11 @@ package actor Coordinator {
             }
             let started = ContinuousClock.now, recovered = recoveries.count
             do {
+                if state.restartsLeft > 0, windowMoved, state.memorySnapshot == nil {
+                    // A moved window has nothing else to roll back to: snapshot it first.
+                    try await snapshot()
+                    lastSnapshot = .now
+                }
                 try await advance(count)
                 var snapshotDue = state.restartsLeft > 0 && ContinuousClock.now - lastSnapshot >= snapshotInterval
                 if let checkpointing, checkpointIsDue(checkpointing.interval, since: lastCheckpoint) {
@@ -434,7 +443,12 @@ package actor Coordinator {
     /// Replaces every worker's tiles with those of `plan`: the unbounded plane's window moved.
     package func replan(_ plan: RunPlan) async throws {
         _ = try await perform(.replan(plan))
+        windowMoved = true
     }
+
+    /// Whether the board is no longer the run's first (the unbounded plane's window
+    /// moved): neither its start nor a checkpoint can stand in for it, only a snapshot.
+    private var windowMoved = false
 
     /// The tiles of the plan in force (the unbounded plane's window moves).
     package var tiling: Tiling { state.plan.tiling }
