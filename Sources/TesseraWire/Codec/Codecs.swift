@@ -23,6 +23,21 @@ extension TileID: WireCodable {
     }
 }
 
+extension WireWriter {
+    /// A list of tiles, counted.
+    package mutating func tiles(_ tiles: [TileID]) {
+        u32(UInt32(tiles.count))
+        for tile in tiles { tile.encode(to: &self) }
+    }
+}
+
+extension WireReader {
+    /// A counted list of at most `Tiling.maxTiles` tiles.
+    package mutating func tiles() throws -> [TileID] {
+        try (0..<(try count(upTo: Tiling.maxTiles, "tile count"))).map { _ in try TileID(from: &self) }
+    }
+}
+
 extension Rule: WireCodable {
     package func encode(to w: inout WireWriter) {
         w.u16(birth)
@@ -162,8 +177,7 @@ extension SnapshotOrder: WireCodable {
         w.u64(generation)
         w.string(buddy)
         w.string(keepsFor)
-        w.u32(UInt32(keeps.count))
-        for tile in keeps { tile.encode(to: &w) }
+        w.tiles(keeps)
         w.bool(retains != nil)
         if let retains { w.u64(retains) }
     }
@@ -173,7 +187,7 @@ extension SnapshotOrder: WireCodable {
         let buddy = try r.string(upTo: 512), keepsFor = try r.string(upTo: 512)
         _ = try Endpoint.split(buddy)
         _ = try Endpoint.split(keepsFor)
-        let keeps = try (0..<(try r.count(upTo: Tiling.maxTiles, "tile count"))).map { _ in try TileID(from: &r) }
+        let keeps = try r.tiles()
         let retains = try r.bool() ? try r.u64() : nil
         self.init(generation: generation, buddy: buddy, keepsFor: keepsFor, keeps: keeps, retains: retains)
     }

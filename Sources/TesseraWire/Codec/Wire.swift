@@ -81,8 +81,7 @@ package enum Wire {
             w.rows(rows)
         case .handOff(let op, let tiles):
             w.u64(op)
-            w.u32(UInt32(tiles.count))
-            for tile in tiles { tile.encode(to: &w) }
+            w.tiles(tiles)
         case .tileState(let op, let state):
             w.u64(op)
             state.encode(to: &w)
@@ -158,7 +157,7 @@ package enum Wire {
         case .cells: message = .cells(op: try r.u64(), try TileCells(from: &r))
         case .handOff:
             let op = try r.u64()
-            message = .handOff(op: op, tiles: try (0..<(try r.count(upTo: Tiling.maxTiles, "tile count"))).map { _ in try TileID(from: &r) })
+            message = .handOff(op: op, tiles: try r.tiles())
         case .tileState: message = .tileState(op: try r.u64(), try TileState(from: &r))
         case .leaving: message = .leaving
         case .halt: message = .halt(op: try r.u64())

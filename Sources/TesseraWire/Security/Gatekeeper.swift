@@ -84,7 +84,11 @@ package struct HandshakeEvent: Sendable, Equatable {
     package func refusal(by peer: String, credentials: Credentials?) -> TesseraError? {
         guard failed else { return nil }
         guard let credentials else {
-            return TesseraError("\(peer) refused this process at the handshake: it requires keys, and this process has none",
+            // A connection lost mid-handshake looks the same as a refusal, short of a
+            // mechanism mismatch: say which one this is.
+            let what = mechanismsDiffer ? "refused this process at the handshake: it requires keys"
+                : "broke off the handshake: most likely it requires keys"
+            return TesseraError("\(peer) \(what), and this process has none",
                                 fix: "give --keys DIR with the cluster's key folder ('tessera keygen DIR' makes one)")
         }
         if event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH {
