@@ -112,6 +112,17 @@ import TesseraCore
         #expect(state.memorySnapshot == nil)
     }
 
+    /// A read (rows for the unbounded plane's next window, a frame) is asked again once
+    /// the tiles roll back: a loss during one no longer fails the run.
+    @Test func aWorkerLostDuringAReadInterruptsIt() throws {
+        var state = ready(2)
+        state.restartsLeft = 1
+        _ = try state.begin(.collect(rows: 0..<8))
+        let lost = state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")
+        #expect(lost.contains { if case .completed(.interrupted) = $0 { true } else { false } }, "\(lost)")
+        #expect(state.failure == nil)
+    }
+
     // MARK: A worker's store
 
     static let t0 = TileID(column: 0, row: 0), t1 = TileID(column: 1, row: 0)

@@ -216,6 +216,16 @@ package actor Coordinator {
                                        seconds: (ContinuousClock.now - started).seconds, fromMemory: true))
             return
         }
+        if windowMoved, state.generation == state.plan.generation {
+            // Lost before the moved window stepped (while it was dealt, say): dealt again.
+            let plan = state.plan
+            Wire.log("coordinator", "dealing the unbounded plane's window at generation \(plan.generation) again")
+            state.recovered()
+            _ = try await perform(.replan(plan))
+            recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation,
+                                       seconds: (ContinuousClock.now - started).seconds, fromMemory: false))
+            return
+        }
         guard !windowMoved else {
             throw TesseraError("\(why), and no snapshot of the unbounded plane's present window survives (the worker and its buddy are both gone)",
                                fix: "run again; with more workers a loss is more likely to leave a copy")
@@ -236,8 +246,21 @@ package actor Coordinator {
 
     /// The board reduced to `viewport`, every tile at the same generation.
     package func frame(_ viewport: Viewport) async throws -> BitGrid {
-        guard case .frame(let dots) = try await perform(.frame(viewport)) else { throw TesseraError("no frame came back") }
+        guard case .frame(let dots) = try await read(.frame(viewport)) else { throw TesseraError("no frame came back") }
         return dots
+    }
+
+    /// A read of every tile (a frame, rows of the board) at the generation reached. A
+    /// worker lost meanwhile: the tiles roll back, step to that generation again, and
+    /// are read again.
+    private func read(_ request: CoordinatorState.Request) async throws -> CoordinatorState.Answer {
+        let reached = state.generation
+        while true {
+            let answer = try await perform(request)
+            guard case .interrupted(let why) = answer else { return answer }
+            try await recover(from: why, at: reached)
+            try await advance(reached - state.generation)
+        }
     }
 
     /// Advances `generations` in stretches of about a quarter second. Between them,
@@ -431,7 +454,7 @@ package actor Coordinator {
     /// Board rows `rows`, full width, gathered from the tiles they cross: a band at a
     /// time, a board of any size can be written without being held whole.
     package func collect(rows: Range<Int>) async throws -> BitGrid {
-        guard case .cells(let band) = try await perform(.collect(rows: rows)) else { throw TesseraError("no cells came back") }
+        guard case .cells(let band) = try await read(.collect(rows: rows)) else { throw TesseraError("no cells came back") }
         return band
     }
 

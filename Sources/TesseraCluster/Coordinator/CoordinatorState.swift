@@ -793,6 +793,9 @@ package struct CoordinatorState {
             // Its folder never gets a manifest, or the snapshot never becomes the
             // newest whole one: it never counts.
             return [line] + complete(.interrupted(why))
+        case .collect, .frame:
+            // Reads: asked again once the tiles are back where they were.
+            return [line] + complete(.interrupted(why))
         case .handOff:
             // Every tile is rebuilt from the snapshot anyway: the move is moot.
             lostWhileIdle = lostWhileIdle ?? why
