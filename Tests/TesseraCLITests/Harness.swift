@@ -192,19 +192,6 @@ final class RunningTessera {
     func wait(timeout: Double) -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        return ended()
-    }
-
-    /// The same, suspending instead of sleeping: a long test that waits this way leaves
-    /// its cooperative thread to the async tests (there are two on this machine, and
-    /// two long tests blocking both once starved the tile actors' tests past their limit).
-    func wait(timeout: Double) async -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-        return ended()
-    }
-
-    private func ended() -> Int32 {
         if process.isRunning { kill(pid, SIGKILL) }
         process.waitUntilExit()
         return process.terminationStatus
@@ -274,16 +261,6 @@ enum Processes {
         while Date() < deadline {
             if let value = condition() { return value }
             usleep(20_000)
-        }
-        throw TesseraError("timed out waiting for \(what)")
-    }
-
-    /// The same, suspending between looks (see `RunningTessera.wait`).
-    static func poll<T>(timeout: Double, _ what: String, _ condition: () -> T?) async throws -> T {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if let value = condition() { return value }
-            try await Task.sleep(for: .milliseconds(20))
         }
         throw TesseraError("timed out waiting for \(what)")
     }

@@ -9,7 +9,7 @@ import TesseraCore
     /// silence) at a random moment, sometimes twice, sometimes while a checkpoint is
     /// being written; seeded, so a failure can be run again.
     @Test(.timeLimit(.minutes(10)))
-    func chaosRunsAllEndWithGollysBoard() async throws {
+    func chaosRunsAllEndWithGollysBoard() throws {
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent("acorn.rle")
         try "x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n".write(to: input, atomically: true, encoding: .utf8)
@@ -29,12 +29,12 @@ import TesseraCore
             for _ in 0..<losses {
                 let victim = alive.remove(at: Int.random(in: 0..<alive.count, using: &generator))
                 let after = Double.random(in: 0.1...1.2, using: &generator)
-                _ = try? await Processes.poll(timeout: 30, "the worker to step") { Processes.cpuSeconds(victim) >= after ? true : nil }
+                _ = try? Processes.poll(timeout: 30, "the worker to step") { Processes.cpuSeconds(victim) >= after ? true : nil }
                 let freeze = Bool.random(using: &generator)
                 kill(victim, freeze ? SIGSTOP : SIGKILL)
                 what.append("\(freeze ? "froze" : "killed") a worker after \(String(format: "%.1f", after)) s")
             }
-            let status = await tessera.wait(timeout: 120)
+            let status = tessera.wait(timeout: 120)
             let story = "run \(run) (\(workers) workers, checkpoint every \(every)): \(what.joined(separator: ", "))"
             #expect(status == 0, "\(story): \(tessera.errorText)")
             guard status == 0 else { continue }
@@ -51,25 +51,27 @@ import TesseraCore
     /// With no checkpoint on disk and no flag at all, a lost worker's tiles come back
     /// from its buddy's copy (snapshots every 2 s) rather than from the run's start.
     @Test(.timeLimit(.minutes(2)))
-    func aLostWorkersTilesComeBackFromItsBuddy() async throws {
+    func aLostWorkersTilesComeBackFromItsBuddy() throws {
         let dir = try Harness.temporaryDirectory()
         let board = ["--soup", "0.35", "--seed", "5", "--size", "1024x512", "--tiles", "4x2", "--generations", "3000"]
         let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
         #expect(try Harness.tessera(["run"] + board + ["--workers", "0", "--output", undisturbed.path]).status == 0)
         let tessera = try RunningTessera(["run"] + board + ["--workers", "3", "--output", output.path, "--report"])
         // Past the first snapshot (taken once the workers have stepped for 2 s).
-        try await Self.killTheBusiestWorker(of: tessera, count: 3, after: .seconds(4))
-        #expect(await tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")
+        try Self.killTheBusiestWorker(of: tessera, count: 3, after: 4)
+        #expect(tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")
         #expect(tessera.outputText.contains("(in-memory snapshot)"), "\(tessera.outputText)")
         #expect(!tessera.outputText.contains("rolled back to 0 "), "\(tessera.outputText)")
         #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed))
     }
 
-    /// SIGKILL to the worker that has computed most, `after` its workers started (wall
-    /// time: how much CPU each gets depends on what else runs on the machine).
-    static func killTheBusiestWorker(of run: RunningTessera, count: Int, after: Duration) async throws {
+    /// SIGKILL to the worker that has computed most, `after` seconds after its workers
+    /// started (wall time: how much CPU each gets depends on what else runs). The wait
+    /// blocks its thread on purpose: a suspended test may resume late on a busy
+    /// cooperative pool, after the run it should interrupt has ended.
+    static func killTheBusiestWorker(of run: RunningTessera, count: Int, after: Double) throws {
         let workers = try run.workerPids(count)
-        try await Task.sleep(for: after)
+        usleep(useconds_t(after * 1_000_000))
         let busiest = try #require(workers.filter(Processes.alive).max { Processes.cpuSeconds($0) < Processes.cpuSeconds($1) },
                                    "the run ended before a worker could be lost: make it longer")
         kill(busiest, SIGKILL)
@@ -78,14 +80,14 @@ import TesseraCore
     /// On the unbounded plane, with no flag: the window has moved, so neither the start
     /// nor a checkpoint can stand in for it, but the snapshot taken after each move can.
     @Test(.timeLimit(.minutes(2)))
-    func anUnboundedRunSurvivesALostWorker() async throws {
+    func anUnboundedRunSurvivesALostWorker() throws {
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent("switch-engines.rle"), output = dir.appendingPathComponent("out.rle")
         try "x = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n".write(to: input, atomically: true, encoding: .utf8)
         let tessera = try RunningTessera(["run", input.path, "--generations", "20000", "--workers", "3", "--tiles", "3x2",
                                           "--output", output.path, "--report"])
-        try await Self.killTheBusiestWorker(of: tessera, count: 3, after: .seconds(2.5))
-        #expect(await tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")
+        try Self.killTheBusiestWorker(of: tessera, count: 3, after: 2.5)
+        #expect(tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")
         #expect(tessera.outputText.contains("(in-memory snapshot)"), "\(tessera.outputText)")
         #expect(try Harness.cells(ofPatternFile: output) == Harness.golly(input, generations: 20000))
     }
