@@ -647,14 +647,8 @@ package struct CoordinatorState {
         }
         var effects = compact()
         let index = Dictionary(members.indices.map { (members[$0].hello.endpoint, $0) }, uniquingKeysWith: { a, _ in a })
-        owners = plan.tiling.tiles.map { index[hosts[$0]!]! }
+        deal(plan.tiling.tiles.map { index[hosts[$0]!]! })
         generation = snapshot.generation
-        for member in members.indices {
-            members[member].tiles = []
-            members[member].report.populations = [:]
-            members[member].report.tileSeconds = [:]
-        }
-        for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }
         let told = members.indices.filter { members[$0].proven && !members[$0].gone }
         operation = .prepare(waiting: Set(told), answer: .replanned)
         phase = .busy
@@ -667,20 +661,27 @@ package struct CoordinatorState {
         return effects
     }
 
-    /// Gives each worker its tiles of `plan`, and their cells when the plan cuts them.
-    private mutating func assign(answer: Answer?) -> [Effect] {
-        var effects: [Effect] = []
-        let active = members.indices.filter(isActive)
-        operation = .prepare(waiting: Set(active), answer: answer)
-        owners = plan.owners(workers: active.count).map { active[$0] }
+    /// Makes `owners` (worker per tile, in `plan.tiling.tiles` order) the hosts, with
+    /// every member's tiles and reports started afresh: what they reported was of the
+    /// tiles before.
+    private mutating func deal(_ owners: [Int]) {
+        self.owners = owners
         for index in members.indices {
             members[index].tiles = []
             members[index].report.populations = [:]
             members[index].report.liveBounds = nil
             members[index].report.tileSeconds = [:]
         }
-        let endpoints = members.map(\.hello.endpoint)
         for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }
+    }
+
+    /// Gives each worker its tiles of `plan`, and their cells when the plan cuts them.
+    private mutating func assign(answer: Answer?) -> [Effect] {
+        var effects: [Effect] = []
+        let active = members.indices.filter(isActive)
+        operation = .prepare(waiting: Set(active), answer: answer)
+        deal(plan.owners(workers: active.count).map { active[$0] })
+        let endpoints = members.map(\.hello.endpoint)
         for index in active {
             let assignment = Assignment(
                 worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: plan.generation,

@@ -91,15 +91,11 @@ package final class MessagePump: Sendable {
         heartbeat: (@Sendable () -> [UInt8])? = nil, _ body: (MessagePump) async throws -> T
     ) async throws -> T {
         let pump = try await start(role, credentials: credentials, heartbeatInterval: heartbeatInterval, heartbeat: heartbeat)
-        do {
-            let result = try await body(pump)
-            await pump.stop()
-            if let refusal = pump.refusal { throw refusal }
-            return result
-        } catch {
-            await pump.stop()
-            throw pump.refusal ?? error
-        }
+        let result: Result<T, any Error>
+        do { result = .success(try await body(pump)) } catch { result = .failure(error) }
+        await pump.stop()
+        if let refusal = pump.refusal { throw refusal }
+        return try result.get()
     }
 
     /// Why the peer this process connected to refused its handshake, if it did.
