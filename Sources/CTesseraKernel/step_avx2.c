@@ -125,15 +125,16 @@ __attribute__((target("avx2"))) static void step_any(const uint64_t *src, uint64
 // The same walk, for a few rows of a few columns (one block row of the active blocks):
 // before each store, the old word of the target (the generation before last) is
 // compared with the new one, and each 4-word column reports what changed: anywhere,
-// in its first or last row, its first or last column, its four corners; and whether
-// anything is alive. The old line is about to be written anyway, so the extra load
+// in which rows (the first and the last that changed), in its first or last row, its
+// first or last column, its four corners; and whether anything is alive. The old line is about to be written anyway, so the extra load
 // costs little, and it spares the store where nothing changed.
 AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                        size_t rowBegin, size_t rowEnd, int life, uint16_t birth,
-                       uint16_t survive, uint16_t *flags) {
+                       uint16_t survive, uint32_t *flags) {
     for (size_t j = 0; j < words; j += 4) {
         __m256i diff = _mm256_setzero_si256(), live = _mm256_setzero_si256();
         __m256i first = _mm256_setzero_si256(), last = _mm256_setzero_si256();
+        size_t firstChanged = rowEnd, lastChanged = rowBegin;
         row_sums above = horizontal(src + (rowBegin - 1) * stride + j);
         row_sums here = horizontal(src + rowBegin * stride + j);
         for (size_t r = rowBegin; r < rowEnd; r++) {
@@ -147,13 +148,17 @@ AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t
             live = _mm256_or_si256(live, next);
             // Equal words stay unwritten: a block of dead cells stepped next to new
             // activity then leaves never-written pages unmapped.
-            if (!_mm256_testz_si256(changed, changed)) _mm256_store_si256(target, next);
+            if (!_mm256_testz_si256(changed, changed)) {
+                _mm256_store_si256(target, next);
+                if (firstChanged == rowEnd) firstChanged = r;
+                lastChanged = r;
+            }
             above = here;
             here = below;
         }
-        uint16_t bits = 0;
+        uint32_t bits = 0;
         if (!_mm256_testz_si256(diff, diff)) {
-            bits |= TESSERA_CHANGED;
+            bits |= TESSERA_CHANGED | tessera_changed_rows(firstChanged - rowBegin, lastChanged - rowBegin);
             if (!_mm256_testz_si256(first, first)) bits |= TESSERA_CHANGED_FIRST_ROW;
             if (!_mm256_testz_si256(last, last)) bits |= TESSERA_CHANGED_LAST_ROW;
             // A column's first cell is bit 0 of its first word, its last bit 63 of its fourth.
@@ -171,19 +176,19 @@ AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t
 
 __attribute__((target("avx2"))) static void step_tracked_life(const uint64_t *src, uint64_t *dst, size_t stride,
                                                               size_t words, size_t rowBegin, size_t rowEnd,
-                                                              uint16_t *flags) {
+                                                              uint32_t *flags) {
     step_tracked(src, dst, stride, words, rowBegin, rowEnd, 1, 0, 0, flags);
 }
 
 __attribute__((target("avx2"))) static void step_tracked_any(const uint64_t *src, uint64_t *dst, size_t stride,
                                                              size_t words, size_t rowBegin, size_t rowEnd,
-                                                             uint16_t birth, uint16_t survive, uint16_t *flags) {
+                                                             uint16_t birth, uint16_t survive, uint32_t *flags) {
     step_tracked(src, dst, stride, words, rowBegin, rowEnd, 0, birth, survive, flags);
 }
 
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                               size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive,
-                              uint16_t *flags) {
+                              uint32_t *flags) {
     if (rowBegin >= rowEnd) return 1;
     if (birth == (1u << 3) && survive == ((1u << 2) | (1u << 3)))
         step_tracked_life(src, dst, stride, words, rowBegin, rowEnd, flags);
@@ -215,7 +220,7 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
 
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                               size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive,
-                              uint16_t *flags) {
+                              uint32_t *flags) {
     (void)src; (void)dst; (void)stride; (void)words; (void)rowBegin; (void)rowEnd;
     (void)birth; (void)survive; (void)flags;
     return 0;

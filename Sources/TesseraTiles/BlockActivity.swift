@@ -16,14 +16,20 @@ import TesseraCore
 /// target's old words as it steps. A neighbour needs stepping only when the changes
 /// touch the edge or corner it borders: a glider inside a block wakes no other.
 final class BlockActivity {
-    /// A changed block and where its changes lie (`Kernel.ColumnFlags`), packed in one word.
+    /// A changed block, where its changes lie (`Kernel.ColumnFlags`) and the rows they
+    /// span (counted from the block's first), packed in one word.
     struct Change {
         let packed: UInt64
-        init(block: Int, edges: Kernel.ColumnFlags) { packed = UInt64(block) << 16 | UInt64(edges.rawValue) }
-        var block: Int { Int(packed >> 16) }
+        init(block: Int, edges: Kernel.ColumnFlags, rows: ClosedRange<Int>) {
+            packed = UInt64(block) << 32 | UInt64(rows.lowerBound) << 24 | UInt64(rows.upperBound) << 16 | UInt64(edges.rawValue)
+        }
+        var block: Int { Int(packed >> 32) }
         var edges: Kernel.ColumnFlags { Kernel.ColumnFlags(rawValue: UInt16(truncatingIfNeeded: packed)) }
+        var rows: ClosedRange<Int> { Int(packed >> 24 & 0xFF)...Int(packed >> 16 & 0xFF) }
         /// Changes anywhere in the block, as far as anyone knows.
-        static func everywhere(_ block: Int) -> Change { Change(block: block, edges: Kernel.ColumnFlags(rawValue: 0xFFFF)) }
+        static func everywhere(_ block: Int) -> Change {
+            Change(block: block, edges: Kernel.ColumnFlags(rawValue: 0xFFFF), rows: 0...(BlockActivity.blockRows - 1))
+        }
     }
 
     static let blockRows = 32
@@ -39,13 +45,17 @@ final class BlockActivity {
     /// stepper's inner loops touch them for every candidate, every generation.
     private let stamp: UnsafeMutableBufferPointer<UInt32>
     private var epoch: UInt32 = 0
-    private let flags: UnsafeMutableBufferPointer<UInt16>
+    /// The rows of each candidate that can change (first and last, from the block's
+    /// first row): valid where `stamp` holds this generation's epoch.
+    private let wanted: UnsafeMutableBufferPointer<UInt16>
+    private let flags: UnsafeMutableBufferPointer<UInt32>
     /// The candidates of the generation being stepped, and the changes it finds: kept
     /// between generations for their capacity.
     private var candidates: [Int32] = []
     private var found: [Change] = []
-    /// Blocks stepped since the tile was made: what skipping saves shows here.
+    /// Blocks stepped since the tile was made, and rows of them: what skipping saves shows here.
     private(set) var stepped = 0
+    private(set) var steppedRows = 0
     /// Whether the next buffer holds no true predecessor of the current one (new cells
     /// were written): the next step's comparisons with it say nothing for a block that
     /// held live cells, so each such block counts as changed. Otherwise a cell that dies
@@ -60,6 +70,8 @@ final class BlockActivity {
         self.height = height
         stamp = .allocate(capacity: columns * rows)
         stamp.initialize(repeating: 0)
+        wanted = .allocate(capacity: columns * rows)
+        wanted.initialize(repeating: 0)
         flags = .allocate(capacity: columns)
         flags.initialize(repeating: 0)
         aliveCurrent = Array(repeating: false, count: columns * rows)
@@ -69,6 +81,7 @@ final class BlockActivity {
 
     deinit {
         stamp.deallocate()
+        wanted.deallocate()
         flags.deallocate()
     }
 
@@ -138,9 +151,11 @@ final class BlockActivity {
         let aliveBefore = noPredecessor ? aliveCurrent : nil
         let stepRows = valid.clamped(to: 1..<(height - 1))
         let (source, target) = (region.current, region.next)
-        func stepRun(row: Int, columns run: Range<Int>) {
-            let rowRange = (row * Self.blockRows)..<min(height, (row + 1) * Self.blockRows)
-            let computed = rowRange.clamped(to: stepRows)
+        /// Steps rows `wanted` (from the block row's first) of the blocks `run` of block row `row`.
+        func stepRun(row: Int, columns run: Range<Int>, rows wanted: ClosedRange<Int>) {
+            let blockRows = (row * Self.blockRows)..<min(height, (row + 1) * Self.blockRows)
+            let computed = (blockRows.lowerBound + wanted.lowerBound..<blockRows.lowerBound + wanted.upperBound + 1)
+                .clamped(to: blockRows).clamped(to: stepRows)
             guard !computed.isEmpty else { return }
             Kernel.stepTracked(source, into: target, rows: computed, columns: run, rule: rule, using: kernel,
                                flags: flags.baseAddress!)
@@ -152,33 +167,46 @@ final class BlockActivity {
             }
             // The kernel's first and last rows are the block's only when the step covered them.
             var unstepped: Kernel.ColumnFlags = []
-            if computed.lowerBound != rowRange.lowerBound { unstepped.formUnion([.firstRow, .topLeft, .topRight]) }
-            if computed.upperBound != rowRange.upperBound { unstepped.formUnion([.lastRow, .bottomLeft, .bottomRight]) }
+            if computed.lowerBound != blockRows.lowerBound { unstepped.formUnion([.firstRow, .topLeft, .topRight]) }
+            if computed.upperBound != blockRows.upperBound { unstepped.formUnion([.lastRow, .bottomLeft, .bottomRight]) }
+            let offset = computed.lowerBound - blockRows.lowerBound
+            // Rows left out hold the same cells as two generations ago, already in the
+            // target: whether they hold a live cell is a quick look there.
+            let partial = computed.count < blockRows.count
             for c in run {
-                let block = row * columns + c, flag = Kernel.ColumnFlags(rawValue: flags[c - run.lowerBound])
+                let block = row * columns + c, report = Kernel.ColumnReport(rawValue: flags[c - run.lowerBound])
+                let flag = report.flags
                 if noPredecessor && aliveBefore?[block] != false {
-                    found.append(Change(block: block, edges: Change.everywhere(block).edges.subtracting(unstepped)))
+                    found.append(Change(block: block, edges: Change.everywhere(block).edges.subtracting(unstepped),
+                                        rows: 0...(blockRows.count - 1)))
                 } else if flag.contains(.changed) {
-                    found.append(Change(block: block, edges: flag.subtracting(unstepped)))
+                    let rows = report.changedRows
+                    found.append(Change(block: block, edges: flag.subtracting(unstepped),
+                                        rows: (rows.lowerBound + offset)...(rows.upperBound + offset)))
                 }
-                aliveTarget?[block] = flag.contains(.alive)
+                if aliveTarget != nil {
+                    aliveTarget![block] = flag.contains(.alive)
+                        || partial && Self.anyAlive(target, x: c * 256, rows: blockRows.clamped(to: stepRows), except: computed)
+                }
             }
             stepped += run.count
+            steppedRows += run.count * computed.count
         }
         if everything {
-            for row in 0..<rows { stepRun(row: row, columns: 0..<columns) }
+            for row in 0..<rows { stepRun(row: row, columns: 0..<columns, rows: 0...(Self.blockRows - 1)) }
         } else {
-            // Runs of consecutive candidates within a block row, one kernel call each.
+            // Runs of consecutive candidates within a block row that want the same rows, one kernel call each.
             var i = 0
             while i < candidates.count {
-                let first = Int(candidates[i]), row = first / columns
+                let first = Int(candidates[i]), row = first / columns, rows = wanted[first]
                 var end = first + 1
                 i += 1
-                while i < candidates.count, Int(candidates[i]) == end, end % columns != 0 {
+                while i < candidates.count, Int(candidates[i]) == end, end % columns != 0, wanted[end] == rows {
                     end += 1
                     i += 1
                 }
-                stepRun(row: row, columns: (first % columns)..<((end - 1) % columns + 1))
+                stepRun(row: row, columns: (first % columns)..<((end - 1) % columns + 1),
+                        rows: Int(rows & 0xFF)...Int(rows >> 8))
             }
         }
         region.swapBuffers()
@@ -197,29 +225,45 @@ final class BlockActivity {
     }
 
     /// The blocks to step: those that changed and the neighbours their changes border,
-    /// sorted, each once.
+    /// sorted, each once, with the rows of each that can change (`wanted`): a cell can
+    /// change only next to a change.
     private func gatherCandidates() {
         epoch &+= 1
         candidates.removeAll(keepingCapacity: true)
-        let (rows, columns, epoch, stamp) = (self.rows, self.columns, self.epoch, self.stamp)
-        func add(_ r: Int, _ c: Int) {
-            guard r >= 0, r < rows, c >= 0, c < columns, stamp[r * columns + c] != epoch else { return }
-            stamp[r * columns + c] = epoch
-            candidates.append(Int32(r * columns + c))
+        let (rows, columns, epoch, stamp, wanted) = (self.rows, self.columns, self.epoch, self.stamp, self.wanted)
+        let lastRow = Self.blockRows - 1
+        func add(_ r: Int, _ c: Int, _ first: Int, _ last: Int) {
+            guard r >= 0, r < rows, c >= 0, c < columns else { return }
+            let block = r * columns + c, (lo, hi) = (max(0, first), min(lastRow, last))
+            if stamp[block] != epoch {
+                stamp[block] = epoch
+                candidates.append(Int32(block))
+                wanted[block] = UInt16(lo) | UInt16(hi) << 8
+            } else {
+                let was = wanted[block]
+                wanted[block] = UInt16(min(lo, Int(was & 0xFF))) | UInt16(max(hi, Int(was >> 8))) << 8
+            }
         }
         for change in changed! {
             let r = change.block / columns, c = change.block % columns, edges = change.edges
-            add(r, c)
-            if edges.contains(.firstRow) { add(r - 1, c) }
-            if edges.contains(.lastRow) { add(r + 1, c) }
-            if edges.contains(.firstColumn) { add(r, c - 1) }
-            if edges.contains(.lastColumn) { add(r, c + 1) }
-            if edges.contains(.topLeft) { add(r - 1, c - 1) }
-            if edges.contains(.topRight) { add(r - 1, c + 1) }
-            if edges.contains(.bottomLeft) { add(r + 1, c - 1) }
-            if edges.contains(.bottomRight) { add(r + 1, c + 1) }
+            let near = (change.rows.lowerBound - 1, change.rows.upperBound + 1)
+            add(r, c, near.0, near.1)
+            if edges.contains(.firstRow) { add(r - 1, c, lastRow, lastRow) }
+            if edges.contains(.lastRow) { add(r + 1, c, 0, 0) }
+            if edges.contains(.firstColumn) { add(r, c - 1, near.0, near.1) }
+            if edges.contains(.lastColumn) { add(r, c + 1, near.0, near.1) }
+            if edges.contains(.topLeft) { add(r - 1, c - 1, lastRow, lastRow) }
+            if edges.contains(.topRight) { add(r - 1, c + 1, lastRow, lastRow) }
+            if edges.contains(.bottomLeft) { add(r + 1, c - 1, 0, 0) }
+            if edges.contains(.bottomRight) { add(r + 1, c + 1, 0, 0) }
         }
         candidates.sort()
+    }
+
+    /// Whether the 256-cell column at `x` holds a live cell in rows `rows` outside `except`.
+    private static func anyAlive(_ buffer: CellBuffer, x: Int, rows: Range<Int>, except: Range<Int>) -> Bool {
+        buffer.population(x: x, y: rows.lowerBound, width: 256, height: except.lowerBound - rows.lowerBound) > 0
+            || buffer.population(x: x, y: except.upperBound, width: 256, height: rows.upperBound - except.upperBound) > 0
     }
 
     /// Learns which blocks of each buffer hold live cells where that is unknown (after a

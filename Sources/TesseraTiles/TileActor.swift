@@ -214,8 +214,8 @@ public actor TileActor {
         return (columns.lowerBound, rows.lowerBound, dots)
     }
 
-    /// Blocks stepped one at a time so far (the skipping stepper's work).
-    public var blocksStepped: Int { engine.blocksStepped }
+    /// Blocks stepped one at a time so far (the skipping stepper's work), and rows of them.
+    public var blocksStepped: (blocks: Int, rows: Int) { engine.blocksStepped }
 
     /// Memory this tile's cells hold, nil where the system does not say.
     public var residentBytes: Int? { engine.residentBytes }

@@ -83,10 +83,17 @@ public final class TileCluster: Sendable {
         }
     }
 
-    /// Blocks the tiles stepped one at a time so far.
+    /// Blocks the tiles stepped one at a time so far, and the rows of them stepped.
     public func blocksStepped() async -> Int {
         var total = 0
-        for actor in actors.values { total += await actor.blocksStepped }
+        for actor in actors.values { total += await actor.blocksStepped.blocks }
+        return total
+    }
+
+    /// Block rows (256 cells each) the tiles stepped one block at a time so far.
+    public func blockRowsStepped() async -> Int {
+        var total = 0
+        for actor in actors.values { total += await actor.blocksStepped.rows }
         return total
     }
 

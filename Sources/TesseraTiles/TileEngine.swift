@@ -487,6 +487,6 @@ final class TileEngine {
         return total
     }
 
-    /// Blocks stepped by tracked generations so far.
-    var blocksStepped: Int { activity?.stepped ?? 0 }
+    /// Blocks stepped by tracked generations so far, and rows of them.
+    var blocksStepped: (blocks: Int, rows: Int) { (activity?.stepped ?? 0, activity?.steppedRows ?? 0) }
 }

@@ -42,10 +42,17 @@ enum {
     TESSERA_CHANGED_BOTTOM_RIGHT = 1 << 9,
 };
 
+/// The rows of a changed column that changed, first and last, counted from the first
+/// row stepped (at most 255 each): bits 16-23 and 24-31 of a report.
+static inline uint32_t tessera_changed_rows(size_t first, size_t last) {
+    return (uint32_t)(first < 255 ? first : 255) << 16 | (uint32_t)(last < 255 ? last : 255) << 24;
+}
+
 /// As `tessera_step_rows_avx2`, and writes each 4-word column's report in
-/// `flags[column]`. The same caveats: only where the CPU has AVX2.
+/// `flags[column]`: the bits above, and for a changed column its rows
+/// (`tessera_changed_rows`). The same caveats: only where the CPU has AVX2.
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                               size_t words, size_t rowBegin, size_t rowEnd,
-                              uint16_t birth, uint16_t survive, uint16_t *flags);
+                              uint16_t birth, uint16_t survive, uint32_t *flags);
 
 #endif

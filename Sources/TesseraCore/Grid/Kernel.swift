@@ -70,14 +70,24 @@ public enum Kernel {
         public static let bottomRight = ColumnFlags(Int(TESSERA_CHANGED_BOTTOM_RIGHT))
     }
 
+    /// A column's report from `stepTracked`: its `ColumnFlags`, and for a changed column
+    /// the rows that changed, first to last, counted from the first row stepped.
+    public struct ColumnReport {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public var flags: ColumnFlags { ColumnFlags(rawValue: UInt16(truncatingIfNeeded: rawValue)) }
+        /// Meaningful only when `flags` holds `.changed`.
+        public var changedRows: ClosedRange<Int> { Int(rawValue >> 16 & 0xFF)...Int(rawValue >> 24) }
+    }
+
     /// Steps rows `rows` of the 256-cell columns `columns` only (column c is words
-    /// 4c..<4c+4), and reports each column's `ColumnFlags` in `flags[c - columns.lowerBound]`.
+    /// 4c..<4c+4), and reports each column's `ColumnReport` in `flags[c - columns.lowerBound]`.
     /// Cells just outside the columns are read as they are. In a double-buffered board
     /// the target holds the generation before last, so `changed` says whether the new
     /// cells differ from that one's.
     package static func stepTracked(
         _ source: CellBuffer, into target: CellBuffer, rows: Range<Int>, columns: Range<Int>, rule: Rule,
-        using implementation: Implementation = best, flags: UnsafeMutablePointer<UInt16>
+        using implementation: Implementation = best, flags: UnsafeMutablePointer<UInt32>
     ) {
         precondition(rows.lowerBound >= 1 && rows.upperBound <= source.height - 1)
         precondition(rule.emulation == .none, "B0 reaches the kernel only as Rule.steps")
@@ -134,10 +144,10 @@ public enum Kernel {
 
     /// The same algorithm as the C loop, four words at a time with Swift's SIMD types
     /// (SSE2 or NEON without any CPU flags).
-    /// With `flags`, each 4-word column ORs its `ColumnFlags` into `flags[j / 4]`.
+    /// With `flags`, each 4-word column ORs its `ColumnReport` into `flags[j / 4]`.
     private static func portableStep(
         _ src: UnsafePointer<UInt64>, _ dst: UnsafeMutablePointer<UInt64>,
-        stride: Int, words: Int, rows: Range<Int>, rule: Rule, flags: UnsafeMutablePointer<UInt16>?
+        stride: Int, words: Int, rows: Range<Int>, rule: Rule, flags: UnsafeMutablePointer<UInt32>?
     ) {
         let isLife = rule == .life
         let birth = rule.birth, survive = rule.survive
@@ -148,6 +158,7 @@ public enum Kernel {
                 var above = horizontal(src + ((band.lowerBound - 1) &* stride &+ j))
                 var here = horizontal(src + (band.lowerBound &* stride &+ j))
                 var diff = Vector(repeating: 0), live = Vector(repeating: 0)
+                var changedRows: ClosedRange<Int>? = nil
                 for r in band {
                     let below = horizontal(src + ((r &+ 1) &* stride &+ j))
                     // The eight-neighbour count n, by full adders.
@@ -177,9 +188,12 @@ public enum Kernel {
                         let changed = next ^ target.loadUnaligned(as: Vector.self)
                         diff |= changed
                         live |= next
-                        flags[j / 4] |= edges(changed, first: r == rows.lowerBound, last: r == rows.upperBound - 1).rawValue
+                        flags[j / 4] |= UInt32(edges(changed, first: r == rows.lowerBound, last: r == rows.upperBound - 1).rawValue)
                         // As in the AVX2 kernel: equal words stay unwritten, pages unmapped.
-                        if changed != Vector(repeating: 0) { target.storeBytes(of: next, as: Vector.self) }
+                        if changed != Vector(repeating: 0) {
+                            target.storeBytes(of: next, as: Vector.self)
+                            changedRows = (changedRows?.lowerBound ?? r)...r
+                        }
                     } else {
                         target.storeBytes(of: next, as: Vector.self)
                     }
@@ -191,7 +205,14 @@ public enum Kernel {
                     if diff[0] & 1 != 0 { column.insert(.firstColumn) }
                     if diff[3] >> 63 != 0 { column.insert(.lastColumn) }
                     if live != Vector(repeating: 0) { column.insert(.alive) }
-                    flags[j / 4] |= column.rawValue
+                    if let changedRows {
+                        // Bands go top to bottom: a change in an earlier band holds the first row.
+                        let earlier = ColumnReport(rawValue: flags[j / 4])
+                        let first = earlier.flags.contains(.changed) ? earlier.changedRows.lowerBound : changedRows.lowerBound - rows.lowerBound
+                        let last = changedRows.upperBound - rows.lowerBound
+                        flags[j / 4] = flags[j / 4] & 0xFFFF | UInt32(min(first, 255)) << 16 | UInt32(min(last, 255)) << 24
+                    }
+                    flags[j / 4] |= UInt32(column.rawValue)
                 }
             }
         }
