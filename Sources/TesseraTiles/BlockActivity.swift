@@ -262,8 +262,9 @@ final class BlockActivity {
 
     /// Whether the 256-cell column at `x` holds a live cell in rows `rows` outside `except`.
     private static func anyAlive(_ buffer: CellBuffer, x: Int, rows: Range<Int>, except: Range<Int>) -> Bool {
-        buffer.population(x: x, y: rows.lowerBound, width: 256, height: except.lowerBound - rows.lowerBound) > 0
-            || buffer.population(x: x, y: except.upperBound, width: 256, height: rows.upperBound - except.upperBound) > 0
+        let words = (x / 64)..<(x / 64 + 4)
+        return buffer.anyAlive(words: words, rows: rows.lowerBound..<except.lowerBound)
+            || buffer.anyAlive(words: words, rows: except.upperBound..<rows.upperBound)
     }
 
     /// Learns which blocks of each buffer hold live cells where that is unknown (after a
