@@ -32,7 +32,7 @@ let package = Package(
         // adds krb5 include flags that SwiftPM refuses with a warning on every build.
         .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
         .target(name: "TesseraWire", dependencies: ["CZeroMQ", "TesseraCore"]),
-        .target(name: "TesseraCluster", dependencies: ["TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraWire"]),
+        .target(name: "TesseraCluster", dependencies: ["CTesseraSystem", "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraWire"]),
         .target(name: "TesseraViewer", dependencies: ["TesseraCore", "TesseraWire"]),
         // Frames as images, through the well-kept C libraries (Debian: libpng-dev, libgif-dev).
         .systemLibrary(name: "CPNG", providers: [.apt(["libpng-dev"])]),

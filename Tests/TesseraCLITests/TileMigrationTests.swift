@@ -65,10 +65,11 @@ import TesseraPatterns
         #expect(moves.first?.contains("0→1") == true && moves.allSatisfy { $0.contains("load per worker") }, "\(moves)")
     }
 
-    /// SIGTERM to one of two workers mid-run: its tiles move to the other, it leaves
-    /// with status 0, and the run ends on one worker with Golly's board.
-    @Test(.timeLimit(.minutes(3)))
-    func aWorkerSentSIGTERMHandsOffItsTilesAndTheRunGoesOn() throws {
+    /// SIGTERM to one of two workers mid-run, or `tessera worker --drain PID`: its tiles
+    /// move to the other, it leaves with status 0, and the run ends on one worker with
+    /// Golly's board.
+    @Test(.timeLimit(.minutes(3)), arguments: [false, true])
+    func aWorkerAskedToLeaveHandsOffItsTilesAndTheRunGoesOn(byCommand: Bool) throws {
         let dir = try Harness.temporaryDirectory()
         let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
         let output = dir.appendingPathComponent("drained.rle")
@@ -76,12 +77,33 @@ import TesseraPatterns
         let workers = try run.workerPids(2)
         // Stepping, not starting: a worker that left before the run began would leave it short.
         _ = try Processes.poll(timeout: 60, "the workers to step") { Processes.cpuSeconds(workers[0]) > 0.5 ? true : nil }
-        kill(workers[0], SIGTERM)
+        if byCommand {
+            // It returns once the worker has gone, so the worker is gone before the run ends.
+            let drain = try Harness.tessera(["worker", "--drain", "\(workers[0])"])
+            #expect(drain.status == 0, "\(drain.stderr)")
+            #expect(drain.stdout.contains("worker \(workers[0]) handed off its tiles and left"), "\(drain.stdout)")
+            #expect(!Processes.alive(workers[0]))
+        } else {
+            kill(workers[0], SIGTERM)
+        }
         #expect(run.wait(timeout: 150) == 0, "\(run.errorText)")
         #expect(run.errorText.contains("handed off its tiles and left"), "\(run.errorText)")
         #expect(run.outputText.contains(", 1 worker,"), "\(run.outputText)")
         #expect(!Processes.alive(workers[0]))
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 6000)))
+    }
+
+    /// `--drain` signals only a tessera worker, and says so in one line otherwise.
+    @Test func drainRefusesWhatIsNotAWorker() throws {
+        for (pid, problem) in [("\(getpid())", "is not a tessera worker"), ("999999999", "no process 999999999"),
+                               ("1", "is not a tessera worker")] {
+            let result = try Harness.tessera(["worker", "--drain", pid])
+            #expect(result.status == 2 && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains(problem), "\(result.stderr)")
+        }
+        let alone = try Harness.tessera(["worker", "--drain", "1", "--coordinator", "tcp://127.0.0.1:9"])
+        #expect(alone.status == 2 && alone.stderr.contains("takes no --coordinator"), "\(alone.stderr)")
+        #expect(Processes.alive(1))
     }
 
     /// A third worker started against a running coordinator joins, takes tiles, and the

@@ -7,4 +7,11 @@ int tessera_allowed_cpus(int *cpus, int max);
 /// Pins thread `tid` (0: the calling one) to `cpu`; returns 0, or an errno value.
 int tessera_pin_thread(int tid, int cpu);
 
+/// A file descriptor that becomes readable when process `pid` ends (Linux pidfd_open),
+/// or a negative errno value (-ESRCH: no such process).
+int tessera_pidfd_open(int pid);
+
+/// Waits until `fd` is readable or `milliseconds` pass: 1, 0 on timeout, or -errno.
+int tessera_wait_readable(int fd, int milliseconds);
+
 #endif

@@ -6,10 +6,22 @@ import TesseraCore
 struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "worker",
-        abstract: "Hosts tiles for a coordinator, trading halos directly with other workers.")
+        abstract: "Hosts tiles for a coordinator, trading halos directly with other workers.",
+        discussion: """
+            With --drain PID it asks a running worker on this machine to hand its tiles \
+            to the others and leave, as SIGTERM does, and returns once it has left.
+            """)
 
     @Option(help: "The coordinator's endpoint, tcp://HOST:PORT.")
-    var coordinator: String
+    var coordinator: String?
+
+    @Option(help: ArgumentHelp("Ask the running worker with this process id to hand off its tiles and leave; wait until it has.",
+                               valueName: "pid"))
+    var drain: Int32?
+
+    @Option(help: "Seconds --drain waits for the worker to leave (default 60).",
+            transform: parsing { try Seconds(parsing: $0, flag: "drain-timeout") })
+    var drainTimeout: Seconds?
 
     @Option(help: "The address peers reach this worker at. Default: this machine's address on the route to the coordinator.")
     var advertise: String?
@@ -33,6 +45,19 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var security: SecurityOptions
 
     func validate() throws {
+        if drain != nil {
+            guard coordinator == nil, advertise == nil, listen == nil, parentPid == nil, cpu == nil else {
+                throw TesseraError("--drain asks a running worker to leave; it starts none, so it takes no --coordinator, --advertise, --listen, --parent-pid or --cpu",
+                                   fix: "give only --drain PID (and --drain-timeout)")
+            }
+            return
+        }
+        guard let coordinator else {
+            throw TesseraError("a worker needs its coordinator", fix: "give --coordinator tcp://HOST:PORT (or --drain PID to ask a running worker to leave)")
+        }
+        if drainTimeout != nil {
+            throw TesseraError("--drain-timeout goes with --drain PID", fix: "leave it out, or add --drain PID")
+        }
         if let cpu, !CPUAffinity.allowed.contains(cpu) {
             throw TesseraError("CPU \(cpu) is not one this process may run on",
                                fix: "give one of \(CPUAffinity.allowed.map(String.init).joined(separator: ", ")), or leave out --cpu")
@@ -42,6 +67,12 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let drain {
+            let took = try await WorkerDrain.drain(pid: drain, timeout: drainTimeout?.duration ?? .seconds(60))
+            print(String(format: "worker %d handed off its tiles and left (%.2f s)", drain, Double(took.components.attoseconds) / 1e18 + Double(took.components.seconds)))
+            return
+        }
+        let coordinator = coordinator!
         let advertise = try self.advertise ?? Endpoint.localAddress(toward: coordinator)
         let listen = self.listen ?? "tcp://\(advertise):*"
         _ = try Endpoint.split(listen)
