@@ -220,6 +220,19 @@ import TesseraCore
 
     let c: PeerID = Array("worker-c".utf8)
 
+    /// Tiles move whole, so with a tile for every worker already a newcomer is told it
+    /// will stay idle, and how to give joiners tiles.
+    @Test func aWorkerThatJoinsWhenEveryTileHasAWorkerHearsItStaysIdle() {
+        var state = ready()
+        for (index, name) in ["c", "d"].enumerated() {
+            let peer: PeerID = Array("worker-\(name)".utf8)
+            #expect(logs(state.receive(Self.hello(name, pid: UInt32(3 + index)), from: peer, now: at(1))).contains { $0.contains("joins the run: it gets tiles") })
+            _ = state.receive(Self.beat, from: peer, now: at(1))
+        }
+        let idle = logs(state.receive(Self.hello("e", pid: 5), from: Array("worker-e".utf8), now: at(1)))
+        #expect(idle.contains { $0.contains("stays idle") && $0.contains("--tiles") }, "\(idle)")
+    }
+
     /// A worker that says hello mid-run is a member at once, holds nothing and is not
     /// asked to run; a move gives it tiles, and it must relink like the others.
     @Test func aWorkerThatJoinsMidRunTakesTilesWhenTheyMove() throws {

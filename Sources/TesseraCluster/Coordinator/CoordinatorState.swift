@@ -301,8 +301,14 @@ package struct CoordinatorState {
                 return [.send(.refused(reason: "another worker already has the endpoint \(hello.endpoint)"), to: peer),
                         .log("refused worker pid \(hello.pid) on \(hello.host): another worker already has \(hello.endpoint)")]
             }
+            let holders = members.indices.filter(isActive).count
             members.append(Member(peer: peer, hello: hello, lastHeard: now))
-            return phase == .gathering ? [] : [.log("worker pid \(hello.pid) on \(hello.host) joins the run: it gets tiles when tiles next move")]
+            guard phase != .gathering else { return [] }
+            // Tiles move whole: with one each already, a newcomer has none to take.
+            guard plan.tiling.tiles.count > holders else {
+                return [.log("worker pid \(hello.pid) on \(hello.host) joins the run but stays idle: its \(plan.tiling.tiles.count) tiles are one per worker already; start the coordinator with --tiles giving more tiles than workers, so that joiners get some")]
+            }
+            return [.log("worker pid \(hello.pid) on \(hello.host) joins the run: it gets tiles when tiles next move")]
         case .presenterHello:
             guard settings.servesPresenter else {
                 return [.send(.refused(reason: "this coordinator serves no presenter: start it with --external-presenter"), to: peer),
