@@ -5,17 +5,20 @@ import TesseraCore
 /// The line a run ends with, and with `detailed`, one more per worker.
 package enum Summary {
     package static func lines(setup: RunSetup, outcome: RunOutcome, detailed: Bool) -> [String] {
-        let rate = Double(setup.shape.cellCount) * Double(outcome.generations) / max(outcome.seconds, 1e-9)
+        // Generations stepped again after a rollback are said once, below, not counted as the run's.
+        let recomputed = outcome.recoveries.reduce(UInt64(0)) { $0 + ($1.at - $1.rolledBackTo) }
+        let generations = outcome.generations - min(recomputed, outcome.generations)
+        let rate = Double(setup.shape.cellCount) * Double(generations) / max(outcome.seconds, 1e-9)
         let workers = outcome.workers
         let placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
         var line: String
         if setup.isUnbounded {
             // Windows come and go with the pattern: no one board size or tiling to name.
-            let speed = Double(outcome.generations) / max(outcome.seconds, 1e-9)
-            line = "\(setup.name): \(outcome.generations) generations on the unbounded plane \(setup.rule), \(placement): "
+            let speed = Double(generations) / max(outcome.seconds, 1e-9)
+            line = "\(setup.name): \(generations) generations on the unbounded plane \(setup.rule), \(placement): "
                 + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
         } else {
-            line = "\(setup.name): \(outcome.generations) generations on \(setup.shape) \(setup.rule), \(placement), "
+            line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement), "
                 + "tiles \(setup.tiling.columns)x\(setup.tiling.rows), halo \(setup.halo): "
                 + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
         }
@@ -34,7 +37,6 @@ package enum Summary {
                 + String(format: "%.1f ms at most)", slowest * 1000)
         }
         if !outcome.recoveries.isEmpty {
-            let recomputed = outcome.recoveries.reduce(UInt64(0)) { $0 + ($1.at - $1.rolledBackTo) }
             line += ", survived \(outcome.recoveries.count) lost worker\(outcome.recoveries.count == 1 ? "" : "s") (\(recomputed) generations computed again)"
         }
         guard detailed else { return [line] }

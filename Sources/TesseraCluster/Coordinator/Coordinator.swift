@@ -203,8 +203,9 @@ package actor Coordinator {
 
     /// Rolls every tile back to the last in-memory snapshot, if every tile of it
     /// survives (on the worker that took it or on its buddy): no cells cross the wire.
-    /// Else to the newest checkpoint on disk, else to the run's start, on the workers
-    /// still in the run, the lost one's tiles dealt to them.
+    /// Else to the newest checkpoint on disk, else to the run's start (on the unbounded
+    /// plane, the present window's: its plan carries the cells it was made with), on the
+    /// workers still in the run, the lost one's tiles dealt to them.
     private func recover(from why: String, at generation: UInt64) async throws {
         let started = ContinuousClock.now
         if let snapshot = state.memorySnapshot, state.restorePlan() != nil {
@@ -216,19 +217,16 @@ package actor Coordinator {
                                        seconds: (ContinuousClock.now - started).seconds, fromMemory: true))
             return
         }
-        if windowMoved, state.generation == state.plan.generation {
-            // Lost before the moved window stepped (while it was dealt, say): dealt again.
+        if windowMoved {
+            // A checkpoint or the run's first board belongs to another window: this one's start.
             let plan = state.plan
-            Wire.log("coordinator", "dealing the unbounded plane's window at generation \(plan.generation) again")
+            Wire.log("coordinator", "rolled back to the unbounded plane's window as it was made at generation \(plan.generation): "
+                + "\(generation - plan.generation) generations to compute again")
             state.recovered()
             _ = try await perform(.replan(plan))
             recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation,
                                        seconds: (ContinuousClock.now - started).seconds, fromMemory: false))
             return
-        }
-        guard !windowMoved else {
-            throw TesseraError("\(why), and no snapshot of the unbounded plane's present window survives (the worker and its buddy are both gone)",
-                               fix: "run again; with more workers a loss is more likely to leave a copy")
         }
         var plan = state.settings.plan
         if let root = checkpointing?.root, let restored = try Checkpoint.newest(in: root) {
@@ -287,11 +285,6 @@ package actor Coordinator {
             }
             let started = ContinuousClock.now, recovered = recoveries.count
             do {
-                if state.restartsLeft > 0, windowMoved, state.memorySnapshot == nil {
-                    // A moved window has nothing else to roll back to: snapshot it first.
-                    try await snapshot()
-                    lastSnapshot = .now
-                }
                 try await advance(count)
                 var snapshotDue = state.restartsLeft > 0 && ContinuousClock.now - lastSnapshot >= snapshotInterval
                 if let checkpointing, checkpointIsDue(checkpointing.interval, since: lastCheckpoint) {
@@ -470,7 +463,8 @@ package actor Coordinator {
     }
 
     /// Whether the board is no longer the run's first (the unbounded plane's window
-    /// moved): neither its start nor a checkpoint can stand in for it, only a snapshot.
+    /// moved): neither the run's start nor a checkpoint can stand in for it, only a
+    /// snapshot or the window's own start.
     private var windowMoved = false
 
     /// The tiles of the plan in force (the unbounded plane's window moves).
