@@ -39,8 +39,11 @@ public struct CellBounds: Hashable, Sendable, CustomStringConvertible {
 /// tile of a window is cheap while empty (see `BlockActivity`), and a window's
 /// corner can lie anywhere in 64-bit coordinates.
 public enum PlaneWindow {
-    /// The least room a new window leaves around the live cells on every side.
-    public static let minMargin = 1024
+    /// The least room a new window leaves around the live cells on every side. Each
+    /// margin's worth of generations is one advance (and on a cluster one round trip
+    /// to every worker) before the live cells are looked at again: at 1024 a sparse
+    /// methuselah spent more time between advances than stepping.
+    public static let minMargin = 2048
 
     /// Dead rows and columns between `live` and the nearest edge of `window`: how many
     /// generations the window can run as the unbounded plane.
