@@ -153,6 +153,9 @@ final class BlockActivity {
         let (source, target) = (region.current, region.next)
         /// Steps rows `wanted` (from the block row's first) of the blocks `run` of block row `row`.
         func stepRun(row: Int, columns run: Range<Int>, rows wanted: ClosedRange<Int>) {
+            // Just after new cells were written the target is no predecessor: rows left out
+            // would come from it, so every row is stepped.
+            let wanted = noPredecessor ? 0...(Self.blockRows - 1) : wanted
             let blockRows = (row * Self.blockRows)..<min(height, (row + 1) * Self.blockRows)
             let computed = (blockRows.lowerBound + wanted.lowerBound..<blockRows.lowerBound + wanted.upperBound + 1)
                 .clamped(to: blockRows).clamped(to: stepRows)
