@@ -348,8 +348,19 @@ final class TileEngine {
     private func noteDirtyPieces(_ activity: BlockActivity, edges: [(Direction, Box)]) {
         guard let changed = activity.changed else { return }
         let length = HaloStrip.pieceLength
+        // The edges lie along the tile's sides: a block clear of all four strips touches none.
+        var inner = (x0: Int.min, y0: Int.min, x1: Int.max, y1: Int.max)
+        for (side, edge) in edges where side.dx == 0 || side.dy == 0 {
+            switch (side.dx, side.dy) {
+            case (-1, _): inner.x0 = edge.x + edge.width
+            case (1, _): inner.x1 = edge.x
+            case (_, -1): inner.y0 = edge.y + edge.height
+            default: inner.y1 = edge.y
+            }
+        }
         for change in changed {
             let block = activity.box(of: change.block)
+            if block.x >= inner.x0, block.x + block.width <= inner.x1, block.y >= inner.y0, block.y + block.height <= inner.y1 { continue }
             for (side, edge) in edges {
                 guard let part = edge.intersection(block) else { continue }
                 let indices: ClosedRange<Int> = switch (side.dx, side.dy) {
