@@ -24,12 +24,12 @@ package enum WorkerDrain {
         }
         // The wait blocks, so it gets a thread of its own rather than one of the task pool's.
         let ended = Completion<Bool>()
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: Int((timeout.seconds * 1000).rounded(.up)))
         let waiter = Thread { _ = ended.succeed(tessera_wait_readable(handle, milliseconds) == 1) }
         waiter.name = "tessera-drain-\(pid)"
         waiter.start()
         guard try await ended.value() else {
-            throw TesseraError("worker \(pid) has not left after \(Format.duration(Double(timeout.components.seconds))): its coordinator may be busy moving tiles, or gone",
+            throw TesseraError("worker \(pid) has not left after \(String(format: "%g", timeout.seconds)) s: its coordinator may be busy moving tiles, or gone",
                                fix: "wait longer (--drain-timeout), or send SIGTERM again to make it leave at once")
         }
         return clock.now - start

@@ -69,7 +69,7 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         if let drain {
             let took = try await WorkerDrain.drain(pid: drain, timeout: drainTimeout?.duration ?? .seconds(60))
-            print(String(format: "worker %d handed off its tiles and left (%.2f s)", drain, Double(took.components.attoseconds) / 1e18 + Double(took.components.seconds)))
+            print(String(format: "worker %d handed off its tiles and left (%.2f s)", drain, took.seconds))
             return
         }
         let coordinator = coordinator!
