@@ -5,9 +5,7 @@ import TesseraCore
 /// The line a run ends with, and with `detailed`, one more per worker.
 package enum Summary {
     package static func lines(setup: RunSetup, outcome: RunOutcome, detailed: Bool) -> [String] {
-        // Generations stepped again after a rollback are said once, below, not counted as the run's.
-        let recomputed = outcome.recoveries.reduce(UInt64(0)) { $0 + ($1.at - $1.rolledBackTo) }
-        let generations = outcome.generations - min(recomputed, outcome.generations)
+        let generations = outcome.generations
         let rate = Double(setup.shape.cellCount) * Double(generations) / max(outcome.seconds, 1e-9)
         let workers = outcome.workers
         let placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
@@ -37,7 +35,7 @@ package enum Summary {
                 + String(format: "%.1f ms at most)", slowest * 1000)
         }
         if !outcome.recoveries.isEmpty {
-            line += ", survived \(outcome.recoveries.count) lost worker\(outcome.recoveries.count == 1 ? "" : "s") (\(recomputed) generations computed again)"
+            line += ", survived \(outcome.recoveries.count) lost worker\(outcome.recoveries.count == 1 ? "" : "s") (\(outcome.generationsComputedAgain) generations computed again)"
         }
         guard detailed else { return [line] }
         let moves = outcome.rebalances.map { r in

@@ -83,17 +83,13 @@ public final class TileCluster: Sendable {
         }
     }
 
-    /// Blocks the tiles stepped one at a time so far, and the rows of them stepped.
-    public func blocksStepped() async -> Int {
-        var total = 0
-        for actor in actors.values { total += await actor.blocksStepped.blocks }
-        return total
-    }
-
-    /// Block rows (256 cells each) the tiles stepped one block at a time so far.
-    public func blockRowsStepped() async -> Int {
-        var total = 0
-        for actor in actors.values { total += await actor.blocksStepped.rows }
+    /// Blocks the tiles stepped one at a time so far, and the rows (256 cells each) of them.
+    public func blocksStepped() async -> (blocks: Int, rows: Int) {
+        var total = (blocks: 0, rows: 0)
+        for actor in actors.values {
+            let stepped = await actor.blocksStepped
+            total = (total.blocks + stepped.blocks, total.rows + stepped.rows)
+        }
         return total
     }
 

@@ -38,7 +38,7 @@ import TesseraCore
             board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
         }
         try await cluster.run(generations: generations)
-        return (try await cluster.board(), await cluster.blocksStepped())
+        return (try await cluster.board(), await cluster.blocksStepped().blocks)
     }
 
     @Test(arguments: rules, Topology.allCases)
@@ -232,7 +232,7 @@ import TesseraCore
         // east edge, four block rows and their corners.
         try await cluster.run(generations: 400)
         expectSame(try await cluster.board(), glider(at: 350, 126))
-        let (blocks, rows) = (await cluster.blocksStepped(), await cluster.blockRowsStepped())
+        let (blocks, rows) = await cluster.blocksStepped()
         // A glider spans 3 rows; with a row either side and the neighbours its edges
         // touch, about 6 rows of each block stepped: whole blocks would be 32.
         #expect(blocks > 400 && rows <= blocks * 8, "stepped \(rows) rows of \(blocks) blocks")

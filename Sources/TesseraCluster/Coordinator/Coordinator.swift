@@ -18,7 +18,7 @@ package struct RunOutcome: Sendable {
     package let seconds: Double
     package let population: Int
     package let workers: [WorkerSummary]
-    /// Generations run.
+    /// Generations run (those stepped again after a rollback counted once).
     package let generations: UInt64
     /// Tiles moved between workers, in order.
     package let rebalances: [Rebalance]
@@ -35,6 +35,9 @@ package struct RunOutcome: Sendable {
         (self.seconds, self.population, self.workers, self.generations) = (seconds, population, workers, generations)
         (self.rebalances, self.checkpoints, self.recoveries, self.snapshots) = (rebalances, checkpoints, recoveries, snapshots)
     }
+
+    /// Generations stepped again after rollbacks.
+    package var generationsComputedAgain: UInt64 { Coordinator.recomputed(recoveries) }
 }
 
 /// Runs a plan on workers: waits for them to connect, assigns tiles, then advances,
@@ -511,8 +514,17 @@ package actor Coordinator {
     /// What the run did so far.
     package var outcome: RunOutcome {
         RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
-                   generations: generationsAdvanced, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries,
+                   generations: generationsRun, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries,
                    snapshots: snapshots)
+    }
+
+    /// Generations advanced, less those a rollback made the run step again: the run's own.
+    private var generationsRun: UInt64 {
+        generationsAdvanced - min(Self.recomputed(recoveries), generationsAdvanced)
+    }
+
+    static func recomputed(_ recoveries: [Recovery]) -> UInt64 {
+        recoveries.reduce(0) { $0 + ($1.at - $1.rolledBackTo) }
     }
 
     /// Where a run stands, for a progress line.
@@ -534,7 +546,7 @@ package actor Coordinator {
         let inFlight = advancing.map { min(max(progress.generation, $0.from), $0.to) - $0.from } ?? 0
         return Status(workers: workerCount, joined: state.members.count,
                       ready: state.phase == .idle || state.phase == .busy,
-                      done: generationsAdvanced + inFlight,
+                      done: generationsRun + inFlight,
                       secondsAdvancing: secondsAdvancing + (advancing.map { (ContinuousClock.now - $0.since).seconds } ?? 0),
                       computeSeconds: progress.computeSeconds, waitSeconds: progress.waitSeconds)
     }
