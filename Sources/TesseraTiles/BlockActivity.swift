@@ -39,8 +39,8 @@ final class BlockActivity {
     private let height: Int
     /// Blocks that changed at the latest generation; nil: unknown, all.
     private(set) var changed: [Change]?
-    /// Whether a block holds a live cell, for the current and the next buffer; nil: unknown.
-    private var aliveCurrent: [Bool]?, aliveNext: [Bool]?
+    /// The blocks that hold a live cell, in the current and the next buffer; nil: unknown.
+    private var aliveCurrent: BlockSet?, aliveNext: BlockSet?
     /// Candidate marks, by generation, so a block is listed once. Raw buffers: the
     /// stepper's inner loops touch them for every candidate, every generation.
     private let stamp: UnsafeMutableBufferPointer<UInt32>
@@ -68,20 +68,18 @@ final class BlockActivity {
         columns = (width + 255) / 256
         rows = (height + Self.blockRows - 1) / Self.blockRows
         self.height = height
-        stamp = .allocate(capacity: columns * rows)
-        stamp.initialize(repeating: 0)
-        wanted = .allocate(capacity: columns * rows)
-        wanted.initialize(repeating: 0)
+        stamp = .allocateZeroed(capacity: columns * rows)
+        wanted = .allocateZeroed(capacity: columns * rows)
         flags = .allocate(capacity: columns)
         flags.initialize(repeating: 0)
-        aliveCurrent = Array(repeating: false, count: columns * rows)
+        aliveCurrent = BlockSet(count: columns * rows)
         aliveNext = aliveCurrent
         changed = []
     }
 
     deinit {
-        stamp.deallocate()
-        wanted.deallocate()
+        stamp.deallocateZeroed()
+        wanted.deallocateZeroed()
         flags.deallocate()
     }
 
@@ -110,7 +108,7 @@ final class BlockActivity {
     /// the blocks in `boxes` that hold live cells are the changed ones, as if the board
     /// had been empty before.
     func reset(liveIn boxes: [Box], of region: Region) {
-        var alive = Array(repeating: false, count: blockCount)
+        var alive = BlockSet(count: blockCount)
         var list: [Change] = []
         for box in boxes {
             let (cs, rs) = blocks(in: box)
@@ -126,7 +124,7 @@ final class BlockActivity {
         }
         changed = list
         aliveCurrent = alive
-        aliveNext = Array(repeating: false, count: blockCount)
+        aliveNext = BlockSet(count: blockCount)
         noPredecessor = true
     }
 
@@ -146,7 +144,7 @@ final class BlockActivity {
         if !everything { gatherCandidates() }
         found.removeAll(keepingCapacity: true)
         // Taken out, so it is changed in place rather than copied.
-        var aliveTarget = everything ? Array(repeating: false, count: blockCount) : aliveNext
+        var aliveTarget = everything ? BlockSet(count: blockCount) : aliveNext
         aliveNext = nil
         let aliveBefore = noPredecessor ? aliveCurrent : nil
         let stepRows = valid.clamped(to: 1..<(height - 1))
@@ -273,11 +271,13 @@ final class BlockActivity {
     /// Learns which blocks of each buffer hold live cells where that is unknown (after a
     /// round stepped without tracking): one look at every block, once.
     func learnLiveness(of region: Region) {
-        func scan(_ buffer: CellBuffer) -> [Bool] {
-            (0..<blockCount).map { block in
+        func scan(_ buffer: CellBuffer) -> BlockSet {
+            var alive = BlockSet(count: blockCount)
+            for block in 0..<blockCount {
                 let b = box(of: block)
-                return buffer.population(x: b.x, y: b.y, width: b.width, height: min(b.height, height - b.y)) > 0
+                alive[block] = buffer.population(x: b.x, y: b.y, width: b.width, height: min(b.height, height - b.y)) > 0
             }
+            return alive
         }
         if aliveCurrent == nil { aliveCurrent = scan(region.current) }
         if aliveNext == nil { aliveNext = scan(region.next) }
@@ -310,6 +310,6 @@ final class BlockActivity {
 
     /// The blocks known to hold live cells in the current buffer; nil when unknown.
     var aliveBlocks: [Int]? {
-        aliveCurrent.map { alive in alive.indices.filter { alive[$0] } }
+        aliveCurrent?.members
     }
 }
