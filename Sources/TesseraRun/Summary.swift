@@ -17,7 +17,9 @@ package enum Summary {
                 + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
         } else {
             line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement), "
-                + "tiles \(setup.tiling.columns)x\(setup.tiling.rows), halo \(setup.halo): "
+                + "tiles \(setup.tiling.columns)x\(setup.tiling.rows)"
+                + (outcome.recuts.last.map { ", cut again into \($0.columns)x\($0.rows) at generation \($0.generation) for joining workers" } ?? "")
+                + ", halo \(setup.halo): "
                 + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
         }
         if !workers.isEmpty {

@@ -127,4 +127,26 @@ import TesseraPatterns
         for worker in first + [late] { #expect(worker.wait(timeout: 20) == 0) }
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 6000)))
     }
+
+    /// With a tile for every worker, one that joins could get none by moves: the board is
+    /// cut again, a tile per worker, the joiner steps one, and the board is still Golly's.
+    @Test(.timeLimit(.minutes(3)))
+    func aWorkerThatJoinsWhenEveryTileHasAWorkerGetsOneOfTheBoardCutAgain() throws {
+        let dir = try Harness.temporaryDirectory()
+        let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let output = dir.appendingPathComponent("recut.rle")
+        let coordinator = try RunningTessera(["coordinator", acorn.path, "--workers", "1", "--generations", "20000",
+                                              "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"])
+        let endpoint = try coordinator.workerEndpoint()
+        let first = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
+        _ = try Processes.poll(timeout: 60, "the worker to step") { Processes.cpuSeconds(first.pid) > 0.5 ? true : nil }
+        let late = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
+        #expect(coordinator.wait(timeout: 150) == 0, "\(coordinator.errorText)")
+        #expect(coordinator.errorText.contains("cut the board again into 2x1 tiles"), "\(coordinator.errorText)")
+        let report = coordinator.outputText
+        #expect(report.contains(", 2 workers, tiles 1x1, cut again into 2x1"), "\(report)")
+        #expect(report.contains("tiles (1,0)"), "the joiner holds a tile: \(report)")
+        for worker in [first, late] { #expect(worker.wait(timeout: 20) == 0) }
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 20000)))
+    }
 }

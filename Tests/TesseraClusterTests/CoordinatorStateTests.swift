@@ -220,9 +220,9 @@ import TesseraCore
 
     let c: PeerID = Array("worker-c".utf8)
 
-    /// Tiles move whole, so with a tile for every worker already a newcomer is told it
-    /// will stay idle, and how to give joiners tiles.
-    @Test func aWorkerThatJoinsWhenEveryTileHasAWorkerHearsItStaysIdle() {
+    /// Tiles move whole, so with a tile for every worker already a newcomer is told the
+    /// board will be cut again for it, rather than that it gets tiles when they move.
+    @Test func aWorkerThatJoinsWhenEveryTileHasAWorkerHearsTheBoardIsCutAgain() {
         var state = ready()
         for (index, name) in ["c", "d"].enumerated() {
             let peer: PeerID = Array("worker-\(name)".utf8)
@@ -230,7 +230,7 @@ import TesseraCore
             _ = state.receive(Self.beat, from: peer, now: at(1))
         }
         let idle = logs(state.receive(Self.hello("e", pid: 5), from: Array("worker-e".utf8), now: at(1)))
-        #expect(idle.contains { $0.contains("stays idle") && $0.contains("--tiles") }, "\(idle)")
+        #expect(idle.contains { $0.contains("one per worker already") && $0.contains("cut again") }, "\(idle)")
     }
 
     /// A worker that says hello mid-run is a member at once, holds nothing and is not

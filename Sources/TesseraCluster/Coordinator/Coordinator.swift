@@ -28,12 +28,15 @@ package struct RunOutcome: Sendable {
     package let recoveries: [Coordinator.Recovery]
     /// In-memory snapshots taken: generation, and seconds each took.
     package let snapshots: [(generation: UInt64, seconds: Double)]
+    /// The board cut again for workers that joined: generation, and the new tiles.
+    package let recuts: [(generation: UInt64, columns: Int, rows: Int)]
 
     package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64, rebalances: [Rebalance] = [],
                  checkpoints: [(generation: UInt64, seconds: Double)] = [], recoveries: [Coordinator.Recovery] = [],
-                 snapshots: [(generation: UInt64, seconds: Double)] = []) {
+                 snapshots: [(generation: UInt64, seconds: Double)] = [], recuts: [(generation: UInt64, columns: Int, rows: Int)] = []) {
         (self.seconds, self.population, self.workers, self.generations) = (seconds, population, workers, generations)
         (self.rebalances, self.checkpoints, self.recoveries, self.snapshots) = (rebalances, checkpoints, recoveries, snapshots)
+        self.recuts = recuts
     }
 
     /// Generations stepped again after rollbacks.
@@ -206,9 +209,10 @@ package actor Coordinator {
 
     /// Rolls every tile back to the last in-memory snapshot, if every tile of it
     /// survives (on the worker that took it or on its buddy): no cells cross the wire.
-    /// Else to the newest checkpoint on disk, else to the run's start (on the unbounded
-    /// plane, the present window's: its plan carries the cells it was made with), on the
-    /// workers still in the run, the lost one's tiles dealt to them.
+    /// Else to the newest checkpoint on disk, else to the run's start (once the tiles were
+    /// made afresh, for a moved window of the unbounded plane or for joiners, their
+    /// plan's start: it carries the cells they were made with), on the workers still in
+    /// the run, the lost one's tiles dealt to them.
     private func recover(from why: String, at generation: UInt64) async throws {
         let started = ContinuousClock.now
         if let snapshot = state.memorySnapshot, state.restorePlan() != nil {
@@ -220,10 +224,10 @@ package actor Coordinator {
                                        seconds: (ContinuousClock.now - started).seconds, fromMemory: true))
             return
         }
-        if windowMoved {
-            // A checkpoint or the run's first board belongs to another window: this one's start.
+        if replanned {
+            // A checkpoint or the run's first board belongs to other tiles: the present plan's start.
             let plan = state.plan
-            Wire.log("coordinator", "rolled back to the unbounded plane's window as it was made at generation \(plan.generation): "
+            Wire.log("coordinator", "rolled back to the tiles as they were made at generation \(plan.generation): "
                 + "\(generation - plan.generation) generations to compute again")
             state.recovered()
             _ = try await perform(.replan(plan))
@@ -268,8 +272,11 @@ package actor Coordinator {
     /// the tiles of workers that asked to leave move to others, and tiles move to even
     /// the load as `balancing` says (a worker that joined takes its share).
     package func advance(_ generations: UInt64, balancing: Balancing) async throws {
-        let tiles = state.plan.tiling.tiles
-        guard state.members.count > 1 || tiles.count > 1 || checkpointing != nil else { return try await advance(generations) }
+        var tiles = state.plan.tiling.tiles
+        // One worker with one tile steps straight through, unless a worker may join.
+        guard state.members.count > 1 || tiles.count > 1 || checkpointing != nil || balancing != .off else {
+            return try await advance(generations)
+        }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
         let halo = UInt64(state.plan.halo)
         let end = state.generation + generations
@@ -312,6 +319,11 @@ package actor Coordinator {
                 continue
             }
             guard state.generation < end else { break }
+            if balancing != .off, try await cutTilesForJoiners() {
+                tiles = state.plan.tiling.tiles
+                (baseline, lastMoved) = ([:], [:])
+                continue
+            }
             // Long enough that a stop costs little beside it, short enough to follow a
             // pattern that moves and to let a leaving worker go soon.
             let took = max((ContinuousClock.now - started).seconds, 1e-4)
@@ -349,6 +361,44 @@ package actor Coordinator {
             for tile in moves.keys { (baseline[tile], lastMoved[tile]) = (0, stretches) }
         }
     }
+
+    /// Tiles move whole: once every tile has a worker of its own, one that joins could
+    /// get none by moves. Then the board is cut again, one tile per worker, from its
+    /// cells at this generation (gathered here, so only boards up to `largestRecut`).
+    /// Returns whether it was.
+    private func cutTilesForJoiners() async throws -> Bool {
+        let active = state.members.indices.filter(state.isActive)
+        let idle = active.filter { state.members[$0].tiles.isEmpty }
+        let old = state.plan.tiling, shape = old.shape
+        guard !idle.isEmpty, old.tiles.count <= active.count - idle.count else { return false }
+        let (columns, rows) = RunPlan.defaultTiles(count: active.count, shape: shape)
+        let tiling = try? Tiling(shape: shape, columns: columns, rows: rows)
+        var unfit: String? = nil
+        if columns * rows != active.count || tiling == nil || (try? tiling!.validate(halo: state.plan.halo)) == nil {
+            unfit = "the \(shape.width)x\(shape.height) board does not cut into \(active.count) tiles of halo \(state.plan.halo)"
+        } else if CellBuffer.byteCount(width: shape.width, height: shape.height) > Self.largestRecut {
+            unfit = "the \(shape.width)x\(shape.height) board is too large to gather here and cut again"
+        }
+        guard let tiling, unfit == nil else {
+            if !recutRefused {
+                recutRefused = true
+                Wire.log("coordinator", "\(idle.count) worker\(idle.count == 1 ? "" : "s") that joined stay idle: \(unfit!); start the coordinator with --tiles giving more tiles than workers, so that joiners get some")
+            }
+            return false
+        }
+        let board = try await collect(), generation = state.generation
+        try await replan(RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: generation,
+                                 generations: state.plan.generations, soup: nil,
+                                 cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }))
+        Wire.log("coordinator", "cut the board again into \(columns)x\(rows) tiles at generation \(generation), one for each of \(active.count) workers: \(idle.count) had joined with none")
+        recuts.append((generation, columns, rows))
+        return true
+    }
+
+    /// The largest board cut again for joiners (its cells, gathered in the coordinator).
+    static let largestRecut = 256 << 20
+    private var recutRefused = false
+    private var recuts: [(generation: UInt64, columns: Int, rows: Int)] = []
 
     /// One to three tiles, each to another of `workers`, every worker keeping one.
     static func randomMoves(owners: [TileID: Int], workers: [Int], using generator: inout SplitMix64) -> [TileID: Int] {
@@ -459,16 +509,17 @@ package actor Coordinator {
         _ = try await perform(.load(generation: generation, cells: cells))
     }
 
-    /// Replaces every worker's tiles with those of `plan`: the unbounded plane's window moved.
+    /// Replaces every worker's tiles with those of `plan`: the unbounded plane's window
+    /// moved, or the board was cut again for workers that joined.
     package func replan(_ plan: RunPlan) async throws {
         _ = try await perform(.replan(plan))
-        windowMoved = true
+        replanned = true
     }
 
-    /// Whether the board is no longer the run's first (the unbounded plane's window
-    /// moved): neither the run's start nor a checkpoint can stand in for it, only a
-    /// snapshot or the window's own start.
-    private var windowMoved = false
+    /// Whether the tiles are no longer the run's first (the unbounded plane's window
+    /// moved, or the board was cut again): a snapshot or the present plan's own start
+    /// stands in for them, not the run's start or a checkpoint.
+    private var replanned = false
 
     /// The tiles of the plan in force (the unbounded plane's window moves).
     package var tiling: Tiling { state.plan.tiling }
@@ -515,7 +566,7 @@ package actor Coordinator {
     package var outcome: RunOutcome {
         RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
                    generations: generationsRun, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries,
-                   snapshots: snapshots)
+                   snapshots: snapshots, recuts: recuts)
     }
 
     /// Generations advanced, less those a rollback made the run step again: the run's own.

@@ -304,9 +304,10 @@ package struct CoordinatorState {
             let holders = members.indices.filter(isActive).count
             members.append(Member(peer: peer, hello: hello, lastHeard: now))
             guard phase != .gathering else { return [] }
-            // Tiles move whole: with one each already, a newcomer has none to take.
+            // Tiles move whole: with one each already, a newcomer has none to take until
+            // the coordinator cuts the board again (`Coordinator.cutTilesForJoiners`).
             guard plan.tiling.tiles.count > holders else {
-                return [.log("worker pid \(hello.pid) on \(hello.host) joins the run but stays idle: its \(plan.tiling.tiles.count) tiles are one per worker already; start the coordinator with --tiles giving more tiles than workers, so that joiners get some")]
+                return [.log("worker pid \(hello.pid) on \(hello.host) joins the run: its \(plan.tiling.tiles.count) tiles are one per worker already, so the board is cut again for it after this stretch (with --no-balance it stays idle)")]
             }
             return [.log("worker pid \(hello.pid) on \(hello.host) joins the run: it gets tiles when tiles next move")]
         case .presenterHello:
