@@ -149,8 +149,11 @@ package struct RunSetup: Sendable {
     }
 
     /// The same run in a new window of the unbounded plane around `cells`, whose top-left
-    /// is at `live`'s, at `generation`.
-    package func moved(cells: BitGrid, at live: CellBounds, generation: UInt64) throws -> RunSetup {
+    /// is at `live`'s, at `generation`, cut into at least `present` tiles (those of the
+    /// window it replaces).
+    package func moved(cells: BitGrid, at live: CellBounds, generation: UInt64, tileCount present: Int) throws -> RunSetup {
+        // Tiles the coordinator added for joiners stay (chosen tiles are the user's).
+        let tileCount = chosenTiles == nil ? max(self.tileCount, present) : self.tileCount
         let minSide = Self.minWindowSide(tiles: chosenTiles, halo: chosenHalo, tileCount: tileCount)
         let shape = try PlaneWindow.around(live, minSide: minSide)
         let (tiling, halo) = try Self.tiling(of: shape, tiles: chosenTiles, halo: chosenHalo, tileCount: tileCount)

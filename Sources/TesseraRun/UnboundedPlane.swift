@@ -12,6 +12,9 @@ package protocol WindowRunner: Sendable {
     func rows(_ rows: Range<Int>) async throws -> BitGrid
     /// Replaces the window with `setup`'s, its cells and all.
     func move(to setup: RunSetup) async throws
+    /// Tiles the present window is cut into: more than it was made with once the
+    /// coordinator cut it again for workers that joined.
+    func tileCount() async -> Int
 }
 
 /// Golly's unbounded plane, run as a window that moves (see `PlaneWindow`).
@@ -44,7 +47,7 @@ package enum UnboundedPlane {
             let margin = PlaneWindow.margin(of: bounds, in: at.setup.shape)
             if margin < 1 || PlaneWindow.shouldMove(bounds, from: at.setup.shape) {
                 let cells = try await crop(live, from: runner)
-                at.setup = try at.setup.moved(cells: cells, at: bounds, generation: at.generation)
+                at.setup = try at.setup.moved(cells: cells, at: bounds, generation: at.generation, tileCount: await runner.tileCount())
                 try await runner.move(to: at.setup)
                 at.live = bounds.rect(on: at.setup.shape)
                 continue
@@ -106,6 +109,7 @@ actor LocalWindow: WindowRunner {
     func liveBounds() async throws -> TileRect? { try await cluster.liveBounds() }
     func rows(_ rows: Range<Int>) async throws -> BitGrid { try await cluster.board(rows: rows) }
     func move(to setup: RunSetup) async throws { cluster = try await Self.tiles(of: setup) }
+    func tileCount() async -> Int { cluster.tiling.tiles.count }
     func population() async throws -> Int { try await cluster.population() }
 }
 
@@ -119,4 +123,5 @@ struct ClusterWindow: WindowRunner {
     func liveBounds() async throws -> TileRect? { await coordinator.liveBounds }
     func rows(_ rows: Range<Int>) async throws -> BitGrid { try await coordinator.collect(rows: rows) }
     func move(to setup: RunSetup) async throws { try await coordinator.replan(setup.plan(generations: generations)) }
+    func tileCount() async -> Int { await coordinator.tiling.tiles.count }
 }
