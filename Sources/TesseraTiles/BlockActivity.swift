@@ -300,10 +300,10 @@ final class BlockActivity {
         return total
     }
 
-    /// Whether `box` of the current buffer may hold a live cell: false only when every
-    /// block it touches is known to be empty.
-    func mayBeAlive(_ box: Box) -> Bool {
-        guard let alive = aliveCurrent else { return true }
+    /// Whether `box` of the current buffer (or the next) may hold a live cell: false only
+    /// when every block it touches is known to be empty there.
+    func mayBeAlive(_ box: Box, inNext: Bool = false) -> Bool {
+        guard let alive = inNext ? aliveNext : aliveCurrent else { return true }
         let (cs, rs) = blocks(in: box)
         return rs.contains { r in cs.contains { alive[r * columns + $0] } }
     }

@@ -256,10 +256,27 @@ final class TileEngine {
         }
         guard lastRoundSparse, sent.contains(side) else {
             sent.insert(side)
-            let all = piece(0..<along), unit = HaloStrip.pieceLength
-            guard !corner, along > unit else { return (all.isEmpty ? [] : [all], true) }
+            let unit = HaloStrip.pieceLength
+            guard !corner, along > unit else {
+                let all = piece(0..<along)
+                return (all.isEmpty ? [] : [all], true)
+            }
             let count = (along + unit - 1) / unit
-            let alive = (0..<count).filter { !all.isEmpty(($0 * unit)..<min(along, ($0 + 1) * unit), side: side) }
+            func stretch(_ index: Int) -> Range<Int> { (index * unit)..<min(along, (index + 1) * unit) }
+            // Stretches in blocks known empty in both buffers are not even copied out: a
+            // deep edge of a huge, mostly empty tile is megabytes.
+            let possible = (0..<count).filter { index in
+                let s = stretch(index)
+                let b = side.dx == 0 ? Box(x: edge.x + s.lowerBound, y: edge.y, width: s.count, height: edge.height)
+                    : Box(x: edge.x, y: edge.y + s.lowerBound, width: edge.width, height: s.count)
+                return activity.map { $0.mayBeAlive(b) || $0.mayBeAlive(b, inNext: true) } ?? true
+            }
+            if possible.count < count {
+                let alive = possible.filter { !piece(stretch($0)).isEmpty }
+                return (Self.stretches(Set(alive), unit: unit, length: along).map(piece), true)
+            }
+            let all = piece(0..<along)
+            let alive = (0..<count).filter { !all.isEmpty(stretch($0), side: side) }
             // A busy edge goes as it is, without cutting it up.
             if alive.count == count { return ([all], true) }
             return (Self.stretches(Set(alive), unit: unit, length: along).map { all.slice($0, side: side) }, true)
