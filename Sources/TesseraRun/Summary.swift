@@ -10,16 +10,15 @@ package enum Summary {
         let workers = outcome.workers
         let placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
         var line: String
+        let recut = outcome.recuts.last.map { "cut again into \($0.columns)x\($0.rows) at generation \($0.generation) for joining workers" }
         if setup.isUnbounded {
             // Windows come and go with the pattern: no one board size or tiling to name.
             let speed = Double(generations) / max(outcome.seconds, 1e-9)
-            line = "\(setup.name): \(generations) generations on the unbounded plane \(setup.rule), \(placement): "
+            line = "\(setup.name): \(generations) generations on the unbounded plane \(setup.rule), \(placement)\(recut.map { ", tiles " + $0 } ?? ""): "
                 + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
         } else {
             line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement), "
-                + "tiles \(setup.tiling.columns)x\(setup.tiling.rows)"
-                + (outcome.recuts.last.map { ", cut again into \($0.columns)x\($0.rows) at generation \($0.generation) for joining workers" } ?? "")
-                + ", halo \(setup.halo): "
+                + "tiles \(setup.tiling.columns)x\(setup.tiling.rows)\(recut.map { ", " + $0 } ?? ""), halo \(setup.halo): "
                 + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
         }
         if !workers.isEmpty {

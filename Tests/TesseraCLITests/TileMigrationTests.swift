@@ -149,4 +149,30 @@ import TesseraPatterns
         for worker in [first, late] { #expect(worker.wait(timeout: 20) == 0) }
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 20000)))
     }
+
+    /// The same on the unbounded plane, where the window moves after the gun's gliders:
+    /// it is cut again once, and each later window keeps a tile for the joiner. With
+    /// --no-balance the joiner stays idle, and the window's moves go on without it.
+    /// (One case at a time: each holds a test thread for the whole run.)
+    @Test(.timeLimit(.minutes(3)), .serialized, arguments: [true, false])
+    func aWorkerThatJoinsAnUnboundedRunKeepsItsTileAsTheWindowMoves(balancing: Bool) throws {
+        let dir = try Harness.temporaryDirectory()
+        let gun = try write("x = 36, y = 9, rule = B3/S23\n24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!\n",
+                            "gun.rle", in: dir)
+        let output = dir.appendingPathComponent("gun-out.rle")
+        let coordinator = try RunningTessera(["coordinator", gun.path, "--workers", "1", "--generations", "12000",
+                                              "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"]
+                                             + (balancing ? [] : ["--no-balance"]))
+        let endpoint = try coordinator.workerEndpoint()
+        let first = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
+        _ = try Processes.poll(timeout: 60, "the worker to step") { Processes.cpuSeconds(first.pid) > 0.5 ? true : nil }
+        let late = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
+        #expect(coordinator.wait(timeout: 150) == 0, "\(coordinator.errorText)")
+        let cuts = coordinator.errorText.split(separator: "\n").filter { $0.contains("cut the board again") }
+        #expect(cuts.count == (balancing ? 1 : 0), "\(coordinator.errorText)")
+        #expect(coordinator.outputText.contains("on the unbounded plane B3/S23, 2 workers\(balancing ? ", tiles cut again into" : ":")"),
+                "\(coordinator.outputText)")
+        for worker in [first, late] { #expect(worker.wait(timeout: 20) == 0) }
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(gun, generations: 12000)))
+    }
 }

@@ -249,7 +249,8 @@ package struct CoordinatorState {
             let departing = compact()
             let active = members.indices.filter(isActive).count
             guard active > 0 else { throw TesseraError("no worker is left to run the tiles") }
-            try RunPlan.check(workers: active, tiling: next.tiling)
+            // More workers than tiles (one joined and the tiles were not cut again for
+            // it, or --tiles chose them): the extra ones stay idle, as a joiner waits.
             plan = next
             generation = next.generation
             memorySnapshot = nil
