@@ -248,10 +248,13 @@ final class TileEngine {
     func strip(for side: Direction) -> (pieces: [HaloStrip.Piece], whole: Bool) {
         let edge = region(side, halo: false)
         let corner = side.dx != 0 && side.dy != 0, along = side.dx == 0 ? edge.width : edge.height
-        func piece(_ stretch: Range<Int>) -> HaloStrip.Piece {
-            let b = corner ? edge
+        func box(_ stretch: Range<Int>) -> Box {
+            corner ? edge
                 : side.dx == 0 ? Box(x: edge.x + stretch.lowerBound, y: edge.y, width: stretch.count, height: edge.height)
                 : Box(x: edge.x, y: edge.y + stretch.lowerBound, width: edge.width, height: stretch.count)
+        }
+        func piece(_ stretch: Range<Int>) -> HaloStrip.Piece {
+            let b = box(stretch)
             return HaloStrip.Piece(offset: corner ? 0 : stretch.lowerBound, cells: main.cells(b), previous: main.cells(b, ofNext: true))
         }
         guard lastRoundSparse, sent.contains(side) else {
@@ -266,9 +269,7 @@ final class TileEngine {
             // Stretches in blocks known empty in both buffers are not even copied out: a
             // deep edge of a huge, mostly empty tile is megabytes.
             let possible = (0..<count).filter { index in
-                let s = stretch(index)
-                let b = side.dx == 0 ? Box(x: edge.x + s.lowerBound, y: edge.y, width: s.count, height: edge.height)
-                    : Box(x: edge.x, y: edge.y + s.lowerBound, width: edge.width, height: s.count)
+                let b = box(stretch(index))
                 return activity.map { $0.mayBeAlive(b) || $0.mayBeAlive(b, inNext: true) } ?? true
             }
             if possible.count < count {

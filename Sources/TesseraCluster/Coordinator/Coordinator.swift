@@ -372,12 +372,13 @@ package actor Coordinator {
         let old = state.plan.tiling, shape = old.shape
         guard !idle.isEmpty, old.tiles.count <= active.count - idle.count else { return false }
         let (columns, rows) = RunPlan.defaultTiles(count: active.count, shape: shape)
-        let tiling = try? Tiling(shape: shape, columns: columns, rows: rows)
-        var unfit: String? = nil
-        if columns * rows != active.count || tiling == nil || (try? tiling!.validate(halo: state.plan.halo)) == nil {
+        let tiling = columns * rows == active.count ? try? Tiling(shape: shape, columns: columns, rows: rows) : nil
+        let unfit: String?
+        if let tiling, (try? tiling.validate(halo: state.plan.halo)) != nil {
+            unfit = CellBuffer.byteCount(width: shape.width, height: shape.height) > Self.largestRecut
+                ? "the \(shape.width)x\(shape.height) board is too large to gather here and cut again" : nil
+        } else {
             unfit = "the \(shape.width)x\(shape.height) board does not cut into \(active.count) tiles of halo \(state.plan.halo)"
-        } else if CellBuffer.byteCount(width: shape.width, height: shape.height) > Self.largestRecut {
-            unfit = "the \(shape.width)x\(shape.height) board is too large to gather here and cut again"
         }
         guard let tiling, unfit == nil else {
             if !recutRefused {
