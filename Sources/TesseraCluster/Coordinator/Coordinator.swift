@@ -383,7 +383,7 @@ package actor Coordinator {
         guard let tiling, unfit == nil else {
             if !recutRefused {
                 recutRefused = true
-                Wire.log("coordinator", "\(idle.count) worker\(idle.count == 1 ? "" : "s") that joined stay idle: \(unfit!); start the coordinator with --tiles giving more tiles than workers, so that joiners get some")
+                Wire.log("coordinator", "\(idle.count == 1 ? "the worker that joined stays" : "\(idle.count) workers that joined stay") idle: \(unfit!); start the coordinator with --tiles giving more tiles than workers, so that joiners get some")
             }
             return false
         }
