@@ -22,12 +22,8 @@ package enum WorkerDrain {
             throw TesseraError("not allowed to signal worker \(pid): \(String(cString: strerror(errno)))",
                                fix: "run this as the user the worker runs as")
         }
-        // The wait blocks, so it gets a thread of its own rather than one of the task pool's.
-        let ended = Completion<Bool>()
         let milliseconds = Int32(clamping: Int((timeout.seconds * 1000).rounded(.up)))
-        let waiter = Thread { _ = ended.succeed(tessera_wait_readable(handle, milliseconds) == 1) }
-        waiter.name = "tessera-drain-\(pid)"
-        waiter.start()
+        let ended = Completion<Bool>.onOwnThread(named: "tessera-drain-\(pid)") { tessera_wait_readable(handle, milliseconds) == 1 }
         guard try await ended.value() else {
             throw TesseraError("worker \(pid) has not left after \(String(format: "%g", timeout.seconds)) s: its coordinator may be busy moving tiles, or gone",
                                fix: "wait longer (--drain-timeout), or send SIGTERM again to make it leave at once")

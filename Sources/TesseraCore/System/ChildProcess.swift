@@ -51,15 +51,12 @@ package struct ChildProcess: Sendable {
         guard rc == 0 else {
             throw TesseraError("cannot start \(arguments[0]): \(String(cString: strerror(rc)))")
         }
-        let ended = Completion<Termination>()
         let child = pid
-        let waiter = Thread {
+        let ended = Completion<Termination>.onOwnThread(named: "tessera-wait-\(child)") {
             var status: Int32 = 0
             while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            ended.succeed(status & 0x7f == 0 ? .exited(status >> 8 & 0xff) : .signalled(status & 0x7f))
+            return status & 0x7f == 0 ? .exited(status >> 8 & 0xff) : .signalled(status & 0x7f)
         }
-        waiter.name = "tessera-wait-\(child)"
-        waiter.start()
         return ChildProcess(pid: child, ended: ended)
     }
 

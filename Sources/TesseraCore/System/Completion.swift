@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A result that tasks wait for and any thread supplies, once: the one slot behind
@@ -67,4 +68,16 @@ package final class Completion<Value: Sendable>: Sendable {
 extension Completion where Value == Void {
     @discardableResult
     package func succeed() -> Bool { resolve(.success(())) }
+}
+
+extension Completion {
+    /// The result of `blocking`, computed on a thread of its own named `name`: a call
+    /// that blocks (waitpid, poll) must never hold one of the task pool's few threads.
+    package static func onOwnThread(named name: String, _ blocking: @escaping @Sendable () -> Value) -> Completion {
+        let completion = Completion()
+        let thread = Thread { completion.succeed(blocking()) }
+        thread.name = name
+        thread.start()
+        return completion
+    }
 }
