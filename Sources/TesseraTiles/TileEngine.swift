@@ -273,7 +273,10 @@ final class TileEngine {
                 return activity.map { $0.mayBeAlive(b) || $0.mayBeAlive(b, inNext: true) } ?? true
             }
             if possible.count < count {
-                let alive = possible.filter { !piece(stretch($0)).isEmpty }
+                let alive = possible.filter { index in
+                    let b = box(stretch(index))
+                    return [main.current, main.next].contains { $0.population(x: b.x, y: b.y, width: b.width, height: b.height) > 0 }
+                }
                 return (Self.stretches(Set(alive), unit: unit, length: along).map(piece), true)
             }
             let all = piece(0..<along)
