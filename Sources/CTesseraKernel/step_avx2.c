@@ -126,8 +126,9 @@ __attribute__((target("avx2"))) static void step_any(const uint64_t *src, uint64
 // before each store, the old word of the target (the generation before last) is
 // compared with the new one, and each 4-word column reports what changed: anywhere,
 // in which rows (the first and the last that changed), in its first or last row, its
-// first or last column, its four corners; and whether anything is alive. The old line is about to be written anyway, so the extra load
-// costs little, and it spares the store where nothing changed.
+// first or last column, its four corners; and whether anything is alive. The old line
+// is about to be written anyway, so the extra load costs little, and it spares the
+// store where nothing changed.
 AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                        size_t rowBegin, size_t rowEnd, int life, uint16_t birth,
                        uint16_t survive, uint32_t *flags) {

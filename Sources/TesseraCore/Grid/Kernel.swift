@@ -210,7 +210,7 @@ public enum Kernel {
                         let earlier = ColumnReport(rawValue: flags[j / 4])
                         let first = earlier.flags.contains(.changed) ? earlier.changedRows.lowerBound : changedRows.lowerBound - rows.lowerBound
                         let last = changedRows.upperBound - rows.lowerBound
-                        flags[j / 4] = flags[j / 4] & 0xFFFF | UInt32(min(first, 255)) << 16 | UInt32(min(last, 255)) << 24
+                        flags[j / 4] = flags[j / 4] & 0xFFFF | tessera_changed_rows(first, last)
                     }
                     flags[j / 4] |= UInt32(column.rawValue)
                 }
