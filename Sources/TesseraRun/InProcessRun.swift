@@ -10,40 +10,18 @@ package enum InProcessRun {
     /// A stopping signal ends it, with nothing written, as `Interrupted`.
     package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?) async throws -> RunOutcome {
         _ = try setup.end(after: generations)
-        let stop = StopSignal()
-        return try await withThrowingTaskGroup(of: RunOutcome?.self) { group in
-            group.addTask {
-                for await signal in Signals.stream() {
-                    stop.note(signal)
-                    return nil
-                }
-                return nil
-            }
-            group.addTask {
-                if setup.isUnbounded { return try await runUnbounded(setup, generations: generations, output: output) }
-                let cells = TileStart.painted(setup.start, board: setup.shape)
-                let cluster = try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo,
-                                                    generation: setup.generation) { _ in cells }
-                let clock = ContinuousClock()
-                let start = clock.now
-                try await cluster.run(generations: generations)
-                let seconds = (clock.now - start).seconds
-                try await output?.write(generation: setup.generation + generations) { try await cluster.board(rows: $0) }
-                return RunOutcome(seconds: seconds, population: try await cluster.population(), workers: [],
-                                  generations: generations)
-            }
-            defer { group.cancelAll() }
-            do {
-                // The run, or a signal, whichever comes first; the other is cancelled.
-                while let result = try await group.next() {
-                    if let outcome = result { return outcome }
-                    if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path) }
-                }
-            } catch {
-                if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path) }
-                throw error
-            }
-            throw CancellationError()
+        return try await Interrupted.unlessSignalled(output: output?.path) {
+            if setup.isUnbounded { return try await runUnbounded(setup, generations: generations, output: output) }
+            let cells = TileStart.painted(setup.start, board: setup.shape)
+            let cluster = try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo,
+                                                generation: setup.generation) { _ in cells }
+            let clock = ContinuousClock()
+            let start = clock.now
+            try await cluster.run(generations: generations)
+            let seconds = (clock.now - start).seconds
+            try await output?.write(generation: setup.generation + generations) { try await cluster.board(rows: $0) }
+            return RunOutcome(seconds: seconds, population: try await cluster.population(), workers: [],
+                              generations: generations)
         }
     }
 

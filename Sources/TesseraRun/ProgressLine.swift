@@ -25,26 +25,48 @@ package enum ProgressLine {
     }
 
     /// Follows a run until its task is cancelled: generation of `total`, cell-updates/s,
-    /// time left and the share of time spent waiting for halos.
-    package static func follow(_ coordinator: Coordinator, cells: Int, total: UInt64?) async {
+    /// time left and the share of time spent waiting for halos; while `headStart` runs,
+    /// its generations (with no coordinator, only those), and after it, the workers'
+    /// counted on from there.
+    package static func follow(_ coordinator: Coordinator?, cells: Int, total: UInt64?, headStart: HeadStart.Progress? = nil) async {
         defer { clear() }
         while !Task.isCancelled {
-            let status = await coordinator.status
-            draw(fraction: total.map { Double(status.done) / Double(max($0, 1)) }, describe(status, cells: cells, total: total))
+            let head = headStart?.snapshot
+            let text: String, done: UInt64
+            if let head, head.running {
+                done = head.generations
+                text = describe(done: done, seconds: head.seconds, cells: cells, total: total) + " · stepped here"
+            } else if let coordinator {
+                let status = await coordinator.status
+                done = (head?.generations ?? 0) + status.done
+                text = describe(status, before: head?.generations ?? 0, cells: cells, total: total)
+            } else {
+                return
+            }
+            draw(fraction: total.map { Double(done) / Double(max($0, 1)) }, text)
             try? await Task.sleep(for: .milliseconds(250))
         }
     }
 
-    static func describe(_ status: Coordinator.Status, cells: Int, total: UInt64?) -> String {
+    /// The line for `status`, whose generations count on from `before`.
+    static func describe(_ status: Coordinator.Status, before: UInt64 = 0, cells: Int, total: UInt64?) -> String {
         guard status.ready else { return "waiting for workers: \(status.joined) of \(status.workers)" }
-        var parts = ["generation \(status.done)" + (total.map { " of \($0)" } ?? "")]
-        if status.done > 0, status.secondsAdvancing > 0 {
-            let perSecond = Double(status.done) / status.secondsAdvancing
-            parts.append(Format.rate(perSecond * Double(cells)) + " cell-updates/s")
-            if let total, total > status.done { parts.append("ETA " + Format.duration(Double(total - status.done) / perSecond)) }
-        }
+        var parts = [describe(done: before + status.done, seconds: status.secondsAdvancing, rateOf: status.done, cells: cells, total: total)]
         let busy = status.computeSeconds + status.waitSeconds
         if busy > 0 { parts.append(String(format: "halo wait %.1f%%", 100 * status.waitSeconds / busy)) }
+        return parts.joined(separator: " · ")
+    }
+
+    /// Generation `done` of `total`, and the speed of the last `rateOf` generations (all
+    /// of them unless said), run in `seconds`.
+    static func describe(done: UInt64, seconds: Double, rateOf stepped: UInt64? = nil, cells: Int, total: UInt64?) -> String {
+        var parts = ["generation \(done)" + (total.map { " of \($0)" } ?? "")]
+        let stepped = stepped ?? done
+        if stepped > 0, seconds > 0 {
+            let perSecond = Double(stepped) / seconds
+            parts.append(Format.rate(perSecond * Double(cells)) + " cell-updates/s")
+            if let total, total > done { parts.append("ETA " + Format.duration(Double(total - done) / perSecond)) }
+        }
         return parts.joined(separator: " · ")
     }
 }

@@ -77,6 +77,12 @@ package struct RunSession: Sendable {
     package var balancing = Balancing.standard
     /// The cluster's keys: every socket then speaks CURVE and admits only listed keys.
     package var credentials: Credentials?
+    /// Whether a batch run on workers launched here steps its first generations in this
+    /// process while they start (see `HeadStart`), where the board fits twice in memory.
+    package var headStart = false
+    /// For tests: a head start that starts the workers at once and hands them the cells
+    /// at this generation (counted from the run's first), however quiet the board.
+    package var handOverAt: UInt64?
 
     package init(setup: RunSetup, generations: UInt64, workers: Workers) {
         (self.setup, self.generations, self.workers) = (setup, generations, workers)
@@ -100,6 +106,21 @@ package struct RunSession: Sendable {
         let launchedHere = if case .launched(_, let launcher, _) = workers { launcher.hosts.isEmpty } else { false }
         try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
                                     extraBytes: output?.bandBytes ?? 0)
+        // Soups are made by the workers themselves, and are seldom over in a blink.
+        let alone = try? setup.inOneTile()
+        let headStarts = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil
+            && alone.map { (try? TileCluster.checkMemory(setup.tiling.tiles, of: setup.tiling, halo: setup.halo,
+                                                         extraBytes: TileCluster.byteCount(of: $0.tiling, halo: $0.halo)
+                                                             + (output?.bandBytes ?? 0))) != nil } == true
+        let headProgress = HeadStart.Progress()
+        var head: HeadStart? = nil
+        if headStarts {
+            let first = try await firstGenerations(progress: headProgress)
+            if first.generations == generations {
+                return try await finishHere(first, workers: workers.count, started: false)
+            }
+            head = first
+        }
         let listen: String
         switch workers {
         case .launched(_, _, let endpoint), .awaited(_, let endpoint): listen = endpoint
@@ -113,29 +134,67 @@ package struct RunSession: Sendable {
             let coordinator = Coordinator(pump: pump, workers: workers.count, plan: setup.plan(generations: generations),
                                           connectTimeout: connectTimeout, silence: silence,
                                           servesPresenter: mode.isExternalPresenter)
-            var local: LocalWorkers? = nil
+            var launch: (() throws -> LocalWorkers)? = nil
             switch workers {
             case .launched(let count, let launcher, _):
-                local = try LocalWorkers.launch(count: count, coordinator: pump.boundEndpoint, launcher: launcher,
-                                                keys: credentials?.folder)
+                launch = { try LocalWorkers.launch(count: count, coordinator: pump.boundEndpoint, launcher: launcher,
+                                                   keys: credentials?.folder) }
             case .awaited(let count, _):
                 // Unbuffered, so whoever starts the workers can read the endpoint at once.
                 say("tessera coordinator: waiting for \(count) workers on \(pump.boundEndpoint)")
             }
-            return try await serve(coordinator, pump: pump, workers: local)
+            return try await serve(coordinator, pump: pump, launch: launch, head: head, headProgress: headProgress)
         }
     }
 
-    private func serve(_ coordinator: Coordinator, pump: MessagePump, workers: LocalWorkers?) async throws -> RunOutcome {
+    /// Steps the first generations here before any worker or socket exists (see
+    /// `HeadStart`), until the board keeps a core busy (tests: until `handOverAt`) or the
+    /// run is over. A stopping signal ends it, with nothing written, as `Interrupted`.
+    private func firstGenerations(progress: HeadStart.Progress) async throws -> HeadStart {
+        let (setup, generations, handOverAt) = (self.setup, self.generations, self.handOverAt)
+        let follow = showsProgress && ProgressLine.isTerminal
+        return try await Interrupted.unlessSignalled(output: output?.path) {
+            var head = try await HeadStart(setup)
+            var busy = HeadStart.Busy()
+            try await head.step(toward: min(generations, handOverAt ?? .max), progress: progress) {
+                handOverAt == nil && busy.isBusy(at: $0)
+            }
+            return head
+        } alongside: {
+            if follow { await ProgressLine.follow(nil, cells: setup.shape.cellCount, total: generations, headStart: progress) }
+        }
+    }
+
+    /// Ends a run whose every generation was stepped here: writes the output from here,
+    /// and says what the run did.
+    private func finishHere(_ head: HeadStart, workers: Int, started: Bool) async throws -> RunOutcome {
+        if let output { try await head.write(output) }
+        let outcome = RunOutcome(seconds: 0, population: try await head.local.population(), workers: [], generations: 0)
+        return outcome.after(head.record(workers: workers, started: started, handedOver: false))
+    }
+
+    /// Runs the session's mode on `coordinator`, with the workers `launch` starts here
+    /// (nil: they come by themselves). After a head start, they are started at once, and
+    /// `head` steps on here until they are up, then hands them its cells.
+    private func serve(_ coordinator: Coordinator, pump: MessagePump, launch: (() throws -> LocalWorkers)?,
+                       head: HeadStart?, headProgress: HeadStart.Progress) async throws -> RunOutcome {
         let stop = StopSignal()
         var written = false
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await coordinator.serve() }
-            if let workers {
-                group.addTask {
-                    await workers.watch { pid, host, how in await coordinator.workerExited(pid: pid, host: host, how: how.description) }
+            var workers: LocalWorkers? = nil
+            if let launch {
+                do {
+                    let started = try launch()
+                    workers = started
+                    group.addTask {
+                        await started.watch { pid, host, how in await coordinator.workerExited(pid: pid, host: host, how: how.description) }
+                    }
+                } catch {
+                    await coordinator.shutdown()
+                    throw error
                 }
             }
+            group.addTask { await coordinator.serve() }
             group.addTask {
                 for await signal in Signals.stream() {
                     stop.note(signal)
@@ -144,21 +203,43 @@ package struct RunSession: Sendable {
             }
             if showsProgress && ProgressLine.isTerminal {
                 let total = mode.isExternalPresenter ? nil : generations
-                group.addTask { await ProgressLine.follow(coordinator, cells: setup.shape.cellCount, total: total) }
+                group.addTask {
+                    await ProgressLine.follow(coordinator, cells: setup.shape.cellCount, total: total,
+                                              headStart: head == nil ? nil : headProgress)
+                }
             }
             defer { group.cancelAll() }
             do {
+                var head = head
+                if var running = head {
+                    try await running.step(toward: min(generations, handOverAt ?? .max), progress: headProgress) { _ in
+                        try await coordinator.isReady()
+                    }
+                    headProgress.finish()
+                    head = running
+                    if running.generations == generations {
+                        // Over before the workers were up: they hold nothing, so they go at once.
+                        let outcome = try await finishHere(running, workers: self.workers.count, started: true)
+                        written = output != nil
+                        await coordinator.shutdown()
+                        await workers?.dismiss()
+                        if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path, written: written) }
+                        return outcome
+                    }
+                }
                 try await coordinator.start()
                 await coordinator.setCheckpointing(checkpointing)
                 await coordinator.setRestarts(restarts)
+                let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
+                let from = try await head?.handOver(to: window, as: setup) ?? .init(setup: setup)
+                let remaining = generations - (head?.generations ?? 0)
                 if setup.isUnbounded {
-                    let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
                     let end: UnboundedPlane.Position
                     if mode.isBatch {
-                        end = try await UnboundedPlane.advance(generations, from: .init(setup: setup), on: window)
+                        end = try await UnboundedPlane.advance(remaining, from: from, on: window)
                     } else {
                         let plane = ViewedPlane(coordinator: coordinator, window: window, setup: setup)
-                        try await drive(plane, coordinator: coordinator, pump: pump)
+                        try await drive(plane, generations: generations, coordinator: coordinator, pump: pump)
                         end = await plane.position
                     }
                     if let output {
@@ -166,13 +247,14 @@ package struct RunSession: Sendable {
                         written = true
                     }
                 } else {
-                    try await drive(coordinator, coordinator: coordinator, pump: pump)
+                    try await drive(coordinator, generations: remaining, coordinator: coordinator, pump: pump)
                     if let output {
                         try await output.write(generation: await coordinator.generation) { try await coordinator.collect(rows: $0) }
                         written = true
                     }
                 }
-                let outcome = await coordinator.outcome
+                var outcome = await coordinator.outcome
+                if let head { outcome = outcome.after(head.record(workers: self.workers.count, started: true, handedOver: true)) }
                 await coordinator.shutdown()
                 await workers?.stop()
                 if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path, written: true) }
@@ -192,7 +274,7 @@ package struct RunSession: Sendable {
 
     /// What the mode does between the workers being ready and the end of the run, with
     /// `board` as viewers see it (the coordinator's board, or the unbounded plane).
-    private func drive(_ board: any ClusterDriver, coordinator: Coordinator, pump: MessagePump) async throws {
+    private func drive(_ board: any ClusterDriver, generations: UInt64, coordinator: Coordinator, pump: MessagePump) async throws {
         switch mode {
         case .batch:
             try await coordinator.advance(generations, balancing: balancing)
@@ -268,6 +350,42 @@ package struct Interrupted: Error, CustomStringConvertible {
     package var description: String {
         let file = output.map { written ? ", \($0) was written before it" : ", nothing written to \($0)" } ?? ""
         return "interrupted by \(Signals.name(signal)): every worker stopped\(file)"
+    }
+}
+
+extension Interrupted {
+    /// `body`'s result, unless a stopping signal comes first: then `body` is cancelled
+    /// and this throws `Interrupted`, with nothing written to `output`. `alongside`
+    /// runs beside `body` and is cancelled when it ends.
+    package static func unlessSignalled<T: Sendable>(output: String?, _ body: @escaping @Sendable () async throws -> T,
+                                                     alongside: @escaping @Sendable () async -> Void = {}) async throws -> T {
+        let stop = StopSignal()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                for await signal in Signals.stream() {
+                    stop.note(signal)
+                    return nil
+                }
+                return nil
+            }
+            group.addTask {
+                await alongside()
+                return nil
+            }
+            group.addTask { try await body() }
+            defer { group.cancelAll() }
+            do {
+                // The body, or a signal, whichever comes first; the others are cancelled.
+                while let result = try await group.next() {
+                    if let value = result { return value }
+                    if let signal = stop.signal { throw Interrupted(signal: signal, output: output) }
+                }
+            } catch {
+                if let signal = stop.signal { throw Interrupted(signal: signal, output: output) }
+                throw error
+            }
+            throw CancellationError()
+        }
     }
 }
 

@@ -164,6 +164,26 @@ package struct RunSetup: Sendable {
         return next
     }
 
+    /// The same run on one tile (of the chosen halo, else its own default): what one
+    /// process steps fastest while a pattern is small, with no halo to trade.
+    package func inOneTile() throws -> RunSetup {
+        let (tiling, halo) = try Self.tiling(of: shape, tiles: nil, halo: chosenHalo, tileCount: 1)
+        var one = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
+                           pattern: pattern, soup: soup)
+        (one.chosenTiles, one.chosenHalo, one.tileCount) = (nil, chosenHalo, 1)
+        return one
+    }
+
+    /// The same board and tiles at `generation`, its live cells `cells` at `live` (board
+    /// coordinates) and none elsewhere: what a head start hands to the workers.
+    package func handedOver(cells: BitGrid, at live: TileRect, generation: UInt64) -> RunSetup {
+        let corner = CellBounds(live, of: shape)
+        var next = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
+                            pattern: Pattern(cells: cells, position: (corner.left, corner.top), rule: rule), soup: nil)
+        (next.chosenTiles, next.chosenHalo, next.tileCount) = (chosenTiles, chosenHalo, tileCount)
+        return next
+    }
+
     /// The soup (if any) with the pattern laid over it.
     package var start: StartingCells { StartingCells(soup: soup, overlay: pattern?.overlay(on: shape)) }
 

@@ -8,7 +8,13 @@ package enum Summary {
         let generations = outcome.generations
         let rate = Double(setup.shape.cellCount) * Double(generations) / max(outcome.seconds, 1e-9)
         let workers = outcome.workers
-        let placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
+        var placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
+        if let head = outcome.headStart {
+            let them = "\(head.workers) worker\(head.workers == 1 ? "" : "s")"
+            placement += head.handedOver ? " (the first \(head.generations) generations stepped here)"
+                : head.started ? " (over before its \(them) \(head.workers == 1 ? "was" : "were") up)"
+                : " (never busy enough to start its \(them))"
+        }
         var line: String
         let recut = outcome.recuts.last.map { "cut again into \($0.columns)x\($0.rows) at generation \($0.generation) for joining workers" }
         if setup.isUnbounded {

@@ -50,6 +50,11 @@ public final class TileCluster: Sendable {
         TileEngine.blockingPays(rect: rect, depth: halo)
     }
 
+    /// What every tile of `tiling` takes in memory.
+    public static func byteCount(of tiling: Tiling, halo: Int) -> Int {
+        tiling.tiles.reduce(0) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) }
+    }
+
     /// Refuses, before allocating anything, to build `tiles` if they would not fit in memory.
     public static func checkMemory(_ tiles: [TileID], of tiling: Tiling, halo: Int, extraBytes: Int = 0) throws {
         let bytes = tiles.reduce(extraBytes) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) }

@@ -73,7 +73,7 @@ import TesseraPatterns
         let dir = try Harness.temporaryDirectory()
         let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
         let output = dir.appendingPathComponent("drained.rle")
-        let run = try RunningTessera(["run", acorn.path, "--generations", "6000", "--tiles", "4x2", "--output", output.path])
+        let run = try RunningTessera(["run", acorn.path, "--generations", "6000", "--tiles", "4x2", "--workers", "2", "--output", output.path])
         let workers = try run.workerPids(2)
         // Stepping, not starting: a worker that left before the run began would leave it short.
         _ = try Processes.poll(timeout: 60, "the workers to step") { Processes.cpuSeconds(workers[0]) > 0.5 ? true : nil }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCore
 import TesseraPatterns
+import TesseraWire
 @testable import TesseraCluster
 @testable import TesseraRun
 
@@ -54,6 +55,56 @@ import TesseraPatterns
         #expect(ProgressLine.describe(running, cells: 1 << 30, total: 1000)
             == "generation 250 of 1000 · 107.37 G cell-updates/s · ETA 8 s · halo wait 1.0%")
         #expect(ProgressLine.describe(running, cells: 1 << 30, total: nil) == "generation 250 · 107.37 G cell-updates/s · halo wait 1.0%")
+    }
+
+    /// After a head start, the line counts on from the generations stepped here, and
+    /// the speed is the workers' own.
+    @Test func theProgressLineCountsOnFromAHeadStart() {
+        let running = Coordinator.Status(workers: 2, joined: 2, ready: true, done: 250, secondsAdvancing: 2.5, computeSeconds: 9.9, waitSeconds: 0.1)
+        #expect(ProgressLine.describe(running, before: 4000, cells: 1 << 30, total: nil)
+            == "generation 4250 · 107.37 G cell-updates/s · halo wait 1.0%")
+        #expect(ProgressLine.describe(done: 500, seconds: 5, cells: 1 << 30, total: 1000)
+            == "generation 500 of 1000 · 107.37 G cell-updates/s · ETA 5 s")
+    }
+
+    /// The summary says where the generations were stepped.
+    @Test func theSummarySaysWhatAHeadStartDid() throws {
+        var choices = RunSetup.Choices()
+        choices.pattern = (Pattern(cells: BitGrid(width: 3, height: 3), position: (0, 0)), "g.rle")
+        choices.size = (64, 64)
+        let setup = try RunSetup(choices, defaultTiles: 2)
+        func line(_ head: RunOutcome.HeadStart, workers: [WorkerSummary] = []) -> String {
+            Summary.lines(setup: setup, outcome: RunOutcome(seconds: 1, population: 5, workers: workers, generations: 100).after(head),
+                          detailed: false)[0]
+        }
+        let quiet = line(.init(generations: 100, seconds: 1, workers: 2, started: false, handedOver: false))
+        #expect(quiet.hasPrefix("g.rle: 200 generations on 64x64 torus B3/S23, in process (never busy enough to start its 2 workers), tiles 1x2"))
+        #expect(quiet.contains(": population 5, 2.000 s,"))
+        let early = line(.init(generations: 100, seconds: 1, workers: 1, started: true, handedOver: false))
+        #expect(early.contains(", in process (over before its 1 worker was up), tiles 1x2"), "\(early)")
+        let report = WorkerReport(computeSeconds: 1, waitSeconds: 0, bytesSent: 0)
+        let handed = line(.init(generations: 60, seconds: 1, workers: 2, started: true, handedOver: true),
+                          workers: [0, 1].map { WorkerSummary(index: $0, pid: 1, host: "h", tiles: [], report: report) })
+        #expect(handed.contains(", 2 workers (the first 60 generations stepped here), tiles 1x2"), "\(handed)")
+        #expect(handed.contains("160 generations"))
+    }
+
+    /// What a head start hands over: the same board and tiles, its cells where they stood.
+    @Test func aHandedOverSetupKeepsTheBoardAndPlacesTheCells() throws {
+        var choices = RunSetup.Choices()
+        choices.pattern = (Pattern(cells: BitGrid(width: 1, height: 1), position: (0, 0)), "p")
+        choices.size = (64, 32)
+        let setup = try RunSetup(choices, defaultTiles: 2)
+        let one = try setup.inOneTile()
+        #expect(one.tiling.columns == 1 && one.tiling.rows == 1 && one.shape == setup.shape)
+        var cells = BitGrid(width: 3, height: 2)
+        cells[0, 0] = true
+        cells[2, 1] = true
+        let next = setup.handedOver(cells: cells, at: TileRect(x: 10, y: 20, width: 3, height: 2), generation: 77)
+        #expect(next.generation == 77 && next.shape == setup.shape && next.tiling.columns == setup.tiling.columns
+            && next.tiling.rows == setup.tiling.rows && next.halo == setup.halo)
+        let board = next.cells(in: TileRect(x: 0, y: 0, width: 64, height: 32))
+        #expect(board.population == 2 && board[10, 20] && board[12, 21])
     }
 
     /// A pattern over 16 MiB of cells is cut by the coordinator; a smaller one goes to every worker.

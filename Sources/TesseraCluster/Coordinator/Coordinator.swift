@@ -41,6 +41,34 @@ package struct RunOutcome: Sendable {
 
     /// Generations stepped again after rollbacks.
     package var generationsComputedAgain: UInt64 { Coordinator.recomputed(recoveries) }
+
+    /// The first generations of a run, stepped in the coordinator's process until the
+    /// board was busy enough for its workers and they were up.
+    package struct HeadStart: Sendable {
+        package let generations: UInt64
+        package let seconds: Double
+        /// The run's workers, whether they were started (the board kept a core busy) and
+        /// whether they took over the rest of the run.
+        package let workers: Int
+        package let started: Bool
+        package let handedOver: Bool
+
+        package init(generations: UInt64, seconds: Double, workers: Int, started: Bool, handedOver: Bool) {
+            (self.generations, self.seconds, self.workers) = (generations, seconds, workers)
+            (self.started, self.handedOver) = (started, handedOver)
+        }
+    }
+
+    package private(set) var headStart: HeadStart?
+
+    /// This outcome with `head`'s generations and seconds first.
+    package func after(_ head: HeadStart) -> RunOutcome {
+        var outcome = RunOutcome(seconds: head.seconds + seconds, population: population, workers: workers,
+                                 generations: head.generations + generations, rebalances: rebalances,
+                                 checkpoints: checkpoints, recoveries: recoveries, snapshots: snapshots, recuts: recuts)
+        outcome.headStart = head
+        return outcome
+    }
 }
 
 /// Runs a plan on workers: waits for them to connect, assigns tiles, then advances,
@@ -142,6 +170,13 @@ package actor Coordinator {
     /// Waits for the workers to connect and build their tiles.
     package func start() async throws {
         try await prepared.value()
+    }
+
+    /// Whether every worker connected and built its tiles, without waiting; throws what
+    /// failed the run meanwhile, if anything did.
+    package func isReady() throws -> Bool {
+        if let failure = state.failure { throw failure }
+        return state.phase == .idle || state.phase == .busy
     }
 
     private func perform(_ request: CoordinatorState.Request) async throws -> CoordinatorState.Answer {
@@ -598,7 +633,7 @@ package actor Coordinator {
         let progress = state.progress
         let inFlight = advancing.map { min(max(progress.generation, $0.from), $0.to) - $0.from } ?? 0
         return Status(workers: workerCount, joined: state.members.count,
-                      ready: state.phase == .idle || state.phase == .busy,
+                      ready: (try? isReady()) == true,
                       done: generationsRun + inFlight,
                       secondsAdvancing: secondsAdvancing + (advancing.map { (ContinuousClock.now - $0.since).seconds } ?? 0),
                       computeSeconds: progress.computeSeconds, waitSeconds: progress.waitSeconds)

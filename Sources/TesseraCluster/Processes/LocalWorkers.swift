@@ -76,6 +76,13 @@ package struct LocalWorkers: Sendable {
         }
     }
 
+    /// Ends workers the run no longer needs before they were given anything to keep (it
+    /// was over before they were up), at once, and waits until they are gone.
+    package func dismiss() async {
+        signalAll(SIGKILL)
+        for (process, _) in processes { _ = try? await process.termination() }
+    }
+
     /// Sends `signal` to every worker still running.
     package func signalAll(_ signal: Int32) {
         for (process, _) in processes { process.signal(signal) }

@@ -21,6 +21,14 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Watch and steer the run in this terminal; quitting the viewer ends the run.")
     var view = false
 
+    @Flag(inversion: .prefixedNo,
+          help: "Step the first generations of a pattern in this process while the workers start, and hand the cells to them once they are up: a short run ends before they are needed. Default: on unless --workers is given, so that a chosen worker count does every generation.")
+    var headStart: Bool?
+
+    /// Hands the cells to the workers at this generation: for tests of the hand-over.
+    @Option(help: .hidden)
+    var handOverAt: UInt64?
+
     func validate() throws {
         if view && !Terminal.isInteractive {
             throw TesseraError("--view needs a terminal", fix: "run it in a terminal, or use --view-listen and 'tessera view'")
@@ -68,6 +76,8 @@ struct RunCommand: AsyncParsableCommand {
             try session.configure(run: run, cluster: cluster, output: output, view: view)
             session.checkpointing = try checkpoints.schedule(for: setup, generations: generations)
             session.credentials = try security.memberCredentials()
+            session.headStart = headStart ?? (cluster.workers == nil || handOverAt != nil)
+            session.handOverAt = handOverAt
             security.warnIfOpen([run.viewListen], role: "run", exposes: "can watch and steer the run and edit its cells")
             outcome = try await session.run()
         }

@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+import TesseraCluster
+import TesseraCore
+import TesseraPatterns
+
+/// A local run's first generations, stepped on one tile in this process before any
+/// worker exists. The workers (and the coordinator's sockets) are started only once a
+/// generation keeps this process busy for longer than `busy`, and are handed the live
+/// cells once they are up, as a moved window of the unbounded plane is handed its
+/// cells. Starting them costs tens of milliseconds (each is an exec, libzmq's shared
+/// libraries, flag parsing, a connection and a handshake), and every round on them a
+/// loopback round trip and halo strips: more than a sparse pattern's whole run takes
+/// here, and more than Golly takes for it.
+package struct HeadStart: Sendable {
+    /// The tiles stepped here.
+    let local: LocalWindow
+    /// The run on one tile, as it started.
+    private let board: RunSetup
+    /// Where the tiles got to, and the seconds spent building and stepping them.
+    private(set) var position: UnboundedPlane.Position
+    private(set) var seconds: Double
+    /// Generations in the next round.
+    private var pace: UInt64
+
+    /// Generations stepped here.
+    var generations: UInt64 { position.generation - board.generation }
+
+    /// A generation's compute time on one core past which the workers are started. A
+    /// round on two local workers costs about 2.5 ms more than its compute (measured:
+    /// 1–2 ms of halo latency and the coordinator's round trip), so halving a round of
+    /// 128 generations pays once each takes about 40 µs: an 8192² soup settling does
+    /// (about 140 µs), a 2048² torus soup (about 60 µs); acorn, rabbits, a Gosper gun, a
+    /// spaceship fleet or ash (2–35 µs) are faster here to the end.
+    static let busy = Duration.microseconds(40)
+
+    /// Builds `setup`'s cells on one tile here.
+    init(_ setup: RunSetup) async throws {
+        let started = ContinuousClock.now
+        board = try setup.inOneTile()
+        local = try await LocalWindow(board)
+        position = UnboundedPlane.Position(setup: board)
+        pace = min(16, UInt64(board.halo))
+        seconds = (ContinuousClock.now - started).seconds
+    }
+
+    /// Steps on toward `total` generations (counted from the run's first) in rounds,
+    /// until `stop`, asked with the generation reached before each round, says to stop.
+    /// Rounds start at 16 generations (a busy board is seen busy within a few
+    /// milliseconds) and double up to the halo's depth. Tells `progress` after each round.
+    mutating func step(toward total: UInt64, progress: Progress?,
+                       until stop: (UInt64) async throws -> Bool) async throws {
+        let clock = ContinuousClock(), started = clock.now, before = seconds
+        defer { seconds = before + (clock.now - started).seconds }
+        while generations < total {
+            progress?.note(generations: generations, seconds: before + (clock.now - started).seconds)
+            if try await stop(position.generation) { break }
+            let count = min(pace, total - generations)
+            if position.setup.isUnbounded {
+                position = try await UnboundedPlane.advance(count, from: position, on: local)
+            } else {
+                try await local.advance(count)
+                position.generation += count
+            }
+            pace = min(pace * 2, UInt64(position.setup.halo))
+        }
+        if !position.setup.isUnbounded { position.live = try await local.liveBounds() }
+    }
+
+    /// The cells as they stand here, as `setup`'s cells at this generation: on a bounded
+    /// board, where they stand on it; on the unbounded plane, in a window around them.
+    private func handedOver(as setup: RunSetup) async throws -> RunSetup {
+        guard let live = position.live, let bounds = position.bounds else {
+            return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
+                                    generation: position.generation)
+        }
+        let cells = try await UnboundedPlane.crop(live, from: local)
+        return setup.isUnbounded
+            ? try setup.moved(cells: cells, at: bounds, generation: position.generation, tileCount: setup.tiling.tiles.count)
+            : setup.handedOver(cells: cells, at: bounds.rect(on: setup.shape), generation: position.generation)
+    }
+
+    /// Says, round by round, when a board keeps a core busy: two rounds in a row that
+    /// took longer than `busy` a generation. It reads this process's CPU time, not the
+    /// clock on the wall, so that a machine busy with other work does not make a quiet
+    /// board look busy (only the head start computes here while it runs).
+    struct Busy {
+        private var last = (cpu: Self.cpuTime(), generation: UInt64?.none)
+        private var busyRounds = 0
+
+        mutating func isBusy(at generation: UInt64) -> Bool {
+            let now = Self.cpuTime()
+            if let before = last.generation, generation > before {
+                busyRounds = (now - last.cpu) / Int(generation - before) > HeadStart.busy ? busyRounds + 1 : 0
+            }
+            last = (now, generation)
+            return busyRounds >= 2
+        }
+
+        static func cpuTime() -> Duration {
+            var now = timespec()
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+            return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+        }
+    }
+
+    /// Gives `cluster` the cells as they stand here, on `setup`'s tiles (on the
+    /// unbounded plane, those of a window around the live cells); returns where the run
+    /// goes on from.
+    func handOver(to cluster: ClusterWindow, as setup: RunSetup) async throws -> UnboundedPlane.Position {
+        let next = try await handedOver(as: setup)
+        try await cluster.move(to: next)
+        return UnboundedPlane.Position(setup: next)
+    }
+
+    /// Writes the cells as they stand here.
+    func write(_ output: BoardOutput) async throws {
+        if position.setup.isUnbounded {
+            try await UnboundedPlane.write(output, at: position, from: local)
+        } else {
+            try await output.write(generation: position.generation) { try await local.rows($0) }
+        }
+    }
+
+    func record(workers: Int, started: Bool, handedOver: Bool) -> RunOutcome.HeadStart {
+        RunOutcome.HeadStart(generations: generations, seconds: seconds, workers: workers, started: started, handedOver: handedOver)
+    }
+
+    /// How far a head start got, for the progress line, which reads it from another
+    /// task: behind a lock, hence `Sendable`.
+    package final class Progress: Sendable {
+        private let state = Mutex((generations: UInt64(0), seconds: 0.0, running: true))
+
+        func note(generations: UInt64, seconds: Double) {
+            state.withLock { $0 = (generations, seconds, $0.running) }
+        }
+
+        func finish() { state.withLock { $0.running = false } }
+
+        /// Generations stepped here and the seconds it took, and whether it still runs.
+        var snapshot: (generations: UInt64, seconds: Double, running: Bool) { state.withLock { $0 } }
+    }
+}

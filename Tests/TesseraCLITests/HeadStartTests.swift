@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// A run whose worker count Tessera chooses steps a pattern in its own process, on one
+/// tile, until the board keeps a core busy; only then does it start its workers, and it
+/// hands them the live cells once they are up. Wherever that hand-over falls (tests
+/// pick it with the hidden `--hand-over-at`), the board is Golly's.
+@Suite struct HeadStartTests {
+    func write(_ text: String, _ name: String, in dir: URL) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Runs `arguments` with an output file; returns the summary line and the output's cells.
+    func run(_ arguments: [String], in dir: URL) throws -> (summary: String, cells: Set<Harness.Cell>) {
+        let output = dir.appendingPathComponent("\(UUID().uuidString).rle")
+        let result = try Harness.tessera(["run"] + arguments + ["--output", output.path])
+        #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        return (result.stdout, try Harness.cells(ofPatternFile: output))
+    }
+
+    @Test(arguments: [
+        // On a torus: gliders cross its seams before and after the hand-over.
+        ("acorn, torus", "x = 7, y = 3, rule = B3/S23:T200,150\nbo$3bo$2o2b3o!\n", 2000, [1, 777, 1999]),
+        // On a dead-edge plane, another rule: HighLife's replicator reaches the edges.
+        ("replicator, plane", "x = 5, y = 5, rule = B36/S23:P120,100\n2b3o$bo2bo$o3bo$o2bo$3o!\n", 600, [100, 450]),
+        // Unbounded: the gun's window moves after its gliders, here and on the workers.
+        ("gun, unbounded", "x = 36, y = 9, rule = B3/S23\n24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!\n", 5000, [64, 4500]),
+        // Unbounded growth, far from the origin.
+        ("switch engines, far", "#CXRLE Pos=1000000000,-1000000000\nx = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", 3000, [2999]),
+        // A pattern that dies: nothing to hand over.
+        ("dies", "x = 2, y = 1, rule = B3/S23:T64,64\n2o!\n", 300, [5]),
+    ])
+    func theHandOverLeavesGollysBoard(name: String, text: String, generations: Int, handOvers: [Int]) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write(text, "pattern.rle", in: dir)
+        let golly = try Harness.golly(input, generations: generations)
+        for at in handOvers {
+            for layout in [[], ["--workers", "3", "--tiles", "2x2", "--halo", "7"]] {
+                let ours = try run([input.path, "--generations", "\(generations)", "--hand-over-at", "\(at)"] + layout, in: dir)
+                #expect(ours.cells == golly, "\(name), hand-over at \(at), \(layout)")
+                #expect(ours.summary.contains("(the first \(at) generations stepped here)"), "\(ours.summary)")
+            }
+        }
+    }
+
+    /// A soup laid on an area of the unbounded plane is a pattern too: it hands over.
+    @Test func aSoupOnTheUnboundedPlaneHandsOverToo() throws {
+        let dir = try Harness.temporaryDirectory()
+        let soup = ["--soup", "0.37", "--seed", "5", "--size", "48x40", "--topology", "infinite"]
+        let start = dir.appendingPathComponent("soup.rle")
+        #expect(try Harness.tessera(["run"] + soup + ["--generations", "0", "--output", start.path]).status == 0)
+        let golly = try Harness.golly(start, generations: 1200)
+        let ours = try run(soup + ["--generations", "1200", "--hand-over-at", "300"], in: dir)
+        #expect(ours.cells == golly)
+    }
+
+    /// A quiet board is never busy enough to be worth the workers: the run ends here
+    /// with no worker process started, as fast as one process runs it. (A blinker: even
+    /// a debug build steps it in a few microseconds a generation.)
+    @Test func aQuietPatternNeverStartsItsWorkers() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("x = 3, y = 1, rule = B3/S23:P1024,1024\n3o!\n", "blinker.rle", in: dir)
+        let ours = try run([input.path, "--generations", "100001"], in: dir)
+        #expect(ours.summary.contains("in process (never busy enough to start its"), "\(ours.summary)")
+        #expect(ours.cells == (try Harness.golly(input, generations: 100001)))
+        // A chosen worker count does every generation.
+        let chosen = try run([input.path, "--generations", "1001", "--workers", "2"], in: dir)
+        #expect(chosen.summary.contains("2 workers,") && !chosen.summary.contains("stepped here"), "\(chosen.summary)")
+        #expect(chosen.cells == ours.cells)
+    }
+
+    /// A dense board keeps a core busy at once: the workers start (and take the cells
+    /// over partway, unless the run is over before they are up), and the board is Golly's.
+    @Test func aBusyBoardStartsItsWorkers() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try Harness.soupFile(density: "0.35", seed: 11, rule: "B3/S23:T1024,1024", in: dir)
+        let ours = try run([input.path, "--generations", "1000"], in: dir)
+        #expect(ours.summary.contains(" (the first ") || ours.summary.contains(" (over before its"), "\(ours.summary)")
+        #expect(ours.cells == (try Harness.golly(input, generations: 1000)))
+    }
+
+    @Test func noHeadStartMeansTheWorkersDoEveryGeneration() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("x = 3, y = 3, rule = B3/S23:T64,64\nbo$2bo$3o!\n", "glider.rle", in: dir)
+        let ours = try run([input.path, "--generations", "100", "--no-head-start"], in: dir)
+        #expect(ours.summary.contains(" worker") && !ours.summary.contains("in process") && !ours.summary.contains("stepped here"),
+                "\(ours.summary)")
+        #expect(ours.cells == (try Harness.golly(input, generations: 100)))
+    }
+}
