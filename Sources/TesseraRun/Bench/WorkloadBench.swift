@@ -12,6 +12,10 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
     package var generations: UInt64
     package var workers: Int
     package var tesseraSeconds: Double
+    /// Generations the run stepped in its own process before (or instead of) its workers.
+    package var steppedHere: UInt64
+    /// The same run with no head start (`--no-head-start`): every generation on the workers.
+    package var workersOnlySeconds: Double?
     package var inProcessSeconds: Double
     package var quickLifeSeconds: Double?
     package var hashLifeSeconds: Double?
@@ -26,6 +30,8 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
     package enum CodingKeys: String, CodingKey, CaseIterable {
         case workload, board, generations, workers
         case tesseraSeconds = "tessera_s"
+        case steppedHere = "generations_stepped_here"
+        case workersOnlySeconds = "tessera_workers_only_s"
         case inProcessSeconds = "tessera_in_process_s"
         case quickLifeSeconds = "bgolly_quicklife_s"
         case hashLifeSeconds = "bgolly_hashlife_s"
@@ -43,6 +49,8 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
             case .generations: "\(generations)"
             case .workers: "\(workers)"
             case .tesseraSeconds: "\(tesseraSeconds)"
+            case .steppedHere: "\(steppedHere)"
+            case .workersOnlySeconds: workersOnlySeconds.map { "\($0)" } ?? ""
             case .inProcessSeconds: "\(inProcessSeconds)"
             case .quickLifeSeconds: quickLifeSeconds.map { "\($0)" } ?? ""
             case .hashLifeSeconds: hashLifeSeconds.map { "\($0)" } ?? ""
@@ -57,7 +65,8 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
 }
 
 /// Runs workloads as a user would: `tessera run FILE --generations N` with the default
-/// local cluster (and in process), and bgolly QuickLife (and HashLife) on the same file.
+/// local cluster (and with its workers doing every generation, and in process), and
+/// bgolly QuickLife (and HashLife) on the same file.
 package struct WorkloadBench: Sendable {
     /// This program, which the runs start.
     package var tessera: String
@@ -86,12 +95,17 @@ package struct WorkloadBench: Sendable {
         let cluster = [tessera, "run", file, "--generations", "\(workload.generations)"] + (workers.map { ["--workers", "\($0)"] } ?? [])
         let summary = folder + "/\(workload.name).out"
         let tesseraSeconds = try await median { try await run(cluster, output: summary) }
+        // A chosen worker count has no head start: then the first figure is the workers' already.
+        let workersOnly = workers == nil ? try await median { try await run(cluster + ["--no-head-start"]) } : nil
         let inProcess = try await median { try await run([tessera, "run", file, "--generations", "\(workload.generations)", "--workers", "0"]) }
         let text = (try? String(contentsOfFile: summary, encoding: .utf8)) ?? ""
         let population = text.firstMatch(of: /population (\d+)/).flatMap { Int($0.1) }
-        let workersUsed = text.firstMatch(of: /(\d+) workers?,/).flatMap { Int($0.1) } ?? 0
+        let workersUsed = text.firstMatch(of: /, (\d+) workers?\b/).flatMap { Int($0.1) } ?? 0
+        let steppedHere = text.contains(", in process (") ? workload.generations
+            : text.firstMatch(of: /the first (\d+) generations stepped here/).flatMap { UInt64($0.1) } ?? 0
         var row = WorkloadRow(workload: workload.name, board: workload.board.description, generations: workload.generations,
-                              workers: workersUsed, tesseraSeconds: tesseraSeconds, inProcessSeconds: inProcess,
+                              workers: workersUsed, tesseraSeconds: tesseraSeconds, steppedHere: steppedHere,
+                              workersOnlySeconds: workersOnly, inProcessSeconds: inProcess,
                               effectiveCellUpdatesPerSecond: cells / tesseraSeconds, population: population)
         if let bgolly = GollyReference.path {
             // bgolly runs to an absolute generation, counting from the file's (`#CXRLE Gen=`).

@@ -75,18 +75,24 @@ struct WorkloadsBenchCommand: AsyncParsableCommand {
 
     private func printTable(_ rows: [WorkloadRow]) {
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "-" }
-        print("workload          board                  generations  tessera s  in-process s  QuickLife s  HashLife s  effective/s  vs bgolly")
+        print("workload          board                  generations  tessera s  stepped here  workers only s  in-process s  QuickLife s  HashLife s  effective/s  vs bgolly")
         for row in rows {
             let ratio = row.speedupOverBgolly.map { String(format: "%.2fx", $0) } ?? "-"
             let check = row.sameAsBgolly == false ? "  POPULATION DIFFERS" : ""
-            print(row.workload.padding(toLength: 18, withPad: " ", startingAt: 0)
-                + row.board.padding(toLength: 23, withPad: " ", startingAt: 0)
-                + String(format: "%11d", row.generations) + "  "
-                + seconds(row.tesseraSeconds).leftPadded(9) + "  " + seconds(row.inProcessSeconds).leftPadded(12) + "  "
-                + seconds(row.quickLifeSeconds).leftPadded(11) + "  " + seconds(row.hashLifeSeconds).leftPadded(10) + "  "
-                + Format.rate(row.effectiveCellUpdatesPerSecond).leftPadded(11) + "  " + ratio.leftPadded(9) + check)
+            let here = row.steppedHere == row.generations ? "all" : row.steppedHere == 0 ? "-" : "\(row.steppedHere)"
+            let name = row.workload.padding(toLength: 18, withPad: " ", startingAt: 0)
+                + row.board.padding(toLength: 23, withPad: " ", startingAt: 0) + String(format: "%11d", row.generations)
+            let figures: [(String, Int)] = [
+                (seconds(row.tesseraSeconds), 9), (here, 12), (seconds(row.workersOnlySeconds), 14), (seconds(row.inProcessSeconds), 12),
+                (seconds(row.quickLifeSeconds), 11), (seconds(row.hashLifeSeconds), 10), (Format.rate(row.effectiveCellUpdatesPerSecond), 11),
+                (ratio, 9),
+            ]
+            print(name + figures.map { "  " + $0.0.leftPadded($0.1) }.joined() + check)
         }
-        print("tessera: whole process, \(rows.first.map { "\($0.workers) workers" } ?? "the default cluster"); vs bgolly: the faster of QuickLife and HashLife over tessera")
+        let cluster = workers.map { "\($0) workers, every generation" }
+            ?? "as 'tessera run FILE' runs it (stepped here until the board is busy, then on one worker per core)"
+        print("tessera: whole process, \(cluster); stepped here: generations stepped before the workers took over; "
+            + "workers only: --no-head-start; vs bgolly: the faster of QuickLife and HashLife over tessera")
         print("wrote \(out)/workloads.csv, \(out)/workloads.json")
     }
 }
