@@ -28,9 +28,9 @@ let package = Package(
         .target(name: "TesseraCore", dependencies: ["CTesseraKernel", "CTesseraSystem"]),
         .target(name: "TesseraPatterns", dependencies: ["TesseraCore"]),
         .target(name: "TesseraTiles", dependencies: ["TesseraCore"]),
-        // libzmq from the system (Debian: libzmq3-dev). No pkgConfig: Debian's libzmq.pc
-        // adds krb5 include flags that SwiftPM refuses with a warning on every build.
-        .systemLibrary(name: "CZeroMQ", providers: [.apt(["libzmq3-dev"])]),
+        // libzmq from the system (Debian: libzmq3-dev for the header, libzmq5 to run),
+        // loaded on first use: a run that opens no socket never loads it.
+        .target(name: "CZeroMQ", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "TesseraWire", dependencies: ["CZeroMQ", "TesseraCore"]),
         .target(name: "TesseraCluster", dependencies: ["CTesseraSystem", "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraWire"]),
         .target(name: "TesseraViewer", dependencies: ["TesseraCore", "TesseraWire"]),

@@ -71,6 +71,19 @@ import Testing
         #expect(chosen.cells == ours.cells)
     }
 
+    /// libzmq and the libraries it brings load when the first socket opens: a run
+    /// that never needs its workers never loads them (the dynamic loader says what it
+    /// loads under LD_DEBUG), and one with workers does.
+    @Test func aRunOverInProcessNeverLoadsLibzmq() throws {
+        let env = URL(fileURLWithPath: "/usr/bin/env")
+        let arguments = ["LD_DEBUG=files", Harness.tessera.path, "run", "blinker", "--size", "1024x1024", "--topology", "plane", "--generations", "1000"]
+        let quiet = try Harness.run(env, arguments)
+        #expect(quiet.status == 0 && quiet.stdout.contains("never busy enough"), "\(quiet.stdout)")
+        #expect(quiet.stderr.contains("libc.so") && !quiet.stderr.contains("libzmq"))
+        let cluster = try Harness.run(env, arguments + ["--workers", "2"])
+        #expect(cluster.status == 0 && cluster.stderr.contains("libzmq.so.5"))
+    }
+
     /// A dense board keeps a core busy at once: the workers start (and take the cells
     /// over partway, unless the run is over before they are up), and the board is Golly's.
     @Test func aBusyBoardStartsItsWorkers() throws {
