@@ -40,14 +40,15 @@ package struct HeadStart: Sendable {
         board = try setup.inOneTile()
         local = try await LocalWindow(board)
         position = UnboundedPlane.Position(setup: board)
-        pace = min(16, UInt64(board.halo))
+        pace = 16
         seconds = (ContinuousClock.now - started).seconds
     }
 
     /// Steps on toward `total` generations (counted from the run's first) in rounds,
     /// until `stop`, asked with the generation reached before each round, says to stop.
     /// Rounds start at 16 generations (a busy board is seen busy within a few
-    /// milliseconds) and double up to the halo's depth. Tells `progress` after each round.
+    /// milliseconds) and double up to 128, whatever the halo (one tile trades with no
+    /// one, and a round's own cost is then spread thin). Tells `progress` after each round.
     mutating func step(toward total: UInt64, progress: Progress?,
                        until stop: (UInt64) async throws -> Bool) async throws {
         let clock = ContinuousClock(), started = clock.now, before = seconds
@@ -62,7 +63,7 @@ package struct HeadStart: Sendable {
                 try await local.advance(count)
                 position.generation += count
             }
-            pace = min(pace * 2, UInt64(position.setup.halo))
+            pace = min(pace * 2, 128)
         }
         if !position.setup.isUnbounded { position.live = try await local.liveBounds() }
     }
