@@ -71,6 +71,25 @@ import Testing
         #expect(chosen.cells == ours.cells)
     }
 
+    /// SIGTERM after the hand-over stops the run like any other: the workers stop,
+    /// nothing is written, and the run exits 128 + 15. (The head start's signal stream
+    /// ended before the cluster's began, and the cluster's once never caught a signal.)
+    @Test(.timeLimit(.minutes(2))) func aSignalAfterTheHandOverStopsTheRun() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try Harness.soupFile(density: "0.35", seed: 3, rule: "B3/S23:T512,512", in: dir)
+        let output = dir.appendingPathComponent("never.rle")
+        let run = try RunningTessera(["run", input.path, "--generations", "1000000000", "--hand-over-at", "10",
+                                      "--output", output.path])
+        let workers = try run.workerPids(2)
+        // Stepping on the workers, so past the hand-over.
+        _ = try Processes.poll(timeout: 60, "the workers to step") { Processes.cpuSeconds(workers[0]) > 0.3 ? true : nil }
+        kill(run.pid, SIGTERM)
+        #expect(run.wait(timeout: 30) == 128 + SIGTERM, "\(run.errorText)")
+        #expect(run.errorText.contains("interrupted by SIGTERM"), "\(run.errorText)")
+        #expect(!workers.contains(where: Processes.alive))
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
     /// libzmq and the libraries it brings load when the first socket opens: a run
     /// that never needs its workers never loads them (the dynamic loader says what it
     /// loads under LD_DEBUG), and one with workers does.

@@ -17,40 +17,62 @@ package enum Signals {
         }
     }
 
-    /// Streams alive, by signal: a default action comes back only when the last ends
-    /// (a bench runs several sessions side by side, each with its own stream).
-    private static let listeners = Mutex<[Int32: Int]>([:])
+    /// Who listens to which signal, and each signal's dispatch source, made once and
+    /// kept: libdispatch installs its process-wide handler only for a signal's first
+    /// source, and some time after it is resumed, so the handler cannot be swapped out
+    /// and back without losing it (once, a run's second stream never caught SIGTERM).
+    private struct Registry: ~Copyable {
+        var listeners: [Int: (numbers: [Int32], continuation: AsyncStream<Int32>.Continuation)] = [:]
+        var next = 0
+        var sources: [Int32: SignalSource] = [:]
+    }
+
+    private static let registry = Mutex(Registry())
 
     /// The signals `numbers` as they arrive. Their default actions are off while any
-    /// stream for them lives and back on when the last ends.
+    /// stream for them lives; one that arrives while none does takes its default action.
     package static func stream(_ numbers: [Int32] = stopping) -> AsyncStream<Int32> {
         let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-        var sources: [any DispatchSourceSignal] = []
-        for number in numbers {
-            listeners.withLock { $0[number, default: 0] += 1 }
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            sources.append(source)
-        }
-        let installed = SignalSources(sources)
-        continuation.onTermination = { _ in
-            installed.cancel()
-            for number in numbers {
-                listeners.withLock { counts in
-                    counts[number, default: 1] -= 1
-                    if counts[number] == 0 { signal(number, SIG_DFL) }
-                }
+        let id = registry.withLock { registry in
+            let id = registry.next
+            registry.next += 1
+            registry.listeners[id] = (numbers, continuation)
+            for number in numbers where registry.sources[number] == nil {
+                signal(number, SIG_IGN)
+                registry.sources[number] = SignalSource(number) { deliver(number) }
             }
+            return id
         }
+        continuation.onTermination = { _ in registry.withLock { _ = $0.listeners.removeValue(forKey: id) } }
         return stream
+    }
+
+    private static func deliver(_ number: Int32) {
+        let listening = registry.withLock { $0.listeners.values.filter { $0.numbers.contains(number) }.map(\.continuation) }
+        guard !listening.isEmpty else {
+            // No stream: the action the signal would have had if none had ever been made.
+            signal(number, SIG_DFL)
+            raise(number)
+            return
+        }
+        for continuation in listening { continuation.yield(number) }
+    }
+
+    /// Whether a stream for `number` lives: then the signal is caught, else it takes its
+    /// default action.
+    package static func isCaught(_ number: Int32) -> Bool {
+        registry.withLock { $0.listeners.values.contains { $0.numbers.contains(number) } }
     }
 }
 
-/// Dispatch sources are thread-safe to cancel, which is all this wrapper does with them.
-private final class SignalSources: @unchecked Sendable {
-    private let sources: [any DispatchSourceSignal]
-    init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
-    func cancel() { sources.forEach { $0.cancel() } }
+/// A signal's dispatch source, resumed on creation and never cancelled. Dispatch
+/// sources are thread-safe, and this wrapper only keeps one alive.
+private final class SignalSource: @unchecked Sendable {
+    private let source: any DispatchSourceSignal
+
+    init(_ number: Int32, handler: @escaping @Sendable () -> Void) {
+        source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler(handler: handler)
+        source.resume()
+    }
 }
