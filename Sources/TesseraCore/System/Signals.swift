@@ -50,7 +50,8 @@ package enum Signals {
     private static func deliver(_ number: Int32) {
         let listening = registry.withLock { $0.listeners.values.filter { $0.numbers.contains(number) }.map(\.continuation) }
         guard !listening.isEmpty else {
-            // No stream: the action the signal would have had if none had ever been made.
+            // No stream: the action the signal would have had if none had ever been made
+            // (for every signal streamed here, the end of the process).
             signal(number, SIG_DFL)
             raise(number)
             return
