@@ -77,8 +77,9 @@ package struct RunSession: Sendable {
     package var balancing = Balancing.standard
     /// The cluster's keys: every socket then speaks CURVE and admits only listed keys.
     package var credentials: Credentials?
-    /// Whether a batch run on workers launched here steps its first generations in this
-    /// process while they start (see `HeadStart`), where the board fits twice in memory.
+    /// Whether a batch run of a pattern on workers launched here steps it in this process
+    /// first, starting the workers only once the board keeps a core busy (see
+    /// `HeadStart`), where its one tile fits in memory beside theirs.
     package var headStart = false
     /// For tests: a head start that starts the workers at once and hands them the cells
     /// at this generation (counted from the run's first), however quiet the board.
