@@ -47,9 +47,11 @@ package struct HeadStart: Sendable {
     /// Steps on toward `total` generations (counted from the run's first) in rounds,
     /// until `stop`, asked with the generation reached before each round, says to stop.
     /// Rounds start at 16 generations (a busy board is seen busy within a few
-    /// milliseconds) and double up to 128, whatever the halo (one tile trades with no
-    /// one, and a round's own cost is then spread thin). Tells `progress` after each round.
-    mutating func step(toward total: UInt64, progress: Progress?,
+    /// milliseconds) and double up to `longest`, whatever the halo (one tile trades with
+    /// no one): long rounds spread a round's own cost (on the unbounded plane, a look at
+    /// where the live cells went) thin, short ones answer `stop` soon. Tells `progress`
+    /// after each round.
+    mutating func step(toward total: UInt64, longest: UInt64, progress: Progress?,
                        until stop: (UInt64) async throws -> Bool) async throws {
         let clock = ContinuousClock(), started = clock.now, before = seconds
         defer { seconds = before + (clock.now - started).seconds }
@@ -63,7 +65,7 @@ package struct HeadStart: Sendable {
                 try await local.advance(count)
                 position.generation += count
             }
-            pace = min(pace * 2, 128)
+            pace = min(pace * 2, longest)
         }
         if !position.setup.isUnbounded { position.live = try await local.liveBounds() }
     }

@@ -157,7 +157,8 @@ package struct RunSession: Sendable {
         return try await Interrupted.unlessSignalled(output: output?.path) {
             var head = try await HeadStart(setup)
             var busy = HeadStart.Busy()
-            try await head.step(toward: min(generations, handOverAt ?? .max), progress: progress) {
+            // Rounds up to 1024 generations: one takes a quiet board a millisecond or two.
+            try await head.step(toward: min(generations, handOverAt ?? .max), longest: 1024, progress: progress) {
                 handOverAt == nil && busy.isBusy(at: $0)
             }
             return head
@@ -213,7 +214,8 @@ package struct RunSession: Sendable {
             do {
                 var head = head
                 if var running = head {
-                    try await running.step(toward: min(generations, handOverAt ?? .max), progress: headProgress) { _ in
+                    // Short rounds: the workers wait at most one once they are up.
+                    try await running.step(toward: min(generations, handOverAt ?? .max), longest: 128, progress: headProgress) { _ in
                         try await coordinator.isReady()
                     }
                     headProgress.finish()
