@@ -90,6 +90,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
+    /// A worker lost after the hand-over: the run rolls back to a snapshot or to the
+    /// cells it handed over (never to the pattern's start: the tiles are not the
+    /// run's first), and ends with the board it would have had, bounded or not.
+    @Test(.timeLimit(.minutes(3)))
+    func aWorkerLostAfterTheHandOverIsSurvived() throws {
+        let dir = try Harness.temporaryDirectory()
+        let soup = try Harness.soupFile(density: "0.35", seed: 9, rule: "B3/S23:T1024,512", in: dir)
+        let engines = try write("x = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", "engines.rle", in: dir)
+        // The soup runs long enough for a snapshot (every 2 s) before the loss; the
+        // switch engines are lost from before one, back to the handed-over cells.
+        for (input, generations, after) in [(soup, 20000, 2.5), (engines, 20000, 0.4)] {
+            let undisturbed = dir.appendingPathComponent("\(UUID().uuidString).rle")
+            #expect(try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--workers", "0",
+                                         "--output", undisturbed.path]).status == 0)
+            let output = dir.appendingPathComponent("\(UUID().uuidString).rle")
+            let run = try RunningTessera(["run", input.path, "--generations", "\(generations)", "--hand-over-at", "100",
+                                          "--output", output.path, "--report"])
+            try ResilienceTests.killTheBusiestWorker(of: run, count: 2, after: after)
+            #expect(run.wait(timeout: 120) == 0, "\(run.errorText)")
+            #expect(run.outputText.contains("(the first 100 generations stepped here)")
+                && run.outputText.contains("survived 1 lost worker") && !run.outputText.contains("rolled back to 0 "),
+                "\(run.outputText)")
+            #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed), "\(input.lastPathComponent)")
+        }
+    }
+
     /// libzmq and the libraries it brings load when the first socket opens: a run
     /// that never needs its workers never loads them (the dynamic loader says what it
     /// loads under LD_DEBUG), and one with workers does.
