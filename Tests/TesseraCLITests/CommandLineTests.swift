@@ -129,6 +129,7 @@ import Testing
         ("[run]\n", "tables are not used"),
         ("generations = \"many\"\n", "not a valid"),
         ("pattern = \"acorn\n", "unterminated string"),
+        ("head-start = 3\n", "neither true nor false"),
     ])
     func badConfigFailsCleanly(text: String, problem: String) throws {
         let dir = try Harness.temporaryDirectory()
@@ -146,6 +147,19 @@ import Testing
             .write(to: config, atomically: true, encoding: .utf8)
         let result = try Harness.tessera(["run", "--config", config.path, "--size", "20x20"])
         #expect(result.stdout.contains("blinker: 7 generations on 20x20 torus"), "\(result.stdout)")
+    }
+
+    /// `head-start = false` in a config keeps every generation on the workers, as
+    /// `--no-head-start` does; `--head-start` on the command line wins over it.
+    @Test func aConfigTurnsTheHeadStartOff() throws {
+        let dir = try Harness.temporaryDirectory()
+        let config = dir.appendingPathComponent("c.toml")
+        try "pattern = \"blinker\"\nsize = \"1024x1024\"\ntopology = \"plane\"\ngenerations = 100\nhead-start = false\n"
+            .write(to: config, atomically: true, encoding: .utf8)
+        let off = try Harness.tessera(["run", "--config", config.path])
+        #expect(off.status == 0 && off.stdout.contains(" worker") && !off.stdout.contains("in process"), "\(off.stdout)")
+        let on = try Harness.tessera(["run", "--config", config.path, "--head-start"])
+        #expect(on.status == 0 && on.stdout.contains("in process (never busy enough"), "\(on.stdout)")
     }
 }
 

@@ -45,11 +45,18 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         var (board, cluster, run, checkpoints, security) = (self.board, self.cluster, self.run, self.checkpoints, self.security)
+        var headStart = self.headStart
         if let path = board.config {
             let config = try ConfigFile(
                 path: path,
                 allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + CheckpointOptions.configKeys
-                    + SecurityOptions.configKeys)
+                    + SecurityOptions.configKeys + ["head-start"])
+            if headStart == nil, let text = config["head-start"] {
+                guard let value = Bool(text) else {
+                    throw TesseraError("\(path): 'head-start = \(text)' is neither true nor false", fix: "write head-start = true or false")
+                }
+                headStart = value
+            }
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)
