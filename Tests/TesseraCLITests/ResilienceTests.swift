@@ -3,8 +3,10 @@ import Testing
 import TesseraCore
 
 /// Runs that lose workers mid-way, killed or frozen, and carry on from their last
-/// checkpoint on the workers left, ending with bgolly's board.
-@Suite struct ResilienceTests {
+/// checkpoint on the workers left, ending with bgolly's board. One at a time: each
+/// runs clusters against a time limit, and side by side on two cores they starved
+/// each other (a CI run missed the unbounded loss's 2-minute limit).
+@Suite(.serialized) struct ResilienceTests {
     /// 20 runs, each with a worker killed (SIGKILL) or frozen (SIGSTOP, found by its
     /// silence) at a random moment, sometimes twice, sometimes while a checkpoint is
     /// being written; seeded, so a failure can be run again.
