@@ -34,10 +34,10 @@ package struct HeadStart: Sendable {
     /// spaceship fleet or ash (2–35 µs) are faster here to the end.
     static let busy = Duration.microseconds(40)
 
-    /// Builds `setup`'s cells on one tile here.
-    init(_ setup: RunSetup) async throws {
+    /// Builds the cells of `alone`, a run on one tile (`RunSetup.inOneTile`), here.
+    init(_ alone: RunSetup) async throws {
         let started = ContinuousClock.now
-        board = try setup.inOneTile()
+        board = alone
         local = try await LocalWindow(board)
         position = UnboundedPlane.Position(setup: board)
         pace = 16

@@ -107,16 +107,18 @@ package struct RunSession: Sendable {
         let launchedHere = if case .launched(_, let launcher, _) = workers { launcher.hosts.isEmpty } else { false }
         try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
                                     extraBytes: output?.bandBytes ?? 0)
-        // Soups are made by the workers themselves, and are seldom over in a blink.
-        let alone = try? setup.inOneTile()
-        let headStarts = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil
-            && alone.map { (try? TileCluster.checkMemory(setup.tiling.tiles, of: setup.tiling, halo: setup.halo,
-                                                         extraBytes: TileCluster.byteCount(of: $0.tiling, halo: $0.halo)
-                                                             + (output?.bandBytes ?? 0))) != nil } == true
+        // Soups are made by the workers themselves, and are seldom over in a blink. The
+        // head start's one tile must fit beside the workers' tiles.
+        let wanted = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil
+        let alone = (wanted ? try? setup.inOneTile() : nil).flatMap { one in
+            (try? TileCluster.checkMemory(setup.tiling.tiles, of: setup.tiling, halo: setup.halo,
+                                          extraBytes: TileCluster.byteCount(of: one.tiling, halo: one.halo) + (output?.bandBytes ?? 0)))
+                .map { one }
+        }
         let headProgress = HeadStart.Progress()
         var head: HeadStart? = nil
-        if headStarts {
-            let first = try await firstGenerations(progress: headProgress)
+        if let alone {
+            let first = try await firstGenerations(of: alone, progress: headProgress)
             if first.generations == generations {
                 return try await finishHere(first, workers: workers.count, started: false)
             }
@@ -148,14 +150,14 @@ package struct RunSession: Sendable {
         }
     }
 
-    /// Steps the first generations here before any worker or socket exists (see
-    /// `HeadStart`), until the board keeps a core busy (tests: until `handOverAt`) or the
+    /// Steps the first generations here, on `alone` (the run on one tile), before any
+    /// worker or socket exists (see `HeadStart`), until the board keeps a core busy (tests: until `handOverAt`) or the
     /// run is over. A stopping signal ends it, with nothing written, as `Interrupted`.
-    private func firstGenerations(progress: HeadStart.Progress) async throws -> HeadStart {
+    private func firstGenerations(of alone: RunSetup, progress: HeadStart.Progress) async throws -> HeadStart {
         let (setup, generations, handOverAt) = (self.setup, self.generations, self.handOverAt)
         let follow = showsProgress && ProgressLine.isTerminal
         return try await Interrupted.unlessSignalled(output: output?.path) {
-            var head = try await HeadStart(setup)
+            var head = try await HeadStart(alone)
             var busy = HeadStart.Busy()
             // Rounds up to 1024 generations: one takes a quiet board a millisecond or two.
             try await head.step(toward: min(generations, handOverAt ?? .max), longest: 1024, progress: progress) {
