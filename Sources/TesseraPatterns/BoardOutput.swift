@@ -69,6 +69,58 @@ public struct BoardOutput: Sendable {
         try encoder.write(board, to: path)
     }
 
+    /// Writes `parts` (in Golly's coordinates, apart from each other) as one pattern of
+    /// the unbounded plane: their bounding box, placed where it lies. Rows between parts
+    /// go as runs of empty rows, so parts a billion cells apart cost what they hold.
+    public func write(parts: [PlacedCells], rule: Rule, generation: UInt64) throws {
+        let parts = parts.filter { $0.cells.population > 0 }.sorted { $0.left < $1.left }
+        let box = CellBounds.enclosing(parts.map(\.bounds)) ?? CellBounds(left: 0, top: 0, width: 0, height: 0)
+        let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top))
+        if isMacrocell {
+            let file = try AtomicFile(path)
+            try file.write(Macrocell.string(for: parts, rule: "\(rule)", generation: generation))
+            try file.commit()
+            return
+        }
+        // bgolly's own limit for RLE (its positions are 32-bit there).
+        let limit = 1_000_000_000
+        guard box.width == 0 || (box.left >= -limit && box.top >= -limit && box.right - 1 <= limit && box.bottom - 1 <= limit) else {
+            throw TesseraError("the live cells span \(box), past the ±\(limit) cells Golly reads and writes as RLE",
+                               fix: "name the output *.mc (macrocell), which holds any position")
+        }
+        if parts.count <= 1 {
+            var board = BitGrid(width: box.width, height: box.height)
+            if let part = parts.first { board = part.cells }
+            return try placed.write(board, generation: generation)
+        }
+        guard !path.lowercased().hasSuffix(".cells") else {
+            throw TesseraError("the live cells lie \(box.width)x\(box.height) cells apart, too far for a .cells file, which spells out every cell",
+                               fix: "name the output *.rle or *.mc")
+        }
+        let file = try AtomicFile(path)
+        var encoder = RLE.Encoder(shape: placed.shape, rule: rule, generation: generation)
+        // Runs of rows some part covers, in order.
+        var y = box.top
+        while y < box.bottom {
+            let covering = parts.filter { $0.top <= y && y < $0.bounds.bottom }
+            guard !covering.isEmpty else {
+                let next = parts.map(\.top).filter { $0 > y }.min()!
+                encoder.skip(rows: next - y)
+                y = next
+                continue
+            }
+            let end = min(parts.map(\.top).filter { $0 > y }.min() ?? box.bottom, covering.map(\.bounds.bottom).min()!)
+            for row in y..<end {
+                encoder.append(segments: covering.map { ($0.left - box.left, $0.cells.row(row - $0.top), $0.cells.width) })
+                if row & 255 == 255 { try file.write(encoder.take()) }
+            }
+            y = end
+        }
+        encoder.finish()
+        try file.write(encoder.take())
+        try file.commit()
+    }
+
     /// Writes the board band by band, fetching each band's rows with `rows`: neither
     /// the board nor its text is ever held whole, however large the board. If `rows`
     /// throws, nothing is written.

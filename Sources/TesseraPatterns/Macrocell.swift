@@ -109,54 +109,112 @@ public enum Macrocell {
             return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
                            generation: generation, comments: comments)
         }
-        let (width, height) = (live.x1 - live.x0, live.y1 - live.y0)
-        guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
-            throw TesseraError("the macrocell's live cells span \(width)x\(height), more than Tessera holds as one pattern",
-                               fix: "crop the pattern in Golly first")
-        }
-        try MemoryBudget.check(bytes: width / 8 * height, what: "the macrocell's \(width)x\(height) live area",
-                               fix: "crop the pattern in Golly first")
-        var cells = BitGrid(width: width, height: height)
-        func paint(_ index: Int, _ x: Int, _ y: Int) {
+        // Paints node `index`, whose corner is (x, y) from the root's, into `cells`
+        // whose corner is `origin` from the root's.
+        func paint(_ index: Int, _ x: Int, _ y: Int, into cells: inout BitGrid, origin: (x: Int, y: Int)) {
             guard index > 0, bounds[index] != nil else { return }
             switch nodes[index - 1] {
             case .leaf(let bits):
                 for bit in 0..<64 where bits >> UInt64(bit) & 1 == 1 {
-                    cells[x + bit % 8 - live.x0, y + bit / 8 - live.y0] = true
+                    cells[x + bit % 8 - origin.x, y + bit / 8 - origin.y] = true
                 }
             case .branch(let level, let children):
                 let half = 1 << (level - 1)
-                for (q, child) in children.enumerated() { paint(child, x + q % 2 * half, y + q / 2 * half) }
+                for (q, child) in children.enumerated() {
+                    paint(child, x + q % 2 * half, y + q / 2 * half, into: &cells, origin: origin)
+                }
             }
         }
-        paint(nodes.count, 0, 0)
-        return Pattern(cells: cells, position: (left + live.x0, top + live.y0), rule: rule, board: board,
-                       generation: generation, comments: comments)
+        func grid(_ box: CellBounds, holding pieces: [(index: Int, x: Int, y: Int)]) throws -> BitGrid {
+            guard box.width <= BoardShape.maxSide, box.height <= BoardShape.maxSide else {
+                throw TesseraError("the macrocell's live cells span \(box.width)x\(box.height), more than Tessera holds as one pattern",
+                                   fix: "crop the pattern in Golly first")
+            }
+            try MemoryBudget.check(bytes: box.width / 8 * box.height, what: "the macrocell's \(box.width)x\(box.height) live area",
+                                   fix: "crop the pattern in Golly first")
+            var cells = BitGrid(width: box.width, height: box.height)
+            for piece in pieces { paint(piece.index, piece.x, piece.y, into: &cells, origin: (box.left, box.top)) }
+            return cells
+        }
+        let whole = CellBounds(left: live.x0, top: live.y0, width: live.x1 - live.x0, height: live.y1 - live.y0)
+        func pattern(cells: BitGrid, at box: CellBounds, parts: [PlacedCells] = []) -> Pattern {
+            var pattern = Pattern(cells: cells, position: (left + box.left, top + box.top), rule: rule, board: board,
+                                  generation: generation, comments: comments)
+            pattern.parts = parts
+            return pattern
+        }
+        if whole.width <= flatSide, whole.height <= flatSide {
+            return pattern(cells: try grid(whole, holding: [(nodes.count, 0, 0)]), at: whole)
+        }
+        // A large span: the pattern may be groups of cells far apart, which the unbounded
+        // plane runs in windows of their own (`PlaneAtlas`). Only each group is painted.
+        var pieces: [(index: Int, x: Int, y: Int, box: CellBounds)] = []
+        func collect(_ index: Int, level: Int, _ x: Int, _ y: Int) throws {
+            guard index > 0, let b = bounds[index] else { return }
+            guard level > pieceLevel, case .branch(_, let children) = nodes[index - 1] else {
+                guard pieces.count < maxPieces else {
+                    throw TesseraError("the macrocell's live cells lie in more than \(maxPieces) pieces far apart",
+                                       fix: "crop the pattern in Golly first")
+                }
+                pieces.append((index, x, y, CellBounds(left: x + b.x0, top: y + b.y0, width: b.x1 - b.x0, height: b.y1 - b.y0)))
+                return
+            }
+            let half = 1 << (level - 1)
+            for (q, child) in children.enumerated() { try collect(child, level: level - 1, x + q % 2 * half, y + q / 2 * half) }
+        }
+        try collect(nodes.count, level: root.level, 0, 0)
+        let groups = try PlaneAtlas.groups(of: pieces.map(\.box), minSide: 1)
+        if groups.count == 1 { return pattern(cells: try grid(whole, holding: pieces.map { ($0.index, $0.x, $0.y) }), at: whole) }
+        let boxes = groups.map { members in CellBounds.enclosing(members.map { pieces[$0].box })! }
+        try MemoryBudget.check(bytes: boxes.reduce(0) { $0 + $1.width / 8 * $1.height }, what: "the macrocell's \(groups.count) groups of live cells",
+                               fix: "crop the pattern in Golly first")
+        let parts = try zip(groups, boxes).map { members, box in
+            PlacedCells(cells: try grid(box, holding: members.map { (pieces[$0].index, pieces[$0].x, pieces[$0].y) }),
+                        left: left + box.left, top: top + box.top)
+        }
+        return pattern(cells: BitGrid(width: 0, height: 0), at: CellBounds(left: 0, top: 0, width: 0, height: 0), parts: parts)
     }
+
+    /// The widest live span read as one grid without looking for groups far apart.
+    static let flatSide = 8192
+    /// Pieces (nodes of this level, 4096 cells a side, or smaller) whose groups are looked for.
+    static let pieceLevel = 12
+    static let maxPieces = 1 << 20
 
     /// `cells` whose top-left is at Golly (`left`, `top`), as a macrocell file.
     public static func string(for cells: BitGrid, left: Int, top: Int, rule: String, generation: UInt64) -> String {
+        string(for: [PlacedCells(cells: cells, left: left, top: top)], rule: rule, generation: generation)
+    }
+
+    /// `parts`, each at its place in Golly's coordinates, as one macrocell file: a
+    /// quadtree, so parts a billion cells apart take no more than the parts themselves.
+    public static func string(for parts: [PlacedCells], rule: String, generation: UInt64) -> String {
         var out = "[M2] (tessera)\n#R \(rule)\n"
         if generation > 0 { out += "#G \(generation)\n" }
-        guard cells.population > 0 else { return out }
+        let parts = parts.filter { $0.cells.population > 0 }
+        guard let first = parts.first else { return out }
+        let span = CellBounds.enclosing(parts.map(\.bounds)) ?? first.bounds
         // The smallest root, centred as Golly centres it, that holds every cell.
         var level = 4
         while level < maxLevel {
             let half = 1 << (level - 1)
-            if -half <= left, left + cells.width <= half, -half + 1 <= top, top + cells.height <= half + 1 { break }
+            if -half <= span.left, span.right <= half, -half + 1 <= span.top, span.bottom <= half + 1 { break }
             level += 1
         }
         let side = 1 << level
         let (rootLeft, rootTop) = (-side / 2, -side / 2 + 1)
         var leaves: [UInt64: Int] = [:], branches: [[Int]: Int] = [:], count = 0
-        func leaf(_ x: Int, _ y: Int) -> Int {
+        func leaf(_ x: Int, _ y: Int, _ parts: [PlacedCells]) -> Int {
             var bits: UInt64 = 0
-            for r in 0..<8 {
-                let cy = y + r - top
-                guard cy >= 0, cy < cells.height else { continue }
-                for c in 0..<8 {
-                    let cx = x + c - left
-                    if cx >= 0, cx < cells.width, cells[cx, cy] { bits |= 1 << UInt64(r * 8 + c) }
+            for part in parts {
+                let cells = part.cells
+                for r in 0..<8 {
+                    let cy = y + r - part.top
+                    guard cy >= 0, cy < cells.height else { continue }
+                    for c in 0..<8 {
+                        let cx = x + c - part.left
+                        if cx >= 0, cx < cells.width, cells[cx, cy] { bits |= 1 << UInt64(r * 8 + c) }
+                    }
                 }
             }
             guard bits != 0 else { return 0 }
@@ -173,15 +231,20 @@ public enum Macrocell {
             leaves[bits] = count
             return count
         }
-        func node(_ level: Int, _ x: Int, _ y: Int) -> Int {
+        // `parts`: those that may have live cells in this node.
+        func node(_ level: Int, _ x: Int, _ y: Int, _ parts: [PlacedCells]) -> Int {
             // Nothing of the pattern inside: empty.
             let size = 1 << level
-            let x0 = max(x, left), y0 = max(y, top), x1 = min(x + size, left + cells.width), y1 = min(y + size, top + cells.height)
-            guard x0 < x1, y0 < y1, !cells.isEmpty(x: x0 - left, y: y0 - top, width: x1 - x0, height: y1 - y0) else { return 0 }
-            if level == 3 { return leaf(x, y) }
+            let inside = parts.filter { part in
+                let x0 = max(x, part.left), y0 = max(y, part.top)
+                let x1 = min(x + size, part.bounds.right), y1 = min(y + size, part.bounds.bottom)
+                return x0 < x1 && y0 < y1 && !part.cells.isEmpty(x: x0 - part.left, y: y0 - part.top, width: x1 - x0, height: y1 - y0)
+            }
+            guard !inside.isEmpty else { return 0 }
+            if level == 3 { return leaf(x, y, inside) }
             let half = size / 2
-            let children = [node(level - 1, x, y), node(level - 1, x + half, y),
-                            node(level - 1, x, y + half), node(level - 1, x + half, y + half)]
+            let children = [node(level - 1, x, y, inside), node(level - 1, x + half, y, inside),
+                            node(level - 1, x, y + half, inside), node(level - 1, x + half, y + half, inside)]
             if children.allSatisfy({ $0 == 0 }) { return 0 }
             let key = [level] + children
             if let known = branches[key] { return known }
@@ -190,7 +253,7 @@ public enum Macrocell {
             branches[key] = count
             return count
         }
-        _ = node(level, rootLeft, rootTop)
+        _ = node(level, rootLeft, rootTop, parts)
         return out
     }
 }

@@ -13,6 +13,10 @@ public struct Pattern: Sendable, Equatable {
     public var board: BoardShape?
     public var generation: UInt64
     public var comments: [String]
+    /// Groups of live cells lying too far apart for one grid to hold them (a macrocell
+    /// can place patterns a billion cells apart): each group in a grid of its own, where
+    /// Golly puts it. `cells` is then empty.
+    public var parts: [PlacedCells] = []
 
     public init(
         cells: BitGrid, position: (x: Int, y: Int)? = nil, rule: Rule? = nil,
@@ -37,8 +41,19 @@ public struct Pattern: Sendable, Equatable {
         position ?? (topology == .infinite ? (0, 0) : (-(cells.width / 2), -(cells.height / 2)))
     }
 
+    /// The pattern's live cells in one or more grids, where Golly puts them.
+    public func placedParts(on topology: Topology) -> [PlacedCells] {
+        guard parts.isEmpty else { return parts }
+        let (x, y) = topLeft(on: topology)
+        return [PlacedCells(cells: cells, left: x, top: y)]
+    }
+
     /// Throws unless every live cell lands on a board of `shape`.
     public func checkFits(on shape: BoardShape) throws {
+        if !parts.isEmpty {
+            for part in parts { try Pattern(cells: part.cells, position: (part.left, part.top)).checkFits(on: shape) }
+            return
+        }
         let (x, y) = topLeft(on: shape.topology)
         let x0 = max(0, shape.left - x), x1 = min(cells.width, shape.left + shape.width - x)
         let y0 = max(0, shape.top - y), y1 = min(cells.height, shape.top + shape.height - y)
@@ -57,8 +72,13 @@ public struct Pattern: Sendable, Equatable {
         return Overlay(cells: cells, x: x - shape.left, y: y - shape.top)
     }
 
+    /// This pattern's grids laid on a board of `shape`, where Golly places them.
+    public func overlays(on shape: BoardShape) -> [Overlay] {
+        placedParts(on: shape.topology).map { Overlay(cells: $0.cells, x: $0.left - shape.left, y: $0.top - shape.top) }
+    }
+
     public static func == (a: Pattern, b: Pattern) -> Bool {
-        a.cells == b.cells && a.position?.x == b.position?.x && a.position?.y == b.position?.y
+        a.cells == b.cells && a.parts == b.parts && a.position?.x == b.position?.x && a.position?.y == b.position?.y
             && a.rule == b.rule && a.board == b.board && a.generation == b.generation
     }
 }

@@ -219,18 +219,30 @@ public enum RLE {
         }
 
         public mutating func append(_ words: ArraySlice<UInt64>) {
+            append(segments: [(0, words, width)])
+        }
+
+        /// Adds the next row, given as pieces that start `x` cells from its left, in
+        /// order and apart: the row of a board that is mostly empty space.
+        public mutating func append(segments: [(x: Int, words: ArraySlice<UInt64>, width: Int)]) {
             var x = 0
-            for run in Runs(words: words, width: width) {
-                if pendingRows > 0 {
-                    emit(pendingRows, "$")
-                    pendingRows = 0
+            for segment in segments {
+                for run in Runs(words: segment.words, width: segment.width) {
+                    if pendingRows > 0 {
+                        emit(pendingRows, "$")
+                        pendingRows = 0
+                    }
+                    let start = segment.x + run.start
+                    if start > x { emit(start - x, "b") }
+                    emit(run.count, "o")
+                    x = start + run.count
                 }
-                if run.start > x { emit(run.start - x, "b") }
-                emit(run.count, "o")
-                x = run.start + run.count
             }
             pendingRows += 1
         }
+
+        /// Adds `count` empty rows.
+        public mutating func skip(rows count: Int) { pendingRows += count }
 
         public mutating func finish() {
             line += "!"

@@ -73,6 +73,10 @@ package struct HeadStart: Sendable {
     /// The cells as they stand here, as `setup`'s cells at this generation: on a bounded
     /// board, where they stand on it; on the unbounded plane, in a window around them.
     private func handedOver(as setup: RunSetup) async throws -> RunSetup {
+        if position.setup.atlas != nil {
+            return try setup.regrouped(parts: try await UnboundedPlane.parts(at: position, from: local),
+                                       generation: position.generation, tileCount: setup.tiling.tiles.count)
+        }
         guard let live = position.live, let bounds = position.bounds else {
             return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
                                     generation: position.generation)

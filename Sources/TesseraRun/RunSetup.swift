@@ -25,6 +25,9 @@ package struct RunSetup: Sendable {
     private var chosenTiles: (columns: Int, rows: Int)?
     private var chosenHalo: Int?
     private var tileCount = 1
+    /// On the unbounded plane, when the live cells lie in groups too far apart for one
+    /// window: the windows, side by side on `shape`; the pattern is then its `parts`.
+    package private(set) var atlas: PlaneAtlas?
 
     package init(name: String, shape: BoardShape, rule: Rule, tiling: Tiling, halo: Int, generation: UInt64,
                  pattern: Pattern?, soup: Soup?) {
@@ -69,6 +72,20 @@ package struct RunSetup: Sendable {
         }
         let shape: BoardShape
         var (placed, soup) = (pattern, choices.soup)
+        if topology == .infinite, let parts = pattern?.parts, !parts.isEmpty {
+            // Groups of cells far apart (a macrocell's): a window each, unless near enough.
+            var all = parts
+            if let filled = soup {
+                guard let (width, height) = choices.size else {
+                    throw TesseraError("a soup on the unbounded plane needs an area", fix: "give --size WxH, the area the soup fills")
+                }
+                all.append(PlacedCells(cells: filled.cells(x: -(width / 2), y: -(height / 2), width: width, height: height),
+                                       left: -(width / 2), top: -(height / 2)))
+            }
+            self = try Self.unbounded(name: choices.pattern?.name ?? "soup", rule: rule, parts: all, generation: pattern?.generation ?? 0,
+                                      tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
+            return
+        }
         if topology == .infinite {
             shape = try Self.firstWindow(choices, minSide: Self.minWindowSide(tiles: choices.tiles, halo: choices.halo, tileCount: count))
             // A soup fills only its area of the plane: it becomes part of the pattern.
@@ -144,8 +161,9 @@ package struct RunSetup: Sendable {
     /// On the unbounded plane, where the live cells may be at the start: the pattern's
     /// box (a soup there is part of the pattern).
     package var startingBounds: TileRect? {
-        guard let overlay = start.overlay, overlay.cells.population > 0 else { return nil }
-        return TileRect(x: overlay.x, y: overlay.y, width: overlay.cells.width, height: overlay.cells.height)
+        start.overlays.filter { $0.cells.population > 0 }
+            .map { TileRect(x: $0.x, y: $0.y, width: $0.cells.width, height: $0.cells.height) }
+            .reduce(nil) { (found: TileRect?, next) in found?.union(next) ?? next }
     }
 
     /// The same run in a new window of the unbounded plane around `cells`, whose top-left
@@ -164,13 +182,50 @@ package struct RunSetup: Sendable {
         return next
     }
 
+    /// The same run at `generation` with `parts` (Golly's coordinates) its live cells:
+    /// in one window around them when they lie near enough together (as `moved`), else
+    /// in a window for each group of them, side by side on one board (`PlaneAtlas`).
+    package func regrouped(parts: [PlacedCells], generation: UInt64, tileCount present: Int) throws -> RunSetup {
+        try Self.unbounded(name: name, rule: rule, parts: parts, generation: generation, tiles: chosenTiles, halo: chosenHalo,
+                           tileCount: chosenTiles == nil ? max(tileCount, present) : tileCount)
+    }
+
+    private static func unbounded(name: String, rule: Rule, parts: [PlacedCells], generation: UInt64,
+                                  tiles: (columns: Int, rows: Int)?, halo chosenHalo: Int?, tileCount: Int) throws -> RunSetup {
+        let minSide = minWindowSide(tiles: tiles, halo: chosenHalo, tileCount: tileCount)
+        let parts = parts.filter { $0.cells.width > 0 && $0.cells.height > 0 }
+        let groups = try PlaneAtlas.groups(of: parts.map(\.bounds), minSide: minSide)
+        let boxes = groups.map { members in CellBounds.enclosing(members.map { parts[$0].bounds })! }
+        var pattern = Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, generation: generation)
+        let shape: BoardShape, atlas: PlaneAtlas?
+        if boxes.count <= 1 {
+            let box = boxes.first ?? CellBounds(left: 0, top: 0, width: 1, height: 1)
+            shape = try PlaneWindow.around(box, minSide: minSide)
+            if !parts.isEmpty {
+                var cells = BitGrid(width: box.width, height: box.height)
+                for part in parts { cells.formUnion(part.cells, atX: part.left - box.left, y: part.top - box.top) }
+                pattern = Pattern(cells: cells, position: (box.left, box.top), rule: rule, generation: generation)
+            }
+            atlas = nil
+        } else {
+            let made = try PlaneAtlas(groups: boxes, minSide: minSide)
+            (shape, atlas) = (made.board, made)
+            pattern.parts = parts
+        }
+        let (tiling, halo) = try Self.tiling(of: shape, tiles: tiles, halo: chosenHalo, tileCount: tileCount)
+        var setup = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
+                             pattern: pattern, soup: nil)
+        (setup.chosenTiles, setup.chosenHalo, setup.tileCount, setup.atlas) = (tiles, chosenHalo, tileCount, atlas)
+        return setup
+    }
+
     /// The same run on one tile (of the chosen halo, else its own default): what one
     /// process steps fastest while a pattern is small, with no halo to trade.
     package func inOneTile() throws -> RunSetup {
         let (tiling, halo) = try Self.tiling(of: shape, tiles: nil, halo: chosenHalo, tileCount: 1)
         var one = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
                            pattern: pattern, soup: soup)
-        (one.chosenTiles, one.chosenHalo, one.tileCount) = (nil, chosenHalo, 1)
+        (one.chosenTiles, one.chosenHalo, one.tileCount, one.atlas) = (nil, chosenHalo, 1, atlas)
         return one
     }
 
@@ -185,7 +240,10 @@ package struct RunSetup: Sendable {
     }
 
     /// The soup (if any) with the pattern laid over it.
-    package var start: StartingCells { StartingCells(soup: soup, overlay: pattern?.overlay(on: shape)) }
+    package var start: StartingCells {
+        if let atlas, let pattern { return StartingCells(soup: nil, overlays: atlas.overlays(of: pattern.parts)) }
+        return StartingCells(soup: soup, overlays: pattern?.overlays(on: shape) ?? [])
+    }
 
     /// The starting cells of one tile.
     package func cells(in rect: TileRect) -> BitGrid {
@@ -206,12 +264,12 @@ package struct RunSetup: Sendable {
     /// pattern up to 16 MiB; a larger pattern is cut here, tile by tile.
     package func plan(generations: UInt64) -> RunPlan {
         let setup = self
-        var overlay = start.overlay, cells: (@Sendable (TileRect) -> BitGrid)? = nil
-        if let large = overlay, large.cells.words.count * 8 > Self.largestSharedPattern {
-            overlay = nil
+        var overlays = start.overlays, cells: (@Sendable (TileRect) -> BitGrid)? = nil
+        if overlays.reduce(0, { $0 + $1.cells.words.count * 8 }) > Self.largestSharedPattern {
+            overlays = []
             cells = { @Sendable rect in setup.cells(in: rect) }
         }
         return RunPlan(tiling: tiling, rule: rule, halo: halo, generation: generation, generations: generations,
-                       soup: soup, overlay: overlay, cells: cells)
+                       soup: soup, overlays: overlays, cells: cells)
     }
 }

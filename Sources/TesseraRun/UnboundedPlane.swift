@@ -33,6 +33,26 @@ package enum UnboundedPlane {
         package var bounds: CellBounds? { live.map { CellBounds($0, of: setup.shape) } }
     }
 
+    /// The live cells, each window's in a grid of its own where they lie in Golly's
+    /// coordinates: read from `runner` only where they may be.
+    package static func parts(at position: Position, from runner: some WindowRunner) async throws -> [PlacedCells] {
+        guard position.live != nil else { return [] }
+        guard let atlas = position.setup.atlas else {
+            let (live, bounds) = (position.live!, position.bounds!)
+            return [PlacedCells(cells: try await crop(live, from: runner), left: bounds.left, top: bounds.top)]
+        }
+        var parts: [PlacedCells] = []
+        for island in atlas.islands {
+            let reach = island.reach(after: position.generation - position.setup.generation)
+            let cells = try await crop(reach, from: runner)
+            guard let tight = cells.liveBounds else { continue }
+            let corner = island.golly(TileRect(x: reach.x + tight.x, y: reach.y + tight.y, width: tight.width, height: tight.height))
+            parts.append(PlacedCells(cells: cells.cropped(x: tight.x, y: tight.y, width: tight.width, height: tight.height),
+                                     left: corner.left, top: corner.top))
+        }
+        return parts
+    }
+
     /// Advances `generations` generations: runs the window as far as its margin allows,
     /// looks where the live cells went, and moves the window before they could reach
     /// its edge. An empty plane stays empty (no B0 rule), so its generations cost nothing.
@@ -40,6 +60,23 @@ package enum UnboundedPlane {
         var at = start, remaining = generations
         while remaining > 0 {
             try Task.checkCancellation()
+            if let atlas = at.setup.atlas, at.live != nil {
+                // Windows far apart: each runs as the plane while every one has room.
+                let margin = atlas.margin(after: at.generation - at.setup.generation)
+                if margin < 1 {
+                    at.setup = try at.setup.regrouped(parts: try await parts(at: at, from: runner), generation: at.generation,
+                                                      tileCount: await runner.tileCount())
+                    try await runner.move(to: at.setup)
+                    at.live = at.setup.startingBounds
+                    continue
+                }
+                let chunk = min(remaining, UInt64(margin))
+                try await runner.advance(chunk)
+                remaining -= chunk
+                at.generation += chunk
+                at.live = try await runner.liveBounds()
+                continue
+            }
             guard let live = at.live, let bounds = at.bounds else {
                 at.generation += remaining
                 break
@@ -75,6 +112,10 @@ package enum UnboundedPlane {
     /// Writes the live cells' bounding box, placed where they are (`#CXRLE Pos=x,y`),
     /// so Golly reopens it as the same pattern on its unbounded plane.
     package static func write(_ output: BoardOutput, at position: Position, from runner: some WindowRunner) async throws {
+        if position.setup.atlas != nil {
+            return try output.write(parts: try await parts(at: position, from: runner), rule: position.setup.rule,
+                                    generation: position.generation)
+        }
         var live = position.live ?? TileRect(x: 0, y: 0, width: 0, height: 0)
         if position.generation == position.setup.generation, position.live != nil {
             // Not stepped since it was made: where the pattern and soup may be, not

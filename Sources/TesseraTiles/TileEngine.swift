@@ -125,7 +125,7 @@ final class TileEngine {
                            atX: depth, y: depth)
                 written = [interior]
             }
-            if let overlay = starting.overlay {
+            for overlay in starting.overlays {
                 let box = Box(x: overlay.x - rect.x + depth, y: overlay.y - rect.y + depth,
                               width: overlay.cells.width, height: overlay.cells.height)
                 if let part = box.intersection(interior) {

@@ -77,13 +77,14 @@ enum Harness {
 
     struct Cell: Hashable { let x: Int, y: Int }
 
-    /// Live cells of an RLE / .cells / Life 1.06 file, placed as Golly places them.
+    /// Live cells of an RLE / .cells / Life 1.06 / macrocell file, placed as Golly
+    /// places them (on a bounded grid, where a pattern with no position is centred).
     static func cells(ofPatternFile url: URL) throws -> Set<Cell> {
-        let pattern = try PatternFile.load(url.path)
-        let (left, top) = pattern.topLeft
         var cells = Set<Cell>()
-        for y in 0..<pattern.cells.height {
-            for x in 0..<pattern.cells.width where pattern.cells[x, y] { cells.insert(Cell(x: left + x, y: top + y)) }
+        for part in try PatternFile.load(url.path).placedParts(on: .torus) {
+            for y in 0..<part.cells.height {
+                for x in 0..<part.cells.width where part.cells[x, y] { cells.insert(Cell(x: part.left + x, y: part.top + y)) }
+            }
         }
         return cells
     }

@@ -146,4 +146,47 @@ import TesseraWire
         kill(run.pid, SIGTERM)
         #expect(run.wait(timeout: 10) == 128 + SIGTERM)
     }
+
+    /// Patterns a trillion cells apart in one macrocell (`PlaneAtlas`): each group runs
+    /// in a window of its own, windows move as their cells go (the spaceship outruns its
+    /// first), groups whose windows come to meet share one (the glider and the block),
+    /// and the board is Golly's, on one tile or many.
+    @Test func groupsFarApartRunInWindowsOfTheirOwn() throws {
+        let dir = try Harness.temporaryDirectory()
+        func cells(_ rle: String) throws -> BitGrid { try RLE.parse(rle).cells }
+        let parts = [
+            PlacedCells(cells: try cells("x = 3, y = 3\nbo$2bo$3o!"), left: 0, top: 0),
+            PlacedCells(cells: try cells("x = 2, y = 2\n2o$2o!"), left: 4500, top: 4500),
+            PlacedCells(cells: try cells("x = 7, y = 3\nbo$3bo$2o2b3o!"), left: -(1 << 40), top: 1 << 40),
+            // A lightweight spaceship, c/2: past its first window's margin within the run.
+            PlacedCells(cells: try cells("x = 5, y = 4\nbo2bo$o4b$o3bo$4o!"), left: 1_000_000_000_000, top: -7),
+        ]
+        let input = try write(Macrocell.string(for: parts, rule: "B3/S23", generation: 0), "far.mc", in: dir)
+        let golly = try Harness.golly(input, generations: 4500)
+        #expect(golly.count > 200)
+        for layout in Self.layouts {
+            let ours = try tessera([input.path], generations: 4500, extra: layout, in: dir, output: "out.mc")
+            #expect(ours.cells == golly, "\(layout)")
+        }
+        // RLE holds what Golly reads as RLE (±10^9): past that, one line naming .mc, and no file.
+        let rle = dir.appendingPathComponent("out.rle")
+        let refused = try Harness.tessera(["run", input.path, "--generations", "10", "--output", rle.path])
+        #expect(refused.status == 2 && refused.stderr.contains("*.mc"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: rle.path))
+    }
+
+    /// Groups far apart written as RLE: rows between them go as runs, and Golly reads
+    /// the file back as the same board.
+    @Test func groupsFarApartWriteAsRLEGollyReads() throws {
+        let dir = try Harness.temporaryDirectory()
+        let parts = [PlacedCells(cells: try RLE.parse("x = 3, y = 3\nbo$2bo$3o!").cells, left: 0, top: 0),
+                     PlacedCells(cells: try RLE.parse("x = 7, y = 3\nbo$3bo$2o2b3o!").cells, left: 900_000_000, top: -900_000_000)]
+        let input = try write(Macrocell.string(for: parts, rule: "B3/S23", generation: 0), "near.mc", in: dir)
+        let again = dir.appendingPathComponent("again.rle")
+        let ran = try Harness.tessera(["run", input.path, "--generations", "500", "--output", again.path])
+        #expect(ran.status == 0, "\(ran.stderr)")
+        // The glider's corner, 125 cells on, and the acorn's far-off debris; the box between is runs.
+        #expect(try String(contentsOf: again, encoding: .utf8).hasPrefix("#CXRLE Pos=125,-900000071 Gen=500\nx = 899999901, y = 900000199, rule = B3/S23\n"))
+        #expect(try Harness.golly(again, generations: 0) == (try Harness.golly(input, generations: 500)))
+    }
 }

@@ -150,11 +150,13 @@ import TesseraCore
         let tiling = try Tiling(shape: window, columns: 1, rows: 2)
         let glider = BitGrid(width: 3, height: 3, words: [0b010, 0b100, 0b111])
         let next = RunPlan(tiling: tiling, rule: .life, halo: 8, generation: 12, generations: 0, soup: nil,
-                           overlay: Overlay(cells: glider, x: 300, y: 200), cells: nil)
+                           overlays: [Overlay(cells: glider, x: 300, y: 200)], cells: nil)
         let effects = try state.begin(.replan(next))
         let assigned = sent(effects).compactMap { if case .assign(let x) = $0.0 { x } else { nil } }
         #expect(assigned.map(\.worker) == [0, 1])
-        #expect(assigned.allSatisfy { $0.tiling == tiling && $0.overlay?.x == 300 && $0.generation == 12 })
+        #expect(assigned.allSatisfy { $0.tiling == tiling && $0.generation == 12 })
+        // The glider lies on the second tile: only its worker is sent it; the other paints an empty tile.
+        #expect(assigned[0].overlays == [] && assigned[1].overlays?.map(\.x) == [300])
         #expect(state.members.map(\.tiles) == [[TileID(column: 0, row: 0)], [TileID(column: 0, row: 1)]])
         #expect(state.liveBounds == nil, "reports of the old window are gone")
         #expect(state.population == 5, "the glider's cells, counted from the plan")

@@ -42,4 +42,42 @@ import TesseraCore
             try PlaneWindow.around(CellBounds(left: BoardShape.maxCoordinate, top: 0, width: 1, height: 1))
         }
     }
+
+    /// Boxes share a window when their windows would overlap, and through others that
+    /// do; the rest keep windows of their own.
+    @Test func groupsJoinWhoseWindowsWouldOverlap() throws {
+        let dot = { (x: Int, y: Int) in CellBounds(left: x, top: y, width: 3, height: 3) }
+        let boxes = [dot(0, 0), dot(1_000_000_000, 0), dot(4000, 0), dot(8000, 0), dot(0, -1 << 40), dot(1_000_004_000, 0)]
+        // 4000 apart: windows (2048 cells of margin each way) overlap, and the chain
+        // 0 → 4000 → 8000 joins the first and the fourth, which alone would not.
+        #expect(try PlaneAtlas.groups(of: boxes, minSide: 1) == [[0, 2, 3], [1, 5], [4]])
+        // Far enough apart that even their windows do not touch.
+        let apart = [dot(0, 0), dot(0, 2 * PlaneWindow.minMargin + 300)]
+        #expect(try PlaneAtlas.groups(of: apart, minSide: 1).count == 2)
+    }
+
+    @Test func anAtlasLaysWindowsApartWithTheirMarginsWhole() throws {
+        let groups = [CellBounds(left: 0, top: 0, width: 40, height: 9), CellBounds(left: 1 << 50, top: -(1 << 45), width: 3, height: 3),
+                      CellBounds(left: -7_000_000, top: 5, width: 5000, height: 2)]
+        let atlas = try PlaneAtlas(groups: groups, minSide: 1)
+        #expect(atlas.islands.count == 3)
+        for (i, a) in atlas.islands.enumerated() {
+            #expect(a.rect.x >= 0 && a.rect.y >= 0 && a.rect.x + a.rect.width <= atlas.board.width && a.rect.y + a.rect.height <= atlas.board.height)
+            for b in atlas.islands[(i + 1)...] {
+                let apart = a.rect.x + a.rect.width <= b.rect.x || b.rect.x + b.rect.width <= a.rect.x
+                    || a.rect.y + a.rect.height <= b.rect.y || b.rect.y + b.rect.height <= a.rect.y
+                #expect(apart, "windows overlap on the atlas")
+            }
+            // Its live box, back in Golly's coordinates, is the group's.
+            #expect(groups.contains(a.golly(a.live)))
+            #expect(a.margin(after: 0) >= PlaneWindow.minMargin)
+        }
+        let margin = atlas.margin(after: 0)
+        #expect(atlas.margin(after: UInt64(margin - 1)) == 1 && atlas.margin(after: UInt64(margin)) == 0)
+        // Far less board than one window around them all would need.
+        #expect(atlas.board.width <= 1 << 15 && atlas.board.height <= 1 << 15)
+        // Each group's cells land in its own window.
+        let overlays = atlas.overlays(of: groups.map { PlacedCells(cells: BitGrid(width: $0.width, height: $0.height), left: $0.left, top: $0.top) })
+        #expect(Set(overlays.map { TileRect(x: $0.x, y: $0.y, width: $0.cells.width, height: $0.cells.height) }) == Set(atlas.islands.map(\.live)))
+    }
 }

@@ -33,6 +33,25 @@ import TesseraCore
         #expect(back.rule == (try Rule(parsing: "B36/S23")) && back.board?.width == 100 && back.generation == 12)
     }
 
+    /// Patterns a trillion cells apart load as groups, each in a grid of its own, and a
+    /// file written of them reads back the same: nothing the size of the span is made.
+    @Test func groupsFarApartLoadEachInAGridOfItsOwn() throws {
+        let glider = try RLE.parse("x = 3, y = 3\nbo$2bo$3o!").cells
+        let acorn = try RLE.parse("x = 7, y = 3\nbo$3bo$2o2b3o!").cells
+        let parts = [PlacedCells(cells: glider, left: 1 << 40, top: -(1 << 40)), PlacedCells(cells: acorn, left: -3, top: 1),
+                     PlacedCells(cells: glider, left: -(1 << 45), top: 77)]
+        let text = Macrocell.string(for: parts, rule: "B3/S23", generation: 5)
+        let back = try Macrocell.parse(text)
+        #expect(back.cells.width == 0 && back.generation == 5)
+        #expect(Set(back.parts.map(\.bounds)) == Set(parts.map(\.bounds)))
+        for part in parts { #expect(back.parts.first { $0.bounds == part.bounds }?.cells == part.cells) }
+        #expect(Macrocell.string(for: back.parts, rule: "B3/S23", generation: 5) == text)
+        // A chain whose windows overlap link by link: one window holds them all, so one grid.
+        let chain = [parts[1]] + [4000, 8000, 12000].map { PlacedCells(cells: glider, left: $0, top: 0) }
+        let near = try Macrocell.parse(Macrocell.string(for: chain, rule: "B3/S23", generation: 0))
+        #expect(near.parts.isEmpty && near.cells.population == 22 && near.cells.width == 12006)
+    }
+
     @Test func anEmptyBoardIsAFileWithNoNodes() throws {
         let text = Macrocell.string(for: BitGrid(width: 10, height: 10), left: 0, top: 0, rule: "B3/S23", generation: 0)
         #expect(try Macrocell.parse(text).cells.population == 0)

@@ -18,12 +18,15 @@ import TesseraCore
                            soup: try! Soup(density: 0.35, seed: 7), endpoints: ["tcp://a:1", "tcp://b:2"],
                            owners: [0, 0, 0, 1, 1, 1])),
         .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
-                           overlay: Overlay(cells: grid, x: -3, y: 40), endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
+                           overlays: [Overlay(cells: grid, x: -3, y: 40), Overlay(cells: grid, x: 7, y: 0)], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
         // A window of the unbounded plane, far from the origin.
         .assign(Assignment(worker: 0, tiling: try! Tiling(shape: BoardShape(width: 768, height: 512, topology: .infinite,
                                                                            left: 1_000_000_000_000, top: -(1 << 40)),
                                                          columns: 1, rows: 2),
                            rule: .life, halo: 16, generation: 5, soup: nil, endpoints: ["tcp://a:1"], owners: [0, 0])),
+        // Painted by the workers, with no pattern part on this one's tiles.
+        .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
+                           overlays: [], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
         // The same board going on with tiles on other workers.
         .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 1 << 33, soup: nil,
                            endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true)),

@@ -691,9 +691,12 @@ package struct CoordinatorState {
         deal(plan.owners(workers: active.count).map { active[$0] })
         let endpoints = members.map(\.hello.endpoint)
         for index in active {
+            let rects = members[index].tiles.map(plan.tiling.rect(of:))
+            // Each worker gets the pattern parts on its own tiles, and paints them.
+            let overlays = plan.overlays.filter { o in rects.contains { o.population(in: $0) > 0 } }
             let assignment = Assignment(
                 worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: plan.generation,
-                soup: plan.cells == nil ? plan.soup : nil, overlay: plan.cells == nil ? plan.overlay : nil,
+                soup: plan.cells == nil ? plan.soup : nil, overlays: plan.cells == nil ? overlays : nil,
                 endpoints: endpoints, owners: owners)
             effects.append(.send(.assign(assignment), to: members[index].peer))
             for tile in members[index].tiles {
@@ -702,9 +705,9 @@ package struct CoordinatorState {
                     let grid = TileCells(tile: tile, generation: plan.generation, cells: cells(rect))
                     members[index].report.populations[tile] = grid.cells.population
                     effects.append(.send(.load(op: 0, grid), to: members[index].peer))
-                } else if let overlay = plan.overlay, plan.soup == nil {
+                } else if plan.soup == nil {
                     // Known now, from the pattern alone; the workers report after each advance.
-                    members[index].report.populations[tile] = overlay.population(in: rect)
+                    members[index].report.populations[tile] = overlays.reduce(0) { $0 + $1.population(in: rect) }
                 }
             }
         }

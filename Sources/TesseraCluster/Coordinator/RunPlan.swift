@@ -11,13 +11,13 @@ package struct RunPlan: Sendable {
     package let generations: UInt64
     /// Workers generate their own cells from the soup and the overlay when there is no `cells`.
     package let soup: Soup?
-    package let overlay: Overlay?
+    package let overlays: [Overlay]
     /// Each tile's starting cells, computed by the coordinator and sent to the worker.
     package let cells: (@Sendable (TileRect) -> BitGrid)?
 
     package init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, generations: UInt64,
-                soup: Soup?, overlay: Overlay? = nil, cells: (@Sendable (TileRect) -> BitGrid)?) {
-        self.overlay = overlay
+                soup: Soup?, overlays: [Overlay] = [], cells: (@Sendable (TileRect) -> BitGrid)?) {
+        self.overlays = overlays
         self.tiling = tiling
         self.rule = rule
         self.halo = halo

@@ -269,7 +269,7 @@ package actor WorkerNode {
         tiles = [:]
         if assignment.cellsMadeByWorkers {
             // Painted where they lie: a huge tile costs what its pattern and soup cover.
-            let start = TileStart.painted(StartingCells(soup: assignment.soup, overlay: assignment.overlay),
+            let start = TileStart.painted(StartingCells(soup: assignment.soup, overlays: assignment.overlays ?? []),
                                           board: assignment.tiling.shape)
             for tile in assignment.myTiles { waitingCells[tile] = start }
         }

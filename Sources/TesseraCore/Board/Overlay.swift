@@ -26,21 +26,26 @@ public struct Overlay: Hashable, Sendable {
     }
 }
 
-/// Where a board's starting cells come from: a soup (or nothing) with an overlay laid
-/// over it. The coordinator and the workers cut tiles from it the same way.
+/// Where a board's starting cells come from: a soup (or nothing) with overlays laid
+/// over it (several where a pattern's parts lie far apart on the unbounded plane, see
+/// `PlaneAtlas`). The coordinator and the workers cut tiles from it the same way.
 public struct StartingCells: Hashable, Sendable {
     public let soup: Soup?
-    public let overlay: Overlay?
+    public let overlays: [Overlay]
+
+    public init(soup: Soup?, overlays: [Overlay]) {
+        (self.soup, self.overlays) = (soup, overlays)
+    }
 
     public init(soup: Soup?, overlay: Overlay?) {
-        (self.soup, self.overlay) = (soup, overlay)
+        self.init(soup: soup, overlays: overlay.map { [$0] } ?? [])
     }
 
     /// The `width`×`height` rectangle at (x, y) of a board of `shape`, counted from its top-left.
     public func cells(x: Int, y: Int, width: Int, height: Int, of shape: BoardShape) -> BitGrid {
         var grid = soup?.cells(x: shape.left + x, y: shape.top + y, width: width, height: height)
             ?? BitGrid(width: width, height: height)
-        if let overlay { grid.formUnion(overlay.cells(x: x, y: y, width: width, height: height)) }
+        for overlay in overlays { grid.formUnion(overlay.cells(x: x, y: y, width: width, height: height)) }
         return grid
     }
 }

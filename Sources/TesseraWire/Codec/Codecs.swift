@@ -9,6 +9,8 @@ package protocol WireCodable {
 
 /// The most workers one run has: more than any cluster here, few enough to allocate for.
 package let maxWorkers = 4096
+/// The most pattern parts one assignment carries (see `PlaneAtlas`).
+package let maxOverlays = 1 << 20
 /// The most a population can be: a board of 2^31 × 2^31 cells.
 private let maxPopulation = 1 << 62
 
@@ -127,8 +129,9 @@ extension Assignment: WireCodable {
             w.double(soup.density)
             w.u64(soup.seed)
         }
-        w.bool(overlay != nil)
-        if let overlay {
+        w.bool(overlays != nil)
+        w.u32(UInt32(overlays?.count ?? 0))
+        for overlay in overlays ?? [] {
             w.int(overlay.x)
             w.int(overlay.y)
             w.grid(overlay.cells)
@@ -148,12 +151,14 @@ extension Assignment: WireCodable {
         try tiling.validate(halo: halo)
         let generation = try r.u64()
         let soup = try r.bool() ? try Soup(density: Double(bitPattern: try r.u64()), seed: try r.u64()) : nil
-        var overlay: Overlay? = nil
-        if try r.bool() {
+        let painted = try r.bool()
+        let parts = try (0..<r.count(upTo: maxOverlays, "overlay count")).map { _ in
             let x = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay x")
             let y = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay y")
-            overlay = Overlay(cells: try r.grid(), x: x, y: y)
+            return Overlay(cells: try r.grid(), x: x, y: y)
         }
+        guard painted || parts.isEmpty else { throw TesseraError("an assignment whose cells come as loads also carries overlays") }
+        let overlays = painted ? parts : nil
         let endpoints = try (0..<r.count(upTo: maxWorkers, "worker count")).map { _ in
             let endpoint = try r.string(upTo: 512)
             _ = try Endpoint.split(endpoint)
@@ -164,11 +169,11 @@ extension Assignment: WireCodable {
             throw TesseraError("assignment names tiles or workers that do not exist")
         }
         let goesOn = try r.bool(), restores = try r.bool()
-        guard (!goesOn && !restores) || (soup == nil && overlay == nil), !(goesOn && restores) else {
+        guard (!goesOn && !restores) || (soup == nil && overlays == nil), !(goesOn && restores) else {
             throw TesseraError("an assignment that goes on with the board, or restores it, also carries new cells")
         }
         self.init(worker: worker, tiling: tiling, rule: rule, halo: halo, generation: generation, soup: soup,
-                  overlay: overlay, endpoints: endpoints, owners: owners, goesOn: goesOn, restores: restores)
+                  overlays: overlays, endpoints: endpoints, owners: owners, goesOn: goesOn, restores: restores)
     }
 }
 

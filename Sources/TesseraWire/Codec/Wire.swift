@@ -14,7 +14,7 @@ package enum Wire {
     /// 2: operation numbers in every request and answer, lanes, the presenter's own messages.
     /// 3: the unbounded plane's windows. 4: tiles that move, and each tile's compute time.
     /// 5: in-memory snapshots kept by buddies.
-    package static let version: UInt16 = 5
+    package static let version: UInt16 = 6
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30

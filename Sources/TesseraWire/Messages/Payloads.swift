@@ -23,8 +23,10 @@ package struct Assignment: Sendable, Equatable {
     package let generation: UInt64
     /// When set, workers generate their tiles' cells from it; otherwise cells follow as `load`.
     package let soup: Soup?
-    /// A pattern the workers lay over the soup (or an empty board) themselves.
-    package let overlay: Overlay?
+    /// Pattern parts the workers lay over the soup (or an empty board) themselves: only
+    /// those that touch the worker's own tiles. Nil: none, and without a soup the cells
+    /// follow as `load`.
+    package let overlays: [Overlay]?
     /// Each worker's inbox endpoint, by worker index.
     package let endpoints: [String]
     /// The worker index that owns each tile, in `tiling.tiles` order.
@@ -37,7 +39,7 @@ package struct Assignment: Sendable, Equatable {
     package let restores: Bool
 
     package init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, soup: Soup?,
-                 overlay: Overlay? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false, restores: Bool = false) {
+                 overlays: [Overlay]? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false, restores: Bool = false) {
         self.goesOn = goesOn
         self.restores = restores
         self.worker = worker
@@ -46,7 +48,7 @@ package struct Assignment: Sendable, Equatable {
         self.halo = halo
         self.generation = generation
         self.soup = soup
-        self.overlay = overlay
+        self.overlays = overlays
         self.endpoints = endpoints
         self.owners = owners
     }
@@ -55,7 +57,7 @@ package struct Assignment: Sendable, Equatable {
     package var myTiles: [TileID] { tiling.tiles.filter { owner(of: $0) == worker } }
 
     /// Whether workers make their tiles' cells themselves, rather than wait for `load`.
-    package var cellsMadeByWorkers: Bool { soup != nil || overlay != nil }
+    package var cellsMadeByWorkers: Bool { soup != nil || overlays != nil }
 }
 
 /// What a worker snapshots, and for whom it keeps copies. Every worker that hosts tiles

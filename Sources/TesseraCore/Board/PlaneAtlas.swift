@@ -1,0 +1,157 @@
+/// Cells whose top-left cell lies at Golly (`left`, `top`).
+public struct PlacedCells: Sendable, Equatable {
+    public var cells: BitGrid
+    public var left: Int, top: Int
+
+    public init(cells: BitGrid, left: Int, top: Int) {
+        (self.cells, self.left, self.top) = (cells, left, top)
+    }
+
+    public var bounds: CellBounds { CellBounds(left: left, top: top, width: cells.width, height: cells.height) }
+}
+
+/// Golly's unbounded plane where its live cells lie in groups too far apart for one
+/// window (`PlaneWindow`) to hold them all: each group gets a window of its own, and
+/// the windows lie side by side on one bounded board, the atlas, which runs as any
+/// board does, in this process or on workers.
+///
+/// Windows far enough apart cannot tell each other apart from a dead plane: a window
+/// keeps at least `PlaneWindow.minMargin` dead cells around its group, so the live cells
+/// of two windows that do not overlap are more than twice the margin apart, and a live
+/// cell spreads one cell a generation. For as many generations as the smallest margin
+/// left, each window steps exactly as the unbounded plane does, whatever lies next to
+/// it on the atlas (whose edges are dead). Groups whose windows would overlap share one.
+public struct PlaneAtlas: Sendable, Hashable {
+    public struct Island: Sendable, Hashable {
+        /// The window, in Golly's coordinates.
+        public let window: BoardShape
+        /// Its top-left cell on the atlas.
+        public let x: Int, y: Int
+        /// Where its live cells may be at the atlas's first generation (atlas coordinates).
+        public let live: TileRect
+
+        /// The window's cells on the atlas.
+        public var rect: TileRect { TileRect(x: x, y: y, width: window.width, height: window.height) }
+
+        /// A cell of the atlas in Golly's coordinates.
+        public func golly(_ rect: TileRect) -> CellBounds {
+            CellBounds(left: window.left + rect.x - x, top: window.top + rect.y - y, width: rect.width, height: rect.height)
+        }
+
+        /// Dead rows and columns left between where the live cells may be, `elapsed`
+        /// generations on, and the window's nearest edge.
+        public func margin(after elapsed: UInt64) -> Int {
+            let room = min(live.x - x, live.y - y, x + window.width - live.x - live.width, y + window.height - live.y - live.height)
+            return elapsed >= UInt64(room) ? 0 : room - Int(elapsed)
+        }
+
+        /// Where the live cells may be `elapsed` generations on: `live` grown as far as
+        /// they can spread, within the window.
+        public func reach(after elapsed: UInt64) -> TileRect {
+            let grow = Int(min(elapsed, UInt64(max(window.width, window.height))))
+            let x0 = max(x, live.x - grow), y0 = max(y, live.y - grow)
+            let x1 = min(x + window.width, live.x + live.width + grow), y1 = min(y + window.height, live.y + live.height + grow)
+            return TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
+    }
+
+    public let islands: [Island]
+    /// The board the islands lie on: a plane whose edges no live cell reaches.
+    public let board: BoardShape
+
+    /// Windows around `groups`' live boxes (Golly's coordinates), each side at least
+    /// `minSide`, packed on one board in shelves of about equal width.
+    public init(groups: [CellBounds], minSide: Int) throws {
+        let windows = try groups.map { try PlaneWindow.around($0, minSide: minSide) }
+        let area = windows.reduce(0.0) { $0 + Double($1.width) * Double($1.height) }
+        let widest = windows.map(\.width).max() ?? minSide
+        let shelfWidth = max(widest, (Int(area.squareRoot()) + 255) / 256 * 256)
+        var islands: [Island] = [], x = 0, y = 0, shelfHeight = 0, width = 0
+        for index in windows.indices.sorted(by: { windows[$0].height > windows[$1].height }) {
+            let window = windows[index]
+            if x + window.width > shelfWidth { (x, y, shelfHeight) = (0, y + shelfHeight, 0) }
+            let live = groups[index]
+            islands.append(Island(window: window, x: x, y: y,
+                                  live: TileRect(x: x + live.left - window.left, y: y + live.top - window.top,
+                                                 width: live.width, height: live.height)))
+            x += window.width
+            (width, shelfHeight) = (max(width, x), max(shelfHeight, window.height))
+        }
+        let height = y + shelfHeight
+        guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
+            throw TesseraError("\(groups.count) groups of live cells far apart need windows \(width)x\(height) cells in all, past the \(BoardShape.maxSide) a side Tessera holds",
+                               fix: "run the groups as separate patterns")
+        }
+        self.islands = islands
+        board = BoardShape(width: width, height: height, topology: .infinite, left: 0, top: 0)
+    }
+
+    /// Dead cells left around every island's live cells, `elapsed` generations on: how
+    /// many more generations the atlas runs as the unbounded plane.
+    public func margin(after elapsed: UInt64) -> Int {
+        islands.map { $0.margin(after: elapsed) }.min() ?? 0
+    }
+
+    /// The island whose window holds `bounds` (Golly's coordinates).
+    public func island(holding bounds: CellBounds) -> Island? {
+        islands.first {
+            $0.window.left <= bounds.left && bounds.right <= $0.window.left + $0.window.width
+                && $0.window.top <= bounds.top && bounds.bottom <= $0.window.top + $0.window.height
+        }
+    }
+
+    /// Which of `boxes` (Golly's coordinates) must share a window: those whose windows
+    /// would overlap, and so on until no two groups' windows do. Each group's members
+    /// are indices into `boxes`, in order; groups come in order of their first member.
+    public static func groups(of boxes: [CellBounds], minSide: Int) throws -> [[Int]] {
+        var parent = Array(boxes.indices)
+        func root(_ i: Int) -> Int {
+            var i = i
+            while parent[i] != i { (parent[i], i) = (parent[parent[i]], parent[i]) }
+            return i
+        }
+        var count = boxes.count
+        while true {
+            var bounds: [Int: CellBounds] = [:]
+            for (i, box) in boxes.enumerated() { bounds[root(i)] = bounds[root(i)].map { $0.union(box) } ?? box }
+            let windows = try bounds.map { (root: $0.key, window: try PlaneWindow.around($0.value, minSide: minSide)) }
+                .sorted { $0.window.left < $1.window.left }
+            // A sweep from left to right: only windows that reach past this one's left
+            // edge can overlap it.
+            var open: [(root: Int, window: BoardShape)] = []
+            for next in windows {
+                open.removeAll { $0.window.left + $0.window.width <= next.window.left }
+                for other in open where other.window.top < next.window.top + next.window.height
+                    && next.window.top < other.window.top + other.window.height {
+                    let (a, b) = (root(other.root), root(next.root))
+                    if a != b { parent[max(a, b)] = min(a, b) }
+                }
+                open.append(next)
+            }
+            let merged = Set(boxes.indices.map(root)).count
+            if merged == count { break }
+            count = merged
+        }
+        var members: [Int: [Int]] = [:]
+        for i in boxes.indices { members[root(i), default: []].append(i) }
+        return members.values.sorted { $0[0] < $1[0] }
+    }
+}
+
+extension PlaneAtlas {
+    /// `parts` (Golly's coordinates) laid on the atlas, each in the window that holds it.
+    public func overlays(of parts: [PlacedCells]) -> [Overlay] {
+        parts.compactMap { part in
+            island(holding: part.bounds).map {
+                Overlay(cells: part.cells, x: $0.x + part.left - $0.window.left, y: $0.y + part.top - $0.window.top)
+            }
+        }
+    }
+}
+
+extension CellBounds {
+    /// The smallest rectangle holding all of `boxes`; nil when there are none.
+    public static func enclosing(_ boxes: some Sequence<CellBounds>) -> CellBounds? {
+        boxes.reduce(nil) { $0?.union($1) ?? $1 }
+    }
+}
