@@ -194,7 +194,9 @@ package struct RunSetup: Sendable {
                                   tiles: (columns: Int, rows: Int)?, halo chosenHalo: Int?, tileCount: Int) throws -> RunSetup {
         let minSide = minWindowSide(tiles: tiles, halo: chosenHalo, tileCount: tileCount)
         let parts = parts.filter { $0.cells.width > 0 && $0.cells.height > 0 }
-        let groups = try PlaneAtlas.groups(of: parts.map(\.bounds), minSide: minSide)
+        var groups = try PlaneAtlas.groups(of: parts.map(\.bounds), minSide: minSide)
+        let margin = PlaneAtlas.margin(forGroups: groups.count)
+        if margin > PlaneAtlas.leastMargin { groups = try PlaneAtlas.groups(of: parts.map(\.bounds), minSide: minSide, margin: margin) }
         let boxes = groups.map { members in CellBounds.enclosing(members.map { parts[$0].bounds })! }
         var pattern = Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, generation: generation)
         let shape: BoardShape, atlas: PlaneAtlas?
@@ -208,7 +210,7 @@ package struct RunSetup: Sendable {
             }
             atlas = nil
         } else {
-            let made = try PlaneAtlas(groups: boxes, minSide: minSide)
+            let made = try PlaneAtlas(groups: boxes, minSide: minSide, margin: margin)
             (shape, atlas) = (made.board, made)
             pattern.parts = parts
         }

@@ -156,7 +156,7 @@ import TesseraWire
         func cells(_ rle: String) throws -> BitGrid { try RLE.parse(rle).cells }
         let parts = [
             PlacedCells(cells: try cells("x = 3, y = 3\nbo$2bo$3o!"), left: 0, top: 0),
-            PlacedCells(cells: try cells("x = 2, y = 2\n2o$2o!"), left: 4500, top: 4500),
+            PlacedCells(cells: try cells("x = 2, y = 2\n2o$2o!"), left: 4500, top: 4501),
             PlacedCells(cells: try cells("x = 7, y = 3\nbo$3bo$2o2b3o!"), left: -(1 << 40), top: 1 << 40),
             // A lightweight spaceship, c/2: past its first window's margin within the run.
             PlacedCells(cells: try cells("x = 5, y = 4\nbo2bo$o4b$o3bo$4o!"), left: 1_000_000_000_000, top: -7),

@@ -47,19 +47,20 @@ import TesseraCore
     /// do; the rest keep windows of their own.
     @Test func groupsJoinWhoseWindowsWouldOverlap() throws {
         let dot = { (x: Int, y: Int) in CellBounds(left: x, top: y, width: 3, height: 3) }
-        let boxes = [dot(0, 0), dot(1_000_000_000, 0), dot(4000, 0), dot(8000, 0), dot(0, -1 << 40), dot(1_000_004_000, 0)]
-        // 4000 apart: windows (2048 cells of margin each way) overlap, and the chain
-        // 0 → 4000 → 8000 joins the first and the fourth, which alone would not.
+        let boxes = [dot(0, 0), dot(1_000_000_000, 0), dot(400, 0), dot(800, 0), dot(0, -1 << 40), dot(1_000_000_400, 0)]
+        // 400 apart: windows (256 cells of margin each way, 768 a side) overlap, and the
+        // chain 0 → 400 → 800 joins the first and the fourth, which alone would not.
         #expect(try PlaneAtlas.groups(of: boxes, minSide: 1) == [[0, 2, 3], [1, 5], [4]])
         // Far enough apart that even their windows do not touch.
-        let apart = [dot(0, 0), dot(0, 2 * PlaneWindow.minMargin + 300)]
+        let apart = [dot(0, 0), dot(0, 2 * PlaneAtlas.leastMargin + 300)]
         #expect(try PlaneAtlas.groups(of: apart, minSide: 1).count == 2)
+        #expect(try PlaneAtlas.groups(of: apart, minSide: 1, margin: PlaneWindow.minMargin).count == 1)
     }
 
     @Test func anAtlasLaysWindowsApartWithTheirMarginsWhole() throws {
         let groups = [CellBounds(left: 0, top: 0, width: 40, height: 9), CellBounds(left: 1 << 50, top: -(1 << 45), width: 3, height: 3),
                       CellBounds(left: -7_000_000, top: 5, width: 5000, height: 2)]
-        let atlas = try PlaneAtlas(groups: groups, minSide: 1)
+        let atlas = try PlaneAtlas(groups: groups, minSide: 1, margin: PlaneAtlas.leastMargin)
         #expect(atlas.islands.count == 3)
         for (i, a) in atlas.islands.enumerated() {
             #expect(a.rect.x >= 0 && a.rect.y >= 0 && a.rect.x + a.rect.width <= atlas.board.width && a.rect.y + a.rect.height <= atlas.board.height)
@@ -70,8 +71,10 @@ import TesseraCore
             }
             // Its live box, back in Golly's coordinates, is the group's.
             #expect(groups.contains(a.golly(a.live)))
-            #expect(a.margin(after: 0) >= PlaneWindow.minMargin)
+            #expect(a.margin(after: 0) >= PlaneAtlas.leastMargin)
         }
+        // Few groups keep a lone window's margin; many share a board of bounded size.
+        #expect(PlaneAtlas.margin(forGroups: 3) == PlaneWindow.minMargin && PlaneAtlas.margin(forGroups: 1000) == PlaneAtlas.leastMargin)
         let margin = atlas.margin(after: 0)
         #expect(atlas.margin(after: UInt64(margin - 1)) == 1 && atlas.margin(after: UInt64(margin)) == 0)
         // Far less board than one window around them all would need.

@@ -16,12 +16,27 @@ public struct PlacedCells: Sendable, Equatable {
 /// board does, in this process or on workers.
 ///
 /// Windows far enough apart cannot tell each other apart from a dead plane: a window
-/// keeps at least `PlaneWindow.minMargin` dead cells around its group, so the live cells
-/// of two windows that do not overlap are more than twice the margin apart, and a live
-/// cell spreads one cell a generation. For as many generations as the smallest margin
+/// keeps at least `margin` dead cells around its group, so the live cells of two
+/// windows that do not overlap are more than twice the margin apart, and a live cell
+/// spreads one cell a generation. For as many generations as the smallest margin
 /// left, each window steps exactly as the unbounded plane does, whatever lies next to
 /// it on the atlas (whose edges are dead). Groups whose windows would overlap share one.
 public struct PlaneAtlas: Sendable, Hashable {
+    /// The least margin of an atlas's windows (a lone window's is
+    /// `PlaneWindow.minMargin`): a thousand gliders far apart make a board of 768²
+    /// cells each rather than 4352² (snapshots and memory checks count every cell of
+    /// the board), at the price of reading back and remaking the atlas more often.
+    public static let leastMargin = 256
+
+    /// The margin for an atlas of `count` groups: a lone window's while the board
+    /// stays within 2^28 cells, narrower as groups multiply, down to `leastMargin`.
+    /// Each time a margin runs out the whole atlas is read back and remade, so a wide
+    /// margin is worth its room while the board is small.
+    public static func margin(forGroups count: Int) -> Int {
+        let side = (Double(1 << 28) / Double(max(1, count))).squareRoot()
+        return min(PlaneWindow.minMargin, max(leastMargin, Int(side / 2) / 256 * 256))
+    }
+
     public struct Island: Sendable, Hashable {
         /// The window, in Golly's coordinates.
         public let window: BoardShape
@@ -60,12 +75,12 @@ public struct PlaneAtlas: Sendable, Hashable {
     public let board: BoardShape
 
     /// Windows around `groups`' live boxes (Golly's coordinates), each side at least
-    /// `minSide`, packed on one board in shelves of about equal width.
-    public init(groups: [CellBounds], minSide: Int) throws {
-        let windows = try groups.map { try PlaneWindow.around($0, minSide: minSide) }
-        let area = windows.reduce(0.0) { $0 + Double($1.width) * Double($1.height) }
-        let widest = windows.map(\.width).max() ?? minSide
-        let shelfWidth = max(widest, (Int(area.squareRoot()) + 255) / 256 * 256)
+    /// `minSide`, packed on one board in shelves as wide as the widest window: a window
+    /// is read back (`UnboundedPlane.parts`) as whole rows of the board, so a board no
+    /// wider than that reads each about once.
+    public init(groups: [CellBounds], minSide: Int, margin: Int) throws {
+        let windows = try groups.map { try PlaneWindow.around($0, minSide: minSide, least: margin) }
+        let shelfWidth = windows.map(\.width).max() ?? minSide
         var islands: [Island] = [], x = 0, y = 0, shelfHeight = 0, width = 0
         for index in windows.indices.sorted(by: { windows[$0].height > windows[$1].height }) {
             let window = windows[index]
@@ -103,7 +118,7 @@ public struct PlaneAtlas: Sendable, Hashable {
     /// Which of `boxes` (Golly's coordinates) must share a window: those whose windows
     /// would overlap, and so on until no two groups' windows do. Each group's members
     /// are indices into `boxes`, in order; groups come in order of their first member.
-    public static func groups(of boxes: [CellBounds], minSide: Int) throws -> [[Int]] {
+    public static func groups(of boxes: [CellBounds], minSide: Int, margin: Int = leastMargin) throws -> [[Int]] {
         var parent = Array(boxes.indices)
         func root(_ i: Int) -> Int {
             var i = i
@@ -114,7 +129,7 @@ public struct PlaneAtlas: Sendable, Hashable {
         while true {
             var bounds: [Int: CellBounds] = [:]
             for (i, box) in boxes.enumerated() { bounds[root(i)] = bounds[root(i)].map { $0.union(box) } ?? box }
-            let windows = try bounds.map { (root: $0.key, window: try PlaneWindow.around($0.value, minSide: minSide)) }
+            let windows = try bounds.map { (root: $0.key, window: try PlaneWindow.around($0.value, minSide: minSide, least: margin)) }
                 .sorted { $0.window.left < $1.window.left }
             // A sweep from left to right: only windows that reach past this one's left
             // edge can overlap it.

@@ -53,9 +53,10 @@ public enum PlaneWindow {
     }
 
     /// A window around `live` with a margin as wide as the pattern, at least
-    /// `minMargin`, each side at least `minSide` and a multiple of 256 cells.
-    public static func around(_ live: CellBounds, minSide: Int = 1) throws -> BoardShape {
-        let margin = max(minMargin, live.width, live.height)
+    /// `least` (`minMargin` unless told), each side at least `minSide` and a multiple
+    /// of 256 cells.
+    public static func around(_ live: CellBounds, minSide: Int = 1, least: Int = minMargin) throws -> BoardShape {
+        let margin = max(least, live.width, live.height)
         func side(_ length: Int) -> Int { (max(length + 2 * margin, minSide) + 255) / 256 * 256 }
         let width = side(live.width), height = side(live.height)
         guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
