@@ -82,9 +82,14 @@ public struct BoardOutput: Sendable {
             try file.commit()
             return
         }
+        let isPlainText = path.lowercased().hasSuffix(".cells")
+        guard parts.count <= 1 || !isPlainText else {
+            throw TesseraError("the live cells lie \(box.width)x\(box.height) cells apart, too far for a .cells file, which spells out every cell",
+                               fix: "name the output *.rle or *.mc")
+        }
         // bgolly's own limit for RLE (its positions are 32-bit there).
         let limit = 1_000_000_000
-        guard box.width == 0 || (box.left >= -limit && box.top >= -limit && box.right - 1 <= limit && box.bottom - 1 <= limit) else {
+        guard isPlainText || box.width == 0 || (box.left >= -limit && box.top >= -limit && box.right - 1 <= limit && box.bottom - 1 <= limit) else {
             throw TesseraError("the live cells span \(box), past the ±\(limit) cells Golly reads and writes as RLE",
                                fix: "name the output *.mc (macrocell), which holds any position")
         }
@@ -92,10 +97,6 @@ public struct BoardOutput: Sendable {
             var board = BitGrid(width: box.width, height: box.height)
             if let part = parts.first { board = part.cells }
             return try placed.write(board, generation: generation)
-        }
-        guard !path.lowercased().hasSuffix(".cells") else {
-            throw TesseraError("the live cells lie \(box.width)x\(box.height) cells apart, too far for a .cells file, which spells out every cell",
-                               fix: "name the output *.rle or *.mc")
         }
         let file = try AtomicFile(path)
         var encoder = RLE.Encoder(shape: placed.shape, rule: rule, generation: generation)
