@@ -142,6 +142,12 @@ final class BlockActivity {
     func step(_ region: Region, rows valid: Range<Int>, rule: Rule, using kernel: Kernel.Implementation, dead: [Box]) {
         let everything = changed == nil
         if !everything { gatherCandidates() }
+        // The lists and counts this loop fills are taken out into locals: each access to
+        // a class's stored property is checked for exclusivity at run time, and that was
+        // 6% of a settling soup's time.
+        var found = self.found, stepped = 0, steppedRows = 0
+        let noPredecessor = self.noPredecessor
+        self.found = []
         found.removeAll(keepingCapacity: true)
         // Taken out, so it is changed in place rather than copied.
         var aliveTarget = everything ? BlockSet(count: blockCount) : aliveNext
@@ -197,6 +203,7 @@ final class BlockActivity {
             for row in 0..<rows { stepRun(row: row, columns: 0..<columns, rows: 0...(Self.blockRows - 1)) }
         } else {
             // Runs of consecutive candidates within a block row that want the same rows, one kernel call each.
+            let (candidates, wanted) = (self.candidates, self.wanted)
             var i = 0
             while i < candidates.count {
                 let first = Int(candidates[i]), row = first / columns, rows = wanted[first]
@@ -211,13 +218,15 @@ final class BlockActivity {
             }
         }
         region.swapBuffers()
-        noPredecessor = false
+        self.noPredecessor = false
+        self.stepped += stepped
+        self.steppedRows += steppedRows
         // The old list becomes next generation's scratch, capacity and all.
         if everything {
             changed = found
-            found = []
         } else {
-            swap(&found, &changed!)
+            self.found = changed!
+            changed = found
         }
         // A block stepped over only some of its rows keeps others from two generations
         // ago: still the right liveness for the rows that count (the interior).
@@ -230,7 +239,11 @@ final class BlockActivity {
     /// change only next to a change.
     private func gatherCandidates() {
         epoch &+= 1
+        // Filled in a local (see `step`), then put back.
+        var candidates = self.candidates
+        self.candidates = []
         candidates.removeAll(keepingCapacity: true)
+        defer { self.candidates = candidates }
         let (rows, columns, epoch, stamp, wanted) = (self.rows, self.columns, self.epoch, self.stamp, self.wanted)
         let lastRow = Self.blockRows - 1
         func add(_ r: Int, _ c: Int, _ first: Int, _ last: Int) {
