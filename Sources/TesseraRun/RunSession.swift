@@ -97,10 +97,6 @@ package struct RunSession: Sendable {
             throw TesseraError("recording frames and an external presenter need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
         }
-        if let atlas = setup.atlas, !mode.isBatch {
-            throw TesseraError("the pattern's live cells lie in \(atlas.islands.count) groups too far apart for one window of the unbounded plane, and viewers watch one window",
-                               fix: "run it without viewers (--output FILE keeps the result), or crop the pattern to one group in Golly")
-        }
         if checkpointing != nil, setup.isUnbounded || !mode.isBatch {
             throw TesseraError("checkpoints are written by batch runs on a bounded board (no viewers, no frames)",
                                fix: "leave out --checkpoint, or run without viewers on a board with --size WxH or a rule suffix")

@@ -190,6 +190,25 @@ package struct RunSetup: Sendable {
                            tileCount: chosenTiles == nil ? max(tileCount, present) : tileCount)
     }
 
+    /// The same atlas at `generation`, `parts` its live cells, when every window still
+    /// has room around them (`PlaneAtlas.keeping`): the board's cells are already
+    /// these, and nothing needs to be remade. Nil when a window must be.
+    package func keepingWindows(parts: [PlacedCells], generation: UInt64) -> RunSetup? {
+        guard let atlas else { return nil }
+        var boxes = [CellBounds?](repeating: nil, count: atlas.islands.count)
+        for part in parts {
+            guard let i = atlas.islands.firstIndex(where: { atlas.island(holding: part.bounds) == $0 }) else { return nil }
+            boxes[i] = boxes[i].map { $0.union(part.bounds) } ?? part.bounds
+        }
+        guard let kept = atlas.keeping(live: boxes) else { return nil }
+        var pattern = Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, generation: generation)
+        pattern.parts = parts
+        var next = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
+                            pattern: pattern, soup: nil)
+        (next.chosenTiles, next.chosenHalo, next.tileCount, next.atlas) = (chosenTiles, chosenHalo, tileCount, kept)
+        return next
+    }
+
     private static func unbounded(name: String, rule: Rule, parts: [PlacedCells], generation: UInt64,
                                   tiles: (columns: Int, rows: Int)?, halo chosenHalo: Int?, tileCount: Int) throws -> RunSetup {
         let minSide = minWindowSide(tiles: tiles, halo: chosenHalo, tileCount: tileCount)

@@ -64,8 +64,13 @@ package enum UnboundedPlane {
                 // Windows far apart: each runs as the plane while every one has room.
                 let margin = atlas.margin(after: at.generation - at.setup.generation)
                 if margin < 1 {
-                    at.setup = try at.setup.regrouped(parts: try await parts(at: at, from: runner), generation: at.generation,
-                                                      tileCount: await runner.tileCount())
+                    let parts = try await parts(at: at, from: runner)
+                    if let kept = at.setup.keepingWindows(parts: parts, generation: at.generation) {
+                        // Every window still has room: the same board, its margins counted afresh.
+                        at.setup = kept
+                        continue
+                    }
+                    at.setup = try at.setup.regrouped(parts: parts, generation: at.generation, tileCount: await runner.tileCount())
                     try await runner.move(to: at.setup)
                     at.live = at.setup.startingBounds
                     continue

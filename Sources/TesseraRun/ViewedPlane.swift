@@ -21,9 +21,14 @@ actor ViewedPlane: ClusterDriver {
 
     var board: (x: Int, y: Int, width: Int, height: Int) {
         // An empty plane: the origin, where a pattern without a position starts.
-        guard let live = position.bounds else { return (0, 0, 1, 1) }
+        guard var live = position.bounds else { return (0, 0, 1, 1) }
+        if let atlas = position.setup.atlas {
+            // Each window's cells may be as far as they could spread since it was made.
+            let elapsed = position.generation - position.setup.generation
+            live = CellBounds.enclosing(atlas.islands.map { $0.golly($0.reach(after: elapsed)) }) ?? live
+        }
         let far = Viewport.maxCoordinate
-        return (min(max(live.left, -far), far), min(max(live.top, -far), far), live.width, live.height)
+        return (min(max(live.left, -far), far), min(max(live.top, -far), far), min(live.width, 2 * far), min(live.height, 2 * far))
     }
 
     var tiles: (columns: Int, rows: Int) { (position.setup.tiling.columns, position.setup.tiling.rows) }
@@ -39,15 +44,32 @@ actor ViewedPlane: ClusterDriver {
     /// coordinates (a window is at most 2³¹ cells a side and a viewport 2⁴⁴, so one that
     /// meets the window is well within a viewport's limits there).
     func frame(_ viewport: Viewport) async throws -> BitGrid {
-        let shape = position.setup.shape
+        if let atlas = position.setup.atlas {
+            // Windows side by side on the atlas lie far apart on the plane: each is
+            // drawn from its own cells only.
+            var dots = BitGrid(width: viewport.width, height: viewport.height)
+            for island in atlas.islands {
+                let shape = BoardShape(width: island.window.width, height: island.window.height, topology: .infinite,
+                                       left: island.window.left - island.x, top: island.window.top - island.y)
+                dots.formUnion(try await frame(viewport, on: shape, clip: island.rect))
+            }
+            return dots
+        }
+        return try await frame(viewport, on: position.setup.shape, clip: nil)
+    }
+
+    /// `viewport` (Golly's coordinates) over the cells of `shape`, whose corner is the
+    /// board's: the board's frame with the viewport moved into its coordinates.
+    private func frame(_ viewport: Viewport, on shape: BoardShape, clip: TileRect?) async throws -> BitGrid {
+        let extent = clip ?? TileRect(x: 0, y: 0, width: shape.width, height: shape.height)
         let span = (viewport.width * viewport.cellsPerDot, viewport.height * viewport.cellsPerDot)
         let (dx, dy) = (viewport.x.subtractingReportingOverflow(shape.left), viewport.y.subtractingReportingOverflow(shape.top))
-        guard !dx.overflow, !dy.overflow, dx.partialValue < shape.width, dy.partialValue < shape.height,
-              dx.partialValue + span.0 > 0, dy.partialValue + span.1 > 0 else {
+        guard !dx.overflow, !dy.overflow, dx.partialValue < extent.x + extent.width, dy.partialValue < extent.y + extent.height,
+              dx.partialValue + span.0 > extent.x, dy.partialValue + span.1 > extent.y else {
             return BitGrid(width: viewport.width, height: viewport.height)
         }
         return try await coordinator.frame(Viewport(x: dx.partialValue, y: dy.partialValue, cellsPerDot: viewport.cellsPerDot,
-                                                    width: viewport.width, height: viewport.height))
+                                                    width: viewport.width, height: viewport.height), clip: clip)
     }
 
     func collect() async throws -> BitGrid { throw Self.bounded }

@@ -194,16 +194,24 @@ public actor TileActor {
         for side in sides { engine.resend(side) }
     }
 
-    /// The dots of `view` this tile covers: a dot is lit when any cell under it is alive.
-    /// Only the reduced dots leave the tile, never its cells.
-    public func dots(in view: Viewport) throws -> (x: Int, y: Int, dots: BitGrid)? {
+    /// The dots of `view` this tile covers: a dot is lit when any cell under it is alive
+    /// (within `clip`, board coordinates, if given). Only the reduced dots leave the
+    /// tile, never its cells.
+    public func dots(in view: Viewport, clip: TileRect? = nil) throws -> (x: Int, y: Int, dots: BitGrid)? {
         try checkIdle("draw a frame")
-        guard let (columns, rows) = view.dots(covering: rect) else { return nil }
+        var area = rect
+        if let clip {
+            let x0 = max(rect.x, clip.x), y0 = max(rect.y, clip.y)
+            let x1 = min(rect.x + rect.width, clip.x + clip.width), y1 = min(rect.y + rect.height, clip.y + clip.height)
+            guard x0 < x1, y0 < y1 else { return nil }
+            area = TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
+        guard let (columns, rows) = view.dots(covering: area) else { return nil }
         var dots = BitGrid(width: columns.count, height: rows.count)
         for dy in rows {
-            let under = view.cells(underRow: dy).clamped(to: rect.y..<(rect.y + rect.height))
+            let under = view.cells(underRow: dy).clamped(to: area.y..<(area.y + area.height))
             for dx in columns {
-                let across = view.cells(underColumn: dx).clamped(to: rect.x..<(rect.x + rect.width))
+                let across = view.cells(underColumn: dx).clamped(to: area.x..<(area.x + area.width))
                 guard !across.isEmpty else { continue }
                 for row in under where engine.anyAlive(row: row - rect.y, x: across.lowerBound - rect.x, width: across.count) {
                     dots[dx - columns.lowerBound, dy - rows.lowerBound] = true

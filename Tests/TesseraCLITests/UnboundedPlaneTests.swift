@@ -189,4 +189,30 @@ import TesseraWire
         #expect(try String(contentsOf: again, encoding: .utf8).hasPrefix("#CXRLE Pos=125,-900000071 Gen=500\nx = 899999901, y = 900000199, rule = B3/S23\n"))
         #expect(try Harness.golly(again, generations: 0) == (try Harness.golly(input, generations: 500)))
     }
+
+    /// Viewers of groups far apart (an atlas) see each where it lies on the plane, and
+    /// nothing of the window that lies beside it on the atlas board: two blocks 10^12
+    /// apart have windows one above the other there, so a tall viewport over one block
+    /// would show the other's ghost 4352 cells off were frames not clipped per window.
+    @Test func viewersOfGroupsFarApartSeeEachWhereItLies() throws {
+        let dir = try Harness.temporaryDirectory()
+        let block = try RLE.parse("x = 2, y = 2\n2o$2o!").cells
+        let far = 1_000_000_000_000
+        let parts = [PlacedCells(cells: block, left: 0, top: 0), PlacedCells(cells: block, left: far, top: far)]
+        let input = try write(Macrocell.string(for: parts, rule: "B3/S23", generation: 0), "blocks.mc", in: dir)
+        let run = try RunningTessera(["run", input.path, "--generations", "100000000", "--view-listen", "tcp://127.0.0.1:*"])
+        let endpoint = try run.viewerEndpoint()
+        let one = { (x: Int, y: Int) in Viewport(x: x, y: y, cellsPerDot: 1, width: 2, height: 2) }
+        #expect(try ScriptedViewer.watch(endpoint, frames: 1, viewport: one(0, 0)).first?.dots.population == 4)
+        #expect(try ScriptedViewer.watch(endpoint, frames: 1, viewport: one(far, far)).first?.dots.population == 4)
+        // 4 cells a dot, 8800 cells tall around the first block: its one dot, no ghost.
+        let tall = Viewport(x: -8, y: -4400, cellsPerDot: 4, width: 4, height: 2200)
+        let frame = try #require(try ScriptedViewer.watch(endpoint, frames: 1, viewport: tall).first)
+        #expect(frame.dots.population == 1 && frame.dots[2, 1100])
+        // `0` fits both.
+        #expect(frame.board.x <= 0 && frame.board.y <= 0 && frame.board.x + frame.board.width >= far + 2
+                && frame.board.y + frame.board.height >= far + 2)
+        kill(run.pid, SIGTERM)
+        #expect(run.wait(timeout: 10) == 128 + SIGTERM)
+    }
 }

@@ -51,7 +51,8 @@ import TesseraCore
             report.tileSeconds = [TileID(column: 0, row: 1): 0.125, TileID(column: 2, row: 1): 3]
             return report
         }()),
-        .frameRequest(op: 5, viewport),
+        .frameRequest(op: 5, viewport, clip: nil),
+        .frameRequest(op: 6, viewport, clip: TileRect(x: 768, y: 0, width: 4352, height: 4352)),
         .frameTile(op: 5, FramePart(tile: TileID(column: 1, row: 1), x: 10, y: 3, dots: grid)),
         .collect(op: 6, rows: 4096..<8192),
         .cells(op: 6, TileCells(tile: TileID(column: 0, row: 1), generation: 1 << 50, cells: grid)),
@@ -175,7 +176,7 @@ import TesseraCore
         view.replaceSubrange(12..<20, with: [0, 0, 0, 0, 0, 0, 0, 0x80])
         #expect(refusal(view, on: .fromViewer).contains("implausible viewport"))
         // A frame too big for any viewer: 65536 dots a side.
-        var wide = Wire.encode(.frameRequest(op: 1, Self.viewport))
+        var wide = Wire.encode(.frameRequest(op: 1, Self.viewport, clip: nil))
         wide.replaceSubrange(12 + 8 + 24..<12 + 8 + 32, with: [0, 0, 1, 0, 0, 0, 0, 0])
         #expect(refusal(wide, on: .toWorker).contains("implausible viewport"))
         // Seconds that are not a number.

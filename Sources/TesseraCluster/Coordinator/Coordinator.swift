@@ -286,7 +286,12 @@ package actor Coordinator {
 
     /// The board reduced to `viewport`, every tile at the same generation.
     package func frame(_ viewport: Viewport) async throws -> BitGrid {
-        guard case .frame(let dots) = try await read(.frame(viewport)) else { throw TesseraError("no frame came back") }
+        try await frame(viewport, clip: nil)
+    }
+
+    /// The same, of the cells within `clip` (board coordinates) only, when given.
+    package func frame(_ viewport: Viewport, clip: TileRect?) async throws -> BitGrid {
+        guard case .frame(let dots) = try await read(.frame(viewport, clip: clip)) else { throw TesseraError("no frame came back") }
         return dots
     }
 

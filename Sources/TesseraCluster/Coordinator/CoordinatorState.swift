@@ -47,7 +47,8 @@ package struct CoordinatorState {
     /// What the shell asks of the cluster.
     package enum Request {
         case advance(generations: UInt64)
-        case frame(Viewport)
+        /// The dots of a viewport, of the cells within `clip` only when given.
+        case frame(Viewport, clip: TileRect? = nil)
         case collect(rows: Range<Int>)
         /// Every tile's cells replaced by its rectangle of `cells`.
         case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
@@ -216,11 +217,11 @@ package struct CoordinatorState {
             operation = .advance(op: op, generations: generations, waiting: Set(hosts))
             phase = .busy
             return hosts.map { .send(.start(op: op, generations: generations), to: members[$0].peer) }
-        case .frame(let viewport):
+        case .frame(let viewport, let clip):
             operation = .frame(op: op, viewport: viewport, dots: BitGrid(width: viewport.width, height: viewport.height),
                                waiting: Set(plan.tiling.tiles))
             phase = .busy
-            return members.filter { !$0.tiles.isEmpty }.map { .send(.frameRequest(op: op, viewport), to: $0.peer) }
+            return members.filter { !$0.tiles.isEmpty }.map { .send(.frameRequest(op: op, viewport, clip: clip), to: $0.peer) }
         case .collect(let rows):
             guard rows.upperBound <= plan.tiling.shape.height else {
                 throw TesseraError("rows \(rows) are outside the \(plan.tiling.shape.height)-row board")

@@ -267,7 +267,8 @@ package actor Presenter {
             let frame = Frame(
                 generation: await coordinator.generation, population: await coordinator.population,
                 generationsPerSecond: paused ? 0 : generationsPerSecond,
-                cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(board.width * board.height),
+                // In doubles: groups far apart on the unbounded plane span 10^12 cells a side.
+                cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(board.width) * Double(board.height),
                 workers: coordinator.workerCount, tiles: await coordinator.tiles, paused: paused, delay: delay,
                 board: board, viewport: viewport, dots: dots, note: viewers[identity]?.note ?? "")
             coordinator.send(.frame(frame), toViewer: identity)

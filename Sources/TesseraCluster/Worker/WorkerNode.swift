@@ -196,8 +196,8 @@ package actor WorkerNode {
             // The run ends with its tiles' waits failing; it then says `halted`.
             halting = op
             for tile in tiles.values { await tile.fail(TesseraError("halted: a worker was lost")) }
-        case .frameRequest(let op, let viewport):
-            await sendFrame(op: op, viewport)
+        case .frameRequest(let op, let viewport, let clip):
+            await sendFrame(op: op, viewport, clip: clip)
         case .collect(let op, let rows):
             await sendCells(op: op, rows: rows)
         case .shutdown:
@@ -432,10 +432,10 @@ package actor WorkerNode {
         pump.send(.done(op: op, summary), to: .coordinator)
     }
 
-    private func sendFrame(op: UInt64, _ viewport: Viewport) async {
+    private func sendFrame(op: UInt64, _ viewport: Viewport, clip: TileRect?) async {
         do {
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
-                let part = try await tile.dots(in: viewport) ?? (0, 0, BitGrid(width: 0, height: 0))
+                let part = try await tile.dots(in: viewport, clip: clip) ?? (0, 0, BitGrid(width: 0, height: 0))
                 pump.send(.frameTile(op: op, FramePart(tile: id, x: part.x, y: part.y, dots: part.dots)), to: .coordinator)
             }
         } catch {

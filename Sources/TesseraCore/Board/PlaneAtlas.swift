@@ -107,6 +107,27 @@ public struct PlaneAtlas: Sendable, Hashable {
         islands.map { $0.margin(after: elapsed) }.min() ?? 0
     }
 
+    /// The same windows, where the live cells are now `live` (Golly's coordinates, one
+    /// box or none for each island, in order), if every window still has room around
+    /// them: a quarter of its narrower side. Nil when one has not, and must be remade.
+    public func keeping(live: [CellBounds?]) -> PlaneAtlas? {
+        var kept: [Island] = []
+        for (island, box) in zip(islands, live) {
+            let (w, h) = (island.window.width, island.window.height)
+            let rect = box.map { TileRect(x: island.x + $0.left - island.window.left, y: island.y + $0.top - island.window.top,
+                                          width: $0.width, height: $0.height) }
+                ?? TileRect(x: island.x + w / 2, y: island.y + h / 2, width: 0, height: 0)
+            let next = Island(window: island.window, x: island.x, y: island.y, live: rect)
+            guard next.margin(after: 0) >= min(w, h) / 4 else { return nil }
+            kept.append(next)
+        }
+        return PlaneAtlas(islands: kept, board: board)
+    }
+
+    private init(islands: [Island], board: BoardShape) {
+        (self.islands, self.board) = (islands, board)
+    }
+
     /// The island whose window holds `bounds` (Golly's coordinates).
     public func island(holding bounds: CellBounds) -> Island? {
         islands.first {

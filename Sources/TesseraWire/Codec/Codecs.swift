@@ -468,7 +468,8 @@ extension Frame: WireCodable {
         let paused = try r.bool(), delay = try r.amount("delay")
         let far = Viewport.maxCoordinate
         let x = try r.int(in: -far...far, "board left"), y = try r.int(in: -far...far, "board top")
-        let width = try r.int(in: 0...BoardShape.maxSide, "board width"), height = try r.int(in: 0...BoardShape.maxSide, "board height")
+        // Groups far apart on the unbounded plane span more than any one board.
+        let width = try r.int(in: 0...2 * far, "board width"), height = try r.int(in: 0...2 * far, "board height")
         let viewport = try Viewport(from: &r)
         let dots = try r.grid()
         guard dots.width <= Viewport.maxDots, dots.height <= Viewport.maxDots else {

@@ -70,9 +70,11 @@ package enum Wire {
         case .done(let op, let report):
             w.u64(op)
             report.encode(to: &w)
-        case .frameRequest(let op, let viewport):
+        case .frameRequest(let op, let viewport, let clip):
             w.u64(op)
             viewport.encode(to: &w)
+            w.bool(clip != nil)
+            if let clip { for value in [clip.x, clip.y, clip.width, clip.height] { w.int(value) } }
         case .frameTile(let op, let part):
             w.u64(op)
             part.encode(to: &w)
@@ -151,7 +153,14 @@ package enum Wire {
         case .loaded: message = .loaded(op: try r.u64(), tile: try TileID(from: &r))
         case .start: message = .start(op: try r.u64(), generations: try r.u64())
         case .done: message = .done(op: try r.u64(), try WorkerReport(from: &r))
-        case .frameRequest: message = .frameRequest(op: try r.u64(), try Viewport(from: &r))
+        case .frameRequest:
+            let (op, viewport) = (try r.u64(), try Viewport(from: &r))
+            let side = BoardShape.maxSide
+            let clip = try r.bool()
+                ? TileRect(x: try r.int(in: 0...side, "clip left"), y: try r.int(in: 0...side, "clip top"),
+                           width: try r.int(in: 0...side, "clip width"), height: try r.int(in: 0...side, "clip height"))
+                : nil
+            message = .frameRequest(op: op, viewport, clip: clip)
         case .frameTile: message = .frameTile(op: try r.u64(), try FramePart(from: &r))
         case .collect: message = .collect(op: try r.u64(), rows: try r.rows())
         case .cells: message = .cells(op: try r.u64(), try TileCells(from: &r))

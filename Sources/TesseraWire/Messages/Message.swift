@@ -21,7 +21,10 @@ package enum Message: Sendable, Equatable {
     case start(op: UInt64, generations: UInt64)
     /// A worker's tiles ran the generations of `start`.
     case done(op: UInt64, WorkerReport)
-    case frameRequest(op: UInt64, Viewport)
+    /// The dots of a viewport, of the cells within `clip` only (board coordinates)
+    /// when given: one window of an atlas (`PlaneAtlas`), whose neighbours on the board
+    /// are elsewhere on the plane.
+    case frameRequest(op: UInt64, Viewport, clip: TileRect?)
     /// One tile's part of a frame.
     case frameTile(op: UInt64, FramePart)
     /// Asks for board rows `rows` (all columns): each tile they cross answers with its part.
