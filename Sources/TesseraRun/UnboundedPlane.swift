@@ -60,9 +60,14 @@ package enum UnboundedPlane {
         var at = start, remaining = generations
         while remaining > 0 {
             try Task.checkCancellation()
-            if let atlas = at.setup.atlas, at.live != nil {
+            guard let live = at.live, let bounds = at.bounds else {
+                at.generation += remaining
+                break
+            }
+            let margin: Int
+            if let atlas = at.setup.atlas {
                 // Windows far apart: each runs as the plane while every one has room.
-                let margin = atlas.margin(after: at.generation - at.setup.generation)
+                margin = atlas.margin(after: at.generation - at.setup.generation)
                 if margin < 1 {
                     let parts = try await parts(at: at, from: runner)
                     if let kept = at.setup.keepingWindows(parts: parts, generation: at.generation) {
@@ -75,24 +80,15 @@ package enum UnboundedPlane {
                     at.live = at.setup.startingBounds
                     continue
                 }
-                let chunk = min(remaining, UInt64(margin))
-                try await runner.advance(chunk)
-                remaining -= chunk
-                at.generation += chunk
-                at.live = try await runner.liveBounds()
-                continue
-            }
-            guard let live = at.live, let bounds = at.bounds else {
-                at.generation += remaining
-                break
-            }
-            let margin = PlaneWindow.margin(of: bounds, in: at.setup.shape)
-            if margin < 1 || PlaneWindow.shouldMove(bounds, from: at.setup.shape) {
-                let cells = try await crop(live, from: runner)
-                at.setup = try at.setup.moved(cells: cells, at: bounds, generation: at.generation, tileCount: await runner.tileCount())
-                try await runner.move(to: at.setup)
-                at.live = bounds.rect(on: at.setup.shape)
-                continue
+            } else {
+                margin = PlaneWindow.margin(of: bounds, in: at.setup.shape)
+                if margin < 1 || PlaneWindow.shouldMove(bounds, from: at.setup.shape) {
+                    let cells = try await crop(live, from: runner)
+                    at.setup = try at.setup.moved(cells: cells, at: bounds, generation: at.generation, tileCount: await runner.tileCount())
+                    try await runner.move(to: at.setup)
+                    at.live = bounds.rect(on: at.setup.shape)
+                    continue
+                }
             }
             let chunk = min(remaining, UInt64(margin))
             try await runner.advance(chunk)

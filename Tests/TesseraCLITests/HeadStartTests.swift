@@ -95,11 +95,14 @@ import Testing
     /// A worker lost after the hand-over, before any snapshot: the run rolls back to the
     /// cells it handed over (never to the pattern's start: the tiles are not the run's
     /// first), and ends with the board an undisturbed run writes. (A loss after a
-    /// snapshot goes as in ResilienceTests: the hand-over is then behind it.)
+    /// snapshot goes as in ResilienceTests: the hand-over is then behind it.) A block
+    /// 6000 cells off widens the window, so it does not move within the run: the loss
+    /// cannot come after a move, whatever the machine's speed (at 0.4 s it did, once
+    /// stepping got faster).
     @Test(.timeLimit(.minutes(2)))
     func aWorkerLostAfterTheHandOverIsSurvived() throws {
         let dir = try Harness.temporaryDirectory()
-        let engines = try write("x = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", "engines.rle", in: dir)
+        let engines = try write("x = 6002, y = 2, rule = B3/S23\n8ob5o3b3o6b7ob5o5961b2o$6000b2o!\n", "engines.rle", in: dir)
         let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
         #expect(try Harness.tessera(["run", engines.path, "--generations", "20000", "--workers", "0",
                                      "--output", undisturbed.path]).status == 0)
