@@ -238,10 +238,16 @@ package struct RunSession: Sendable {
                 let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
                 let from = try await head?.handOver(to: window, as: setup) ?? .init(setup: setup)
                 let remaining = generations - (head?.generations ?? 0)
+                // On the unbounded plane the run's time is its advances and the window
+                // moves between them (reading the live cells back, new tiles), as a run
+                // in one process counts it; the coordinator counts only the advances.
+                var unboundedSeconds: Double? = nil
                 if setup.isUnbounded {
                     let end: UnboundedPlane.Position
                     if mode.isBatch {
+                        let clock = ContinuousClock(), started = clock.now
                         end = try await UnboundedPlane.advance(remaining, from: from, on: window)
+                        unboundedSeconds = (clock.now - started).seconds
                     } else {
                         let plane = ViewedPlane(coordinator: coordinator, window: window, setup: setup)
                         try await drive(plane, generations: generations, coordinator: coordinator, pump: pump)
@@ -259,6 +265,7 @@ package struct RunSession: Sendable {
                     }
                 }
                 var outcome = await coordinator.outcome
+                if let unboundedSeconds { outcome = outcome.taking(seconds: unboundedSeconds) }
                 if let head { outcome = outcome.after(head.record(workers: self.workers.count, started: true, handedOver: true)) }
                 await coordinator.shutdown()
                 await workers?.stop()

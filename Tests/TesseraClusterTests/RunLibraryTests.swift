@@ -87,6 +87,11 @@ import TesseraWire
                           workers: [0, 1].map { WorkerSummary(index: $0, pid: 1, host: "h", tiles: [], report: report) })
         #expect(handed.contains(", 2 workers (the first 60 generations stepped here), tiles 1x2"), "\(handed)")
         #expect(handed.contains("160 generations"))
+        // On the unbounded plane the run's time is measured around its window moves too,
+        // then the head start's comes first.
+        let moved = RunOutcome(seconds: 1, population: 5, workers: [], generations: 100).taking(seconds: 4)
+            .after(.init(generations: 60, seconds: 0.5, workers: 2, started: true, handedOver: true))
+        #expect(moved.seconds == 4.5 && moved.generations == 160 && moved.headStart?.generations == 60)
     }
 
     /// What a head start hands over: the same board and tiles, its cells where they stood.

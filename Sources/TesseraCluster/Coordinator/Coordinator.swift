@@ -15,11 +15,11 @@ package struct WorkerSummary: Sendable {
 /// What a cluster run produced.
 package struct RunOutcome: Sendable {
     /// Wall time spent advancing, from each `start` to the last worker's `done`.
-    package let seconds: Double
+    package private(set) var seconds: Double
     package let population: Int
     package let workers: [WorkerSummary]
     /// Generations run (those stepped again after a rollback counted once).
-    package let generations: UInt64
+    package private(set) var generations: UInt64
     /// Tiles moved between workers, in order.
     package let rebalances: [Rebalance]
     /// Checkpoints written: generation, and seconds each took.
@@ -61,11 +61,18 @@ package struct RunOutcome: Sendable {
 
     package private(set) var headStart: HeadStart?
 
+    /// This outcome, its time `seconds` (measured around more than the advances).
+    package func taking(seconds: Double) -> RunOutcome {
+        var outcome = self
+        outcome.seconds = seconds
+        return outcome
+    }
+
     /// This outcome with `head`'s generations and seconds first.
     package func after(_ head: HeadStart) -> RunOutcome {
-        var outcome = RunOutcome(seconds: head.seconds + seconds, population: population, workers: workers,
-                                 generations: head.generations + generations, rebalances: rebalances,
-                                 checkpoints: checkpoints, recoveries: recoveries, snapshots: snapshots, recuts: recuts)
+        var outcome = self
+        outcome.seconds += head.seconds
+        outcome.generations += head.generations
         outcome.headStart = head
         return outcome
     }
