@@ -10,6 +10,9 @@ package protocol WindowRunner: Sendable {
     func liveBounds() async throws -> TileRect?
     /// Board rows `rows`, full width.
     func rows(_ rows: Range<Int>) async throws -> BitGrid
+    /// A rectangle holding every live cell of `rect` (board coordinates), perhaps
+    /// loosely; nil when none is alive there.
+    func liveBounds(in rect: TileRect) async throws -> TileRect?
     /// Replaces the window with `setup`'s, its cells and all.
     func move(to setup: RunSetup) async throws
     /// Tiles the present window is cut into: more than it was made with once the
@@ -43,7 +46,9 @@ package enum UnboundedPlane {
         }
         var parts: [PlacedCells] = []
         for island in atlas.islands {
-            let reach = island.reach(after: position.generation - position.setup.generation)
+            // Where its cells may be, narrowed to where they are before reading them.
+            guard let reach = try await runner.liveBounds(in: island.reach(after: position.generation - position.setup.generation))
+            else { continue }
             let cells = try await crop(reach, from: runner)
             guard let tight = cells.liveBounds else { continue }
             let corner = island.golly(TileRect(x: reach.x + tight.x, y: reach.y + tight.y, width: tight.width, height: tight.height))
@@ -149,6 +154,7 @@ actor LocalWindow: WindowRunner {
 
     func advance(_ generations: UInt64) async throws { try await cluster.run(generations: generations) }
     func liveBounds() async throws -> TileRect? { try await cluster.liveBounds() }
+    func liveBounds(in rect: TileRect) async throws -> TileRect? { try await cluster.liveBounds(in: rect) }
     func rows(_ rows: Range<Int>) async throws -> BitGrid { try await cluster.board(rows: rows) }
     func move(to setup: RunSetup) async throws { cluster = try await Self.tiles(of: setup) }
     func tileCount() async -> Int { cluster.tiling.tiles.count }
@@ -163,6 +169,19 @@ struct ClusterWindow: WindowRunner {
 
     func advance(_ generations: UInt64) async throws { try await coordinator.advance(generations, balancing: balancing) }
     func liveBounds() async throws -> TileRect? { await coordinator.liveBounds }
+
+    /// Workers report live bounds per worker, not per rectangle: a coarse frame (at
+    /// most 1024 dots a side, of the cells in `rect` only) finds them, within a dot.
+    /// Small rectangles are cheaper read whole than drawn.
+    func liveBounds(in rect: TileRect) async throws -> TileRect? {
+        guard rect.width * rect.height > 1 << 22 else { return rect }
+        let z = (max(rect.width, rect.height) + 1023) / 1024
+        let view = Viewport(x: rect.x, y: rect.y, cellsPerDot: z, width: (rect.width + z - 1) / z, height: (rect.height + z - 1) / z)
+        guard let dots = try await coordinator.frame(view, clip: rect).liveBounds else { return nil }
+        let x0 = rect.x + dots.x * z, y0 = rect.y + dots.y * z
+        let x1 = min(rect.x + rect.width, x0 + dots.width * z), y1 = min(rect.y + rect.height, y0 + dots.height * z)
+        return TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
     func rows(_ rows: Range<Int>) async throws -> BitGrid { try await coordinator.collect(rows: rows) }
     func move(to setup: RunSetup) async throws { try await coordinator.replan(setup.plan(generations: generations)) }
     func tileCount() async -> Int { await coordinator.tiling.tiles.count }

@@ -170,6 +170,13 @@ public actor TileActor {
         return engine.liveBounds.map { TileRect(x: rect.x + $0.x, y: rect.y + $0.y, width: $0.width, height: $0.height) }
     }
 
+    /// The same, of the cells in `area` (board coordinates) only.
+    public func liveBounds(in area: TileRect) throws -> TileRect? {
+        try checkIdle("look for its live cells")
+        return engine.liveBounds(within: TileRect(x: area.x - rect.x, y: area.y - rect.y, width: area.width, height: area.height))
+            .map { TileRect(x: rect.x + $0.x, y: rect.y + $0.y, width: $0.width, height: $0.height) }
+    }
+
     /// Replaces the tile's cells (a new pattern, an edit, a rewind) between runs.
     public func load(_ cells: BitGrid, generation: UInt64) throws {
         try checkIdle("take new cells")

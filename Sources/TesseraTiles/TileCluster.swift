@@ -130,6 +130,15 @@ public final class TileCluster: Sendable {
         return found
     }
 
+    /// The smallest rectangle (board coordinates) holding every live cell in `area`.
+    public func liveBounds(in area: TileRect) async throws -> TileRect? {
+        var found: TileRect? = nil
+        for actor in actors.values {
+            if let part = try await actor.liveBounds(in: area) { found = found.map { $0.union(part) } ?? part }
+        }
+        return found
+    }
+
     /// The whole board, assembled from every tile's cells.
     public func board() async throws -> BitGrid {
         try await board(rows: 0..<tiling.shape.height)

@@ -464,10 +464,19 @@ final class TileEngine {
 
     /// The smallest rectangle of the interior (tile coordinates) that holds every live
     /// cell, nil when none is: only blocks known to hold live cells are looked at.
-    var liveBounds: TileRect? {
+    var liveBounds: TileRect? { liveBounds(within: nil) }
+
+    /// The same, of the cells in `within` (tile coordinates) only.
+    func liveBounds(within: TileRect?) -> TileRect? {
+        var limit = interior
+        if let within {
+            guard let part = Box(x: within.x + depth, y: within.y + depth, width: within.width, height: within.height)
+                .intersection(interior) else { return nil }
+            limit = part
+        }
         var found: Box? = nil
         func look(_ area: Box) {
-            guard let part = area.intersection(interior),
+            guard let part = area.intersection(limit),
                   let b = main.current.liveBounds(x: part.x, y: part.y, width: part.width, height: part.height) else { return }
             let box = Box(x: b.x, y: b.y, width: b.width, height: b.height)
             found = found.map { $0.union(box) } ?? box
@@ -475,7 +484,7 @@ final class TileEngine {
         if let activity, let blocks = activity.aliveBlocks {
             for block in blocks { look(activity.box(of: block)) }
         } else {
-            look(interior)
+            look(limit)
         }
         return found.map { TileRect(x: $0.x - depth, y: $0.y - depth, width: $0.width, height: $0.height) }
     }

@@ -247,5 +247,20 @@ import TesseraCore
         expectSame(got, NaiveLife.run(board, rule: .life, topology: .plane, generations: 1))
         #expect(blocks <= 20 * 9 * 3, "stepped \(blocks) blocks")
     }
-}
 
+    /// Live bounds within a rectangle (how an atlas finds each window's cells): only the
+    /// cells inside count, across tile borders, and a rectangle with none gives nil.
+    @Test func liveBoundsWithinARectangleSeeOnlyItsCells() async throws {
+        let shape = BoardShape(width: 1024, height: 512, topology: .plane)
+        var board = BitGrid(width: 1024, height: 512)
+        for (x, y) in [(10, 10), (11, 12), (500, 300), (515, 301), (1000, 20)] { board[x, y] = true }
+        let cluster = try await TileCluster(tiling: try Tiling(shape: shape, columns: 2, rows: 2), rule: .life, halo: 8) { rect in
+            board.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        }
+        #expect(try await cluster.liveBounds(in: TileRect(x: 0, y: 0, width: 100, height: 100)) == TileRect(x: 10, y: 10, width: 2, height: 3))
+        // (500, 300) and (515, 301) lie in two tiles.
+        #expect(try await cluster.liveBounds(in: TileRect(x: 400, y: 250, width: 200, height: 100)) == TileRect(x: 500, y: 300, width: 16, height: 2))
+        #expect(try await cluster.liveBounds(in: TileRect(x: 600, y: 0, width: 300, height: 512)) == nil)
+        #expect(try await cluster.liveBounds(in: TileRect(x: 0, y: 0, width: 1024, height: 512)) == cluster.liveBounds())
+    }
+}
