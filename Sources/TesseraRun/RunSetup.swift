@@ -197,7 +197,7 @@ package struct RunSetup: Sendable {
         guard let atlas else { return nil }
         var boxes = [CellBounds?](repeating: nil, count: atlas.islands.count)
         for part in parts {
-            guard let i = atlas.islands.firstIndex(where: { atlas.island(holding: part.bounds) == $0 }) else { return nil }
+            guard let i = atlas.islands.firstIndex(where: { $0.holds(part.bounds) }) else { return nil }
             boxes[i] = boxes[i].map { $0.union(part.bounds) } ?? part.bounds
         }
         guard let kept = atlas.keeping(live: boxes) else { return nil }

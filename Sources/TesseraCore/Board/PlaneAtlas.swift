@@ -48,6 +48,12 @@ public struct PlaneAtlas: Sendable, Hashable {
         /// The window's cells on the atlas.
         public var rect: TileRect { TileRect(x: x, y: y, width: window.width, height: window.height) }
 
+        /// Whether the window holds all of `bounds` (Golly's coordinates).
+        public func holds(_ bounds: CellBounds) -> Bool {
+            window.left <= bounds.left && bounds.right <= window.left + window.width
+                && window.top <= bounds.top && bounds.bottom <= window.top + window.height
+        }
+
         /// A cell of the atlas in Golly's coordinates.
         public func golly(_ rect: TileRect) -> CellBounds {
             CellBounds(left: window.left + rect.x - x, top: window.top + rect.y - y, width: rect.width, height: rect.height)
@@ -130,10 +136,7 @@ public struct PlaneAtlas: Sendable, Hashable {
 
     /// The island whose window holds `bounds` (Golly's coordinates).
     public func island(holding bounds: CellBounds) -> Island? {
-        islands.first {
-            $0.window.left <= bounds.left && bounds.right <= $0.window.left + $0.window.width
-                && $0.window.top <= bounds.top && bounds.bottom <= $0.window.top + $0.window.height
-        }
+        islands.first { $0.holds(bounds) }
     }
 
     /// Which of `boxes` (Golly's coordinates) must share a window: those whose windows
