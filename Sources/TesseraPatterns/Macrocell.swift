@@ -137,11 +137,9 @@ public enum Macrocell {
             return cells
         }
         let whole = CellBounds(left: live.x0, top: live.y0, width: live.x1 - live.x0, height: live.y1 - live.y0)
-        func pattern(cells: BitGrid, at box: CellBounds, parts: [PlacedCells] = []) -> Pattern {
-            var pattern = Pattern(cells: cells, position: (left + box.left, top + box.top), rule: rule, board: board,
-                                  generation: generation, comments: comments)
-            pattern.parts = parts
-            return pattern
+        func pattern(cells: BitGrid, at box: CellBounds) -> Pattern {
+            Pattern(cells: cells, position: (left + box.left, top + box.top), rule: rule, board: board,
+                    generation: generation, comments: comments)
         }
         if whole.width <= flatSide, whole.height <= flatSide {
             return pattern(cells: try grid(whole, holding: [(nodes.count, 0, 0)]), at: whole)
@@ -172,7 +170,7 @@ public enum Macrocell {
             PlacedCells(cells: try grid(box, holding: members.map { (pieces[$0].index, pieces[$0].x, pieces[$0].y) }),
                         left: left + box.left, top: top + box.top)
         }
-        return pattern(cells: BitGrid(width: 0, height: 0), at: CellBounds(left: 0, top: 0, width: 0, height: 0), parts: parts)
+        return Pattern(parts: parts, rule: rule, board: board, generation: generation, comments: comments)
     }
 
     /// The widest live span read as one grid without looking for groups far apart.

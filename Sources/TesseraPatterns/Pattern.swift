@@ -30,6 +30,13 @@ public struct Pattern: Sendable, Equatable {
         self.comments = comments
     }
 
+    /// A pattern of groups far apart, each in a grid of its own (`parts`).
+    public init(parts: [PlacedCells], rule: Rule?, board: BoardShape? = nil, generation: UInt64, comments: [String] = []) {
+        self.init(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
+                  generation: generation, comments: comments)
+        self.parts = parts
+    }
+
     /// Golly coordinates of the top-left cell after Golly's placement rule on a bounded
     /// grid: a pattern with no position is centred.
     public var topLeft: (x: Int, y: Int) { topLeft(on: .torus) }

@@ -17,9 +17,9 @@ package struct RunSetup: Sendable {
     package let rule: Rule
     package let tiling: Tiling
     package let halo: Int
-    package let generation: UInt64
-    package let pattern: Pattern?
-    package let soup: Soup?
+    package private(set) var generation: UInt64
+    package private(set) var pattern: Pattern?
+    package private(set) var soup: Soup?
     /// On the unbounded plane, what every window keeps: the tiles and halo the user
     /// chose (else each window's defaults), and the worker count for default tiles.
     private var chosenTiles: (columns: Int, rows: Int)?
@@ -201,11 +201,8 @@ package struct RunSetup: Sendable {
             boxes[i] = boxes[i].map { $0.union(part.bounds) } ?? part.bounds
         }
         guard let kept = atlas.keeping(live: boxes) else { return nil }
-        var pattern = Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, generation: generation)
-        pattern.parts = parts
-        var next = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
-                            pattern: pattern, soup: nil)
-        (next.chosenTiles, next.chosenHalo, next.tileCount, next.atlas) = (chosenTiles, chosenHalo, tileCount, kept)
+        var next = self
+        (next.generation, next.pattern, next.atlas) = (generation, Pattern(parts: parts, rule: rule, generation: generation), kept)
         return next
     }
 
@@ -217,7 +214,7 @@ package struct RunSetup: Sendable {
         let margin = PlaneAtlas.margin(forGroups: groups.count)
         if margin > PlaneAtlas.leastMargin { groups = try PlaneAtlas.groups(of: parts.map(\.bounds), minSide: minSide, margin: margin) }
         let boxes = groups.map { members in CellBounds.enclosing(members.map { parts[$0].bounds })! }
-        var pattern = Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, generation: generation)
+        var pattern = Pattern(parts: [], rule: rule, generation: generation)
         let shape: BoardShape, atlas: PlaneAtlas?
         if boxes.count <= 1 {
             let box = boxes.first ?? CellBounds(left: 0, top: 0, width: 1, height: 1)
@@ -231,7 +228,7 @@ package struct RunSetup: Sendable {
         } else {
             let made = try PlaneAtlas(groups: boxes, minSide: minSide, margin: margin)
             (shape, atlas) = (made.board, made)
-            pattern.parts = parts
+            pattern = Pattern(parts: parts, rule: rule, generation: generation)
         }
         let (tiling, halo) = try Self.tiling(of: shape, tiles: tiles, halo: chosenHalo, tileCount: tileCount)
         var setup = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
@@ -254,9 +251,9 @@ package struct RunSetup: Sendable {
     /// coordinates) and none elsewhere: what a head start hands to the workers.
     package func handedOver(cells: BitGrid, at live: TileRect, generation: UInt64) -> RunSetup {
         let corner = CellBounds(live, of: shape)
-        var next = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
-                            pattern: Pattern(cells: cells, position: (corner.left, corner.top), rule: rule), soup: nil)
-        (next.chosenTiles, next.chosenHalo, next.tileCount) = (chosenTiles, chosenHalo, tileCount)
+        var next = self
+        (next.generation, next.soup) = (generation, nil)
+        next.pattern = Pattern(cells: cells, position: (corner.left, corner.top), rule: rule)
         return next
     }
 

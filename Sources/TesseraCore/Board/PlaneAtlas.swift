@@ -43,7 +43,7 @@ public struct PlaneAtlas: Sendable, Hashable {
         /// Its top-left cell on the atlas.
         public let x: Int, y: Int
         /// Where its live cells may be at the atlas's first generation (atlas coordinates).
-        public let live: TileRect
+        public private(set) var live: TileRect
 
         /// The window's cells on the atlas.
         public var rect: TileRect { TileRect(x: x, y: y, width: window.width, height: window.height) }
@@ -54,9 +54,22 @@ public struct PlaneAtlas: Sendable, Hashable {
                 && window.top <= bounds.top && bounds.bottom <= window.top + window.height
         }
 
-        /// A cell of the atlas in Golly's coordinates.
+        /// A rectangle of the atlas in Golly's coordinates.
         public func golly(_ rect: TileRect) -> CellBounds {
             CellBounds(left: window.left + rect.x - x, top: window.top + rect.y - y, width: rect.width, height: rect.height)
+        }
+
+        /// A rectangle in Golly's coordinates on the atlas: `golly`'s inverse.
+        public func onAtlas(_ bounds: CellBounds) -> TileRect {
+            TileRect(x: x + bounds.left - window.left, y: y + bounds.top - window.top, width: bounds.width, height: bounds.height)
+        }
+
+        /// `window` at (`x`, `y`) on the atlas, its live cells in `live` (Golly's
+        /// coordinates), or none: an empty box at its centre.
+        init(window: BoardShape, x: Int, y: Int, holding live: CellBounds?) {
+            (self.window, self.x, self.y) = (window, x, y)
+            self.live = TileRect(x: x + window.width / 2, y: y + window.height / 2, width: 0, height: 0)
+            if let live { self.live = onAtlas(live) }
         }
 
         /// Dead rows and columns left between where the live cells may be, `elapsed`
@@ -91,10 +104,7 @@ public struct PlaneAtlas: Sendable, Hashable {
         for index in windows.indices.sorted(by: { windows[$0].height > windows[$1].height }) {
             let window = windows[index]
             if x + window.width > shelfWidth { (x, y, shelfHeight) = (0, y + shelfHeight, 0) }
-            let live = groups[index]
-            islands.append(Island(window: window, x: x, y: y,
-                                  live: TileRect(x: x + live.left - window.left, y: y + live.top - window.top,
-                                                 width: live.width, height: live.height)))
+            islands.append(Island(window: window, x: x, y: y, holding: groups[index]))
             x += window.width
             (width, shelfHeight) = (max(width, x), max(shelfHeight, window.height))
         }
@@ -119,12 +129,8 @@ public struct PlaneAtlas: Sendable, Hashable {
     public func keeping(live: [CellBounds?]) -> PlaneAtlas? {
         var kept: [Island] = []
         for (island, box) in zip(islands, live) {
-            let (w, h) = (island.window.width, island.window.height)
-            let rect = box.map { TileRect(x: island.x + $0.left - island.window.left, y: island.y + $0.top - island.window.top,
-                                          width: $0.width, height: $0.height) }
-                ?? TileRect(x: island.x + w / 2, y: island.y + h / 2, width: 0, height: 0)
-            let next = Island(window: island.window, x: island.x, y: island.y, live: rect)
-            guard next.margin(after: 0) >= min(w, h) / 4 else { return nil }
+            let next = Island(window: island.window, x: island.x, y: island.y, holding: box)
+            guard next.margin(after: 0) >= min(island.window.width, island.window.height) / 4 else { return nil }
             kept.append(next)
         }
         return PlaneAtlas(islands: kept, board: board)
@@ -182,7 +188,8 @@ extension PlaneAtlas {
     public func overlays(of parts: [PlacedCells]) -> [Overlay] {
         parts.compactMap { part in
             island(holding: part.bounds).map {
-                Overlay(cells: part.cells, x: $0.x + part.left - $0.window.left, y: $0.y + part.top - $0.window.top)
+                let rect = $0.onAtlas(part.bounds)
+                return Overlay(cells: part.cells, x: rect.x, y: rect.y)
             }
         }
     }
