@@ -54,30 +54,32 @@ public enum Kernel {
     /// cell differs from the one it overwrote in the target, and where; whether one is alive.
     public struct ColumnFlags: OptionSet, Sendable {
         public let rawValue: UInt16
-        public init(rawValue: UInt16) { self.rawValue = rawValue }
-        private init(_ bit: Int) { rawValue = UInt16(bit) }
-        public static let changed = ColumnFlags(Int(TESSERA_CHANGED))
-        public static let alive = ColumnFlags(Int(TESSERA_ALIVE))
+        // Inlinable, as are the flags: the block stepper tests them for every block it
+        // steps, and a static stored property read from another module is a call
+        // through a lazy initialiser (2 % of a Gosper gun's profile).
+        @inlinable public init(rawValue: UInt16) { self.rawValue = rawValue }
+        @inlinable public static var changed: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED)) }
+        @inlinable public static var alive: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_ALIVE)) }
         /// In the first row stepped, or the last.
-        public static let firstRow = ColumnFlags(Int(TESSERA_CHANGED_FIRST_ROW))
-        public static let lastRow = ColumnFlags(Int(TESSERA_CHANGED_LAST_ROW))
+        @inlinable public static var firstRow: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_FIRST_ROW)) }
+        @inlinable public static var lastRow: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_LAST_ROW)) }
         /// In the column's first cell (its west edge), or its last (its east edge).
-        public static let firstColumn = ColumnFlags(Int(TESSERA_CHANGED_FIRST_COLUMN))
-        public static let lastColumn = ColumnFlags(Int(TESSERA_CHANGED_LAST_COLUMN))
-        public static let topLeft = ColumnFlags(Int(TESSERA_CHANGED_TOP_LEFT))
-        public static let topRight = ColumnFlags(Int(TESSERA_CHANGED_TOP_RIGHT))
-        public static let bottomLeft = ColumnFlags(Int(TESSERA_CHANGED_BOTTOM_LEFT))
-        public static let bottomRight = ColumnFlags(Int(TESSERA_CHANGED_BOTTOM_RIGHT))
+        @inlinable public static var firstColumn: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_FIRST_COLUMN)) }
+        @inlinable public static var lastColumn: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_LAST_COLUMN)) }
+        @inlinable public static var topLeft: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_TOP_LEFT)) }
+        @inlinable public static var topRight: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_TOP_RIGHT)) }
+        @inlinable public static var bottomLeft: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_BOTTOM_LEFT)) }
+        @inlinable public static var bottomRight: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_BOTTOM_RIGHT)) }
     }
 
     /// A column's report from `stepTracked`: its `ColumnFlags`, and for a changed column
     /// the rows that changed, first to last, counted from the first row stepped.
     public struct ColumnReport {
         public let rawValue: UInt32
-        public init(rawValue: UInt32) { self.rawValue = rawValue }
-        public var flags: ColumnFlags { ColumnFlags(rawValue: UInt16(truncatingIfNeeded: rawValue)) }
+        @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+        @inlinable public var flags: ColumnFlags { ColumnFlags(rawValue: UInt16(truncatingIfNeeded: rawValue)) }
         /// Meaningful only when `flags` holds `.changed`.
-        public var changedRows: ClosedRange<Int> { Int(rawValue >> 16 & 0xFF)...Int(rawValue >> 24) }
+        @inlinable public var changedRows: ClosedRange<Int> { Int(rawValue >> 16 & 0xFF)...Int(rawValue >> 24) }
     }
 
     /// Steps rows `rows` of the 256-cell columns `columns` only (column c is words
