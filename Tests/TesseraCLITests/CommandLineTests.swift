@@ -266,7 +266,8 @@ import Testing
         let result = try Harness.tessera(["bench", "workloads", "--scale", "0.05", "--workers", "2", "--out", dir.path])
         #expect(result.status == 0, "\(result.stderr)")
         let names = try Harness.tessera(["bench", "workloads", "--list"]).stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) }
-        #expect(names.count >= 8 && names.contains("acorn-64k") && names.contains("spaceship-fleet"))
+        #expect(names.count >= 10 && names.contains("acorn-64k") && names.contains("spaceship-fleet"))
+        #expect(names.contains("acorn-unbounded") && names.contains("gun-unbounded"))
         let csv = try String(contentsOf: dir.appendingPathComponent("workloads.csv"), encoding: .utf8).split(separator: "\n")
         #expect(csv.count == names.count + 1)
         #expect(csv[0].hasPrefix("workload,board,generations,workers,tessera_s"))
@@ -276,6 +277,10 @@ import Testing
         for row in rows {
             #expect(row["same_as_bgolly"] as? Bool == true, "\(row)")
             #expect(row["workers"] as? Int == 2 && (row["bgolly_quicklife_s"] as? Double ?? 0) > 0, "\(row)")
+            // The unbounded plane has no cell count to rate, and says which plane it is.
+            let unbounded = (row["workload"] as? String ?? "").hasSuffix("-unbounded")
+            #expect((row["effective_cell_updates_per_s"] == nil) == unbounded, "\(row)")
+            #expect((row["board"] as? String == "unbounded plane") == unbounded, "\(row)")
         }
         #expect(!result.stdout.contains("DIFFERS") && result.stdout.contains("vs bgolly"))
     }

@@ -19,8 +19,9 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
     package var inProcessSeconds: Double
     package var quickLifeSeconds: Double?
     package var hashLifeSeconds: Double?
-    /// Board cells × generations / Tessera's time: what stepping every cell would need.
-    package var effectiveCellUpdatesPerSecond: Double
+    /// Board cells × generations / Tessera's time: what stepping every cell would need
+    /// (nil on the unbounded plane, which has no cell count).
+    package var effectiveCellUpdatesPerSecond: Double?
     /// The faster of bgolly's times over Tessera's (above 1: Tessera is faster).
     package var speedupOverBgolly: Double?
     package var population: Int?
@@ -54,7 +55,7 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
             case .inProcessSeconds: "\(inProcessSeconds)"
             case .quickLifeSeconds: quickLifeSeconds.map { "\($0)" } ?? ""
             case .hashLifeSeconds: hashLifeSeconds.map { "\($0)" } ?? ""
-            case .effectiveCellUpdatesPerSecond: "\(effectiveCellUpdatesPerSecond)"
+            case .effectiveCellUpdatesPerSecond: effectiveCellUpdatesPerSecond.map { "\($0)" } ?? ""
             case .speedupOverBgolly: speedupOverBgolly.map { "\($0)" } ?? ""
             case .population: population.map { "\($0)" } ?? ""
             case .sameAsBgolly: sameAsBgolly.map { "\($0)" } ?? ""
@@ -91,7 +92,7 @@ package struct WorkloadBench: Sendable {
             _ = try await run([tessera, "run", file, "--generations", "\(workload.settle)", "--output", settled])
             file = settled
         }
-        let cells = Double(workload.board.cellCount) * Double(workload.generations)
+        let cells = workload.board.map { Double($0.cellCount) * Double(workload.generations) }
         let cluster = [tessera, "run", file, "--generations", "\(workload.generations)"] + (workers.map { ["--workers", "\($0)"] } ?? [])
         let summary = folder + "/\(workload.name).out"
         let tesseraSeconds = try await median { try await run(cluster, output: summary) }
@@ -103,10 +104,10 @@ package struct WorkloadBench: Sendable {
         let workersUsed = text.firstMatch(of: /, (\d+) workers?\b/).flatMap { Int($0.1) } ?? 0
         let steppedHere = text.contains(", in process (") ? workload.generations
             : text.firstMatch(of: /the first (\d+) generations stepped here/).flatMap { UInt64($0.1) } ?? 0
-        var row = WorkloadRow(workload: workload.name, board: workload.board.description, generations: workload.generations,
+        var row = WorkloadRow(workload: workload.name, board: workload.boardName, generations: workload.generations,
                               workers: workersUsed, tesseraSeconds: tesseraSeconds, steppedHere: steppedHere,
                               workersOnlySeconds: workersOnly, inProcessSeconds: inProcess,
-                              effectiveCellUpdatesPerSecond: cells / tesseraSeconds, population: population)
+                              effectiveCellUpdatesPerSecond: cells.map { $0 / tesseraSeconds }, population: population)
         if let bgolly = GollyReference.path {
             // bgolly runs to an absolute generation, counting from the file's (`#CXRLE Gen=`).
             let steps = ["-m", "\(workload.settle + workload.generations)", file]

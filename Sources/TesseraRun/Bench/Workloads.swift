@@ -8,8 +8,10 @@ package struct Workload: Sendable {
     package let name: String
     /// What the workload shows, for the table's reader.
     package let summary: String
-    package let board: BoardShape
-    /// The pattern file's text (RLE with a bounded-grid rule).
+    /// The bounded grid the file's rule names; nil: none, so the pattern runs on Golly's
+    /// unbounded plane.
+    package let board: BoardShape?
+    /// The pattern file's text (RLE; its rule gets the board's suffix).
     package let rle: String
     package let generations: UInt64
     /// Generations run first, untimed, by Tessera, whose result is the timed start (ash).
@@ -54,6 +56,12 @@ package struct Workload: Sendable {
             Workload(name: "spaceship-fleet", summary: "spaceships crossing tile borders on a torus",
                      board: BoardShape(width: side(4096), height: side(4096), topology: .torus),
                      rle: fleet(side: side(4096)), generations: gens(4000), settle: 0, hashLife: true),
+            // Golly's default for a file whose rule names no grid: where QuickLife needs no
+            // emulated edge, and Tessera moves a window with the pattern.
+            Workload(name: "acorn-unbounded", summary: "the methuselah on Golly's unbounded plane",
+                     board: nil, rle: "x = 7, y = 3\n" + acorn, generations: gens(5206), settle: 0, hashLife: true),
+            Workload(name: "gun-unbounded", summary: "the gun's gliders flying off across the unbounded plane",
+                     board: nil, rle: "x = 36, y = 9\n" + gun, generations: gens(20000), settle: 0, hashLife: true),
         ]
     }
 
@@ -87,6 +95,9 @@ package struct Workload: Sendable {
     /// The pattern file for this workload's board, placed as Golly places it (centred).
     package var file: String {
         let lines = rle.split(separator: "\n", maxSplits: 1)
-        return lines[0] + ", rule = B3/S23\(board.gollySuffix)\n" + lines[1] + "\n"
+        return lines[0] + ", rule = B3/S23\(board?.gollySuffix ?? "")\n" + lines[1] + "\n"
     }
+
+    /// The board, as the table names it.
+    package var boardName: String { board?.description ?? "unbounded plane" }
 }

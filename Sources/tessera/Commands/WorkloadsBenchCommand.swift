@@ -42,7 +42,7 @@ struct WorkloadsBenchCommand: AsyncParsableCommand {
         if list {
             for workload in suite {
                 print(workload.name.padding(toLength: 18, withPad: " ", startingAt: 0)
-                    + "\(workload.board), \(workload.generations) generations: \(workload.summary)")
+                    + "\(workload.boardName), \(workload.generations) generations: \(workload.summary)")
             }
             return
         }
@@ -84,7 +84,7 @@ struct WorkloadsBenchCommand: AsyncParsableCommand {
                 + row.board.padding(toLength: 23, withPad: " ", startingAt: 0) + String(format: "%11d", row.generations)
             let figures: [(String, Int)] = [
                 (seconds(row.tesseraSeconds), 9), (here, 12), (seconds(row.workersOnlySeconds), 14), (seconds(row.inProcessSeconds), 12),
-                (seconds(row.quickLifeSeconds), 11), (seconds(row.hashLifeSeconds), 10), (Format.rate(row.effectiveCellUpdatesPerSecond), 11),
+                (seconds(row.quickLifeSeconds), 11), (seconds(row.hashLifeSeconds), 10), (row.effectiveCellUpdatesPerSecond.map { Format.rate($0) } ?? "-", 11),
                 (ratio, 9),
             ]
             print(name + figures.map { "  " + $0.0.leftPadded($0.1) }.joined() + check)
