@@ -180,6 +180,7 @@ final class BlockActivity {
             // Rows left out hold the same cells as two generations ago, already in the
             // target: whether they hold a live cell is a quick look there.
             let partial = computed.count < blockRows.count
+            var wrote = false
             for c in run {
                 let block = row * columns + c, report = Kernel.ColumnReport(rawValue: flags[c - run.lowerBound])
                 let flag = report.flags
@@ -187,6 +188,7 @@ final class BlockActivity {
                     found.append(Change(block: block, edges: Change.everywhere(block).edges.subtracting(unstepped),
                                         rows: 0...(blockRows.count - 1)))
                 } else if flag.contains(.changed) {
+                    wrote = true
                     let rows = report.changedRows
                     found.append(Change(block: block, edges: flag.subtracting(unstepped),
                                         rows: (rows.lowerBound + offset)...(rows.upperBound + offset)))
@@ -195,6 +197,15 @@ final class BlockActivity {
                     aliveTarget![block] = flag.contains(.alive)
                         || partial && Self.anyAlive(target, x: c * 256, rows: blockRows.clamped(to: stepRows), except: computed)
                 }
+            }
+            if wrote && !everything {
+                // Where cells change, they may spread a block row either way by the next
+                // step: that much of both buffers is made memory before it is read (see
+                // `CellBuffer.prepare`). Blocks that only ever read empty cells, such as
+                // a long quiet halo, stay unmapped.
+                let near = max(0, blockRows.lowerBound - Self.blockRows)..<min(height, blockRows.upperBound + Self.blockRows)
+                source.prepare(rows: near)
+                target.prepare(rows: near)
             }
             stepped += run.count
             steppedRows += run.count * computed.count
