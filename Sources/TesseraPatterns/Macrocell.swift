@@ -233,10 +233,10 @@ public enum Macrocell {
         func node(_ level: Int, _ x: Int, _ y: Int, _ parts: [PlacedCells]) -> Int {
             // Nothing of the pattern inside: empty.
             let size = 1 << level
+            let square = CellBounds(left: x, top: y, width: size, height: size)
             let inside = parts.filter { part in
-                let x0 = max(x, part.left), y0 = max(y, part.top)
-                let x1 = min(x + size, part.bounds.right), y1 = min(y + size, part.bounds.bottom)
-                return x0 < x1 && y0 < y1 && !part.cells.isEmpty(x: x0 - part.left, y: y0 - part.top, width: x1 - x0, height: y1 - y0)
+                guard let o = square.intersection(part.bounds) else { return false }
+                return !part.cells.isEmpty(x: o.left - part.left, y: o.top - part.top, width: o.width, height: o.height)
             }
             guard !inside.isEmpty else { return 0 }
             if level == 3 { return leaf(x, y, inside) }

@@ -73,12 +73,6 @@ public struct Pattern: Sendable, Equatable {
         }
     }
 
-    /// This pattern laid on a board of `shape`, where Golly places it.
-    public func overlay(on shape: BoardShape) -> Overlay {
-        let (x, y) = topLeft(on: shape.topology)
-        return Overlay(cells: cells, x: x - shape.left, y: y - shape.top)
-    }
-
     /// This pattern's grids laid on a board of `shape`, where Golly places them.
     public func overlays(on shape: BoardShape) -> [Overlay] {
         placedParts(on: shape.topology).map { Overlay(cells: $0.cells, x: $0.left - shape.left, y: $0.top - shape.top) }

@@ -330,8 +330,8 @@ package struct RunSession: Sendable {
     private func makePresenter(_ coordinator: any ClusterDriver, stopAt: UInt64?, delay: Double) -> Presenter {
         let shape = setup.shape
         let patterns = PatternLibrary.names.compactMap(PatternLibrary.pattern(named:)).map { pattern in
-            let overlay = pattern.overlay(on: shape)
-            return { @Sendable (rect: TileRect) -> BitGrid in overlay.cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height) }
+            let start = StartingCells(soup: nil, overlays: pattern.overlays(on: shape))
+            return { @Sendable (rect: TileRect) -> BitGrid in start.cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height, of: shape) }
         }
         let (name, rule) = (setup.name, setup.rule)
         return Presenter(coordinator: coordinator, delay: delay, stopAt: stopAt, patterns: patterns) { board, generation in

@@ -194,13 +194,7 @@ package struct RunSetup: Sendable {
     /// has room around them (`PlaneAtlas.keeping`): the board's cells are already
     /// these, and nothing needs to be remade. Nil when a window must be.
     package func keepingWindows(parts: [PlacedCells], generation: UInt64) -> RunSetup? {
-        guard let atlas else { return nil }
-        var boxes = [CellBounds?](repeating: nil, count: atlas.islands.count)
-        for part in parts {
-            guard let i = atlas.islands.firstIndex(where: { $0.holds(part.bounds) }) else { return nil }
-            boxes[i] = boxes[i].map { $0.union(part.bounds) } ?? part.bounds
-        }
-        guard let kept = atlas.keeping(live: boxes) else { return nil }
+        guard let kept = atlas?.keeping(parts: parts.map(\.bounds)) else { return nil }
         var next = self
         (next.generation, next.pattern, next.atlas) = (generation, Pattern(parts: parts, rule: rule, generation: generation), kept)
         return next

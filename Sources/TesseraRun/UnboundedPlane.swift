@@ -178,9 +178,8 @@ struct ClusterWindow: WindowRunner {
         let z = (max(rect.width, rect.height) + 1023) / 1024
         let view = Viewport(x: rect.x, y: rect.y, cellsPerDot: z, width: (rect.width + z - 1) / z, height: (rect.height + z - 1) / z)
         guard let dots = try await coordinator.frame(view, clip: rect).liveBounds else { return nil }
-        let x0 = rect.x + dots.x * z, y0 = rect.y + dots.y * z
-        let x1 = min(rect.x + rect.width, x0 + dots.width * z), y1 = min(rect.y + rect.height, y0 + dots.height * z)
-        return TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        return TileRect(x: rect.x + dots.x * z, y: rect.y + dots.y * z, width: dots.width * z, height: dots.height * z)
+            .intersection(rect)
     }
     func rows(_ rows: Range<Int>) async throws -> BitGrid { try await coordinator.collect(rows: rows) }
     func move(to setup: RunSetup) async throws { try await coordinator.replan(setup.plan(generations: generations)) }

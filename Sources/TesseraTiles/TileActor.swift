@@ -163,18 +163,12 @@ public actor TileActor {
         return engine.population
     }
 
-    /// The smallest rectangle (board coordinates) holding every live cell of this tile;
-    /// nil when it has none.
-    public func liveBounds() throws -> TileRect? {
+    /// The smallest rectangle (board coordinates) holding every live cell of this tile,
+    /// of those in `area` (board coordinates) if given; nil when it has none.
+    public func liveBounds(in area: TileRect? = nil) throws -> TileRect? {
         try checkIdle("look for its live cells")
-        return engine.liveBounds.map { TileRect(x: rect.x + $0.x, y: rect.y + $0.y, width: $0.width, height: $0.height) }
-    }
-
-    /// The same, of the cells in `area` (board coordinates) only.
-    public func liveBounds(in area: TileRect) throws -> TileRect? {
-        try checkIdle("look for its live cells")
-        return engine.liveBounds(within: TileRect(x: area.x - rect.x, y: area.y - rect.y, width: area.width, height: area.height))
-            .map { TileRect(x: rect.x + $0.x, y: rect.y + $0.y, width: $0.width, height: $0.height) }
+        let within = area.map { TileRect(x: $0.x - rect.x, y: $0.y - rect.y, width: $0.width, height: $0.height) }
+        return engine.liveBounds(within: within).map { TileRect(x: rect.x + $0.x, y: rect.y + $0.y, width: $0.width, height: $0.height) }
     }
 
     /// Replaces the tile's cells (a new pattern, an edit, a rewind) between runs.
@@ -206,14 +200,7 @@ public actor TileActor {
     /// tile, never its cells.
     public func dots(in view: Viewport, clip: TileRect? = nil) throws -> (x: Int, y: Int, dots: BitGrid)? {
         try checkIdle("draw a frame")
-        var area = rect
-        if let clip {
-            let x0 = max(rect.x, clip.x), y0 = max(rect.y, clip.y)
-            let x1 = min(rect.x + rect.width, clip.x + clip.width), y1 = min(rect.y + rect.height, clip.y + clip.height)
-            guard x0 < x1, y0 < y1 else { return nil }
-            area = TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-        }
-        guard let (columns, rows) = view.dots(covering: area) else { return nil }
+        guard let area = clip.map(rect.intersection) ?? rect, let (columns, rows) = view.dots(covering: area) else { return nil }
         var dots = BitGrid(width: columns.count, height: rows.count)
         for dy in rows {
             let under = view.cells(underRow: dy).clamped(to: area.y..<(area.y + area.height))

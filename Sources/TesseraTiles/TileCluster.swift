@@ -121,17 +121,9 @@ public final class TileCluster: Sendable {
         return total
     }
 
-    /// The smallest rectangle (board coordinates) holding every live cell; nil when none is.
-    public func liveBounds() async throws -> TileRect? {
-        var found: TileRect? = nil
-        for actor in actors.values {
-            if let part = try await actor.liveBounds() { found = found.map { $0.union(part) } ?? part }
-        }
-        return found
-    }
-
-    /// The smallest rectangle (board coordinates) holding every live cell in `area`.
-    public func liveBounds(in area: TileRect) async throws -> TileRect? {
+    /// The smallest rectangle (board coordinates) holding every live cell, of those in
+    /// `area` if given; nil when none is.
+    public func liveBounds(in area: TileRect? = nil) async throws -> TileRect? {
         var found: TileRect? = nil
         for actor in actors.values {
             if let part = try await actor.liveBounds(in: area) { found = found.map { $0.union(part) } ?? part }

@@ -463,11 +463,9 @@ final class TileEngine {
     }
 
     /// The smallest rectangle of the interior (tile coordinates) that holds every live
-    /// cell, nil when none is: only blocks known to hold live cells are looked at.
-    var liveBounds: TileRect? { liveBounds(within: nil) }
-
-    /// The same, of the cells in `within` (tile coordinates) only.
-    func liveBounds(within: TileRect?) -> TileRect? {
+    /// cell, of those in `within` (tile coordinates) if given; nil when none is: only
+    /// blocks known to hold live cells are looked at.
+    func liveBounds(within: TileRect? = nil) -> TileRect? {
         var limit = interior
         if let within {
             guard let part = Box(x: within.x + depth, y: within.y + depth, width: within.width, height: within.height)

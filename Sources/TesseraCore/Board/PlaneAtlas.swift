@@ -123,10 +123,15 @@ public struct PlaneAtlas: Sendable, Hashable {
         islands.map { $0.margin(after: elapsed) }.min() ?? 0
     }
 
-    /// The same windows, where the live cells are now `live` (Golly's coordinates, one
-    /// box or none for each island, in order), if every window still has room around
-    /// them: a quarter of its narrower side. Nil when one has not, and must be remade.
-    public func keeping(live: [CellBounds?]) -> PlaneAtlas? {
+    /// The same windows, where the live cells are now in `parts` (Golly's coordinates),
+    /// if every part lies in a window and every window still has room around its own:
+    /// a quarter of its narrower side. Nil when one has not, and must be remade.
+    public func keeping(parts: [CellBounds]) -> PlaneAtlas? {
+        var live = [CellBounds?](repeating: nil, count: islands.count)
+        for part in parts {
+            guard let i = islands.firstIndex(where: { $0.holds(part) }) else { return nil }
+            live[i] = live[i].map { $0.union(part) } ?? part
+        }
         var kept: [Island] = []
         for (island, box) in zip(islands, live) {
             let next = Island(window: island.window, x: island.x, y: island.y, holding: box)

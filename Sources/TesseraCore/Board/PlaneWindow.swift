@@ -20,6 +20,13 @@ public struct CellBounds: Hashable, Sendable, CustomStringConvertible {
         return CellBounds(left: x0, top: y0, width: max(right, other.right) - x0, height: max(bottom, other.bottom) - y0)
     }
 
+    /// The cells in both; nil when they do not meet.
+    public func intersection(_ other: CellBounds) -> CellBounds? {
+        let x0 = max(left, other.left), y0 = max(top, other.top)
+        let x1 = min(right, other.right), y1 = min(bottom, other.bottom)
+        return x0 < x1 && y0 < y1 ? CellBounds(left: x0, top: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
+
     /// This rectangle as a rectangle of a board of `shape`.
     public func rect(on shape: BoardShape) -> TileRect {
         TileRect(x: left - shape.left, y: top - shape.top, width: width, height: height)

@@ -39,6 +39,13 @@ public struct TileRect: Hashable, Sendable {
                         height: max(y + height, other.y + other.height) - y0)
     }
 
+    /// The cells in both; nil when they do not meet.
+    public func intersection(_ other: TileRect) -> TileRect? {
+        let x0 = max(x, other.x), y0 = max(y, other.y)
+        let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)
+        return x0 < x1 && y0 < y1 ? TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
+    }
+
     /// Which of this tile's rows (counted from its top) fall in board rows `rows`; nil if none.
     public func rows(overlapping rows: Range<Int>) -> Range<Int>? {
         let top = max(y, rows.lowerBound), bottom = min(y + height, rows.upperBound)

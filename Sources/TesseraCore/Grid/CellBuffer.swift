@@ -56,7 +56,6 @@ public final class CellBuffer {
     /// to activity before writing them, so which frames came out huge depended on where
     /// their boundaries fell, that is on the address the mapping got: acorn on a 16384²
     /// plane took 1,170 to 3,190 page faults and 8 to 35 ms of stepping from run to run.
-    @inline(__always)
     public func prepare(rows: Range<Int>) {
         guard !preparedFrames.isEmpty, !rows.isEmpty else { return }
         let base = Int(bitPattern: storage)
