@@ -365,24 +365,35 @@ final class TileEngine {
         }
     }
 
-    /// Notes the pieces of each edge that the latest generation's changes touch.
-    private func noteDirtyPieces(_ activity: BlockActivity, edges: [(Direction, Box)]) {
-        guard let changed = activity.changed else { return }
-        let length = HaloStrip.pieceLength
-        // The edges lie along the tile's sides: a block clear of all four strips touches none.
-        var inner = (x0: Int.min, y0: Int.min, x1: Int.max, y1: Int.max)
-        for (side, edge) in edges where side.dx == 0 || side.dy == 0 {
-            switch (side.dx, side.dy) {
-            case (-1, _): inner.x0 = edge.x + edge.width
-            case (1, _): inner.x1 = edge.x
-            case (_, -1): inner.y0 = edge.y + edge.height
-            default: inner.y1 = edge.y
+    /// The tile's edges (the strips its neighbours' halos come from), and the rectangle
+    /// inside all four sides' strips: a block within it touches no edge.
+    private struct Edges {
+        let strips: [(Direction, Box)]
+        let inner: (x0: Int, y0: Int, x1: Int, y1: Int)
+
+        init(_ strips: [(Direction, Box)]) {
+            self.strips = strips
+            var inner = (x0: Int.min, y0: Int.min, x1: Int.max, y1: Int.max)
+            for (side, edge) in strips where side.dx == 0 || side.dy == 0 {
+                switch (side.dx, side.dy) {
+                case (-1, _): inner.x0 = edge.x + edge.width
+                case (1, _): inner.x1 = edge.x
+                case (_, -1): inner.y0 = edge.y + edge.height
+                default: inner.y1 = edge.y
+                }
             }
+            self.inner = inner
         }
+    }
+
+    /// Notes the pieces of each edge that the latest generation's changes touch.
+    private func noteDirtyPieces(_ activity: BlockActivity, edges: Edges) {
+        guard let changed = activity.changed else { return }
+        let length = HaloStrip.pieceLength, inner = edges.inner
         for change in changed {
             let block = activity.box(of: change.block)
             if block.x >= inner.x0, block.x + block.width <= inner.x1, block.y >= inner.y0, block.y + block.height <= inner.y1 { continue }
-            for (side, edge) in edges {
+            for (side, edge) in edges.strips {
                 guard let part = edge.intersection(block) else { continue }
                 let indices: ClosedRange<Int> = switch (side.dx, side.dy) {
                 case (0, _): ((part.x - edge.x) / length)...((part.x + part.width - 1 - edge.x) / length)
@@ -420,7 +431,7 @@ final class TileEngine {
         switch round {
         case .sparse(let probe):
             guard let activity else { return }
-            let edges = Direction.allCases.map { ($0, region($0, halo: false)) }
+            let edges = Edges(Direction.allCases.map { ($0, region($0, halo: false)) })
             for g in 0..<generations {
                 activity.step(main, rows: rowSpan(g + 1, height - 1 - g), rule: rules.from(roundStart + UInt64(g)), using: implementation, dead: dead)
                 noteDirtyPieces(activity, edges: edges)

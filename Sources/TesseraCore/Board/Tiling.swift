@@ -2,8 +2,21 @@
 public enum Direction: Int, CaseIterable, Sendable {
     case north, northEast, east, southEast, south, southWest, west, northWest
 
-    public var dx: Int { [0, 1, 1, 1, 0, -1, -1, -1][rawValue] }
-    public var dy: Int { [-1, -1, 0, 1, 1, 1, 0, -1][rawValue] }
+    // Inlinable: the block stepper asks for them every generation, from another module.
+    @inlinable public var dx: Int {
+        switch self {
+        case .north, .south: 0
+        case .northEast, .east, .southEast: 1
+        case .southWest, .west, .northWest: -1
+        }
+    }
+    @inlinable public var dy: Int {
+        switch self {
+        case .west, .east: 0
+        case .southEast, .south, .southWest: 1
+        case .northWest, .north, .northEast: -1
+        }
+    }
     public var opposite: Direction { Direction(rawValue: (rawValue + 4) % 8)! }
 }
 
