@@ -245,6 +245,18 @@ final class BlockActivity {
         aliveCurrent = aliveTarget
     }
 
+    /// Steps `region` `generations` generations when no block changed at the latest:
+    /// its cells equal those of the generation before last, in the next buffer, so
+    /// every generation from here is a swap of the buffers (and of what is known of
+    /// their liveness), and only the count's parity matters.
+    func stepUnchanged(_ region: Region, generations: Int) {
+        precondition(changed?.isEmpty == true, "only a board where nothing changed steps without stepping")
+        noPredecessor = false
+        guard generations % 2 == 1 else { return }
+        region.swapBuffers()
+        swap(&aliveCurrent, &aliveNext)
+    }
+
     /// The blocks to step: those that changed and the neighbours their changes border,
     /// sorted, each once, with the rows of each that can change (`wanted`): a cell can
     /// change only next to a change.

@@ -433,6 +433,13 @@ final class TileEngine {
             guard let activity else { return }
             let edges = Edges(Direction.allCases.map { ($0, region($0, halo: false)) })
             for g in 0..<generations {
+                if activity.changed?.isEmpty == true {
+                    // Nothing changed in two generations: the rest of the round only
+                    // swaps buffers. A settled board of still lifes and blinkers costs
+                    // nothing a generation.
+                    activity.stepUnchanged(main, generations: generations - g)
+                    break
+                }
                 activity.step(main, rows: rowSpan(g + 1, height - 1 - g), rule: rules.from(roundStart + UInt64(g)), using: implementation, dead: dead)
                 noteDirtyPieces(activity, edges: edges)
                 if probe && g == 0 {

@@ -238,14 +238,22 @@ import TesseraCore
         #expect(blocks > 400 && rows <= blocks * 8, "stepped \(rows) rows of \(blocks) blocks")
     }
 
-    /// A period-2 oscillator costs nothing either: the target buffer already holds its next phase.
-    @Test func blinkersAreFree() async throws {
+    /// A period-2 oscillator costs nothing either: the target buffer already holds its
+    /// next phase, and once nothing changes a round only swaps buffers. Odd and even
+    /// counts, rounds of every length, blinkers across tile borders: a swap too many or
+    /// too few shows as the wrong phase.
+    @Test(arguments: [1000, 1001] as [UInt64])
+    func blinkersAreFree(generations: UInt64) async throws {
         var board = BitGrid(width: 1024, height: 1024)
         for i in 0..<20 { for x in 0..<3 { board[100 + i * 40 + x, 500] = true } }
-        let (got, blocks) = try await run(board, rule: .life, topology: .plane, tiles: (1, 1), halo: 32, generations: 1001,
-                                          skipping: true)
-        expectSame(got, NaiveLife.run(board, rule: .life, topology: .plane, generations: 1))
-        #expect(blocks <= 20 * 9 * 3, "stepped \(blocks) blocks")
+        for y in 0..<3 { board[511, 510 + y] = true }  // across the border of 2x2 tiles
+        let expected = NaiveLife.run(board, rule: .life, topology: .plane, generations: Int(generations % 2))
+        for (tiles, halo) in [((1, 1), 32), ((1, 1), 7), ((2, 2), 5)] {
+            let (got, blocks) = try await run(board, rule: .life, topology: .plane, tiles: tiles, halo: halo,
+                                              generations: generations, skipping: true)
+            expectSame(got, expected, "tiles \(tiles) halo \(halo)")
+            #expect(blocks <= 21 * 9 * 3 * 4, "stepped \(blocks) blocks")
+        }
     }
 
     /// Live bounds within a rectangle (how an atlas finds each window's cells): only the
