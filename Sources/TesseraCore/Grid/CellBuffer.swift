@@ -21,10 +21,11 @@ public final class CellBuffer {
     static let guardWords = 4
     private let storage: UnsafeMutableRawPointer
     private let byteCount: Int
-    /// For a buffer of huge pages: which of its 2 MiB frames were made writable memory
-    /// already (see `prepare(rows:)`); empty for small buffers.
-    private var preparedFrames: [UInt64] = []
-    private static let frameBytes = 2 << 20
+    /// Which frames of the buffer were made writable memory already (see `prepare(rows:)`),
+    /// a bit each. A raw buffer: the stepper asks for every block row it changes.
+    private let preparedFrames: UnsafeMutableBufferPointer<UInt64>
+    /// Bytes a frame spans: one huge page in a buffer of huge pages, else 64 KiB.
+    private let frameBytes: Int
 
     public init(width: Int, height: Int) {
         precondition(width > 0 && height > 0)
@@ -43,40 +44,53 @@ public final class CellBuffer {
         // once rows are 4 KiB or longer, so a glider crossing a 65536-wide board faults
         // in thousands of them; a 2 MiB page spans hundreds of rows. Acorn on a 65536²
         // plane: 1.8 thousand faults instead of 12 thousand, 34 ms instead of 49 whole.
+        // Smaller buffers keep 4 KiB pages, made memory 64 KiB at a time: a window of
+        // the unbounded plane is remade as the pattern moves, and zeroing whole huge
+        // pages for each one cost more than it saved.
         if byteCount >= 8 << 20 {
             madvise(mapped, byteCount, MADV_HUGEPAGE)
-            preparedFrames = [UInt64](repeating: 0, count: (byteCount / Self.frameBytes + 2 + 63) / 64)
+            frameBytes = 2 << 20
+        } else {
+            frameBytes = 64 << 10
         }
+        preparedFrames = .allocate(capacity: (byteCount / frameBytes + 2 + 63) / 64)
+        preparedFrames.initialize(repeating: 0)
     }
 
-    /// Makes rows `rows` writable memory before the stepper reads or writes them, 2 MiB
-    /// at a time. The kernel backs a huge-page frame with a huge page only if its first
-    /// touch is a write: a read first maps the shared zero page, and the write after it
+    /// Makes rows `rows` writable memory before the stepper reads or writes them, a frame
+    /// at a time. A page whose first touch is a read maps the kernel's shared zero page,
+    /// and the write after it is a second fault that copies it, and flushes the TLB of
+    /// every CPU the process ran on. In a buffer of huge pages it is worse: the write
     /// splits the frame into 4 KiB pages, a fault each. The stepper reads the rows next
     /// to activity before writing them, so which frames came out huge depended on where
     /// their boundaries fell, that is on the address the mapping got: acorn on a 16384²
     /// plane took 1,170 to 3,190 page faults and 8 to 35 ms of stepping from run to run.
     public func prepare(rows: Range<Int>) {
-        guard !preparedFrames.isEmpty, !rows.isEmpty else { return }
+        guard !rows.isEmpty else { return }
         let base = Int(bitPattern: storage)
-        let first = (base + rows.lowerBound * stride * 8) / Self.frameBytes
-        let last = (base + (rows.upperBound * stride + Self.guardWords) * 8 - 1) / Self.frameBytes
-        let origin = base / Self.frameBytes
-        for frame in first...last where preparedFrames[(frame - origin) >> 6] & (1 << UInt64((frame - origin) & 63)) == 0 {
-            preparedFrames[(frame - origin) >> 6] |= 1 << UInt64((frame - origin) & 63)
+        let first = (base + rows.lowerBound * stride * 8) / frameBytes
+        let last = (base + (rows.upperBound * stride + Self.guardWords) * 8 - 1) / frameBytes
+        let origin = base / frameBytes
+        for frame in first...last {
+            let (word, bit) = ((frame - origin) >> 6, UInt64(1) << UInt64((frame - origin) & 63))
+            guard preparedFrames[word] & bit == 0 else { continue }
+            preparedFrames[word] |= bit
             // Clipped to the mapping; a kernel without MADV_POPULATE_WRITE (before 5.14)
             // says EINVAL, and the pages then come as they did before.
-            let start = max(base, frame * Self.frameBytes), end = min(base + byteCount, (frame + 1) * Self.frameBytes)
+            let start = max(base, frame * frameBytes), end = min(base + byteCount, (frame + 1) * frameBytes)
             madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_POPULATE_WRITE)
         }
     }
 
-    deinit { munmap(storage, byteCount) }
+    deinit {
+        munmap(storage, byteCount)
+        preparedFrames.deallocate()
+    }
 
     /// Sets every cell to dead by giving the pages back; they read as zeros again.
     public func clearAll() {
         madvise(storage, byteCount, MADV_DONTNEED)
-        for i in preparedFrames.indices { preparedFrames[i] = 0 }
+        preparedFrames.update(repeating: 0)
     }
 
     /// Bytes of the buffer backed by memory of this process's own: pages that were
