@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TesseraCore
 import TesseraPatterns
@@ -69,10 +70,23 @@ enum Harness {
         try run(tessera, arguments, in: directory)
     }
 
+    /// A new directory for one test's files, removed when the test process exits: every
+    /// run of the suite had left hundreds in /tmp. (Each stays directly in /tmp: ZeroMQ
+    /// ipc:// paths inside must keep within the 107 bytes a socket's path may have.)
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        made.withLock { made in
+            if made.isEmpty { atexit { Harness.removeTemporaryDirectories() } }
+            made.append(url)
+        }
         return url
+    }
+
+    private static let made = Mutex<[URL]>([])
+
+    private static func removeTemporaryDirectories() {
+        for url in made.withLock({ $0 }) { try? FileManager.default.removeItem(at: url) }
     }
 
     struct Cell: Hashable { let x: Int, y: Int }
