@@ -136,9 +136,24 @@ import TesseraCore
         var store = SnapshotStore()
         #expect(store.begin(op: 7, order(20), own: [Self.t0: Self.grid]) == .waiting)
         let copy = TileCells(tile: Self.t1, generation: 20, cells: Self.grid)
-        guard case .refused = store.keep(copy, from: "tcp://stranger:1") else { Issue.record("a stranger's copy was kept"); return }
+        let other = TileCells(tile: Self.t1, generation: 20, cells: BitGrid(width: 32, height: 16))
+        #expect(store.keep(other, from: "tcp://stranger:1") == .waiting, "a stranger's copy does not complete it")
+        #expect(store.cells(of: Self.t1, at: 20) == nil)
         #expect(store.keep(copy, from: "tcp://before:1") == .complete(op: 7))
         #expect(store.cells(of: Self.t0, at: 20) == Self.grid && store.cells(of: Self.t1, at: 20) == Self.grid)
+    }
+
+    /// A snapshot cut short by a lost worker, and the same generation ordered again
+    /// after the roll back with a new buddy, whose copy comes before the order: it must
+    /// count for the new order (refused, it was lost, and a chaos run hung there).
+    @Test func copiesForTheOrderAfterOneCutShortAreKept() {
+        var store = SnapshotStore()
+        #expect(store.begin(op: 1, order(20), own: [Self.t0: Self.grid]) == .waiting)
+        let copy = TileCells(tile: Self.t1, generation: 20, cells: Self.grid)
+        #expect(store.keep(copy, from: "tcp://new:1") == .waiting)
+        let again = SnapshotOrder(generation: 20, buddy: "tcp://next:1", keepsFor: "tcp://new:1", keeps: [Self.t1], retains: nil)
+        #expect(store.begin(op: 2, again, own: [Self.t0: Self.grid]) == .complete(op: 2))
+        #expect(store.cells(of: Self.t1, at: 20) == Self.grid)
     }
 
     @Test func copiesBeforeTheirOrderCountOnceItComes() {

@@ -36,20 +36,28 @@ package struct SnapshotStore: Sendable {
 
     /// A copy of a buddy's tile: kept if the order in progress expects it from `sender`.
     package mutating func keep(_ copy: TileCells, from sender: String) -> Outcome {
-        guard var current = taking, copy.generation == current.order.generation else {
-            // Before its order (or for a newer one): held until the order comes, within reason.
-            guard early.count < Tiling.maxTiles else { return .refused("too many snapshot copies before their order") }
-            early.append((sender, copy))
-            return .waiting
-        }
+        // Before its order (or for a newer one): held until the order comes.
+        guard var current = taking, copy.generation == current.order.generation else { return hold(copy, from: sender) }
         guard sender == current.order.keepsFor, current.missing.remove(copy.tile) != nil else {
-            return .refused("refused a snapshot copy of tile \(copy.tile) from \(sender), which this worker does not keep for it")
+            // Not for the order in progress, but perhaps for the next one: after a roll
+            // back the coordinator orders the same generation again, with new buddies,
+            // whose copies can come before this worker's own order does while the order
+            // cut short is still here. Refused, they were lost and the snapshot hung.
+            return hold(copy, from: sender)
         }
         cells[copy.generation, default: [:]][copy.tile] = copy.cells
         taking = current
         guard current.missing.isEmpty else { return .waiting }
         taking = nil
         return .complete(op: current.op)
+    }
+
+    /// Keeps a copy no order in progress expects until the next order, within reason;
+    /// that order refuses it if it is not for it either.
+    private mutating func hold(_ copy: TileCells, from sender: String) -> Outcome {
+        guard early.count < Tiling.maxTiles else { return .refused("too many snapshot copies before their order") }
+        early.append((sender, copy))
+        return .waiting
     }
 
     /// The cells of `tile` at `generation`: its own snapshot, or a copy kept for a buddy.
