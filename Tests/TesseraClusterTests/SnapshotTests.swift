@@ -85,6 +85,33 @@ import TesseraCore
         #expect(state.restorePlan() != nil)
     }
 
+    /// A snapshot that never becomes whole while every worker still beats (a copy lost
+    /// on the way) is given up after `snapshotLimit`: the run goes on, and the last whole
+    /// one stays the one to roll back to, instead of the run hanging.
+    @Test func aSnapshotThatNeverCompletesIsGivenUp() throws {
+        var state = ready(3)
+        _ = try state.begin(.snapshot)
+        for peer in peers { _ = state.receive(.snapshotted(op: 1), from: peer, now: now) }
+        _ = try state.begin(.advance(generations: 10))
+        for peer in peers { _ = state.receive(.done(op: 2, WorkerReport()), from: peer, now: now) }
+        _ = try state.begin(.snapshot)
+        _ = state.receive(.snapshotted(op: 3), from: peers[0], now: now)
+        func tick(after seconds: Int) -> [CoordinatorState.Effect] {
+            let at = now + .seconds(seconds)
+            return state.tick(now: at) { _ in at }
+        }
+        let limit = Int(CoordinatorState.snapshotLimit.seconds)
+        #expect(!tick(after: 1).contains(.completed(.snapshotted)))
+        #expect(!tick(after: limit).contains(.completed(.snapshotted)), "within the limit it waits")
+        let given = tick(after: limit + 2)
+        #expect(given.contains(.completed(.snapshotted)))
+        #expect(given.contains { if case .log(let line) = $0 { line.contains("was not whole") } else { false } }, "\(given)")
+        #expect(state.memorySnapshot?.generation == 10, "the last whole snapshot stays")
+        #expect(state.failure == nil)
+        // An answer that comes after all is a stray, not a second completion.
+        #expect(!state.receive(.snapshotted(op: 3), from: peers[1], now: now).contains(.completed(.snapshotted)))
+    }
+
     @Test func withAWorkerAndItsBuddyBothLostMemoryCannotHelp() throws {
         var state = ready(3)
         state.restartsLeft = 2

@@ -351,10 +351,12 @@ package actor Coordinator {
                     snapshotDue = state.restartsLeft > 0
                 }
                 if snapshotDue, state.generation < end {
+                    let started = ContinuousClock.now
                     try await snapshot()
                     lastSnapshot = .now
-                    // A board whose snapshot is slow is snapshotted less often: at most 2.5% of the time.
-                    snapshotInterval = max(Self.snapshotInterval, .milliseconds(Int((snapshots.last?.seconds ?? 0) * 40_000)))
+                    // A board whose snapshot is slow is snapshotted less often: at most 2.5%
+                    // of the time (one given up counts with the time it was waited for).
+                    snapshotInterval = max(Self.snapshotInterval, (lastSnapshot - started) * 40)
                 }
             } catch let lost as WorkerLost {
                 try await recover(from: lost.why, at: state.generation)

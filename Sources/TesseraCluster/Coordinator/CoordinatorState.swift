@@ -123,14 +123,21 @@ package struct CoordinatorState {
         /// Gathering the moving tiles from the workers that give them up.
         case handOff(op: UInt64, moves: [TileID: Int], states: [TileID: TileState])
         case checkpoint(op: UInt64, sums: [TileID: UInt64])
-        /// Waiting for every host to have its snapshot and its buddy's copies.
-        case snapshot(op: UInt64, waiting: Set<Int>, taking: MemorySnapshot)
+        /// Waiting for every host to have its snapshot and its buddy's copies; `since`:
+        /// the first tick that saw it waiting (see `snapshotLimit`).
+        case snapshot(op: UInt64, waiting: Set<Int>, taking: MemorySnapshot, since: ContinuousClock.Instant?)
         /// A worker was lost mid-advance: waiting for the others to stop.
         case halt(op: UInt64, waiting: Set<Int>, why: String)
     }
 
     /// How many peers may wait to prove themselves while the run gathers.
     static let maxUnproven = 64
+
+    /// How long an in-memory snapshot may wait for its copies before the run gives up on
+    /// it and goes on: far longer than one takes (63 ms for a 16384² torus on two
+    /// workers), so only one that can never complete is cut short, rather than hanging
+    /// the run.
+    package static let snapshotLimit = Duration.seconds(60)
 
     package let settings: Settings
     package private(set) var phase = Phase.gathering
@@ -425,11 +432,11 @@ package struct CoordinatorState {
             }
             return complete(.checkpointed(sums))
         case .snapshotted(let op):
-            guard case .snapshot(op, var waiting, let taking) = operation, waiting.remove(index) != nil else {
+            guard case .snapshot(op, var waiting, let taking, let since) = operation, waiting.remove(index) != nil else {
                 return stray(message, from: index)
             }
             guard waiting.isEmpty else {
-                operation = .snapshot(op: op, waiting: waiting, taking: taking)
+                operation = .snapshot(op: op, waiting: waiting, taking: taking, since: since)
                 return []
             }
             memorySnapshot = taking
@@ -625,7 +632,8 @@ package struct CoordinatorState {
                                       keeps: members[before].tiles, retains: memorySnapshot?.generation)
             effects.append(.send(.snapshot(op: op, order), to: members[index].peer))
         }
-        operation = .snapshot(op: op, waiting: Set(hosts), taking: MemorySnapshot(generation: generation, holders: holders, buddies: buddies))
+        operation = .snapshot(op: op, waiting: Set(hosts), taking: MemorySnapshot(generation: generation, holders: holders, buddies: buddies),
+                              since: nil)
         phase = .busy
         return effects
     }
@@ -746,6 +754,17 @@ package struct CoordinatorState {
                 return effects + fail("only \(proven) of \(settings.workers) workers connected in time (\(missing) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
             }
         case .preparing, .idle, .busy:
+            if case .snapshot(let op, let waiting, let taking, let since) = operation {
+                if let since, now - since > Self.snapshotLimit {
+                    // Every worker still beats, but some copy never came: the run goes on,
+                    // and the last whole snapshot stays the one to roll back to.
+                    let late = waiting.sorted().map(describe).joined(separator: ", ")
+                    effects.append(.log("the in-memory snapshot of generation \(taking.generation) was not whole after \(Format.duration(Self.snapshotLimit.seconds)) (still waiting for \(late)): going on without it"))
+                    effects += complete(.snapshotted)
+                } else if since == nil {
+                    operation = .snapshot(op: op, waiting: waiting, taking: taking, since: now)
+                }
+            }
             // Building huge tiles takes as long as it takes; a worker fails the run only
             // when it stops answering (its heartbeats come from its pump thread).
             // One that holds no tile (it joined, or handed its tiles off) just goes.
