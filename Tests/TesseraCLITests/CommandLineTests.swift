@@ -93,6 +93,27 @@ import Testing
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0 != "input.rle" }
         #expect(left.isEmpty, "\(bad.name) left \(left)")
     }
+
+    /// A disk that fills while the output is written: one line in the system's words
+    /// and the fix, status 2, and no half-written file or temporary left behind. (A
+    /// 16 KiB tmpfs, so root only, as the network-namespace tests are.)
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskFailsCleanly() throws {
+        let dir = try Harness.temporaryDirectory().appendingPathComponent("small")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let mount = try Harness.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=16k", "tmpfs", dir.path])
+        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        defer { _ = try? Harness.run(URL(fileURLWithPath: "/bin/umount"), [dir.path]) }
+        for workers in ["0", "2"] {
+            let result = try Harness.tessera(["run", "--soup", "0.35", "--size", "512x512", "--generations", "10",
+                                              "--workers", workers, "--output", dir.appendingPathComponent("out.rle").path])
+            #expect(result.status == 2, "\(workers) workers: status \(result.status)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(workers) workers: \(result.stderr)")
+            #expect(result.stderr.contains("No space left on device") && result.stderr.contains("free disk space"),
+                    "\(workers) workers: \(result.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+        }
+    }
 }
 
 /// Every example configuration in configs/ runs as documented.

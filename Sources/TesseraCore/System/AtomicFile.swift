@@ -27,19 +27,25 @@ public final class AtomicFile {
     }
 
     public func write(_ chunk: String) throws {
-        do {
-            try handle.write(contentsOf: Data(chunk.utf8))
-        } catch {
-            throw TesseraError("cannot write \(path): \(error.localizedDescription)", fix: "check the free disk space")
-        }
+        try write(Array(chunk.utf8))
     }
 
     public func write(_ bytes: [UInt8]) throws {
         do {
             try handle.write(contentsOf: bytes)
         } catch {
-            throw TesseraError("cannot write \(path): \(error.localizedDescription)", fix: "check the free disk space")
+            throw TesseraError("cannot write \(path): \(Self.reason(error))", fix: "check the free disk space")
         }
+    }
+
+    /// The system's own words for a failed write ("No space left on device"), which
+    /// Foundation keeps as the underlying error of its own sentence.
+    private static func reason(_ error: Error) -> String {
+        let error = error as NSError
+        if let posix = error.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return error.localizedDescription
     }
 
     /// Puts the file in place.
