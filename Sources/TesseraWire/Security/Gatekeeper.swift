@@ -84,12 +84,15 @@ package struct HandshakeEvent: Sendable, Equatable {
     package func refusal(by peer: String, credentials: Credentials?) -> TesseraError? {
         guard failed else { return nil }
         guard let credentials else {
-            // A connection lost mid-handshake looks the same as a refusal, short of a
-            // mechanism mismatch: say which one this is.
-            let what = mechanismsDiffer ? "refused this process at the handshake: it requires keys"
-                : "broke off the handshake: most likely it requires keys"
-            return TesseraError("\(peer) \(what), and this process has none",
-                                fix: "give --keys DIR with the cluster's key folder ('tessera keygen DIR' makes one)")
+            if mechanismsDiffer {
+                return TesseraError("\(peer) refused this process at the handshake: it requires keys, and this process has none",
+                                    fix: "give --keys DIR with the cluster's key folder ('tessera keygen DIR' makes one)")
+            }
+            // A peer that wants keys and drops a keyless one looks the same as a server
+            // that is no Tessera process at all (the wrong port, or a proxy that accepts
+            // any connection and closes it): name both.
+            return TesseraError("\(peer) broke off the handshake: it requires keys, which this process has none of, or it is no Tessera process",
+                                fix: "give --keys DIR with the cluster's key folder ('tessera keygen DIR' makes one), or check the endpoint")
         }
         if event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH {
             return TesseraError("\(peer) refused this process's key from \(credentials.keyFile) (ZAP code \(value))",
