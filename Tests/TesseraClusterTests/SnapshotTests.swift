@@ -112,6 +112,22 @@ import TesseraCore
         #expect(!state.receive(.snapshotted(op: 3), from: peers[1], now: now).contains(.completed(.snapshotted)))
     }
 
+    /// A second loss soon after a roll back to a snapshot can find a checkpoint on disk
+    /// newer than that snapshot (written just before the snapshot after it, which the
+    /// first loss cut short): the run goes on from it. Counting the generations computed
+    /// again as `at - restored` overflowed there, and a chaos run's coordinator died of
+    /// SIGILL without a word.
+    @Test func aRecoveryAheadOfWhereTheTilesStoodComputesNothingAgain() {
+        let ahead = Coordinator.Recovery(lost: "worker 1 froze", at: 1750, rolledBackTo: 2000, seconds: 0.01, fromMemory: false)
+        let back = Coordinator.Recovery(lost: "worker 2 froze", at: 2000, rolledBackTo: 1750, seconds: 0.01, fromMemory: true)
+        #expect(ahead.recomputed == 0 && back.recomputed == 250)
+        #expect(Coordinator.recomputed([back, ahead]) == 250)
+        let line = Coordinator.Recovery.line("the checkpoint on disk", at: 1750, restored: 2000)
+        #expect(line.contains("went on from the checkpoint on disk at generation 2000") && line.contains("nothing to compute again"), "\(line)")
+        #expect(Coordinator.Recovery.line("the in-memory snapshot", at: 2000, restored: 1750)
+                == "rolled back to the in-memory snapshot at generation 1750: 250 generations to compute again")
+    }
+
     @Test func withAWorkerAndItsBuddyBothLostMemoryCannotHelp() throws {
         var state = ready(3)
         state.restartsLeft = 2

@@ -242,6 +242,19 @@ package actor Coordinator {
         /// Whether the tiles came back from the workers' in-memory snapshots (else from
         /// a checkpoint on disk, or the start).
         package let fromMemory: Bool
+
+        /// Generations computed again. None when the point restored lies ahead of where
+        /// the tiles stood: a second loss soon after a roll back to a snapshot can find
+        /// a checkpoint on disk newer than that snapshot (written just before the
+        /// snapshot after it was cut short), and the run goes on from there.
+        package var recomputed: UInt64 { at > rolledBackTo ? at - rolledBackTo : 0 }
+
+        /// What the coordinator says as it restores `what` at `restored`.
+        package static func line(_ what: String, at generation: UInt64, restored: UInt64) -> String {
+            restored > generation
+                ? "went on from \(what) at generation \(restored), ahead of generation \(generation) where the tiles stood: nothing to compute again"
+                : "rolled back to \(what) at generation \(restored): \(generation - restored) generations to compute again"
+        }
     }
 
     package private(set) var recoveries: [Recovery] = []
@@ -258,8 +271,7 @@ package actor Coordinator {
     private func recover(from why: String, at generation: UInt64) async throws {
         let started = ContinuousClock.now
         if let snapshot = state.memorySnapshot, state.restorePlan() != nil {
-            Wire.log("coordinator", "rolled back to the in-memory snapshot at generation \(snapshot.generation): "
-                + "\(generation - snapshot.generation) generations to compute again")
+            Wire.log("coordinator", Recovery.line("the in-memory snapshot", at: generation, restored: snapshot.generation))
             state.recovered()
             _ = try await perform(.restore)
             recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: snapshot.generation,
@@ -269,8 +281,7 @@ package actor Coordinator {
         if replanned {
             // A checkpoint or the run's first board belongs to other tiles: the present plan's start.
             let plan = state.plan
-            Wire.log("coordinator", "rolled back to the tiles as they were made at generation \(plan.generation): "
-                + "\(generation - plan.generation) generations to compute again")
+            Wire.log("coordinator", Recovery.line("the tiles as they were made", at: generation, restored: plan.generation))
             state.recovered()
             _ = try await perform(.replan(plan))
             recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation,
@@ -283,7 +294,8 @@ package actor Coordinator {
             plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
                            generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
         }
-        Wire.log("coordinator", "rolled back to generation \(plan.generation): \(generation - plan.generation) generations to compute again")
+        Wire.log("coordinator", Recovery.line(plan.generation == state.settings.plan.generation ? "the run's start" : "the checkpoint on disk",
+                                              at: generation, restored: plan.generation))
         // Cleared first: a worker lost while the tiles are dealt again is noted afresh.
         state.recovered()
         _ = try await perform(.replan(plan))
@@ -626,7 +638,7 @@ package actor Coordinator {
     }
 
     static func recomputed(_ recoveries: [Recovery]) -> UInt64 {
-        recoveries.reduce(0) { $0 + ($1.at - $1.rolledBackTo) }
+        recoveries.reduce(0) { $0 + $1.recomputed }
     }
 
     /// Where a run stands, for a progress line.
