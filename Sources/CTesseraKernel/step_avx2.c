@@ -122,44 +122,61 @@ __attribute__((target("avx2"))) static void step_any(const uint64_t *src, uint64
     step_columns(src, dst, stride, words, rowBegin, rowEnd, 0, birth, survive);
 }
 
-// The same walk, for a few rows of a few columns (one block row of the active blocks):
-// before each store, the old word of the target (the generation before last) is
-// compared with the new one, and each 4-word column reports what changed: anywhere,
-// in which rows (the first and the last that changed), in its first or last row, its
-// first or last column, its four corners; and whether anything is alive. The old line
-// is about to be written anyway, so the extra load costs little, and it spares the
-// store where nothing changed.
+// The same walk, for the rows of one block row (at most 32) of a few columns, only the
+// rows `mask` names (bit i: row rowBegin + i): before each store, the old word of the
+// target (the generation before last) is compared with the new one, and each 4-word
+// column reports what changed: anywhere, in which rows (a mask, as `mask`), in its
+// first or last row, its first or last column, its four corners; and whether anything
+// is alive, in the rows it stepped or the others (which already hold their next state).
+// The old line is about to be written anyway, so the extra load costs little, and it
+// spares the store where nothing changed.
 AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                       size_t rowBegin, size_t rowEnd, int life, uint16_t birth,
-                       uint16_t survive, uint32_t *flags) {
+                       size_t rowBegin, size_t rowEnd, uint32_t mask, int life, uint16_t birth,
+                       uint16_t survive, uint64_t *flags) {
+    size_t count = rowEnd - rowBegin;
+    uint64_t inRange = count >= 32 ? 0xFFFFFFFFull : (1ull << count) - 1;
+    uint64_t wanted = (uint64_t)mask & inRange, others = ~wanted & inRange;
     for (size_t j = 0; j < words; j += 4) {
         __m256i diff = _mm256_setzero_si256(), live = _mm256_setzero_si256();
         __m256i first = _mm256_setzero_si256(), last = _mm256_setzero_si256();
-        size_t firstChanged = rowEnd, lastChanged = rowBegin;
-        row_sums above = horizontal(src + (rowBegin - 1) * stride + j);
-        row_sums here = horizontal(src + rowBegin * stride + j);
-        for (size_t r = rowBegin; r < rowEnd; r++) {
-            row_sums below = horizontal(src + (r + 1) * stride + j);
-            __m256i next = next_state(&above, &here, &below, life, birth, survive);
-            __m256i *target = (__m256i *)(dst + r * stride + j);
-            __m256i changed = _mm256_xor_si256(next, _mm256_load_si256(target));
-            if (r == rowBegin) first = changed;
-            last = changed;
-            diff = _mm256_or_si256(diff, changed);
-            live = _mm256_or_si256(live, next);
-            // Equal words stay unwritten: a block of dead cells stepped next to new
-            // activity then leaves never-written pages unmapped.
-            if (!_mm256_testz_si256(changed, changed)) {
-                _mm256_store_si256(target, next);
-                if (firstChanged == rowEnd) firstChanged = r;
-                lastChanged = r;
+        uint64_t changedRows = 0;
+        // Runs of consecutive wanted rows, the sums of the rows above and at the
+        // current row carried down each run in registers.
+        for (uint64_t todo = wanted; todo;) {
+            unsigned start = (unsigned)__builtin_ctzll(todo);
+            unsigned length = (unsigned)__builtin_ctzll(~(todo >> start));
+            todo &= ~(((1ull << length) - 1) << start);
+            size_t runBegin = rowBegin + start, runEnd = runBegin + length;
+            row_sums above = horizontal(src + (runBegin - 1) * stride + j);
+            row_sums here = horizontal(src + runBegin * stride + j);
+            for (size_t r = runBegin; r < runEnd; r++) {
+                row_sums below = horizontal(src + (r + 1) * stride + j);
+                __m256i next = next_state(&above, &here, &below, life, birth, survive);
+                __m256i *target = (__m256i *)(dst + r * stride + j);
+                __m256i changed = _mm256_xor_si256(next, _mm256_load_si256(target));
+                if (r == rowBegin) first = changed;
+                if (r == rowEnd - 1) last = changed;
+                diff = _mm256_or_si256(diff, changed);
+                live = _mm256_or_si256(live, next);
+                // Equal words stay unwritten: a block of dead cells stepped next to new
+                // activity then leaves never-written pages unmapped.
+                if (!_mm256_testz_si256(changed, changed)) {
+                    _mm256_store_si256(target, next);
+                    changedRows |= 1ull << (r - rowBegin);
+                }
+                above = here;
+                here = below;
             }
-            above = here;
-            here = below;
         }
-        uint32_t bits = 0;
+        // Rows left out hold their next state already: a look whether one is alive,
+        // unless a stepped one was.
+        for (uint64_t rest = others; rest && _mm256_testz_si256(live, live); rest &= rest - 1) {
+            size_t r = rowBegin + (size_t)__builtin_ctzll(rest);
+            live = _mm256_or_si256(live, _mm256_load_si256((const __m256i *)(dst + r * stride + j)));
+        }
+        uint64_t bits = 0;
         if (!_mm256_testz_si256(diff, diff)) {
-            bits |= TESSERA_CHANGED | tessera_changed_rows(firstChanged - rowBegin, lastChanged - rowBegin);
+            bits |= TESSERA_CHANGED | changedRows << 32;
             if (!_mm256_testz_si256(first, first)) bits |= TESSERA_CHANGED_FIRST_ROW;
             if (!_mm256_testz_si256(last, last)) bits |= TESSERA_CHANGED_LAST_ROW;
             // A column's first cell is bit 0 of its first word, its last bit 63 of its fourth.
@@ -177,24 +194,25 @@ AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t
 
 __attribute__((target("avx2"))) static void step_tracked_life(const uint64_t *src, uint64_t *dst, size_t stride,
                                                               size_t words, size_t rowBegin, size_t rowEnd,
-                                                              uint32_t *flags) {
-    step_tracked(src, dst, stride, words, rowBegin, rowEnd, 1, 0, 0, flags);
+                                                              uint32_t mask, uint64_t *flags) {
+    step_tracked(src, dst, stride, words, rowBegin, rowEnd, mask, 1, 0, 0, flags);
 }
 
 __attribute__((target("avx2"))) static void step_tracked_any(const uint64_t *src, uint64_t *dst, size_t stride,
                                                              size_t words, size_t rowBegin, size_t rowEnd,
-                                                             uint16_t birth, uint16_t survive, uint32_t *flags) {
-    step_tracked(src, dst, stride, words, rowBegin, rowEnd, 0, birth, survive, flags);
+                                                             uint32_t mask, uint16_t birth, uint16_t survive,
+                                                             uint64_t *flags) {
+    step_tracked(src, dst, stride, words, rowBegin, rowEnd, mask, 0, birth, survive, flags);
 }
 
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                              size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive,
-                              uint32_t *flags) {
+                              size_t rowBegin, size_t rowEnd, uint32_t rowMask, uint16_t birth,
+                              uint16_t survive, uint64_t *flags) {
     if (rowBegin >= rowEnd) return 1;
     if (birth == (1u << 3) && survive == ((1u << 2) | (1u << 3)))
-        step_tracked_life(src, dst, stride, words, rowBegin, rowEnd, flags);
+        step_tracked_life(src, dst, stride, words, rowBegin, rowEnd, rowMask, flags);
     else
-        step_tracked_any(src, dst, stride, words, rowBegin, rowEnd, birth, survive, flags);
+        step_tracked_any(src, dst, stride, words, rowBegin, rowEnd, rowMask, birth, survive, flags);
     return 1;
 }
 
@@ -220,10 +238,10 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
 }
 
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                              size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive,
-                              uint32_t *flags) {
+                              size_t rowBegin, size_t rowEnd, uint32_t rowMask, uint16_t birth,
+                              uint16_t survive, uint64_t *flags) {
     (void)src; (void)dst; (void)stride; (void)words; (void)rowBegin; (void)rowEnd;
-    (void)birth; (void)survive; (void)flags;
+    (void)rowMask; (void)birth; (void)survive; (void)flags;
     return 0;
 }
 

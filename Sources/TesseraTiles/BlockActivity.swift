@@ -14,21 +14,24 @@ import TesseraCore
 /// counts as changed), with where in the block they lie, and the next buffer holds the
 /// previous generation wherever it matters. The kernel reports changes against the
 /// target's old words as it steps. A neighbour needs stepping only when the changes
-/// touch the edge or corner it borders: a glider inside a block wakes no other.
+/// touch the edge or corner it borders: a glider inside a block wakes no other. Within
+/// a block only rows next to a changed row are stepped, as a mask of its 32 rows: a
+/// stream of gliders a few rows apart leaves the rows between them alone.
 final class BlockActivity {
-    /// A changed block, where its changes lie (`Kernel.ColumnFlags`) and the rows they
-    /// span (counted from the block's first), packed in one word.
+    /// A changed block, where its changes lie (`Kernel.ColumnFlags`) and the rows that
+    /// changed (bit i: the block's row i).
     struct Change {
-        let packed: UInt64
-        init(block: Int, edges: Kernel.ColumnFlags, rows: ClosedRange<Int>) {
-            packed = UInt64(block) << 32 | UInt64(rows.lowerBound) << 24 | UInt64(rows.upperBound) << 16 | UInt64(edges.rawValue)
+        private let packed: UInt64
+        let rows: UInt32
+        init(block: Int, edges: Kernel.ColumnFlags, rows: UInt32) {
+            packed = UInt64(block) << 16 | UInt64(edges.rawValue)
+            self.rows = rows
         }
-        var block: Int { Int(packed >> 32) }
+        var block: Int { Int(packed >> 16) }
         var edges: Kernel.ColumnFlags { Kernel.ColumnFlags(rawValue: UInt16(truncatingIfNeeded: packed)) }
-        var rows: ClosedRange<Int> { Int(packed >> 24 & 0xFF)...Int(packed >> 16 & 0xFF) }
         /// Changes anywhere in the block, as far as anyone knows.
         static func everywhere(_ block: Int) -> Change {
-            Change(block: block, edges: Kernel.ColumnFlags(rawValue: 0xFFFF), rows: 0...(BlockActivity.blockRows - 1))
+            Change(block: block, edges: Kernel.ColumnFlags(rawValue: 0xFFFF), rows: .max)
         }
     }
 
@@ -45,10 +48,10 @@ final class BlockActivity {
     /// stepper's inner loops touch them for every candidate, every generation.
     private let stamp: UnsafeMutableBufferPointer<UInt32>
     private var epoch: UInt32 = 0
-    /// The rows of each candidate that can change (first and last, from the block's
-    /// first row): valid where `stamp` holds this generation's epoch.
-    private let wanted: UnsafeMutableBufferPointer<UInt16>
-    private let flags: UnsafeMutableBufferPointer<UInt32>
+    /// The rows of each candidate that can change (bit i: the block's row i): valid
+    /// where `stamp` holds this generation's epoch.
+    private let wanted: UnsafeMutableBufferPointer<UInt32>
+    private let flags: UnsafeMutableBufferPointer<UInt64>
     /// The candidates of the generation being stepped, and the changes it finds: kept
     /// between generations for their capacity.
     private var candidates: [Int32] = []
@@ -155,16 +158,18 @@ final class BlockActivity {
         let aliveBefore = noPredecessor ? aliveCurrent : nil
         let stepRows = valid.clamped(to: 1..<(height - 1))
         let (source, target) = (region.current, region.next)
-        /// Steps rows `wanted` (from the block row's first) of the blocks `run` of block row `row`.
-        func stepRun(row: Int, columns run: Range<Int>, rows wanted: ClosedRange<Int>) {
+        /// Steps rows `wanted` (bit i: the block row's row i) of the blocks `run` of block row `row`.
+        func stepRun(row: Int, columns run: Range<Int>, rows wanted: UInt32) {
             // Just after new cells were written the target is no predecessor: rows left out
             // would come from it, so every row is stepped.
-            let wanted = noPredecessor ? 0...(Self.blockRows - 1) : wanted
+            let wanted = noPredecessor ? UInt32.max : wanted
             let blockRows = (row * Self.blockRows)..<min(height, (row + 1) * Self.blockRows)
-            let computed = (blockRows.lowerBound + wanted.lowerBound..<blockRows.lowerBound + wanted.upperBound + 1)
-                .clamped(to: blockRows).clamped(to: stepRows)
+            let computed = blockRows.clamped(to: stepRows)
             guard !computed.isEmpty else { return }
-            Kernel.stepTracked(source, into: target, rows: computed, columns: run, rule: rule, using: kernel,
+            let offset = computed.lowerBound - blockRows.lowerBound
+            let mask = wanted >> UInt32(offset)
+            guard mask != 0 else { return }
+            Kernel.stepTracked(source, into: target, rows: computed, mask: mask, columns: run, rule: rule, using: kernel,
                                flags: flags.baseAddress!)
             if !dead.isEmpty {
                 let area = Box(x: run.lowerBound * 256, y: computed.lowerBound, width: run.count * 256, height: computed.count)
@@ -176,27 +181,19 @@ final class BlockActivity {
             var unstepped: Kernel.ColumnFlags = []
             if computed.lowerBound != blockRows.lowerBound { unstepped.formUnion([.firstRow, .topLeft, .topRight]) }
             if computed.upperBound != blockRows.upperBound { unstepped.formUnion([.lastRow, .bottomLeft, .bottomRight]) }
-            let offset = computed.lowerBound - blockRows.lowerBound
-            // Rows left out hold the same cells as two generations ago, already in the
-            // target: whether they hold a live cell is a quick look there.
-            let partial = computed.count < blockRows.count
             var wrote = false
             for c in run {
                 let block = row * columns + c, report = Kernel.ColumnReport(rawValue: flags[c - run.lowerBound])
                 let flag = report.flags
                 if noPredecessor && aliveBefore?[block] != false {
-                    found.append(Change(block: block, edges: Change.everywhere(block).edges.subtracting(unstepped),
-                                        rows: 0...(blockRows.count - 1)))
+                    found.append(Change(block: block, edges: Change.everywhere(block).edges.subtracting(unstepped), rows: .max))
                 } else if flag.contains(.changed) {
                     wrote = true
-                    let rows = report.changedRows
-                    found.append(Change(block: block, edges: flag.subtracting(unstepped),
-                                        rows: (rows.lowerBound + offset)...(rows.upperBound + offset)))
+                    found.append(Change(block: block, edges: flag.subtracting(unstepped), rows: report.changedRows << UInt32(offset)))
                 }
-                if aliveTarget != nil {
-                    aliveTarget![block] = flag.contains(.alive)
-                        || partial && Self.anyAlive(target, x: c * 256, rows: blockRows.clamped(to: stepRows), except: computed)
-                }
+                // The kernel looked at every row of `computed`, stepped or not; rows of the
+                // block outside it are past the valid rows, whose liveness does not count.
+                if aliveTarget != nil { aliveTarget![block] = flag.contains(.alive) }
             }
             if wrote && !everything {
                 // Where cells change, they may spread a block row either way by the next
@@ -208,10 +205,10 @@ final class BlockActivity {
                 target.prepare(rows: near)
             }
             stepped += run.count
-            steppedRows += run.count * computed.count
+            steppedRows += run.count * (mask & (computed.count == 32 ? .max : (1 << UInt32(computed.count)) - 1)).nonzeroBitCount
         }
         if everything {
-            for row in 0..<rows { stepRun(row: row, columns: 0..<columns, rows: 0...(Self.blockRows - 1)) }
+            for row in 0..<rows { stepRun(row: row, columns: 0..<columns, rows: .max) }
         } else {
             // Runs of consecutive candidates within a block row that want the same rows, one kernel call each.
             let (candidates, wanted) = (self.candidates, self.wanted)
@@ -224,8 +221,7 @@ final class BlockActivity {
                     end += 1
                     i += 1
                 }
-                stepRun(row: row, columns: (first % columns)..<((end - 1) % columns + 1),
-                        rows: Int(rows & 0xFF)...Int(rows >> 8))
+                stepRun(row: row, columns: (first % columns)..<((end - 1) % columns + 1), rows: rows)
             }
         }
         region.swapBuffers()
@@ -268,40 +264,33 @@ final class BlockActivity {
         candidates.removeAll(keepingCapacity: true)
         defer { self.candidates = candidates }
         let (rows, columns, epoch, stamp, wanted) = (self.rows, self.columns, self.epoch, self.stamp, self.wanted)
-        let lastRow = Self.blockRows - 1
-        func add(_ r: Int, _ c: Int, _ first: Int, _ last: Int) {
+        let (top, bottom): (UInt32, UInt32) = (1, 1 << UInt32(Self.blockRows - 1))
+        func add(_ r: Int, _ c: Int, _ wanting: UInt32) {
             guard r >= 0, r < rows, c >= 0, c < columns else { return }
-            let block = r * columns + c, (lo, hi) = (max(0, first), min(lastRow, last))
+            let block = r * columns + c
             if stamp[block] != epoch {
                 stamp[block] = epoch
                 candidates.append(Int32(block))
-                wanted[block] = UInt16(lo) | UInt16(hi) << 8
+                wanted[block] = wanting
             } else {
-                let was = wanted[block]
-                wanted[block] = UInt16(min(lo, Int(was & 0xFF))) | UInt16(max(hi, Int(was >> 8))) << 8
+                wanted[block] |= wanting
             }
         }
         for change in changed! {
             let r = change.block / columns, c = change.block % columns, edges = change.edges
-            let near = (change.rows.lowerBound - 1, change.rows.upperBound + 1)
-            add(r, c, near.0, near.1)
-            if edges.contains(.firstRow) { add(r - 1, c, lastRow, lastRow) }
-            if edges.contains(.lastRow) { add(r + 1, c, 0, 0) }
-            if edges.contains(.firstColumn) { add(r, c - 1, near.0, near.1) }
-            if edges.contains(.lastColumn) { add(r, c + 1, near.0, near.1) }
-            if edges.contains(.topLeft) { add(r - 1, c - 1, lastRow, lastRow) }
-            if edges.contains(.topRight) { add(r - 1, c + 1, lastRow, lastRow) }
-            if edges.contains(.bottomLeft) { add(r + 1, c - 1, 0, 0) }
-            if edges.contains(.bottomRight) { add(r + 1, c + 1, 0, 0) }
+            // A row can change only next to a changed row (shifts drop rows past the block's ends).
+            let near = change.rows | change.rows << 1 | change.rows >> 1
+            add(r, c, near)
+            if edges.contains(.firstRow) { add(r - 1, c, bottom) }
+            if edges.contains(.lastRow) { add(r + 1, c, top) }
+            if edges.contains(.firstColumn) { add(r, c - 1, near) }
+            if edges.contains(.lastColumn) { add(r, c + 1, near) }
+            if edges.contains(.topLeft) { add(r - 1, c - 1, bottom) }
+            if edges.contains(.topRight) { add(r - 1, c + 1, bottom) }
+            if edges.contains(.bottomLeft) { add(r + 1, c - 1, top) }
+            if edges.contains(.bottomRight) { add(r + 1, c + 1, top) }
         }
         candidates.sort()
-    }
-
-    /// Whether the 256-cell column at `x` holds a live cell in rows `rows` outside `except`.
-    private static func anyAlive(_ buffer: CellBuffer, x: Int, rows: Range<Int>, except: Range<Int>) -> Bool {
-        let words = (x / 64)..<(x / 64 + 4)
-        return buffer.anyAlive(words: words, rows: rows.lowerBound..<except.lowerBound)
-            || buffer.anyAlive(words: words, rows: except.upperBound..<rows.upperBound)
     }
 
     /// Learns which blocks of each buffer hold live cells where that is unknown (after a

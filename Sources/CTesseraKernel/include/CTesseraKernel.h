@@ -24,11 +24,13 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                            size_t words, size_t rowBegin, size_t rowEnd,
                            uint16_t birth, uint16_t survive);
 
-/// What `tessera_step_tracked_avx2` reports for a 4-word column (256 cells): whether a
-/// stepped word differs from the one it overwrote (the generation before last, in a
-/// double-buffered board), and where: in the first or last row stepped, in the
-/// column's first cell (bit 0 of its first word) or last (bit 63 of its fourth), and
-/// at the corners those make; and whether any stepped cell is alive.
+/// What `tessera_step_tracked_avx2` reports for a 4-word column (256 cells), in the low
+/// 16 bits of a report: whether a stepped word differs from the one it overwrote (the
+/// generation before last, in a double-buffered board), and where: in the first or last
+/// row of the call, in the column's first cell (bit 0 of its first word) or last (bit
+/// 63 of its fourth), and at the corners those make; and whether any cell of the rows is
+/// alive. Bits 32-63 of a changed column's report are the rows that changed, bit i for
+/// row rowBegin + i.
 enum {
     TESSERA_CHANGED = 1 << 0,
     TESSERA_ALIVE = 1 << 1,
@@ -42,17 +44,12 @@ enum {
     TESSERA_CHANGED_BOTTOM_RIGHT = 1 << 9,
 };
 
-/// The rows of a changed column that changed, first and last, counted from the first
-/// row stepped (at most 255 each): bits 16-23 and 24-31 of a report.
-static inline uint32_t tessera_changed_rows(size_t first, size_t last) {
-    return (uint32_t)(first < 255 ? first : 255) << 16 | (uint32_t)(last < 255 ? last : 255) << 24;
-}
-
-/// As `tessera_step_rows_avx2`, and writes each 4-word column's report in
-/// `flags[column]`: the bits above, and for a changed column its rows
-/// (`tessera_changed_rows`). The same caveats: only where the CPU has AVX2.
+/// As `tessera_step_rows_avx2` for at most 32 rows [rowBegin, rowEnd), stepping only
+/// those whose bit in `rowMask` is set (bit i: row rowBegin + i; the others must already
+/// hold their next state), and writes each 4-word column's report in `flags[column]`.
+/// The same caveats: only where the CPU has AVX2.
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
-                              size_t words, size_t rowBegin, size_t rowEnd,
-                              uint16_t birth, uint16_t survive, uint32_t *flags);
+                              size_t words, size_t rowBegin, size_t rowEnd, uint32_t rowMask,
+                              uint16_t birth, uint16_t survive, uint64_t *flags);
 
 #endif

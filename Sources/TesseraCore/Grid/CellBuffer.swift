@@ -159,15 +159,6 @@ public final class CellBuffer {
         for r in y..<(y + height) { BitCopy.clear(row(r), bit: x, count: width) }
     }
 
-    /// Whether words `words` of rows `rows` hold a live cell: the quick look for whole words.
-    public func anyAlive(words: Range<Int>, rows: Range<Int>) -> Bool {
-        for r in rows {
-            let p = row(r)
-            for w in words where p[w] != 0 { return true }
-        }
-        return false
-    }
-
     /// Live cells in the rectangle.
     public func population(x: Int, y: Int, width: Int, height: Int) -> Int {
         var total = 0

@@ -60,7 +60,7 @@ public enum Kernel {
         @inlinable public init(rawValue: UInt16) { self.rawValue = rawValue }
         @inlinable public static var changed: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED)) }
         @inlinable public static var alive: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_ALIVE)) }
-        /// In the first row stepped, or the last.
+        /// In the first row of the call, or the last (only when it was stepped).
         @inlinable public static var firstRow: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_FIRST_ROW)) }
         @inlinable public static var lastRow: ColumnFlags { ColumnFlags(rawValue: UInt16(TESSERA_CHANGED_LAST_ROW)) }
         /// In the column's first cell (its west edge), or its last (its east edge).
@@ -73,25 +73,26 @@ public enum Kernel {
     }
 
     /// A column's report from `stepTracked`: its `ColumnFlags`, and for a changed column
-    /// the rows that changed, first to last, counted from the first row stepped.
+    /// the rows that changed, bit i for the call's row `rows.lowerBound + i`.
     public struct ColumnReport {
-        public let rawValue: UInt32
-        @inlinable public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public let rawValue: UInt64
+        @inlinable public init(rawValue: UInt64) { self.rawValue = rawValue }
         @inlinable public var flags: ColumnFlags { ColumnFlags(rawValue: UInt16(truncatingIfNeeded: rawValue)) }
-        /// Meaningful only when `flags` holds `.changed`.
-        @inlinable public var changedRows: ClosedRange<Int> { Int(rawValue >> 16 & 0xFF)...Int(rawValue >> 24) }
+        @inlinable public var changedRows: UInt32 { UInt32(truncatingIfNeeded: rawValue >> 32) }
     }
 
-    /// Steps rows `rows` of the 256-cell columns `columns` only (column c is words
-    /// 4c..<4c+4), and reports each column's `ColumnReport` in `flags[c - columns.lowerBound]`.
+    /// Steps, of rows `rows` (at most 32) of the 256-cell columns `columns` (column c is
+    /// words 4c..<4c+4), only those whose bit in `mask` is set (bit i: row
+    /// `rows.lowerBound + i`), and reports each column's `ColumnReport` in
+    /// `flags[c - columns.lowerBound]`. Rows left out must hold their next state already.
     /// Cells just outside the columns are read as they are. In a double-buffered board
     /// the target holds the generation before last, so `changed` says whether the new
     /// cells differ from that one's.
     package static func stepTracked(
-        _ source: CellBuffer, into target: CellBuffer, rows: Range<Int>, columns: Range<Int>, rule: Rule,
-        using implementation: Implementation = best, flags: UnsafeMutablePointer<UInt32>
+        _ source: CellBuffer, into target: CellBuffer, rows: Range<Int>, mask: UInt32 = .max, columns: Range<Int>,
+        rule: Rule, using implementation: Implementation = best, flags: UnsafeMutablePointer<UInt64>
     ) {
-        precondition(rows.lowerBound >= 1 && rows.upperBound <= source.height - 1)
+        precondition(rows.lowerBound >= 1 && rows.upperBound <= source.height - 1 && rows.count <= 32)
         precondition(rule.emulation == .none, "B0 reaches the kernel only as Rule.steps")
         precondition(columns.lowerBound >= 0 && columns.upperBound * 4 <= source.rowWords)
         precondition(implementation.isSupported, "the avx2 kernel on a CPU without AVX2")
@@ -99,12 +100,12 @@ public enum Kernel {
         let offset = columns.lowerBound * 4, words = columns.count * 4
         let src = UnsafePointer(source.row(0) + offset), dst = target.row(0) + offset
         if implementation == .avx2,
-           tessera_step_tracked_avx2(src, dst, source.stride, words, rows.lowerBound, rows.upperBound,
+           tessera_step_tracked_avx2(src, dst, source.stride, words, rows.lowerBound, rows.upperBound, mask,
                                      rule.birth, rule.survive, flags) != 0 {
             return
         }
         flags.initialize(repeating: 0, count: columns.count)
-        portableStep(src, dst, stride: source.stride, words: words, rows: rows, rule: rule, flags: flags)
+        portableStep(src, dst, stride: source.stride, words: words, rows: rows, rule: rule, flags: flags, mask: mask)
     }
 
     private typealias Vector = SIMD4<UInt64>
@@ -146,10 +147,11 @@ public enum Kernel {
 
     /// The same algorithm as the C loop, four words at a time with Swift's SIMD types
     /// (SSE2 or NEON without any CPU flags).
-    /// With `flags`, each 4-word column ORs its `ColumnReport` into `flags[j / 4]`.
+    /// With `flags` (at most 32 rows), only the rows `mask` names are stepped, and each
+    /// 4-word column ORs its `ColumnReport` into `flags[j / 4]`.
     private static func portableStep(
         _ src: UnsafePointer<UInt64>, _ dst: UnsafeMutablePointer<UInt64>,
-        stride: Int, words: Int, rows: Range<Int>, rule: Rule, flags: UnsafeMutablePointer<UInt32>?
+        stride: Int, words: Int, rows: Range<Int>, rule: Rule, flags: UnsafeMutablePointer<UInt64>?, mask: UInt32 = .max
     ) {
         let isLife = rule == .life
         let birth = rule.birth, survive = rule.survive
@@ -160,9 +162,15 @@ public enum Kernel {
                 var above = horizontal(src + ((band.lowerBound - 1) &* stride &+ j))
                 var here = horizontal(src + (band.lowerBound &* stride &+ j))
                 var diff = Vector(repeating: 0), live = Vector(repeating: 0)
-                var changedRows: ClosedRange<Int>? = nil
+                var changedRows: UInt64 = 0
                 for r in band {
                     let below = horizontal(src + ((r &+ 1) &* stride &+ j))
+                    if flags != nil, mask >> UInt32(r - rows.lowerBound) & 1 == 0 {
+                        // Left out: it holds its next state already; only whether it is alive counts.
+                        live |= UnsafeRawPointer(dst + (r &* stride &+ j)).loadUnaligned(as: Vector.self)
+                        (above, here) = (here, below)
+                        continue
+                    }
                     // The eight-neighbour count n, by full adders.
                     let x0 = above.three0 ^ here.two0, x1 = above.three1 ^ here.two1
                     let n0 = x0 ^ below.three0
@@ -190,11 +198,11 @@ public enum Kernel {
                         let changed = next ^ target.loadUnaligned(as: Vector.self)
                         diff |= changed
                         live |= next
-                        flags[j / 4] |= UInt32(edges(changed, first: r == rows.lowerBound, last: r == rows.upperBound - 1).rawValue)
+                        flags[j / 4] |= UInt64(edges(changed, first: r == rows.lowerBound, last: r == rows.upperBound - 1).rawValue)
                         // As in the AVX2 kernel: equal words stay unwritten, pages unmapped.
                         if changed != Vector(repeating: 0) {
                             target.storeBytes(of: next, as: Vector.self)
-                            changedRows = (changedRows?.lowerBound ?? r)...r
+                            changedRows |= 1 << UInt64(r - rows.lowerBound)
                         }
                     } else {
                         target.storeBytes(of: next, as: Vector.self)
@@ -207,14 +215,7 @@ public enum Kernel {
                     if diff[0] & 1 != 0 { column.insert(.firstColumn) }
                     if diff[3] >> 63 != 0 { column.insert(.lastColumn) }
                     if live != Vector(repeating: 0) { column.insert(.alive) }
-                    if let changedRows {
-                        // Bands go top to bottom: a change in an earlier band holds the first row.
-                        let earlier = ColumnReport(rawValue: flags[j / 4])
-                        let first = earlier.flags.contains(.changed) ? earlier.changedRows.lowerBound : changedRows.lowerBound - rows.lowerBound
-                        let last = changedRows.upperBound - rows.lowerBound
-                        flags[j / 4] = flags[j / 4] & 0xFFFF | tessera_changed_rows(first, last)
-                    }
-                    flags[j / 4] |= UInt32(column.rawValue)
+                    flags[j / 4] |= changedRows << 32 | UInt64(column.rawValue)
                 }
             }
         }
