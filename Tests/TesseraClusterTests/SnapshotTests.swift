@@ -70,15 +70,22 @@ import TesseraCore
         #expect(state.receive(.ready, from: peers[2], now: now) == [.completed(.replanned)])
     }
 
-    @Test func aSnapshotCutShortLeavesTheLastWholeOne() throws {
+    /// Three workers with a whole snapshot at generation 10, advanced to 20, and a second
+    /// snapshot (op 3) that only worker a has answered.
+    func secondSnapshotUnderway(restarts: Int = 0) throws -> CoordinatorState {
         var state = ready(3)
-        state.restartsLeft = 2
+        state.restartsLeft = restarts
         _ = try state.begin(.snapshot)
         for peer in peers { _ = state.receive(.snapshotted(op: 1), from: peer, now: now) }
         _ = try state.begin(.advance(generations: 10))
         for peer in peers { _ = state.receive(.done(op: 2, WorkerReport()), from: peer, now: now) }
         _ = try state.begin(.snapshot)
         _ = state.receive(.snapshotted(op: 3), from: peers[0], now: now)
+        return state
+    }
+
+    @Test func aSnapshotCutShortLeavesTheLastWholeOne() throws {
+        var state = try secondSnapshotUnderway(restarts: 2)
         let cut = state.workerExited(pid: 3, host: nil, how: "was killed by signal 9")
         #expect(cut.contains(.completed(.interrupted("worker 2 (pid 3 on c, tiles \(state.members[2].tiles.map(\.description).joined(separator: " "))) was killed by signal 9"))))
         #expect(state.memorySnapshot?.generation == 10)
@@ -89,13 +96,7 @@ import TesseraCore
     /// on the way) is given up after `snapshotLimit`: the run goes on, and the last whole
     /// one stays the one to roll back to, instead of the run hanging.
     @Test func aSnapshotThatNeverCompletesIsGivenUp() throws {
-        var state = ready(3)
-        _ = try state.begin(.snapshot)
-        for peer in peers { _ = state.receive(.snapshotted(op: 1), from: peer, now: now) }
-        _ = try state.begin(.advance(generations: 10))
-        for peer in peers { _ = state.receive(.done(op: 2, WorkerReport()), from: peer, now: now) }
-        _ = try state.begin(.snapshot)
-        _ = state.receive(.snapshotted(op: 3), from: peers[0], now: now)
+        var state = try secondSnapshotUnderway()
         func tick(after seconds: Int) -> [CoordinatorState.Effect] {
             let at = now + .seconds(seconds)
             return state.tick(now: at) { _ in at }
