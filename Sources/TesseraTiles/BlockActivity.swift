@@ -35,6 +35,7 @@ final class BlockActivity {
         }
     }
 
+    /// Rows of a block: at most 32, since the rows a block wants stepped are a `UInt32` mask.
     static let blockRows = 32
 
     /// Blocks across and down.
