@@ -108,22 +108,40 @@ import TesseraWire
         let next = setup.handedOver(cells: cells, at: TileRect(x: 10, y: 20, width: 3, height: 2), generation: 77)
         #expect(next.generation == 77 && next.shape == setup.shape && next.tiling.columns == setup.tiling.columns
             && next.tiling.rows == setup.tiling.rows && next.halo == setup.halo)
-        let board = next.cells(in: TileRect(x: 0, y: 0, width: 64, height: 32))
+        let board = next.start.cells(x: 0, y: 0, width: 64, height: 32, of: next.shape)
         #expect(board.population == 2 && board[10, 20] && board[12, 21])
     }
 
-    /// A pattern over 16 MiB of cells is cut by the coordinator; a smaller one goes to every worker.
-    @Test func largePatternsAreCutByTheCoordinator() throws {
-        func setup(width: Int, height: Int) throws -> RunSetup {
+    /// A pattern over 16 MiB of cells is cut by the coordinator into each tile's part, so
+    /// a worker receives only what lies on its tiles, and no tile's cells travel whole; a
+    /// smaller one goes to every worker as it is.
+    @Test func largePatternsAreCutIntoEachTilesPart() throws {
+        func setup(_ cells: BitGrid) throws -> RunSetup {
             var choices = RunSetup.Choices()
-            choices.pattern = (Pattern(cells: BitGrid(width: width, height: height), position: (0, 0)), "p")
+            choices.pattern = (Pattern(cells: cells), "p")
             choices.size = (16384, 16384)
             return try RunSetup(choices, defaultTiles: 2)
         }
-        let small = try setup(width: 8192, height: 8192).plan(generations: 1)
+        let small = try setup(BitGrid(width: 8192, height: 8192)).plan(generations: 1)
         #expect(small.overlays.count == 1 && small.cells == nil)
-        let large = try setup(width: 16384, height: 8200).plan(generations: 1)
-        #expect(large.overlays.isEmpty && large.cells != nil)
+        // Centred on the board, so across the border of the 1x2 tiles at row 8192.
+        var cells = BitGrid(width: 16384, height: 8200)
+        cells[5, 3] = true
+        cells[16000, 8199] = true
+        let whole = try #require(try setup(cells).start.overlays.first)
+        let large = try setup(cells).plan(generations: 1)
+        #expect(large.cells == nil && large.overlays.count == 2)
+        let rects = large.tiling.tiles.map(large.tiling.rect(of:))
+        for overlay in large.overlays {
+            let box = TileRect(x: overlay.x, y: overlay.y, width: overlay.cells.width, height: overlay.cells.height)
+            #expect(rects.contains { $0.intersection(box) == box }, "\(box) lies in one tile")
+        }
+        let start = StartingCells(soup: nil, overlays: large.overlays)
+        let shape = large.tiling.shape
+        #expect(whole.y < 8192 && whole.y + 8200 > 8192)
+        #expect(start.cells(x: whole.x, y: whole.y + 3, width: 16, height: 1, of: shape)[5, 0])
+        #expect(start.cells(x: whole.x + 16000, y: whole.y + 8199, width: 1, height: 1, of: shape)[0, 0])
+        #expect(large.overlays.reduce(0) { $0 + $1.cells.population } == 2)
     }
 
     @Test func aRunPastTheLastGenerationIsRefused() throws {

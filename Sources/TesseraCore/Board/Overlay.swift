@@ -19,10 +19,13 @@ public struct Overlay: Hashable, Sendable {
 
     /// Live cells of the overlay inside `rect` of the board.
     public func population(in rect: TileRect) -> Int {
-        let x0 = max(x, rect.x), y0 = max(y, rect.y)
-        let x1 = min(x + cells.width, rect.x + rect.width), y1 = min(y + cells.height, rect.y + rect.height)
-        guard x0 < x1, y0 < y1 else { return 0 }
-        return cells.cropped(x: x0 - x, y: y0 - y, width: x1 - x0, height: y1 - y0).population
+        cropped(to: rect)?.cells.population ?? 0
+    }
+
+    /// The part of the overlay inside `rect` of the board; nil when none of it is.
+    public func cropped(to rect: TileRect) -> Overlay? {
+        guard let part = TileRect(x: x, y: y, width: cells.width, height: cells.height).intersection(rect) else { return nil }
+        return Overlay(cells: cells.cropped(x: part.x - x, y: part.y - y, width: part.width, height: part.height), x: part.x, y: part.y)
     }
 }
 
