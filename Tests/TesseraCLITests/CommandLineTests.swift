@@ -74,6 +74,9 @@ import Testing
         ("bad flag", nil, ["run", "glider", "--generations", "many"], "generations"),
         ("bad output format", nil, ["run", "glider", "--output", "@.png"], "*.rle"),
         ("output folder missing", nil, ["run", "glider", "--output", "no/such/dir/out.rle"], "does not exist"),
+        // Read as the values they are, not as flags ("Missing value for '--generations'").
+        ("negative generations", nil, ["run", "glider", "--generations", "-5"], "'-5' is invalid for '--generations"),
+        ("negative halo", nil, ["run", "glider", "--halo", "-3"], "below 1"),
     ]
 
     @Test(arguments: badInputs.indices)

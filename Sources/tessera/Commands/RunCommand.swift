@@ -26,7 +26,7 @@ struct RunCommand: AsyncParsableCommand {
     var headStart: Bool?
 
     /// Hands the cells to the workers at this generation: for tests of the hand-over.
-    @Option(help: .hidden)
+    @Option(parsing: .unconditional, help: .hidden)
     var handOverAt: UInt64?
 
     func validate() throws {

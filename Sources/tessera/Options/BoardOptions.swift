@@ -20,16 +20,16 @@ struct BoardOptions: ParsableArguments {
             transform: parsing(RuleChoice.init(parsing:)))
     var rule: RuleChoice?
 
-    @Option(help: "Fill the board with random cells at this density (0-1) instead of, or under, a pattern.")
+    @Option(parsing: .unconditional, help: "Fill the board with random cells at this density (0-1) instead of, or under, a pattern.")
     var soup: Double?
 
-    @Option(help: "Seed for --soup (default 1); the same seed gives the same board for every tiling.")
+    @Option(parsing: .unconditional, help: "Seed for --soup (default 1); the same seed gives the same board for every tiling.")
     var seed: UInt64?
 
     @Option(help: "Tiles as COLUMNSxROWS. Default: one tile per worker.", transform: parsing(TileGrid.init(parsing:)))
     var tiles: TileGrid?
 
-    @Option(help: "Halo depth: generations between halo exchanges. Default: from the tile size.")
+    @Option(parsing: .unconditional, help: "Halo depth: generations between halo exchanges. Default: from the tile size.")
     var halo: Int?
 
     @Option(help: "Read options from a TOML file (see configs/); flags given here override it.")

@@ -4,7 +4,7 @@ import TesseraCore
 
 /// How many workers, and how long to wait for them and to bear their silence.
 struct ClusterOptions: ParsableArguments {
-    @Option(help: "Worker processes. Default for run: the number of cores; 0 runs every tile in this process.")
+    @Option(parsing: .unconditional, help: "Worker processes. Default for run: the number of cores; 0 runs every tile in this process.")
     var workers: Int?
 
     @Option(help: "Seconds to wait for workers to connect (default 30).",
@@ -15,7 +15,7 @@ struct ClusterOptions: ParsableArguments {
             transform: parsing { try Seconds(parsing: $0, flag: "silence") })
     var silence: Seconds?
 
-    @Option(help: "Lost workers a run on a bounded board survives, rolling back to its last snapshot: in memory (taken every few seconds, a copy on another worker), else its last checkpoint, else its start (default 3; 0: a lost worker fails the run).")
+    @Option(parsing: .unconditional, help: "Lost workers a run on a bounded board survives, rolling back to its last snapshot: in memory (taken every few seconds, a copy on another worker), else its last checkpoint, else its start (default 3; 0: a lost worker fails the run).")
     var maxRestarts: Int?
 
     /// Runs survive lost workers unless told not to: no human action needed.
@@ -25,7 +25,7 @@ struct ClusterOptions: ParsableArguments {
     var noBalance = false
 
     /// Moves random tiles every few rounds: for tests that moving never changes the board.
-    @Option(help: .hidden)
+    @Option(parsing: .unconditional, help: .hidden)
     var randomMoves: UInt64?
 
     static let configKeys = ["workers", "connect-timeout", "silence", "no-balance", "max-restarts"]

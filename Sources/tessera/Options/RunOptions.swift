@@ -3,7 +3,9 @@ import TesseraCore
 
 /// Options every run takes.
 struct RunOptions: ParsableArguments {
-    @Option(help: "Generations to run. Default 100.")
+    // Numbers are read unconditionally here and in the other options: "-5" is the value
+    // given, not a flag, and is refused as a count ("Missing value" said otherwise).
+    @Option(parsing: .unconditional, help: "Generations to run. Default 100.")
     var generations: UInt64?
 
     @Option(help: "Write the final board to this .rle or .cells file (atomically).")
@@ -18,7 +20,7 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Write a PNG of the whole board every --every generations into this folder.")
     var frames: String?
 
-    @Option(help: "Generations between exported frames (default 1).")
+    @Option(parsing: .unconditional, help: "Generations between exported frames (default 1).")
     var every: UInt64?
 
     @Option(help: "Write the frames as an animated GIF.")
