@@ -149,6 +149,12 @@ public enum Checkpoint {
         }.sorted { $0.generation > $1.generation }
     }
 
+    /// The generations of the checkpoints under `root` that were put in place (they have a
+    /// manifest), newest first, without reading them.
+    public static func committed(in root: String) throws -> [UInt64] {
+        try generations(in: root).filter { FileManager.default.fileExists(atPath: $0.folder + "/" + manifestName) }.map(\.generation)
+    }
+
     /// A checkpoint read back: its manifest and the whole board.
     public struct Restored: Sendable {
         public let manifest: Manifest

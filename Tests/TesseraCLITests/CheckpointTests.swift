@@ -103,6 +103,26 @@ import TesseraPatterns
         #expect(try Harness.cells(ofPatternFile: exported) == (try Harness.golly(input, generations: generation)), "at \(generation)")
     }
 
+    /// A folder holding another run's checkpoints is refused, and they stay: written
+    /// beside them, this run's would have been pruned as older, and a lost worker would
+    /// have rolled back to the other run's board. Resuming from them is the way on.
+    @Test func aFolderOfAnotherRunsCheckpointsIsRefused() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try acorn(in: dir), store = dir.appendingPathComponent("ck")
+        let soup = ["run", "--soup", "0.3", "--size", "256x256", "--checkpoint-every", "100", "--checkpoint", store.path]
+        #expect(try Harness.tessera(soup + ["--generations", "300"]).status == 0)
+        let before = generations(in: store)
+        #expect(before.count == 2)
+        let other = try Harness.tessera(["run", input.path, "--generations", "100", "--checkpoint", store.path, "--checkpoint-every", "50"])
+        #expect(other.status == 2 && other.stderr.split(separator: "\n").count == 1, "\(other.stderr)")
+        #expect(other.stderr.contains("already holds checkpoints") && other.stderr.contains("--resume"), "\(other.stderr)")
+        #expect(generations(in: store) == before)
+        // The same folder given to --resume, spelt differently: the run goes on from there.
+        let resumed = try Harness.tessera(soup + ["--generations", "100", "--resume", store.path + "/"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(generations(in: store).last == "generation-00000000000000000400")
+    }
+
     @Test(arguments: [
         (["run", "glider", "--size", "64x64", "--checkpoint-every", "10"], "without --checkpoint"),
         (["run", "glider", "--size", "64x64", "--checkpoint", "/tmp/tessera-ck-unused", "--workers", "0"], "worker processes"),

@@ -65,12 +65,25 @@ struct CheckpointOptions: ParsableArguments {
     /// What the session writes, for a run that ends `generations` after `setup`'s.
     func schedule(for setup: RunSetup, generations: UInt64) throws -> CheckpointSchedule? {
         guard let root = checkpoint else { return nil }
+        // Another run's checkpoints there would stay as the newest two, this run's pruned
+        // as older, and a lost worker would roll back to that run's board: only a run
+        // that resumes from them may write beside them.
+        if resume.map({ Self.sameFolder($0, root) }) != true, let newest = try Checkpoint.committed(in: root).first {
+            throw TesseraError("\(root) already holds checkpoints of a run (the newest at generation \(newest))",
+                               fix: "give an empty folder to --checkpoint, or --resume \(root) to go on from them")
+        }
         try Checkpoint.createFolder(root)
         return CheckpointSchedule(root: root, interval: checkpointEvery ?? .generations(10_000), end: try setup.end(after: generations))
     }
 }
 
 extension CheckpointOptions {
+    /// Whether two paths name the same folder, however spelt.
+    static func sameFolder(_ a: String, _ b: String) -> Bool {
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        return resolved(a) == resolved(b)
+    }
+
     /// The newest usable checkpoint under `root`, saying on stderr which newer ones were
     /// passed over and why.
     static func newest(in root: String) throws -> Checkpoint.Restored? {
