@@ -149,17 +149,22 @@ import TesseraCore
         let window = BoardShape(width: 512, height: 256, topology: .infinite, left: -1_000_000, top: 77)
         let tiling = try Tiling(shape: window, columns: 1, rows: 2)
         let glider = BitGrid(width: 3, height: 3, words: [0b010, 0b100, 0b111])
+        // A domino whose grid reaches up into the first tile (rows 124..<128), its cells
+        // only in the second (rows 130 and 131).
+        var domino = BitGrid(width: 3, height: 8)
+        (domino[1, 6], domino[1, 7]) = (true, true)
         let next = RunPlan(tiling: tiling, rule: .life, halo: 8, generation: 12, generations: 0, soup: nil,
-                           overlays: [Overlay(cells: glider, x: 300, y: 200)], cells: nil)
+                           overlays: [Overlay(cells: glider, x: 300, y: 200), Overlay(cells: domino, x: 10, y: 124)], cells: nil)
         let effects = try state.begin(.replan(next))
         let assigned = sent(effects).compactMap { if case .assign(let x) = $0.0 { x } else { nil } }
         #expect(assigned.map(\.worker) == [0, 1])
         #expect(assigned.allSatisfy { $0.tiling == tiling && $0.generation == 12 })
-        // The glider lies on the second tile: only its worker is sent it; the other paints an empty tile.
-        #expect(assigned[0].overlays == [] && assigned[1].overlays?.map(\.x) == [300])
+        // The glider and the domino's cells lie on the second tile: only its worker is sent
+        // them; the other paints an empty tile.
+        #expect(assigned[0].overlays == [] && assigned[1].overlays?.map(\.x) == [300, 10])
         #expect(state.members.map(\.tiles) == [[TileID(column: 0, row: 0)], [TileID(column: 0, row: 1)]])
         #expect(state.liveBounds == nil, "reports of the old window are gone")
-        #expect(state.population == 5, "the glider's cells, counted from the plan")
+        #expect(state.population == 7, "the glider's and the domino's cells, counted from the plan")
         #expect(throws: TesseraError.self) { try state.begin(.advance(generations: 1)) }
         #expect(state.receive(.ready, from: a, now: at(2)).isEmpty)
         #expect(state.receive(.ready, from: b, now: at(2)) == [.completed(.replanned)])

@@ -702,7 +702,7 @@ package struct CoordinatorState {
         for index in active {
             let rects = members[index].tiles.map(plan.tiling.rect(of:))
             // Each worker gets the pattern parts on its own tiles, and paints them.
-            let overlays = plan.overlays.filter { o in rects.contains { o.population(in: $0) > 0 } }
+            let overlays = plan.overlays.filter { o in rects.contains { !o.isEmpty(in: $0) } }
             let assignment = Assignment(
                 worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: plan.generation,
                 soup: plan.cells == nil ? plan.soup : nil, overlays: plan.cells == nil ? overlays : nil,

@@ -22,11 +22,21 @@ public struct Overlay: Hashable, Sendable {
         cropped(to: rect)?.cells.population ?? 0
     }
 
+    /// Whether no live cell of the overlay lies inside `rect` of the board: a look, with
+    /// nothing copied (a part of a large pattern is tens of megabytes).
+    public func isEmpty(in rect: TileRect) -> Bool {
+        guard let part = box.intersection(rect) else { return true }
+        return cells.isEmpty(x: part.x - x, y: part.y - y, width: part.width, height: part.height)
+    }
+
     /// The part of the overlay inside `rect` of the board; nil when none of it is.
     public func cropped(to rect: TileRect) -> Overlay? {
-        guard let part = TileRect(x: x, y: y, width: cells.width, height: cells.height).intersection(rect) else { return nil }
+        guard let part = box.intersection(rect) else { return nil }
         return Overlay(cells: cells.cropped(x: part.x - x, y: part.y - y, width: part.width, height: part.height), x: part.x, y: part.y)
     }
+
+    /// Where the overlay lies on the board.
+    private var box: TileRect { TileRect(x: x, y: y, width: cells.width, height: cells.height) }
 }
 
 /// Where a board's starting cells come from: a soup (or nothing) with overlays laid
