@@ -52,7 +52,7 @@ package enum Summary {
                 + "load per worker \(loads(r.before)) s → \(loads(r.after)) s"
         }
         let losses = outcome.recoveries.map {
-            "  lost after generation \($0.at), \($0.rolledBackTo > $0.at ? "went on from" : "rolled back to") \($0.rolledBackTo) \($0.fromMemory ? "(in-memory snapshot) " : "")"
+            "  lost after generation \($0.at), \($0.wentAhead ? "went on from" : "rolled back to") \($0.rolledBackTo) \($0.fromMemory ? "(in-memory snapshot) " : "")"
                 + "in \(String(format: "%.0f", $0.seconds * 1000)) ms: \($0.lost)"
         }
         let snapshots = outcome.snapshots.map(\.seconds).sorted()

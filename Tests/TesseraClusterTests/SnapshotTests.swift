@@ -122,6 +122,7 @@ import TesseraCore
         let ahead = Coordinator.Recovery(lost: "worker 1 froze", at: 1750, rolledBackTo: 2000, seconds: 0.01, fromMemory: false)
         let back = Coordinator.Recovery(lost: "worker 2 froze", at: 2000, rolledBackTo: 1750, seconds: 0.01, fromMemory: true)
         #expect(ahead.recomputed == 0 && back.recomputed == 250)
+        #expect(ahead.wentAhead && !back.wentAhead, "the summary says \"went on from\" only for the first")
         #expect(Coordinator.recomputed([back, ahead]) == 250)
         let line = Coordinator.Recovery.line("the checkpoint on disk", at: 1750, restored: 2000)
         #expect(line.contains("went on from the checkpoint on disk at generation 2000") && line.contains("nothing to compute again"), "\(line)")

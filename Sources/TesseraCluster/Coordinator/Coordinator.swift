@@ -247,7 +247,10 @@ package actor Coordinator {
         /// the tiles stood: a second loss soon after a roll back to a snapshot can find
         /// a checkpoint on disk newer than that snapshot (written just before the
         /// snapshot after it was cut short), and the run goes on from there.
-        package var recomputed: UInt64 { at > rolledBackTo ? at - rolledBackTo : 0 }
+        package var recomputed: UInt64 { wentAhead ? 0 : at - rolledBackTo }
+
+        /// Whether the point restored lay ahead of where the tiles stood (see `recomputed`).
+        package var wentAhead: Bool { rolledBackTo > at }
 
         /// What the coordinator says as it restores `what` at `restored`.
         package static func line(_ what: String, at generation: UInt64, restored: UInt64) -> String {
@@ -288,14 +291,14 @@ package actor Coordinator {
                                        seconds: (ContinuousClock.now - started).seconds, fromMemory: false))
             return
         }
-        var plan = state.settings.plan
+        var plan = state.settings.plan, source = "the run's start"
         if let root = checkpointing?.root, let restored = try Checkpoint.newest(in: root) {
             let board = restored.board, tiling = state.plan.tiling
             plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
                            generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+            source = "the checkpoint on disk"
         }
-        Wire.log("coordinator", Recovery.line(plan.generation == state.settings.plan.generation ? "the run's start" : "the checkpoint on disk",
-                                              at: generation, restored: plan.generation))
+        Wire.log("coordinator", Recovery.line(source, at: generation, restored: plan.generation))
         // Cleared first: a worker lost while the tiles are dealt again is noted afresh.
         state.recovered()
         _ = try await perform(.replan(plan))
