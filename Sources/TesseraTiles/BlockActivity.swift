@@ -311,19 +311,21 @@ final class BlockActivity {
 
     /// Live cells in `box` of the current buffer, counting only blocks known to hold any.
     func population(of region: Region, in box: Box) -> Int {
-        guard let alive = aliveCurrent else {
-            return region.current.population(x: box.x, y: box.y, width: box.width, height: box.height)
-        }
-        var total = 0
+        aliveParts(of: box).reduce(0) { $0 + region.current.population(x: $1.x, y: $1.y, width: $1.width, height: $1.height) }
+    }
+
+    /// The parts of `box` in blocks of the current buffer that may hold a live cell, a
+    /// row of blocks at a time: `box` itself when nothing is known.
+    func aliveParts(of box: Box) -> [Box] {
+        guard let alive = aliveCurrent else { return [box] }
+        var parts: [Box] = []
         let (cs, rs) = blocks(in: box)
         for r in rs {
             for c in cs where alive[r * columns + c] {
-                if let part = self.box(of: r * columns + c).intersection(box) {
-                    total += region.current.population(x: part.x, y: part.y, width: part.width, height: part.height)
-                }
+                if let part = self.box(of: r * columns + c).intersection(box) { parts.append(part) }
             }
         }
-        return total
+        return parts
     }
 
     /// Whether `box` of the current buffer (or the next) may hold a live cell: false only

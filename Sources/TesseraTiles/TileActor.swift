@@ -202,16 +202,13 @@ public actor TileActor {
         try checkIdle("draw a frame")
         guard let area = clip.map(rect.intersection) ?? rect, let (columns, rows) = view.dots(covering: area) else { return nil }
         var dots = BitGrid(width: columns.count, height: rows.count)
-        for dy in rows {
-            let under = view.cells(underRow: dy).clamped(to: area.y..<(area.y + area.height))
-            for dx in columns {
-                let across = view.cells(underColumn: dx).clamped(to: area.x..<(area.x + area.width))
-                guard !across.isEmpty else { continue }
-                for row in under where engine.anyAlive(row: row - rect.y, x: across.lowerBound - rect.x, width: across.count) {
-                    dots[dx - columns.lowerBound, dy - rows.lowerBound] = true
-                    break
-                }
-            }
+        let z = view.cellsPerDot
+        let seen = TileRect(x: view.x + columns.lowerBound * z, y: view.y + rows.lowerBound * z,
+                            width: columns.count * z, height: rows.count * z).intersection(area)!
+        engine.visitLive(in: TileRect(x: seen.x - rect.x, y: seen.y - rect.y, width: seen.width, height: seen.height)) { x, y in
+            let dx = (rect.x + x - view.x) / z, dy = (rect.y + y - view.y) / z
+            dots[dx - columns.lowerBound, dy - rows.lowerBound] = true
+            return view.x + (dx + 1) * z - rect.x
         }
         return (columns.lowerBound, rows.lowerBound, dots)
     }

@@ -523,11 +523,30 @@ final class TileEngine {
     /// this tile sent before, so the next strip goes whole.
     func resend(_ side: Direction) { sent.remove(side) }
 
-    /// Whether any cell is alive in columns `x..<x+width` of interior row `y`.
-    func anyAlive(row y: Int, x: Int, width: Int) -> Bool {
-        let box = Box(x: depth + x, y: depth + y, width: width, height: 1)
-        guard activity?.mayBeAlive(box) ?? true else { return false }
-        return main.current.population(x: box.x, y: box.y, width: width, height: 1) > 0
+    /// Visits live cells of `area` (interior coordinates) row by row, reading only blocks
+    /// that may hold one, a word at a time. `visit(x, y)` returns the column to go on
+    /// from, so a caller wanting one cell a dot skips the rest of the dot: drawing a
+    /// frame costs what is alive in it, not its dots times their cells.
+    func visitLive(in area: TileRect, _ visit: (_ x: Int, _ y: Int) -> Int) {
+        guard let limit = Box(x: area.x + depth, y: area.y + depth, width: area.width, height: area.height)
+            .intersection(interior) else { return }
+        for part in activity?.aliveParts(of: limit) ?? [limit] {
+            let end = part.x + part.width
+            for y in part.y..<(part.y + part.height) {
+                let row = main.current.row(y)
+                var x = part.x
+                while x < end {
+                    var bits = row[x >> 6] >> UInt64(x & 63)
+                    if end - x < 64 { bits &= (1 << UInt64(end - x)) - 1 }
+                    guard bits != 0 else {
+                        x = (x | 63) + 1
+                        continue
+                    }
+                    let live = x + bits.trailingZeroBitCount
+                    x = max(live + 1, visit(live - depth, y - depth) + depth)
+                }
+            }
+        }
     }
 
     func cells(rows: Range<Int>) -> BitGrid {
