@@ -137,7 +137,7 @@ import TesseraCore
         let halo = "tcp://127.0.0.1:\(port)"
         var full = BitGrid(width: 128, height: 8)
         for x in 0..<128 { full[x, 0] = true }
-        let strip = Message.halo(HaloStrip(tile: TileID(column: 0, row: 0), side: .north, generation: 0, cells: full, previous: full))
+        let strip = Message.halo(HaloStrip(tile: TileID(column: 0, row: 0), side: .north, generation: 0, cells: full, previous: full), epoch: 1)
         // Sends only queue until a handshake succeeds (ZeroMQ's default), so the refusals
         // show in the worker's log, and nothing of the strip in the board.
         let keyless = try StrangePeer(connectingTo: halo)

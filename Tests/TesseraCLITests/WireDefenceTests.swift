@@ -61,9 +61,9 @@ import TesseraCore
             .load(op: 1, TileCells(tile: tile, generation: 0, cells: grid)),
             .shutdown, .abort(reason: "a stranger says so"), .start(op: 1, generations: 5),
             .heartbeat(RunProgress(generation: 1)),
-            .halo(HaloStrip(tile: tile, side: .east, generation: 0, cells: BitGrid(width: 8, height: 200), previous: BitGrid(width: 8, height: 200))),
-            .halo(HaloStrip(tile: tile, side: .north, generation: 1, cells: BitGrid(width: 3, height: 3), previous: BitGrid(width: 3, height: 3))),
-            .halo(HaloStrip(tile: TileID(column: 1, row: 1), side: .north, generation: 0, cells: BitGrid(width: 300, height: 8), previous: BitGrid(width: 300, height: 8))),
+            .halo(HaloStrip(tile: tile, side: .east, generation: 0, cells: BitGrid(width: 8, height: 200), previous: BitGrid(width: 8, height: 200)), epoch: 1),
+            .halo(HaloStrip(tile: tile, side: .north, generation: 1, cells: BitGrid(width: 3, height: 3), previous: BitGrid(width: 3, height: 3)), epoch: 1),
+            .halo(HaloStrip(tile: TileID(column: 1, row: 1), side: .north, generation: 0, cells: BitGrid(width: 300, height: 8), previous: BitGrid(width: 300, height: 8)), epoch: 1),
         ] {
             try stranger.send(message)
         }

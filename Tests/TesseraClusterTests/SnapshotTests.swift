@@ -60,9 +60,12 @@ import TesseraCore
         _ = state.receive(.done(op: 2, WorkerReport()), from: peers[2], now: now)
         let plan = try #require(state.restorePlan())
         for tile in tilesOfB { #expect(plan[tile] == "tcp://c:1", "b's buddy is c") }
+        let before = state.epoch
         let effects = try state.begin(.restore)
         let assignments = effects.compactMap { if case .send(.assign(let a), _) = $0 { a } else { nil } }
         #expect(assignments.count == 2 && assignments.allSatisfy { $0.restores && $0.generation == 10 })
+        // A new epoch: strips of the abandoned round, still on their way, are not taken.
+        #expect(before > 0 && state.epoch > before && assignments.allSatisfy { $0.epoch == state.epoch })
         #expect(state.generation == 10 && state.members.count == 2)
         #expect(Set(state.members[1].tiles).isSuperset(of: tilesOfB))
         // Built from memory, the request completes like any replan.

@@ -29,7 +29,7 @@ import TesseraCore
                            overlays: [], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
         // The same board going on with tiles on other workers.
         .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 1 << 33, soup: nil,
-                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true)),
+                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true, epoch: 1 << 40)),
         .handOff(op: 8, tiles: [TileID(column: 2, row: 0), TileID(column: 0, row: 1)]),
         .leaving,
         .halt(op: 12),
@@ -62,8 +62,8 @@ import TesseraCore
         .abort(reason: "interrupted by SIGINT"),
         .refused(reason: "this run already has its 2 workers"),
         .halo(HaloStrip(tile: TileID(column: 1, row: 1), side: .southWest, generation: 1 << 35, cells: grid,
-                        previous: try! Soup(density: 0.2, seed: 5).cells(x: 0, y: 0, width: 70, height: 3))),
-        .halo(HaloStrip(tile: TileID(column: 0, row: 1), side: .north, generation: 12, pieces: [], whole: false)),
+                        previous: try! Soup(density: 0.2, seed: 5).cells(x: 0, y: 0, width: 70, height: 3)), epoch: 3),
+        .halo(HaloStrip(tile: TileID(column: 0, row: 1), side: .north, generation: 12, pieces: [], whole: false), epoch: .max),
         .presenterHello,
         .presenterWelcome(PresenterWelcome(tiling: tiling, rule: .life, generation: 9, population: 33, workers: 2)),
         .presenterRequest(op: 1, .advance(generations: 10)),
@@ -161,12 +161,13 @@ import TesseraCore
         var rows = Wire.encode(.collect(op: 1, rows: 8..<16))
         rows.replaceSubrange(28..<36, with: [2, 0, 0, 0, 0, 0, 0, 0])
         #expect(refusal(rows, on: .toWorker).contains("rows 8..<2"))
+        // A side past the eight (after the epoch and the tile).
         var side = Wire.encode(Self.messages.first { $0.kind == .halo }!)
-        side[20] = 8
+        side[28] = 8
         #expect(refusal(side, on: .halo).contains("unknown side"))
         // A whole-edge flag that is neither yes nor no (after the side and the generation).
         var flag = Wire.encode(Self.messages.first { $0.kind == .halo }!)
-        flag[29] = 2
+        flag[37] = 2
         #expect(refusal(flag, on: .halo).contains("whole-edge flag 2"))
         // A viewport near ±2^63, which overflowed every worker's arithmetic.
         var view = Wire.encode(.view(Self.viewport))

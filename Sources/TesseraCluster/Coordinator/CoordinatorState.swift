@@ -168,6 +168,9 @@ package struct CoordinatorState {
     /// What the workers run: the settings' plan, until the unbounded plane's window moves.
     package private(set) var plan: RunPlan
     /// The worker that hosts each tile, in `plan.tiling.tiles` order.
+    /// The epoch of the latest assignments (`Assignment.epoch`): one more for each round
+    /// of them, so strips sent under an earlier one are known for what they are.
+    package private(set) var epoch: UInt64 = 0
     package private(set) var owners: [Int] = []
 
     package func owner(of tile: TileID) -> Int { owners[tile.row * plan.tiling.columns + tile.column] }
@@ -602,9 +605,10 @@ package struct CoordinatorState {
         let told = members.indices.filter { members[$0].proven }
         operation = .prepare(waiting: Set(told), answer: .moved)
         let endpoints = members.map(\.hello.endpoint)
+        epoch += 1
         for index in told {
             let assignment = Assignment(worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
-                                        soup: nil, endpoints: endpoints, owners: owners, goesOn: true)
+                                        soup: nil, endpoints: endpoints, owners: owners, goesOn: true, epoch: epoch)
             effects.append(.send(.assign(assignment), to: members[index].peer))
         }
         // By tile owner, not by the moves' worker numbers: those may have closed up.
@@ -670,9 +674,10 @@ package struct CoordinatorState {
         operation = .prepare(waiting: Set(told), answer: .replanned)
         phase = .busy
         let endpoints = members.map(\.hello.endpoint)
+        epoch += 1
         for member in told {
             let assignment = Assignment(worker: member, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
-                                        soup: nil, endpoints: endpoints, owners: owners, restores: true)
+                                        soup: nil, endpoints: endpoints, owners: owners, restores: true, epoch: epoch)
             effects.append(.send(.assign(assignment), to: members[member].peer))
         }
         return effects
@@ -699,6 +704,7 @@ package struct CoordinatorState {
         operation = .prepare(waiting: Set(active), answer: answer)
         deal(plan.owners(workers: active.count).map { active[$0] })
         let endpoints = members.map(\.hello.endpoint)
+        epoch += 1
         for index in active {
             let rects = members[index].tiles.map(plan.tiling.rect(of:))
             // Each worker gets the pattern parts on its own tiles, and paints them.
@@ -706,7 +712,7 @@ package struct CoordinatorState {
             let assignment = Assignment(
                 worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: plan.generation,
                 soup: plan.cells == nil ? plan.soup : nil, overlays: plan.cells == nil ? overlays : nil,
-                endpoints: endpoints, owners: owners)
+                endpoints: endpoints, owners: owners, epoch: epoch)
             effects.append(.send(.assign(assignment), to: members[index].peer))
             for tile in members[index].tiles {
                 let rect = plan.tiling.rect(of: tile)

@@ -8,8 +8,9 @@ struct RemoteHaloLink: HaloLink {
     let tile: TileID
     let pump: MessagePump
     let endpoint: String
+    let epoch: UInt64
 
     func send(_ strip: HaloStrip) async throws {
-        pump.send(Wire.encode(.halo(strip)), to: .peer(endpoint: endpoint))
+        pump.send(Wire.encode(.halo(strip, epoch: epoch)), to: .peer(endpoint: endpoint))
     }
 }

@@ -123,7 +123,7 @@ package actor WorkerNode {
         for await incoming in pump.inbox {
             let sender = String(decoding: incoming.from, as: UTF8.self)
             switch Wire.decodeOrLog(incoming.bytes, on: .halo, role: "worker") {
-            case .halo(let strip)?: await deliver(strip, from: sender)
+            case .halo(let strip, let epoch)?: await deliver(strip, epoch: epoch, from: sender)
             case .snapshotCopy(let copy)?: await keep(copy, from: sender)
             default: continue
             }
@@ -359,7 +359,7 @@ package actor WorkerNode {
                 let owner = assignment.owner(of: other)
                 links[side] = owner == assignment.worker
                     ? LocalHaloLink(target: built[other]!)
-                    : RemoteHaloLink(tile: other, pump: pump, endpoint: assignment.endpoints[owner])
+                    : RemoteHaloLink(tile: other, pump: pump, endpoint: assignment.endpoints[owner], epoch: assignment.epoch)
                 if let before = owners, before.endpoints[before.owner(of: other)] != assignment.endpoints[owner] { moved.insert(side) }
             }
             await actor.connect(links)
@@ -372,8 +372,11 @@ package actor WorkerNode {
     }
 
     /// A strip from another worker, for one of this worker's tiles.
-    private func deliver(_ strip: HaloStrip, from sender: String) async {
-        guard let assignment, let tile = tiles[strip.tile] else {
+    private func deliver(_ strip: HaloStrip, epoch: UInt64, from sender: String) async {
+        // Sent before the tiles were rebuilt (a rollback): its round was abandoned. Not
+        // worth a line: every strip in flight when a worker is lost ends here.
+        guard let assignment, epoch == assignment.epoch else { return }
+        guard let tile = tiles[strip.tile] else {
             Wire.log("worker", "refused a halo strip for tile \(strip.tile), which this worker does not host")
             return
         }

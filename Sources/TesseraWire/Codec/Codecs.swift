@@ -141,6 +141,7 @@ extension Assignment: WireCodable {
         for owner in owners { w.u32(UInt32(owner)) }
         w.bool(goesOn)
         w.bool(restores)
+        w.u64(epoch)
     }
 
     package init(from r: inout WireReader) throws {
@@ -173,7 +174,7 @@ extension Assignment: WireCodable {
             throw TesseraError("an assignment that goes on with the board, or restores it, also carries new cells")
         }
         self.init(worker: worker, tiling: tiling, rule: rule, halo: halo, generation: generation, soup: soup,
-                  overlays: overlays, endpoints: endpoints, owners: owners, goesOn: goesOn, restores: restores)
+                  overlays: overlays, endpoints: endpoints, owners: owners, goesOn: goesOn, restores: restores, epoch: try r.u64())
     }
 }
 

@@ -13,8 +13,9 @@ package enum Wire {
     package static let magic: [UInt8] = Array("TSRA".utf8)
     /// 2: operation numbers in every request and answer, lanes, the presenter's own messages.
     /// 3: the unbounded plane's windows. 4: tiles that move, and each tile's compute time.
-    /// 5: in-memory snapshots kept by buddies.
-    package static let version: UInt16 = 6
+    /// 5: in-memory snapshots kept by buddies. 6: large patterns as tiles' parts.
+    /// 7: halo strips name the assignment they were sent under.
+    package static let version: UInt16 = 7
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30
@@ -103,7 +104,9 @@ package enum Wire {
         case .heartbeat(let progress): progress.encode(to: &w)
         case .failure(let reason), .abort(let reason), .refused(let reason):
             w.string(String(decoding: reason.utf8.prefix(4096), as: UTF8.self))
-        case .halo(let strip): strip.encode(to: &w)
+        case .halo(let strip, let epoch):
+            w.u64(epoch)
+            strip.encode(to: &w)
         case .presenterWelcome(let welcome): welcome.encode(to: &w)
         case .presenterRequest(let op, let request):
             w.u64(op)
@@ -181,7 +184,9 @@ package enum Wire {
         case .shutdown: message = .shutdown
         case .abort: message = .abort(reason: try r.string())
         case .refused: message = .refused(reason: try r.string())
-        case .halo: message = .halo(try HaloStrip(from: &r))
+        case .halo:
+            let epoch = try r.u64()
+            message = .halo(try HaloStrip(from: &r), epoch: epoch)
         case .presenterHello: message = .presenterHello
         case .presenterWelcome: message = .presenterWelcome(try PresenterWelcome(from: &r))
         case .presenterRequest: message = .presenterRequest(op: try r.u64(), try PresenterRequest(from: &r))

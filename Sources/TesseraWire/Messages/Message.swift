@@ -64,7 +64,8 @@ package enum Message: Sendable, Equatable {
     case refused(reason: String)
 
     // Between workers, on a worker's halo inbox.
-    case halo(HaloStrip)
+    /// A strip, and the epoch of the assignment it was sent under (`Assignment.epoch`).
+    case halo(HaloStrip, epoch: UInt64)
     /// A copy of one of the sender's tiles, kept for it by its buddy (`snapshot`).
     case snapshotCopy(TileCells)
 

@@ -37,9 +37,16 @@ package struct Assignment: Sendable, Equatable {
     /// The board rolled back to the in-memory snapshot at `generation`: a worker builds
     /// each of its tiles from its own snapshot or the copy it keeps for its buddy.
     package let restores: Bool
+    /// Which of the coordinator's assignments this is, counting up: every halo strip
+    /// carries its sender's, and a worker takes only strips of its own. One sent before
+    /// a rollback may still be on its way when the tiles are rebuilt, at a generation
+    /// they will reach again; taken, it would let a tile run ahead of its neighbours.
+    package let epoch: UInt64
 
     package init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, soup: Soup?,
-                 overlays: [Overlay]? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false, restores: Bool = false) {
+                 overlays: [Overlay]? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false, restores: Bool = false,
+                 epoch: UInt64 = 0) {
+        self.epoch = epoch
         self.goesOn = goesOn
         self.restores = restores
         self.worker = worker
