@@ -423,6 +423,29 @@ import TesseraCore
         #expect(throws: TesseraError.self) { try state.begin(.advance(generations: 1)) }
     }
 
+    /// Before: a worker that still beat but whose tiles never came a round further (a
+    /// halo strip that never came) hung the run for ever.
+    @Test func aWorkerThatBeatsButComesNoFurtherIsLost() throws {
+        var state = ready()
+        _ = try state.begin(.advance(generations: 100))
+        let limit = CoordinatorState.stallLimit.seconds
+        func tick(_ seconds: Double, a reachedA: UInt64, b reachedB: UInt64) -> [CoordinatorState.Effect] {
+            _ = state.receive(.heartbeat(RunProgress(generation: reachedA)), from: a, now: at(seconds))
+            _ = state.receive(.heartbeat(RunProgress(generation: reachedB)), from: b, now: at(seconds))
+            return state.tick(now: at(seconds)) { _ in self.at(seconds) }
+        }
+        // Slow rounds that move, however slowly, are no stall.
+        for (i, seconds) in stride(from: 1.0, through: 3 * limit, by: limit / 2).enumerated() {
+            #expect(failure(tick(seconds, a: 12 + UInt64(i), b: 20)) == nil)
+        }
+        _ = tick(3 * limit + 1, a: 30, b: 18)
+        #expect(failure(tick(4 * limit, a: 30, b: 18)) == nil, "within the limit it waits")
+        let effects = tick(4 * limit + 2, a: 30, b: 18)
+        #expect(failure(effects)?.contains("worker 1 (pid 2 on b") == true, "the slowest is named: \(String(describing: failure(effects)))")
+        #expect(failure(effects)?.contains("no further than generation 18") == true)
+        #expect(sent(effects).contains { if case .abort = $0.0 { $0.1 == b } else { false } }, "told to go")
+    }
+
     @Test func aWorkerThatExitsIsNamed() throws {
         var state = ready()
         let effects = state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")

@@ -139,6 +139,12 @@ package struct CoordinatorState {
     /// the run.
     package static let snapshotLimit = Duration.seconds(60)
 
+    /// How long an advance may wait for its slowest worker to come a round further,
+    /// while that worker still beats, before it counts as lost: far longer than a round
+    /// takes (a 16384² tile steps 16 generations in about 0.2 s), so only a stuck one (a
+    /// halo strip that never comes, a bug) is cut off, rather than hanging the run.
+    package static let stallLimit = Duration.seconds(60)
+
     package let settings: Settings
     package private(set) var phase = Phase.gathering
     package private(set) var members: [Member] = []
@@ -168,6 +174,9 @@ package struct CoordinatorState {
     /// What the workers run: the settings' plan, until the unbounded plane's window moves.
     package private(set) var plan: RunPlan
     /// The worker that hosts each tile, in `plan.tiling.tiles` order.
+    /// The generation the slowest worker of the advance in flight had reached, and when
+    /// it was first seen there (see `stallLimit`).
+    private var stall: (generation: UInt64, since: ContinuousClock.Instant)?
     /// The epoch of the latest assignments (`Assignment.epoch`): one more for each round
     /// of them, so strips sent under an earlier one are known for what they are.
     package private(set) var epoch: UInt64 = 0
@@ -225,7 +234,7 @@ package struct CoordinatorState {
             }
             let hosts = members.indices.filter { !members[$0].tiles.isEmpty }
             operation = .advance(op: op, generations: generations, waiting: Set(hosts))
-            phase = .busy
+            (phase, stall) = (.busy, nil)
             return hosts.map { .send(.start(op: op, generations: generations), to: members[$0].peer) }
         case .frame(let viewport, let clip):
             operation = .frame(op: op, viewport: viewport, dots: BitGrid(width: viewport.width, height: viewport.height),
@@ -782,6 +791,11 @@ package struct CoordinatorState {
             if let lost = members.indices.first(where: { !members[$0].gone && silent(members[$0].peer, since: members[$0].lastHeard) }) {
                 return effects + lose(lost, "\(describe(lost)) stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds))): it died or the network is down")
             }
+            if let stuck = stuckWorker(now: now) {
+                let why = "\(describe(stuck)) answered but came no further than generation \(members[stuck].progress.generation) for \(Format.duration(Self.stallLimit.seconds)): a tile of it is stuck"
+                // Told to go, so that it leaves no process behind.
+                return effects + [.send(.abort(reason: why), to: members[stuck].peer)] + lose(stuck, why)
+            }
         }
         if let presenter, silent(presenter.peer, since: presenter.lastHeard) {
             return effects + fail("the presenter stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds)))")
@@ -790,6 +804,25 @@ package struct CoordinatorState {
         effects += members.map { .send(beat, to: $0.peer) }
         if let presenter { effects.append(.send(beat, to: presenter.peer)) }
         return effects
+    }
+
+    /// The worker of the advance in flight that has been the slowest, at the same
+    /// generation, for longer than `stallLimit`; nil while the advance moves.
+    private mutating func stuckWorker(now: ContinuousClock.Instant) -> Int? {
+        guard case .advance(_, _, let waiting) = operation,
+              let slowest = waiting.filter({ !members[$0].gone }).min(by: { members[$0].progress.generation < members[$1].progress.generation })
+        else {
+            stall = nil
+            return nil
+        }
+        let reached = members[slowest].progress.generation
+        guard let stall, stall.generation == reached else {
+            stall = (reached, now)
+            return nil
+        }
+        guard now - stall.since > Self.stallLimit else { return nil }
+        self.stall = nil
+        return slowest
     }
 
     /// A worker process this coordinator started ended: `pid` is the worker's own, or
