@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
+import TesseraWire
 
 /// Real worker processes, killed and interrupted for real.
 @Suite(.serialized) struct ClusterTests {
@@ -130,7 +131,7 @@ import TesseraCore
         #expect(coordinator.wait(timeout: 30) == 2)
         let log = coordinator.errorText
         #expect(log.contains("refused a message: not a Tessera message"), "\(log)")
-        #expect(log.contains("protocol version 7"), "\(log)")
+        #expect(log.contains("protocol version \(Wire.version - 1)"), "\(log)")
         #expect(log.contains("truncated"), "\(log)")
         #expect(log.contains("only 0 of 1 workers connected"), "\(log)")
     }

@@ -57,7 +57,7 @@ final class StrangePeer {
     /// Nonsense, an old protocol version and a cut-off message.
     func sendGarbage() throws {
         var oldVersion = Wire.encode(.ready)
-        oldVersion[4] = 7
+        oldVersion[4] = UInt8(Wire.version - 1)
         let truncated = Array(Wire.encode(.hello(Hello(pid: 1, endpoint: "tcp://x:1", host: "x"))).dropLast(4))
         for bytes in [Array("hello there, these bytes are not a Tessera message".utf8), oldVersion, truncated] {
             try send(bytes: bytes)
