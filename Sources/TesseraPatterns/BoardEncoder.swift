@@ -6,6 +6,11 @@ import TesseraCore
 public protocol BoardEncoder {
     /// Adds the next row (its words, 64 cells each).
     mutating func append(_ words: ArraySlice<UInt64>)
+    /// Adds the next row, of which `words` hold the `width` cells from `x` on; the rest
+    /// is empty.
+    mutating func append(_ words: ArraySlice<UInt64>, at x: Int, width: Int)
+    /// Adds `count` empty rows.
+    mutating func skip(rows count: Int)
     /// Ends the text, after the last row.
     mutating func finish()
     /// The text encoded since the last call.

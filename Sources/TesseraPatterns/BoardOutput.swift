@@ -122,29 +122,54 @@ public struct BoardOutput: Sendable {
         try file.commit()
     }
 
-    /// Writes the board band by band, fetching each band's rows with `rows`: neither
-    /// the board nor its text is ever held whole, however large the board. If `rows`
+    /// Writes the board band by band, fetching the cells of each band of `live` with
+    /// `cells` (board coordinates): every live cell lies in `live` (nil: none is alive),
+    /// so the rows and columns around it are written as empty without being read. Neither
+    /// the board nor its text is ever held whole, however large the board. If `cells`
     /// throws, nothing is written.
     /// A macrocell shares subtrees across the whole board, so it is built from the
     /// board whole (1 bit a cell).
-    public func write(generation: UInt64, rows: (Range<Int>) async throws -> BitGrid) async throws {
+    public func write(generation: UInt64, live: TileRect?, cells: (TileRect) async throws -> BitGrid) async throws {
+        let live = live?.intersection(TileRect(x: 0, y: 0, width: shape.width, height: shape.height))
+        let band = Self.bandRows(width: live?.width ?? 1)
+        let bands = live.map { live in
+            stride(from: live.y, to: live.y + live.height, by: band).map {
+                TileRect(x: live.x, y: $0, width: live.width, height: min(band, live.y + live.height - $0))
+            }
+        } ?? []
         if isMacrocell {
             var board = BitGrid(width: shape.width, height: shape.height)
-            for y in stride(from: 0, to: shape.height, by: Self.bandRows(width: shape.width)) {
+            for rect in bands {
                 try Task.checkCancellation()
-                try await rows(y..<min(shape.height, y + Self.bandRows(width: shape.width))).copy(into: &board, atX: 0, y: y)
+                try await cells(rect).copy(into: &board, atX: rect.x, y: rect.y)
             }
             try write(board, generation: generation)
             return
         }
         let file = try AtomicFile(path)
         var encoder = encoder(generation: generation)
-        let height = shape.height, band = Self.bandRows(width: shape.width)
-        for y in stride(from: 0, to: height, by: band) {
+        // Empty rows a few hundred at a time: a .cells file spells each one out.
+        func skip(to y: Int, from done: inout Int) throws {
+            while done < y {
+                let count = min(256, y - done)
+                encoder.skip(rows: count)
+                done += count
+                try file.write(encoder.take())
+            }
+        }
+        var done = 0
+        for rect in bands {
             // A stopped run writes nothing: the temporary file goes with `file`.
             try Task.checkCancellation()
-            try encoder.append(try await rows(y..<min(height, y + band)), to: file.write)
+            try skip(to: rect.y, from: &done)
+            let grid = try await cells(rect)
+            for row in 0..<grid.height {
+                encoder.append(grid.row(row), at: rect.x, width: rect.width)
+                if row & 255 == 255 { try file.write(encoder.take()) }
+            }
+            done += grid.height
         }
+        try skip(to: shape.height, from: &done)
         encoder.finish()
         try file.write(encoder.take())
         try file.commit()

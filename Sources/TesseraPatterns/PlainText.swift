@@ -43,12 +43,21 @@ public enum PlainText {
         }
 
         public mutating func append(_ words: ArraySlice<UInt64>) {
+            append(words, at: 0, width: width)
+        }
+
+        public mutating func append(_ words: ArraySlice<UInt64>, at x: Int, width part: Int) {
             var line = [UInt8](repeating: UInt8(ascii: "."), count: width)
-            for run in Runs(words: words, width: width) {
-                for x in run.start..<(run.start + run.count) { line[x] = UInt8(ascii: "O") }
+            for run in Runs(words: words, width: part) {
+                for cell in (x + run.start)..<(x + run.start + run.count) { line[cell] = UInt8(ascii: "O") }
             }
             out += String(decoding: line, as: UTF8.self)
             out += "\n"
+        }
+
+        public mutating func skip(rows count: Int) {
+            let empty = String(repeating: ".", count: width) + "\n"
+            for _ in 0..<count { out += empty }
         }
 
         public mutating func finish() {}

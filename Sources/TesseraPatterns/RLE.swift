@@ -222,6 +222,10 @@ public enum RLE {
             append(segments: [(0, words, width)])
         }
 
+        public mutating func append(_ words: ArraySlice<UInt64>, at x: Int, width: Int) {
+            append(segments: [(x, words, width)])
+        }
+
         /// Adds the next row, given as pieces that start `x` cells from its left, in
         /// order and apart: the row of a board that is mostly empty space.
         public mutating func append(segments: [(x: Int, words: ArraySlice<UInt64>, width: Int)]) {

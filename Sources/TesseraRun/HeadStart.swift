@@ -81,7 +81,7 @@ package struct HeadStart: Sendable {
             return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
                                     generation: position.generation)
         }
-        let cells = try await UnboundedPlane.crop(live, from: local)
+        let cells = try await local.cells(in: live)
         return setup.isUnbounded
             ? try setup.moved(cells: cells, at: bounds, generation: position.generation, tileCount: setup.tiling.tiles.count)
             : setup.handedOver(cells: cells, at: bounds.rect(on: setup.shape), generation: position.generation)
@@ -125,7 +125,7 @@ package struct HeadStart: Sendable {
         if position.setup.isUnbounded {
             try await UnboundedPlane.write(output, at: position, from: local)
         } else {
-            try await output.write(generation: position.generation) { try await local.rows($0) }
+            try await output.write(generation: position.generation, live: try await local.liveBounds()) { try await local.cells(in: $0) }
         }
     }
 

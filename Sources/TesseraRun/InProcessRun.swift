@@ -19,7 +19,9 @@ package enum InProcessRun {
             let start = clock.now
             try await cluster.run(generations: generations)
             let seconds = (clock.now - start).seconds
-            try await output?.write(generation: setup.generation + generations) { try await cluster.board(rows: $0) }
+            try await output?.write(generation: setup.generation + generations, live: try await cluster.liveBounds()) {
+                try await cluster.cells(in: $0)
+            }
             return RunOutcome(seconds: seconds, population: try await cluster.population(), workers: [],
                               generations: generations)
         }

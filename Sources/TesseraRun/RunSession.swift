@@ -260,7 +260,9 @@ package struct RunSession: Sendable {
                 } else {
                     try await drive(coordinator, generations: remaining, coordinator: coordinator, pump: pump)
                     if let output {
-                        try await output.write(generation: await coordinator.generation) { try await coordinator.collect(rows: $0) }
+                        let board = await coordinator.tiling.shape
+                        let live = try await coordinator.liveBounds(in: TileRect(x: 0, y: 0, width: board.width, height: board.height))
+                        try await output.write(generation: await coordinator.generation, live: live) { try await coordinator.cells(in: $0) }
                         written = true
                     }
                 }

@@ -8,8 +8,8 @@ package protocol WindowRunner: Sendable {
     func advance(_ generations: UInt64) async throws
     /// The live cells' bounds (board coordinates) as the last advance left them.
     func liveBounds() async throws -> TileRect?
-    /// Board rows `rows`, full width.
-    func rows(_ rows: Range<Int>) async throws -> BitGrid
+    /// The cells of `rect` (board coordinates).
+    func cells(in rect: TileRect) async throws -> BitGrid
     /// A rectangle holding every live cell of `rect` (board coordinates), perhaps
     /// loosely; nil when none is alive there.
     func liveBounds(in rect: TileRect) async throws -> TileRect?
@@ -42,14 +42,14 @@ package enum UnboundedPlane {
         guard position.live != nil else { return [] }
         guard let atlas = position.setup.atlas else {
             let (live, bounds) = (position.live!, position.bounds!)
-            return [PlacedCells(cells: try await crop(live, from: runner), left: bounds.left, top: bounds.top)]
+            return [PlacedCells(cells: try await runner.cells(in: live), left: bounds.left, top: bounds.top)]
         }
         var parts: [PlacedCells] = []
         for island in atlas.islands {
             // Where its cells may be, narrowed to where they are before reading them.
             guard let reach = try await runner.liveBounds(in: island.reach(after: position.generation - position.setup.generation))
             else { continue }
-            let cells = try await crop(reach, from: runner)
+            let cells = try await runner.cells(in: reach)
             guard let tight = cells.liveBounds else { continue }
             let corner = island.golly(TileRect(x: reach.x + tight.x, y: reach.y + tight.y, width: tight.width, height: tight.height))
             parts.append(PlacedCells(cells: cells.cropped(x: tight.x, y: tight.y, width: tight.width, height: tight.height),
@@ -88,7 +88,7 @@ package enum UnboundedPlane {
             } else {
                 margin = PlaneWindow.margin(of: bounds, in: at.setup.shape)
                 if margin < 1 || PlaneWindow.shouldMove(bounds, from: at.setup.shape) {
-                    let cells = try await crop(live, from: runner)
+                    let cells = try await runner.cells(in: live)
                     at.setup = try at.setup.moved(cells: cells, at: bounds, generation: at.generation, tileCount: await runner.tileCount())
                     try await runner.move(to: at.setup)
                     at.live = bounds.rect(on: at.setup.shape)
@@ -104,17 +104,6 @@ package enum UnboundedPlane {
         return at
     }
 
-    /// The cells of `rect` (board coordinates).
-    static func crop(_ rect: TileRect, from runner: some WindowRunner) async throws -> BitGrid {
-        var cells = BitGrid(width: rect.width, height: rect.height)
-        let band = BoardOutput.bandRows(width: rect.width)
-        for y in stride(from: rect.y, to: rect.y + rect.height, by: band) {
-            let rows = try await runner.rows(y..<min(rect.y + rect.height, y + band))
-            rows.cropped(x: rect.x, y: 0, width: rect.width, height: rows.height).copy(into: &cells, atX: 0, y: y - rect.y)
-        }
-        return cells
-    }
-
     /// Writes the live cells' bounding box, placed where they are (`#CXRLE Pos=x,y`),
     /// so Golly reopens it as the same pattern on its unbounded plane.
     package static func write(_ output: BoardOutput, at position: Position, from runner: some WindowRunner) async throws {
@@ -126,15 +115,15 @@ package enum UnboundedPlane {
         if position.generation == position.setup.generation, position.live != nil {
             // Not stepped since it was made: where the pattern and soup may be, not
             // where their live cells are.
-            let tight = try await crop(live, from: runner).liveBounds
+            let tight = try await runner.cells(in: live).liveBounds
             live = tight.map { TileRect(x: live.x + $0.x, y: live.y + $0.y, width: $0.width, height: $0.height) }
                 ?? TileRect(x: 0, y: 0, width: 0, height: 0)
         }
         let shape = BoardShape(width: live.width, height: live.height, topology: .infinite,
                                left: position.setup.shape.left + live.x, top: position.setup.shape.top + live.y)
-        try await output.placed(on: shape).write(generation: position.generation) { rows in
-            let band = try await runner.rows((live.y + rows.lowerBound)..<(live.y + rows.upperBound))
-            return band.cropped(x: live.x, y: 0, width: live.width, height: band.height)
+        let whole = TileRect(x: 0, y: 0, width: live.width, height: live.height)
+        try await output.placed(on: shape).write(generation: position.generation, live: whole) { rect in
+            try await runner.cells(in: TileRect(x: live.x + rect.x, y: live.y + rect.y, width: rect.width, height: rect.height))
         }
     }
 }
@@ -155,7 +144,7 @@ actor LocalWindow: WindowRunner {
     func advance(_ generations: UInt64) async throws { try await cluster.run(generations: generations) }
     func liveBounds() async throws -> TileRect? { try await cluster.liveBounds() }
     func liveBounds(in rect: TileRect) async throws -> TileRect? { try await cluster.liveBounds(in: rect) }
-    func rows(_ rows: Range<Int>) async throws -> BitGrid { try await cluster.board(rows: rows) }
+    func cells(in rect: TileRect) async throws -> BitGrid { try await cluster.cells(in: rect) }
     func move(to setup: RunSetup) async throws { cluster = try await Self.tiles(of: setup) }
     func tileCount() async -> Int { cluster.tiling.tiles.count }
     func population() async throws -> Int { try await cluster.population() }
@@ -170,18 +159,8 @@ struct ClusterWindow: WindowRunner {
     func advance(_ generations: UInt64) async throws { try await coordinator.advance(generations, balancing: balancing) }
     func liveBounds() async throws -> TileRect? { await coordinator.liveBounds }
 
-    /// Workers report live bounds per worker, not per rectangle: a coarse frame (at
-    /// most 1024 dots a side, of the cells in `rect` only) finds them, within a dot.
-    /// Small rectangles are cheaper read whole than drawn.
-    func liveBounds(in rect: TileRect) async throws -> TileRect? {
-        guard rect.width * rect.height > 1 << 22 else { return rect }
-        let z = (max(rect.width, rect.height) + 1023) / 1024
-        let view = Viewport(x: rect.x, y: rect.y, cellsPerDot: z, width: (rect.width + z - 1) / z, height: (rect.height + z - 1) / z)
-        guard let dots = try await coordinator.frame(view, clip: rect).liveBounds else { return nil }
-        return TileRect(x: rect.x + dots.x * z, y: rect.y + dots.y * z, width: dots.width * z, height: dots.height * z)
-            .intersection(rect)
-    }
-    func rows(_ rows: Range<Int>) async throws -> BitGrid { try await coordinator.collect(rows: rows) }
+    func liveBounds(in rect: TileRect) async throws -> TileRect? { try await coordinator.liveBounds(in: rect) }
+    func cells(in rect: TileRect) async throws -> BitGrid { try await coordinator.cells(in: rect) }
     func move(to setup: RunSetup) async throws { try await coordinator.replan(setup.plan(generations: generations)) }
     func tileCount() async -> Int { await coordinator.tiling.tiles.count }
 }

@@ -224,6 +224,15 @@ public actor TileActor {
         try checkIdle("hand out its cells")
         return engine.cells(rows: rows)
     }
+
+    /// The part of `area` (board coordinates) in this tile: its top-left corner (board
+    /// coordinates) and its cells; nil when `area` misses the tile.
+    public func cells(in area: TileRect) throws -> (x: Int, y: Int, cells: BitGrid)? {
+        try checkIdle("hand out its cells")
+        guard let part = area.intersection(rect) else { return nil }
+        let inside = TileRect(x: part.x - rect.x, y: part.y - rect.y, width: part.width, height: part.height)
+        return (part.x, part.y, engine.cells(in: inside))
+    }
 }
 
 /// How far a tile has come and how it spent its time, written by the tile after each

@@ -138,12 +138,17 @@ public final class TileCluster: Sendable {
 
     /// Rows `rows` of the board, full width.
     public func board(rows: Range<Int>) async throws -> BitGrid {
-        var band = BitGrid(width: tiling.shape.width, height: rows.count)
+        try await cells(in: TileRect(x: 0, y: rows.lowerBound, width: tiling.shape.width, height: rows.count))
+    }
+
+    /// The cells of `rect` (board coordinates), from the tiles it crosses: a few live
+    /// cells on a huge board are read as what lies around them, not as whole rows.
+    public func cells(in rect: TileRect) async throws -> BitGrid {
+        var grid = BitGrid(width: rect.width, height: rect.height)
         for (_, actor) in actors.sorted(by: { $0.key < $1.key }) {
-            guard let part = actor.rect.rows(overlapping: rows) else { continue }
-            try await actor.cells(rows: part).copy(into: &band, atX: actor.rect.x,
-                                                   y: actor.rect.y + part.lowerBound - rows.lowerBound)
+            guard let part = try await actor.cells(in: rect) else { continue }
+            part.cells.copy(into: &grid, atX: part.x - rect.x, y: part.y - rect.y)
         }
-        return band
+        return grid
     }
 }

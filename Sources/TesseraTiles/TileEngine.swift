@@ -550,7 +550,12 @@ final class TileEngine {
     }
 
     func cells(rows: Range<Int>) -> BitGrid {
-        main.current.extract(x: depth, y: depth + rows.lowerBound, width: rect.width, height: rows.count)
+        cells(in: TileRect(x: 0, y: rows.lowerBound, width: rect.width, height: rows.count))
+    }
+
+    /// The cells of `area` (interior coordinates), which lies inside the tile.
+    func cells(in area: TileRect) -> BitGrid {
+        main.current.extract(x: depth + area.x, y: depth + area.y, width: area.width, height: area.height)
     }
 
     /// Memory the cells hold: what was ever written, not the board's area.

@@ -570,6 +570,31 @@ package actor Coordinator {
         return band
     }
 
+    /// The cells of `rect` (board coordinates), gathered band by band: the workers send
+    /// whole rows, cut down here.
+    package func cells(in rect: TileRect) async throws -> BitGrid {
+        var cells = BitGrid(width: rect.width, height: rect.height)
+        let band = max(1, (16 << 23) / max(1, state.plan.tiling.shape.width))
+        for y in stride(from: rect.y, to: rect.y + rect.height, by: band) {
+            let rows = try await collect(rows: y..<min(rect.y + rect.height, y + band))
+            rows.cropped(x: rect.x, y: 0, width: rect.width, height: rows.height).copy(into: &cells, atX: 0, y: y - rect.y)
+        }
+        return cells
+    }
+
+    /// A rectangle holding every live cell of `rect` (board coordinates), within a dot of
+    /// a coarse frame (at most 1024 dots a side, of the cells in `rect` only): workers
+    /// report live bounds per worker, not per rectangle. Nil when none is alive there.
+    /// Small rectangles are cheaper read whole than drawn.
+    package func liveBounds(in rect: TileRect) async throws -> TileRect? {
+        guard rect.width * rect.height > 1 << 22 else { return rect }
+        let z = (max(rect.width, rect.height) + 1023) / 1024
+        let view = Viewport(x: rect.x, y: rect.y, cellsPerDot: z, width: (rect.width + z - 1) / z, height: (rect.height + z - 1) / z)
+        guard let dots = try await frame(view, clip: rect).liveBounds else { return nil }
+        return TileRect(x: rect.x + dots.x * z, y: rect.y + dots.y * z, width: dots.width * z, height: dots.height * z)
+            .intersection(rect)
+    }
+
     /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
     package func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
         _ = try await perform(.load(generation: generation, cells: cells))
