@@ -388,14 +388,32 @@ import TesseraCore
         #expect(failure(effects)?.contains("for a 8x4 frame") == true)
     }
 
-    @Test func aCollectAsksOnlyTheOwnersOfTheRowsAndChecksSizes() throws {
+    @Test func aCollectAsksOnlyTheOwnersOfTheAreaAndChecksSizes() throws {
         var state = ready()
-        let effects = try state.begin(.collect(rows: 0..<8))
-        #expect(sent(effects).map(\.1) == [a], "rows 0..<8 lie in worker a's tiles only")
+        let effects = try state.begin(.collect(area: TileRect(x: 4, y: 2, width: 40, height: 6)))
+        #expect(sent(effects).map(\.1) == [a], "rows 2..<8 lie in worker a's tiles only")
         let tile = TileID(column: 0, row: 0)
-        let wrong = state.receive(.cells(op: 1, TileCells(tile: tile, generation: 10, cells: BitGrid(width: 32, height: 9))),
+        let wrong = state.receive(.cells(op: 1, TileCells(tile: tile, generation: 10, cells: BitGrid(width: 32, height: 6))),
                                   from: a, now: at(1))
-        #expect(failure(wrong)?.contains("do not fit rows 0..<8") == true)
+        #expect(failure(wrong)?.contains("do not fit 40x6 cells at (4,2)") == true)
+    }
+
+    /// Each tile sends only its part of the area, and the parts are put where they lie.
+    @Test func aCollectedAreaIsAssembledFromTheTilesItCrosses() throws {
+        var state = ready()
+        _ = try state.begin(.collect(area: TileRect(x: 30, y: 2, width: 4, height: 3)))
+        var left = BitGrid(width: 2, height: 3), right = BitGrid(width: 2, height: 3)
+        (left[1, 0], right[0, 2]) = (true, true)  // board cells (31, 2) and (32, 4)
+        #expect(state.receive(.cells(op: 1, TileCells(tile: TileID(column: 0, row: 0), generation: 10, cells: left)),
+                              from: a, now: at(1)).isEmpty)
+        let done = state.receive(.cells(op: 1, TileCells(tile: TileID(column: 1, row: 0), generation: 10, cells: right)),
+                                 from: a, now: at(1))
+        var expected = BitGrid(width: 4, height: 3)
+        (expected[1, 0], expected[2, 2]) = (true, true)
+        #expect(done == [.completed(.cells(expected))])
+        #expect(throws: TesseraError.self, "past the board's east edge") {
+            try state.begin(.collect(area: TileRect(x: 60, y: 0, width: 8, height: 1)))
+        }
     }
 
     @Test func aLoadIsAcknowledgedTileByTile() throws {

@@ -165,7 +165,7 @@ import TesseraCore
     @Test func aWorkerLostDuringAReadInterruptsIt() throws {
         var state = ready(2)
         state.restartsLeft = 1
-        _ = try state.begin(.collect(rows: 0..<8))
+        _ = try state.begin(.collect(area: TileRect(x: 0, y: 0, width: 64, height: 8)))
         let lost = state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")
         #expect(lost.contains { if case .completed(.interrupted) = $0 { true } else { false } }, "\(lost)")
         #expect(state.failure == nil)

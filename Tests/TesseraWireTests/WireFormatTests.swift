@@ -54,7 +54,7 @@ import TesseraCore
         .frameRequest(op: 5, viewport, clip: nil),
         .frameRequest(op: 6, viewport, clip: TileRect(x: 768, y: 0, width: 4352, height: 4352)),
         .frameTile(op: 5, FramePart(tile: TileID(column: 1, row: 1), x: 10, y: 3, dots: grid)),
-        .collect(op: 6, rows: 4096..<8192),
+        .collect(op: 6, area: TileRect(x: 300, y: 4096, width: 70, height: 4096)),
         .cells(op: 6, TileCells(tile: TileID(column: 0, row: 1), generation: 1 << 50, cells: grid)),
         .heartbeat(RunProgress(generation: 12, computeSeconds: 3.5, waitSeconds: 0.5)),
         .failure(reason: "tile (0,0) is sad"),
@@ -157,10 +157,10 @@ import TesseraCore
         let bad = Assignment(worker: 0, tiling: Self.tiling, rule: .life, halo: 1, generation: 0, soup: nil,
                              endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 3])
         #expect(refusal(Wire.encode(.assign(bad)), on: .toWorker).contains("do not exist"))
-        // Rows that end before they start.
-        var rows = Wire.encode(.collect(op: 1, rows: 8..<16))
-        rows.replaceSubrange(28..<36, with: [2, 0, 0, 0, 0, 0, 0, 0])
-        #expect(refusal(rows, on: .toWorker).contains("rows 8..<2"))
+        // An area of negative width (after the op, x and y).
+        var area = Wire.encode(.collect(op: 1, area: TileRect(x: 8, y: 0, width: 16, height: 4)))
+        area.replaceSubrange(36..<44, with: [0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(refusal(area, on: .toWorker).contains("area width"))
         // A side past the eight (after the epoch and the tile).
         var side = Wire.encode(Self.messages.first { $0.kind == .halo }!)
         side[28] = 8

@@ -566,19 +566,12 @@ package actor Coordinator {
     /// Board rows `rows`, full width, gathered from the tiles they cross: a band at a
     /// time, a board of any size can be written without being held whole.
     package func collect(rows: Range<Int>) async throws -> BitGrid {
-        guard case .cells(let band) = try await read(.collect(rows: rows)) else { throw TesseraError("no cells came back") }
-        return band
+        try await cells(in: TileRect(x: 0, y: rows.lowerBound, width: state.plan.tiling.shape.width, height: rows.count))
     }
 
-    /// The cells of `rect` (board coordinates), gathered band by band: the workers send
-    /// whole rows, cut down here.
+    /// The cells of `rect` (board coordinates), from the tiles it crosses.
     package func cells(in rect: TileRect) async throws -> BitGrid {
-        var cells = BitGrid(width: rect.width, height: rect.height)
-        let band = max(1, (16 << 23) / max(1, state.plan.tiling.shape.width))
-        for y in stride(from: rect.y, to: rect.y + rect.height, by: band) {
-            let rows = try await collect(rows: y..<min(rect.y + rect.height, y + band))
-            rows.cropped(x: rect.x, y: 0, width: rect.width, height: rows.height).copy(into: &cells, atX: 0, y: y - rect.y)
-        }
+        guard case .cells(let cells) = try await read(.collect(area: rect)) else { throw TesseraError("no cells came back") }
         return cells
     }
 

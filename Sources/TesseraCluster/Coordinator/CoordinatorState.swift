@@ -49,7 +49,7 @@ package struct CoordinatorState {
         case advance(generations: UInt64)
         /// The dots of a viewport, of the cells within `clip` only when given.
         case frame(Viewport, clip: TileRect? = nil)
-        case collect(rows: Range<Int>)
+        case collect(area: TileRect)
         /// Every tile's cells replaced by its rectangle of `cells`.
         case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
         /// New tiles for every worker, built from `plan` (the unbounded plane's window moved).
@@ -118,7 +118,7 @@ package struct CoordinatorState {
         case prepare(waiting: Set<Int>, answer: Answer?)
         case advance(op: UInt64, generations: UInt64, waiting: Set<Int>)
         case frame(op: UInt64, viewport: Viewport, dots: BitGrid, waiting: Set<TileID>)
-        case collect(op: UInt64, rows: Range<Int>, band: BitGrid, waiting: Set<TileID>)
+        case collect(op: UInt64, area: TileRect, cells: BitGrid, waiting: Set<TileID>)
         case load(op: UInt64, generation: UInt64, waiting: Set<TileID>)
         /// Gathering the moving tiles from the workers that give them up.
         case handOff(op: UInt64, moves: [TileID: Int], states: [TileID: TileState])
@@ -241,16 +241,17 @@ package struct CoordinatorState {
                                waiting: Set(plan.tiling.tiles))
             phase = .busy
             return members.filter { !$0.tiles.isEmpty }.map { .send(.frameRequest(op: op, viewport, clip: clip), to: $0.peer) }
-        case .collect(let rows):
-            guard rows.upperBound <= plan.tiling.shape.height else {
-                throw TesseraError("rows \(rows) are outside the \(plan.tiling.shape.height)-row board")
+        case .collect(let area):
+            let shape = plan.tiling.shape
+            guard area.x >= 0, area.y >= 0, area.x + area.width <= shape.width, area.y + area.height <= shape.height else {
+                throw TesseraError("\(area.width)x\(area.height) cells at (\(area.x),\(area.y)) are outside the \(shape.width)x\(shape.height) board")
             }
-            let band = BitGrid(width: plan.tiling.shape.width, height: rows.count)
-            let crossed = Set(plan.tiling.tiles.filter { plan.tiling.rect(of: $0).rows(overlapping: rows) != nil })
-            guard !crossed.isEmpty else { return [.completed(.cells(band))] }
-            operation = .collect(op: op, rows: rows, band: band, waiting: crossed)
+            let cells = BitGrid(width: area.width, height: area.height)
+            let crossed = Set(plan.tiling.tiles.filter { plan.tiling.rect(of: $0).intersection(area) != nil })
+            guard !crossed.isEmpty else { return [.completed(.cells(cells))] }
+            operation = .collect(op: op, area: area, cells: cells, waiting: crossed)
             phase = .busy
-            return members.filter { !crossed.isDisjoint(with: $0.tiles) }.map { .send(.collect(op: op, rows: rows), to: $0.peer) }
+            return members.filter { !crossed.isDisjoint(with: $0.tiles) }.map { .send(.collect(op: op, area: area), to: $0.peer) }
         case .load(let at, let cells):
             memorySnapshot = nil
             operation = .load(op: op, generation: at, waiting: Set(plan.tiling.tiles))
@@ -392,21 +393,21 @@ package struct CoordinatorState {
             }
             return complete(.frame(dots))
         case .cells(let op, let part):
-            guard case .collect(op, let rows, var band, var waiting) = operation, members[index].tiles.contains(part.tile),
+            guard case .collect(op, let area, var cells, var waiting) = operation, members[index].tiles.contains(part.tile),
                   waiting.remove(part.tile) != nil else {
                 return stray(message, from: index)
             }
-            let rect = plan.tiling.rect(of: part.tile)
-            guard let inside = rect.rows(overlapping: rows), part.cells.width == rect.width, part.cells.height == inside.count else {
-                return fail("\(describe(index)) sent cells of tile \(part.tile) that do not fit rows \(rows)")
+            guard let inside = plan.tiling.rect(of: part.tile).intersection(area),
+                  part.cells.width == inside.width, part.cells.height == inside.height else {
+                return fail("\(describe(index)) sent cells of tile \(part.tile) that do not fit \(area.width)x\(area.height) cells at (\(area.x),\(area.y))")
             }
             operation = nil
-            part.cells.copy(into: &band, atX: rect.x, y: rect.y + inside.lowerBound - rows.lowerBound)
+            part.cells.copy(into: &cells, atX: inside.x - area.x, y: inside.y - area.y)
             guard waiting.isEmpty else {
-                operation = .collect(op: op, rows: rows, band: band, waiting: waiting)
+                operation = .collect(op: op, area: area, cells: cells, waiting: waiting)
                 return []
             }
-            return complete(.cells(band))
+            return complete(.cells(cells))
         case .loaded(let op, let tile):
             guard case .load(op, let at, var waiting) = operation, members[index].tiles.contains(tile),
                   waiting.remove(tile) != nil else {

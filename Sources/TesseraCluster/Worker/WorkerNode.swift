@@ -198,8 +198,8 @@ package actor WorkerNode {
             for tile in tiles.values { await tile.fail(TesseraError("halted: a worker was lost")) }
         case .frameRequest(let op, let viewport, let clip):
             await sendFrame(op: op, viewport, clip: clip)
-        case .collect(let op, let rows):
-            await sendCells(op: op, rows: rows)
+        case .collect(let op, let area):
+            await sendCells(op: op, area: area)
         case .shutdown:
             return .end(.shutdown)
         case .abort(let reason):
@@ -498,13 +498,12 @@ package actor WorkerNode {
         }
     }
 
-    /// Each hosted tile's part of board rows `rows`, tiles outside them saying nothing.
-    private func sendCells(op: UInt64, rows: Range<Int>) async {
+    /// Each hosted tile's part of `area` (board coordinates), tiles outside it saying nothing.
+    private func sendCells(op: UInt64, area: TileRect) async {
         do {
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
-                guard let part = tile.rect.rows(overlapping: rows) else { continue }
-                let cells = TileCells(tile: id, generation: await tile.generation, cells: try await tile.cells(rows: part))
-                pump.send(.cells(op: op, cells), to: .coordinator)
+                guard let part = try await tile.cells(in: area) else { continue }
+                pump.send(.cells(op: op, TileCells(tile: id, generation: await tile.generation, cells: part.cells)), to: .coordinator)
             }
         } catch {
             report("\(error)")

@@ -14,7 +14,8 @@ package enum Wire {
     /// 2: operation numbers in every request and answer, lanes, the presenter's own messages.
     /// 3: the unbounded plane's windows. 4: tiles that move, and each tile's compute time.
     /// 5: in-memory snapshots kept by buddies. 6: large patterns as tiles' parts.
-    /// 7: halo strips name the assignment they were sent under.
+    /// 7: halo strips name the assignment they were sent under; `collect` asks for a
+    /// rectangle.
     package static let version: UInt16 = 7
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
@@ -79,9 +80,9 @@ package enum Wire {
         case .frameTile(let op, let part):
             w.u64(op)
             part.encode(to: &w)
-        case .collect(let op, let rows):
+        case .collect(let op, let area):
             w.u64(op)
-            w.rows(rows)
+            for value in [area.x, area.y, area.width, area.height] { w.int(value) }
         case .handOff(let op, let tiles):
             w.u64(op)
             w.tiles(tiles)
@@ -165,7 +166,7 @@ package enum Wire {
                 : nil
             message = .frameRequest(op: op, viewport, clip: clip)
         case .frameTile: message = .frameTile(op: try r.u64(), try FramePart(from: &r))
-        case .collect: message = .collect(op: try r.u64(), rows: try r.rows())
+        case .collect: message = .collect(op: try r.u64(), area: try r.area())
         case .cells: message = .cells(op: try r.u64(), try TileCells(from: &r))
         case .handOff:
             let op = try r.u64()

@@ -104,6 +104,13 @@ package struct WireReader {
         return top..<bottom
     }
 
+    /// A rectangle of a board: a corner and sides each within a board's largest side.
+    package mutating func area() throws -> TileRect {
+        let x = try int(in: 0...BoardShape.maxSide, "area x"), y = try int(in: 0...BoardShape.maxSide, "area y")
+        let width = try int(in: 0...BoardShape.maxSide, "area width"), height = try int(in: 0...BoardShape.maxSide, "area height")
+        return TileRect(x: x, y: y, width: width, height: height)
+    }
+
     /// A grid of at most 2^31 cells a side whose words the message really holds.
     package mutating func grid() throws -> BitGrid {
         let width = try count(upTo: Int(Int32.max), "grid width"), height = try count(upTo: Int(Int32.max), "grid height")

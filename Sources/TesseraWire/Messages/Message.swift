@@ -27,9 +27,10 @@ package enum Message: Sendable, Equatable {
     case frameRequest(op: UInt64, Viewport, clip: TileRect?)
     /// One tile's part of a frame.
     case frameTile(op: UInt64, FramePart)
-    /// Asks for board rows `rows` (all columns): each tile they cross answers with its part.
-    case collect(op: UInt64, rows: Range<Int>)
-    /// One tile's part of the rows of `collect`.
+    /// Asks for the cells of `area` (board coordinates): each tile it crosses answers
+    /// with its part. A few live cells on a huge board travel as what lies around them.
+    case collect(op: UInt64, area: TileRect)
+    /// One tile's part of the area of `collect`.
     case cells(op: UInt64, TileCells)
     /// Asks a worker to give up `tiles` (they move): each answers with its `tileState`,
     /// and the worker drops it.
