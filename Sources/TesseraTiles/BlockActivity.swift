@@ -336,6 +336,19 @@ final class BlockActivity {
         return rs.contains { r in cs.contains { alive[r * columns + $0] } }
     }
 
+    /// Gives back the memory of the frames of each buffer where no block holds a live
+    /// cell (see `CellBuffer.releaseDeadFrames`, which also checks every word: a halo
+    /// strip writes cells these sets do not know of).
+    func releaseDeadFrames(of region: Region) {
+        for (buffer, alive) in [(region.current, aliveCurrent), (region.next, aliveNext)] {
+            guard let alive else { continue }
+            buffer.releaseDeadFrames { rows in
+                let first = rows.lowerBound / Self.blockRows, end = min(self.rows, (rows.upperBound + Self.blockRows - 1) / Self.blockRows)
+                return alive.isEmpty(in: first * columns..<max(first, end) * columns)
+            }
+        }
+    }
+
     /// The blocks known to hold live cells in the current buffer; nil when unknown.
     var aliveBlocks: [Int]? {
         aliveCurrent?.members

@@ -22,6 +22,18 @@ struct BlockSet {
         }
     }
 
+    /// Whether no block of `blocks` is in the set.
+    func isEmpty(in blocks: Range<Int>) -> Bool {
+        var block = blocks.lowerBound
+        while block < blocks.upperBound {
+            let bit = block & 63, take = min(64 - bit, blocks.upperBound - block)
+            let mask = take == 64 ? UInt64.max : (UInt64(1) << UInt64(take) - 1) << UInt64(bit)
+            if words[block >> 6] & mask != 0 { return false }
+            block += take
+        }
+        return true
+    }
+
     /// The blocks in the set, in order: empty words are passed over 64 blocks at a time.
     var members: [Int] {
         var found: [Int] = []

@@ -78,6 +78,11 @@ final class TileEngine {
     private var sent: Set<Direction> = []
     /// Each halo side as received, by generation parity ([even, odd]).
     private var kept: [Direction: [BitGrid]] = [:]
+    /// Sparse rounds between looks for memory a glider's wake no longer needs (see
+    /// `BlockActivity.releaseDeadFrames`): a look reads the liveness of every prepared
+    /// frame's rows, and every word of those that seem dead.
+    static let roundsBetweenReleases = 32
+    private var roundsSinceRelease = 0
     private var probeInterval = 1, roundsSinceProbe = 0
 
     /// - Parameter skipping: whether rounds may skip blocks that cannot change.
@@ -458,6 +463,11 @@ final class TileEngine {
                 }
             }
             lastRoundSparse = true
+            roundsSinceRelease += 1
+            if roundsSinceRelease >= Self.roundsBetweenReleases {
+                roundsSinceRelease = 0
+                activity.releaseDeadFrames(of: main)
+            }
         case .dense:
             for (frame, band) in frames {
                 let rows = frame.current.height
