@@ -205,9 +205,18 @@ public actor TileActor {
         let z = view.cellsPerDot
         let seen = TileRect(x: view.x + columns.lowerBound * z, y: view.y + rows.lowerBound * z,
                             width: columns.count * z, height: rows.count * z).intersection(area)!
-        engine.visitLive(in: TileRect(x: seen.x - rect.x, y: seen.y - rect.y, width: seen.width, height: seen.height)) { x, y in
+        // Dots lit in each row of dots: a row all lit needs none of its other cell rows.
+        var lit = [Int](repeating: 0, count: rows.count)
+        let inside = TileRect(x: seen.x - rect.x, y: seen.y - rect.y, width: seen.width, height: seen.height)
+        engine.visitLive(in: inside, from: { y in
+            let dy = (rect.y + y - view.y) / z
+            return lit[dy - rows.lowerBound] == columns.count ? view.y + (dy + 1) * z - rect.y : y
+        }) { x, y in
             let dx = (rect.x + x - view.x) / z, dy = (rect.y + y - view.y) / z
-            dots[dx - columns.lowerBound, dy - rows.lowerBound] = true
+            if !dots[dx - columns.lowerBound, dy - rows.lowerBound] {
+                dots[dx - columns.lowerBound, dy - rows.lowerBound] = true
+                lit[dy - rows.lowerBound] += 1
+            }
             return view.x + (dx + 1) * z - rect.x
         }
         return (columns.lowerBound, rows.lowerBound, dots)

@@ -535,14 +535,23 @@ final class TileEngine {
 
     /// Visits live cells of `area` (interior coordinates) row by row, reading only blocks
     /// that may hold one, a word at a time. `visit(x, y)` returns the column to go on
-    /// from, so a caller wanting one cell a dot skips the rest of the dot: drawing a
-    /// frame costs what is alive in it, not its dots times their cells.
-    func visitLive(in area: TileRect, _ visit: (_ x: Int, _ y: Int) -> Int) {
+    /// from, and `from(y)` the row to go on from before row `y` is read, so a caller
+    /// wanting one cell a dot skips the rest of the dot, and the rest of a row of dots
+    /// that are all lit: drawing a frame costs what is alive in it, not its dots times
+    /// their cells, and a dense board about one row of cells a row of dots.
+    func visitLive(in area: TileRect, from: (_ y: Int) -> Int, _ visit: (_ x: Int, _ y: Int) -> Int) {
         guard let limit = Box(x: area.x + depth, y: area.y + depth, width: area.width, height: area.height)
             .intersection(interior) else { return }
         for part in activity?.aliveParts(of: limit) ?? [limit] {
             let end = part.x + part.width
-            for y in part.y..<(part.y + part.height) {
+            var y = part.y
+            while y < part.y + part.height {
+                let next = from(y - depth) + depth
+                guard next <= y else {
+                    y = next
+                    continue
+                }
+                defer { y += 1 }
                 let row = main.current.row(y)
                 var x = part.x
                 while x < end {

@@ -112,18 +112,26 @@ struct SilentLink: HaloLink {
 
     /// A frame's dots are the cells under each, read only where blocks hold live cells:
     /// checked against every dot's cells looked at one by one, on a tile off the board's
-    /// corner, after steps (so blocks are known empty), for dots smaller and larger than
-    /// a word, viewports hanging over the tile's edges, and a clip.
+    /// corner, as painted and after steps (so blocks are known empty), for dots smaller
+    /// and larger than a word, viewports hanging over the tile's edges, rows of dots all
+    /// lit (the rest of their cell rows skipped), and a clip.
     @Test func framesMarkEveryDotOverALiveCell() async throws {
         let rect = TileRect(x: -300, y: 500, width: 700, height: 150)
         var cells = try Soup(density: 0.03, seed: 11).cells(x: 0, y: 0, width: rect.width, height: rect.height)
         for y in 60..<90 { for x in 400..<460 where (x * 7 + y * 3) % 5 < 2 { cells[x, y] = true } }
         let actor = try TileActor(id: TileID(column: 0, row: 0), rect: rect, depth: 4, rule: .life,
                                   deadSides: Set(Direction.allCases), cells: cells)
+        try await expectDotsOverLiveCells(of: actor)
         try await actor.run(generations: 30)
+        try await expectDotsOverLiveCells(of: actor)
+    }
+
+    func expectDotsOverLiveCells(of actor: TileActor) async throws {
+        let rect = actor.rect
         let now = try await actor.cells(rows: 0..<rect.height)
         #expect(now.population > 100)
-        let views = [Viewport(x: -300, y: 500, cellsPerDot: 1, width: 700, height: 150),
+        let views = [Viewport(x: 100, y: 560, cellsPerDot: 5, width: 12, height: 6),
+                     Viewport(x: -300, y: 500, cellsPerDot: 1, width: 700, height: 150),
                      Viewport(x: -333, y: 481, cellsPerDot: 3, width: 300, height: 80),
                      Viewport(x: -10, y: 520, cellsPerDot: 7, width: 90, height: 30),
                      Viewport(x: -400, y: 400, cellsPerDot: 64, width: 20, height: 8),
