@@ -234,6 +234,13 @@ public actor TileActor {
         return engine.cells(rows: rows)
     }
 
+    /// The tile's live cells as pieces placed on the board: what an in-memory snapshot
+    /// keeps, so that one of a huge, mostly empty tile costs what lives on it.
+    public func liveParts() throws -> [Overlay] {
+        try checkIdle("hand out its cells")
+        return engine.liveParts().map { Overlay(cells: $0.cells, x: rect.x + $0.x, y: rect.y + $0.y) }
+    }
+
     /// The part of `area` (board coordinates) in this tile: its top-left corner (board
     /// coordinates) and its cells; nil when `area` misses the tile.
     public func cells(in area: TileRect) throws -> (x: Int, y: Int, cells: BitGrid)? {

@@ -174,7 +174,7 @@ import TesseraCore
     // MARK: A worker's store
 
     static let t0 = TileID(column: 0, row: 0), t1 = TileID(column: 1, row: 0)
-    static let grid = try! Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 32, height: 16)
+    static let parts = [Overlay(cells: try! Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 32, height: 16), x: 32, y: 0)]
 
     func order(_ generation: UInt64, retains: UInt64? = nil) -> SnapshotOrder {
         SnapshotOrder(generation: generation, buddy: "tcp://next:1", keepsFor: "tcp://before:1", keeps: [Self.t1], retains: retains)
@@ -182,13 +182,13 @@ import TesseraCore
 
     @Test func aStoreCompletesWithItsBuddysCopies() {
         var store = SnapshotStore()
-        #expect(store.begin(op: 7, order(20), own: [Self.t0: Self.grid]) == .waiting)
-        let copy = TileCells(tile: Self.t1, generation: 20, cells: Self.grid)
-        let other = TileCells(tile: Self.t1, generation: 20, cells: BitGrid(width: 32, height: 16))
+        #expect(store.begin(op: 7, order(20), own: [Self.t0: Self.parts]) == .waiting)
+        let copy = TileParts(tile: Self.t1, generation: 20, parts: Self.parts)
+        let other = TileParts(tile: Self.t1, generation: 20, parts: [])
         #expect(store.keep(other, from: "tcp://stranger:1") == .waiting, "a stranger's copy does not complete it")
-        #expect(store.cells(of: Self.t1, at: 20) == nil)
+        #expect(store.parts(of: Self.t1, at: 20) == nil)
         #expect(store.keep(copy, from: "tcp://before:1") == .complete(op: 7))
-        #expect(store.cells(of: Self.t0, at: 20) == Self.grid && store.cells(of: Self.t1, at: 20) == Self.grid)
+        #expect(store.parts(of: Self.t0, at: 20) == Self.parts && store.parts(of: Self.t1, at: 20) == Self.parts)
     }
 
     /// A snapshot cut short by a lost worker, and the same generation ordered again
@@ -196,29 +196,29 @@ import TesseraCore
     /// count for the new order (refused, it was lost, and a chaos run hung there).
     @Test func copiesForTheOrderAfterOneCutShortAreKept() {
         var store = SnapshotStore()
-        #expect(store.begin(op: 1, order(20), own: [Self.t0: Self.grid]) == .waiting)
-        let copy = TileCells(tile: Self.t1, generation: 20, cells: Self.grid)
+        #expect(store.begin(op: 1, order(20), own: [Self.t0: Self.parts]) == .waiting)
+        let copy = TileParts(tile: Self.t1, generation: 20, parts: Self.parts)
         #expect(store.keep(copy, from: "tcp://new:1") == .waiting)
         let again = SnapshotOrder(generation: 20, buddy: "tcp://next:1", keepsFor: "tcp://new:1", keeps: [Self.t1], retains: nil)
-        #expect(store.begin(op: 2, again, own: [Self.t0: Self.grid]) == .complete(op: 2))
-        #expect(store.cells(of: Self.t1, at: 20) == Self.grid)
+        #expect(store.begin(op: 2, again, own: [Self.t0: Self.parts]) == .complete(op: 2))
+        #expect(store.parts(of: Self.t1, at: 20) == Self.parts)
     }
 
     @Test func copiesBeforeTheirOrderCountOnceItComes() {
         var store = SnapshotStore()
-        #expect(store.keep(TileCells(tile: Self.t1, generation: 20, cells: Self.grid), from: "tcp://before:1") == .waiting)
-        #expect(store.begin(op: 8, order(20), own: [Self.t0: Self.grid]) == .complete(op: 8))
+        #expect(store.keep(TileParts(tile: Self.t1, generation: 20, parts: Self.parts), from: "tcp://before:1") == .waiting)
+        #expect(store.begin(op: 8, order(20), own: [Self.t0: Self.parts]) == .complete(op: 8))
     }
 
     @Test func aStoreKeepsTheRetainedGenerationAndTheNewOneOnly() {
         var store = SnapshotStore()
-        let copy = { (generation: UInt64) in TileCells(tile: Self.t1, generation: generation, cells: Self.grid) }
-        _ = store.begin(op: 1, order(10), own: [Self.t0: Self.grid])
+        let copy = { (generation: UInt64) in TileParts(tile: Self.t1, generation: generation, parts: Self.parts) }
+        _ = store.begin(op: 1, order(10), own: [Self.t0: Self.parts])
         _ = store.keep(copy(10), from: "tcp://before:1")
-        _ = store.begin(op: 2, order(20, retains: 10), own: [Self.t0: Self.grid])
+        _ = store.begin(op: 2, order(20, retains: 10), own: [Self.t0: Self.parts])
         #expect(store.generations == [10, 20])
-        _ = store.begin(op: 3, order(30, retains: 20), own: [Self.t0: Self.grid])
+        _ = store.begin(op: 3, order(30, retains: 20), own: [Self.t0: Self.parts])
         #expect(store.generations == [20, 30])
-        #expect(store.cells(of: Self.t0, at: 10) == nil)
+        #expect(store.parts(of: Self.t0, at: 10) == nil)
     }
 }

@@ -155,4 +155,26 @@ struct SilentLink: HaloLink {
             }
         }
     }
+
+    /// An in-memory snapshot keeps a tile's live parts: painted back, they are the
+    /// tile's cells exactly, and on a sparse tile they hold a sliver of its area. Cells
+    /// on the tile's last row and column, and in neighbouring blocks, included.
+    @Test func livePartsAreTheTilesCells() async throws {
+        let rect = TileRect(x: 512, y: 256, width: 4096, height: 2048)
+        var cells = BitGrid(width: rect.width, height: rect.height)
+        let glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)], blinker = [(0, 0), (1, 0), (2, 0)]
+        for (x, y) in glider { cells[100 + x, 100 + y] = true; cells[254 + x, 30 + y] = true }
+        for (x, y) in blinker { cells[3000 + x, 1500 + y] = true; cells[4093 + x, 2047 + y] = true; cells[255 + x, 31 + y] = true }
+        let actor = try TileActor(id: TileID(column: 0, row: 0), rect: rect, depth: 8, rule: .life,
+                                  deadSides: Set(Direction.allCases), cells: cells)
+        for generations: UInt64 in [0, 1, 40] {
+            try await actor.run(generations: generations)
+            let parts = try await actor.liveParts()
+            let painted = StartingCells(soup: nil, overlays: parts)
+                .cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height, of: BoardShape(width: 8192, height: 4096, topology: .plane))
+            let now = try await actor.cells(rows: 0..<rect.height)
+            #expect(now.population > 0 && painted == now, "after \(generations) more")
+            #expect(parts.reduce(0) { $0 + $1.cells.width * $1.cells.height } <= rect.width * rect.height / 50)
+        }
+    }
 }

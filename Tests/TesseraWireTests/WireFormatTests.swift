@@ -84,7 +84,9 @@ import TesseraCore
                                         keeps: [TileID(column: 1, row: 0), TileID(column: 2, row: 1)], retains: 320)),
         .snapshot(op: 32, SnapshotOrder(generation: 0, buddy: "tcp://a:1", keepsFor: "tcp://b:2", keeps: [], retains: nil)),
         .snapshotted(op: 31),
-        .snapshotCopy(TileCells(tile: TileID(column: 2, row: 1), generation: 640, cells: grid)),
+        .snapshotCopy(TileParts(tile: TileID(column: 2, row: 1), generation: 640,
+                                parts: [Overlay(cells: grid, x: 512, y: 300), Overlay(cells: grid, x: 0, y: 1 << 20)])),
+        .snapshotCopy(TileParts(tile: TileID(column: 0, row: 0), generation: 0, parts: [])),
         .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 640, soup: nil,
                            endpoints: ["tcp://a:1", "tcp://b:2"], owners: [0, 1, 0, 1, 0, 1], restores: true)),
     ]

@@ -236,11 +236,11 @@ package actor WorkerNode {
             // Rolled back: every tile from this worker's own snapshot, or its buddy's copy.
             tiles = [:]
             for tile in assignment.myTiles {
-                guard let cells = snapshots.cells(of: tile, at: assignment.generation) else {
+                guard let parts = snapshots.parts(of: tile, at: assignment.generation) else {
                     report("has no snapshot of tile \(tile) at generation \(assignment.generation)")
                     return
                 }
-                waitingCells[tile] = .cells(cells)
+                waitingCells[tile] = .painted(StartingCells(soup: nil, overlays: parts), board: assignment.tiling.shape)
             }
             await buildTilesIfReady()
             return
@@ -471,14 +471,14 @@ package actor WorkerNode {
             return
         }
         do {
-            var own: [TileID: BitGrid] = [:]
+            var own: [TileID: [Overlay]] = [:]
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
                 guard await tile.generation == order.generation else {
                     throw TesseraError("tile \(id) is at generation \(await tile.generation), the snapshot is of \(order.generation)")
                 }
-                let cells = try await tile.cells(rows: 0..<tile.rect.height)
-                own[id] = cells
-                pump.send(.snapshotCopy(TileCells(tile: id, generation: order.generation, cells: cells)), to: .peer(endpoint: order.buddy))
+                let parts = try await tile.liveParts()
+                own[id] = parts
+                pump.send(.snapshotCopy(TileParts(tile: id, generation: order.generation, parts: parts)), to: .peer(endpoint: order.buddy))
             }
             answer(snapshots.begin(op: op, order, own: own))
         } catch {
@@ -486,7 +486,7 @@ package actor WorkerNode {
         }
     }
 
-    private func keep(_ copy: TileCells, from sender: String) {
+    private func keep(_ copy: TileParts, from sender: String) {
         answer(snapshots.keep(copy, from: sender))
     }
 

@@ -211,6 +211,28 @@ extension TileCells: WireCodable {
     }
 }
 
+extension TileParts: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        tile.encode(to: &w)
+        w.u64(generation)
+        w.u32(UInt32(parts.count))
+        for part in parts {
+            w.int(part.x)
+            w.int(part.y)
+            w.grid(part.cells)
+        }
+    }
+
+    package init(from r: inout WireReader) throws {
+        let tile = try TileID(from: &r), generation = try r.u64()
+        let parts = try (0..<r.count(upTo: maxOverlays, "part count")).map { _ in
+            let x = try r.int(in: 0...BoardShape.maxSide, "part x"), y = try r.int(in: 0...BoardShape.maxSide, "part y")
+            return Overlay(cells: try r.grid(), x: x, y: y)
+        }
+        self.init(tile: tile, generation: generation, parts: parts)
+    }
+}
+
 extension TileState: WireCodable {
     package func encode(to w: inout WireWriter) {
         tile.encode(to: &w)

@@ -15,7 +15,7 @@ package enum Wire {
     /// 3: the unbounded plane's windows. 4: tiles that move, and each tile's compute time.
     /// 5: in-memory snapshots kept by buddies. 6: large patterns as tiles' parts.
     /// 7: halo strips name the assignment they were sent under; `collect` asks for a
-    /// rectangle.
+    /// rectangle; snapshot copies are a tile's live parts.
     package static let version: UInt16 = 7
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
@@ -177,7 +177,7 @@ package enum Wire {
         case .halted: message = .halted(op: try r.u64())
         case .snapshot: message = .snapshot(op: try r.u64(), try SnapshotOrder(from: &r))
         case .snapshotted: message = .snapshotted(op: try r.u64())
-        case .snapshotCopy: message = .snapshotCopy(try TileCells(from: &r))
+        case .snapshotCopy: message = .snapshotCopy(try TileParts(from: &r))
         case .checkpoint: message = .checkpoint(op: try r.u64(), folder: try r.string(upTo: 4096))
         case .checkpointed: message = .checkpointed(op: try r.u64(), tile: try TileID(from: &r), checksum: try r.u64())
         case .heartbeat: message = .heartbeat(try RunProgress(from: &r))

@@ -68,7 +68,7 @@ package enum Message: Sendable, Equatable {
     /// A strip, and the epoch of the assignment it was sent under (`Assignment.epoch`).
     case halo(HaloStrip, epoch: UInt64)
     /// A copy of one of the sender's tiles, kept for it by its buddy (`snapshot`).
-    case snapshotCopy(TileCells)
+    case snapshotCopy(TileParts)
 
     // A presenter in its own process and the coordinator it drives.
     case presenterHello

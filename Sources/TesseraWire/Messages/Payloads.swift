@@ -98,6 +98,19 @@ package struct TileCells: Sendable, Equatable {
     }
 }
 
+/// One tile's live cells at `generation`, as pieces placed on the board (`Overlay`):
+/// an in-memory snapshot of a huge, mostly empty tile holds what lives on it, not its
+/// area.
+package struct TileParts: Sendable, Equatable {
+    package let tile: TileID
+    package let generation: UInt64
+    package let parts: [Overlay]
+
+    package init(tile: TileID, generation: UInt64, parts: [Overlay]) {
+        (self.tile, self.generation, self.parts) = (tile, generation, parts)
+    }
+}
+
 /// One tile's dots of a frame, placed at dot (x, y) of the viewport.
 package struct FramePart: Sendable, Equatable {
     package let tile: TileID
