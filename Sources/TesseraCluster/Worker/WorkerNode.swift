@@ -375,9 +375,13 @@ package actor WorkerNode {
     private func deliver(_ strip: HaloStrip, epoch: UInt64, from sender: String) async {
         // Sent before the tiles were rebuilt (a rollback): its round was abandoned. Not
         // worth a line: every strip in flight when a worker is lost ends here.
-        guard let assignment, epoch == assignment.epoch else { return }
-        guard let tile = tiles[strip.tile] else {
+        if let assignment, epoch < assignment.epoch { return }
+        guard let assignment, let tile = tiles[strip.tile] else {
             Wire.log("worker", "refused a halo strip for tile \(strip.tile), which this worker does not host")
+            return
+        }
+        guard epoch == assignment.epoch else {
+            Wire.log("worker", "refused a halo strip from \(sender) sent under assignment \(epoch): this worker has only \(assignment.epoch)")
             return
         }
         let neighbour = assignment.tiling.neighbour(of: strip.tile, strip.side)
@@ -446,7 +450,7 @@ package actor WorkerNode {
         }
     }
 
-    /// Writes each hosted tile's cells into `folder`, saying each file's checksum.
+    /// Writes each hosted tile's live parts into `folder`, saying each file's checksum.
     private func writeCheckpoint(op: UInt64, folder: String) async {
         guard running == nil else {
             report("asked to write a checkpoint while it runs")
@@ -454,8 +458,10 @@ package actor WorkerNode {
         }
         do {
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
-                let cells = try await tile.cells(rows: 0..<tile.rect.height)
-                let checksum = try Checkpoint.writeTile(cells, of: id, generation: await tile.generation, in: folder)
+                let rect = tile.rect
+                let parts = try await tile.liveParts().map { (x: $0.x - rect.x, y: $0.y - rect.y, cells: $0.cells) }
+                let checksum = try Checkpoint.writeTile(parts, width: rect.width, height: rect.height, of: id,
+                                                        generation: await tile.generation, in: folder)
                 pump.send(.checkpointed(op: op, tile: id, checksum: checksum), to: .coordinator)
             }
         } catch {
