@@ -9,9 +9,11 @@ import TesseraCore
 /// files all match is the one a run resumes from, and only the last two are kept.
 ///
 /// A tile file is a 32-byte header (`TSRC`, format, width, height, generation) and the
-/// tile's rows, 64 cells a little-endian word, as in `BitGrid`: 1 bit per cell. (The
-/// generation before is not kept: a tile started from cells alone steps bit-exactly,
-/// see `TesseraTiles.BlockActivity`.)
+/// tile's cells, 64 a little-endian word, as in `BitGrid`: in format 1 its rows whole;
+/// in format 2 (written now) its live parts, a count and then each part's corner in the
+/// tile, width, height and rows, so a huge, mostly empty tile takes what lives on it.
+/// (The generation before is not kept: a tile started from cells alone steps
+/// bit-exactly, see `TesseraTiles.BlockActivity`.)
 public enum Checkpoint {
     public struct Manifest: Codable, Sendable, Equatable {
         public struct Tile: Codable, Sendable, Equatable {
@@ -84,15 +86,20 @@ public enum Checkpoint {
         return h
     }
 
-    /// Writes a tile's cells into `folder` (atomically) and returns the file's checksum.
-    public static func writeTile(_ cells: BitGrid, of tile: TileID, generation: UInt64, in folder: String) throws -> UInt64 {
+    /// Writes a `width`×`height` tile's live parts (corners in the tile) into `folder`
+    /// (atomically), as format 2, and returns the file's checksum.
+    public static func writeTile(_ parts: [(x: Int, y: Int, cells: BitGrid)], width: Int, height: Int, of tile: TileID,
+                                 generation: UInt64, in folder: String) throws -> UInt64 {
         var bytes = magic
-        for value in [UInt32(1), UInt32(cells.width), UInt32(cells.height), UInt32(0)] {
-            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-        }
+        func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        for value in [2, width, height, 0] { append(UInt32(value)) }
         withUnsafeBytes(of: generation.littleEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: [UInt8](repeating: 0, count: headerSize - bytes.count))
-        cells.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        append(UInt32(parts.count))
+        for part in parts {
+            for value in [part.x, part.y, part.cells.width, part.cells.height] { append(UInt32(value)) }
+            part.cells.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        }
         let path = folder + "/" + fileName(of: tile)
         let file = try AtomicFile(path)
         try file.write(bytes)
@@ -106,22 +113,44 @@ public enum Checkpoint {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw TesseraError("checkpoint file \(path) is missing or unreadable")
         }
-        let words = (entry.width + 63) / 64 * entry.height
         return try data.withUnsafeBytes { bytes -> BitGrid in
             guard String(checksum(of: bytes), radix: 16) == entry.checksum else {
                 throw TesseraError("checkpoint file \(path) is damaged: its checksum does not match the manifest")
             }
-            guard bytes.count == headerSize + words * 8, Array(bytes.prefix(4)) == magic,
-                  bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self) == UInt32(entry.width).littleEndian,
-                  bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self) == UInt32(entry.height).littleEndian,
-                  bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self) == generation.littleEndian else {
-                throw TesseraError("checkpoint file \(path) does not hold tile (\(entry.column),\(entry.row)) at generation \(generation)")
+            let wrong = TesseraError("checkpoint file \(path) does not hold tile (\(entry.column),\(entry.row)) at generation \(generation)")
+            func u32(_ offset: Int) throws -> Int {
+                guard offset + 4 <= bytes.count else { throw wrong }
+                return Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
             }
-            let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, count in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[headerSize...]))
-                count = words
+            func grid(width: Int, height: Int, at offset: Int) throws -> BitGrid {
+                let words = (width + 63) / 64 * height
+                guard words <= (bytes.count - offset) / 8 else { throw wrong }
+                let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, count in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + words * 8)]))
+                    count = words
+                }
+                return BitGrid(width: width, height: height, words: values)
             }
-            return BitGrid(width: entry.width, height: entry.height, words: values)
+            guard bytes.count >= headerSize, Array(bytes.prefix(4)) == magic, try u32(8) == entry.width, try u32(12) == entry.height,
+                  bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self) == generation.littleEndian else { throw wrong }
+            switch try u32(4) {
+            case 1:
+                guard bytes.count == headerSize + (entry.width + 63) / 64 * entry.height * 8 else { throw wrong }
+                return try grid(width: entry.width, height: entry.height, at: headerSize)
+            case 2:
+                var tile = BitGrid(width: entry.width, height: entry.height), offset = headerSize + 4
+                for _ in 0..<(try u32(headerSize)) {
+                    let (x, y, width, height) = (try u32(offset), try u32(offset + 4), try u32(offset + 8), try u32(offset + 12))
+                    guard x + width <= entry.width, y + height <= entry.height else { throw wrong }
+                    let part = try grid(width: width, height: height, at: offset + 16)
+                    part.copy(into: &tile, atX: x, y: y)
+                    offset += 16 + part.words.count * 8
+                }
+                guard offset == bytes.count else { throw wrong }
+                return tile
+            default:
+                throw wrong
+            }
         }
     }
 
