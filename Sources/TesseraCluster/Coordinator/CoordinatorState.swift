@@ -173,13 +173,13 @@ package struct CoordinatorState {
 
     /// What the workers run: the settings' plan, until the unbounded plane's window moves.
     package private(set) var plan: RunPlan
-    /// The worker that hosts each tile, in `plan.tiling.tiles` order.
     /// The generation the slowest worker of the advance in flight had reached, and when
     /// it was first seen there (see `stallLimit`).
     private var stall: (generation: UInt64, since: ContinuousClock.Instant)?
     /// The epoch of the latest assignments (`Assignment.epoch`): one more for each round
     /// of them, so strips sent under an earlier one are known for what they are.
     package private(set) var epoch: UInt64 = 0
+    /// The worker that hosts each tile, in `plan.tiling.tiles` order.
     package private(set) var owners: [Int] = []
 
     package func owner(of tile: TileID) -> Int { owners[tile.row * plan.tiling.columns + tile.column] }
