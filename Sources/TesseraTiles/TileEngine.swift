@@ -568,32 +568,22 @@ final class TileEngine {
         }
     }
 
-    /// The interior's live cells as pieces (interior coordinates): each run of blocks in
-    /// a row of blocks that may hold live cells, or the whole interior when nothing is
-    /// known of the blocks. Pieces with no live cell are left out.
+    /// The interior's live cells as pieces (interior coordinates): each run of side-by-side
+    /// blocks that may hold live cells (`BlockActivity.aliveParts`), or the whole interior
+    /// when nothing is known of the blocks. Pieces with no live cell are left out.
     func liveParts() -> [(x: Int, y: Int, cells: BitGrid)] {
-        guard let activity, let blocks = activity.aliveBlocks else {
-            return [(0, 0, cells(in: TileRect(x: 0, y: 0, width: rect.width, height: rect.height)))]
-        }
-        var parts: [(x: Int, y: Int, cells: BitGrid)] = []
-        var first = 0
-        while first < blocks.count {
-            var end = first + 1
-            while end < blocks.count, blocks[end] == blocks[end - 1] + 1, blocks[end] / activity.columns == blocks[first] / activity.columns {
-                end += 1
+        var runs: [Box] = []
+        for part in activity?.aliveParts(of: interior) ?? [interior] {
+            if let last = runs.last, last.y == part.y, last.x + last.width == part.x {
+                runs[runs.count - 1].width += part.width
+            } else {
+                runs.append(part)
             }
-            let (left, right) = (activity.box(of: blocks[first]), activity.box(of: blocks[end - 1]))
-            if let part = Box(x: left.x, y: left.y, width: right.x + right.width - left.x, height: left.height).intersection(interior) {
-                let grid = main.current.extract(x: part.x, y: part.y, width: part.width, height: part.height)
-                if grid.population > 0 { parts.append((part.x - depth, part.y - depth, grid)) }
-            }
-            first = end
         }
-        return parts
-    }
-
-    func cells(rows: Range<Int>) -> BitGrid {
-        cells(in: TileRect(x: 0, y: rows.lowerBound, width: rect.width, height: rows.count))
+        return runs.compactMap { run in
+            let grid = main.current.extract(x: run.x, y: run.y, width: run.width, height: run.height)
+            return grid.population > 0 ? (run.x - depth, run.y - depth, grid) : nil
+        }
     }
 
     /// The cells of `area` (interior coordinates), which lies inside the tile.
