@@ -228,12 +228,6 @@ public actor TileActor {
     /// Memory this tile's cells hold, nil where the system does not say.
     public var residentBytes: Int? { engine.residentBytes }
 
-    /// Rows `rows` of this tile (counted from its top).
-    public func cells(rows: Range<Int>) throws -> BitGrid {
-        try checkIdle("hand out its cells")
-        return engine.cells(rows: rows)
-    }
-
     /// The tile's live cells as pieces placed on the board: what an in-memory snapshot
     /// keeps, so that one of a huge, mostly empty tile costs what lives on it.
     public func liveParts() throws -> [Overlay] {

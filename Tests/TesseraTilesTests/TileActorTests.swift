@@ -70,7 +70,7 @@ struct SilentLink: HaloLink {
         while await actor.isWaitingForHalos == false { await Task.yield() }
         await #expect(throws: TesseraError.self) { try await actor.run(generations: 1) }
         await #expect(throws: TesseraError.self) { try await actor.population() }
-        await #expect(throws: TesseraError.self) { try await actor.cells(rows: 0..<1) }
+        await #expect(throws: TesseraError.self) { try await actor.cells(in: Self.rect) }
         await #expect(throws: TesseraError.self) { try await actor.dots(in: Viewport(x: 0, y: 0, cellsPerDot: 1, width: 4, height: 4)) }
         await #expect(throws: TesseraError.self) { try await actor.load(Self.cells, generation: 0) }
         run.cancel()
@@ -128,7 +128,7 @@ struct SilentLink: HaloLink {
 
     func expectDotsOverLiveCells(of actor: TileActor) async throws {
         let rect = actor.rect
-        let now = try await actor.cells(rows: 0..<rect.height)
+        let now = try #require(try await actor.cells(in: rect)).cells
         #expect(now.population > 100)
         let views = [Viewport(x: 100, y: 560, cellsPerDot: 5, width: 12, height: 6),
                      Viewport(x: -300, y: 500, cellsPerDot: 1, width: 700, height: 150),
@@ -172,7 +172,7 @@ struct SilentLink: HaloLink {
             let parts = try await actor.liveParts()
             let painted = StartingCells(soup: nil, overlays: parts)
                 .cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height, of: BoardShape(width: 8192, height: 4096, topology: .plane))
-            let now = try await actor.cells(rows: 0..<rect.height)
+            let now = try #require(try await actor.cells(in: rect)).cells
             #expect(now.population > 0 && painted == now, "after \(generations) more")
             #expect(parts.reduce(0) { $0 + $1.cells.width * $1.cells.height } <= rect.width * rect.height / 50)
         }

@@ -56,7 +56,7 @@ import TesseraCore
         func board() async throws -> BitGrid {
             var board = BitGrid(width: tiling.shape.width, height: tiling.shape.height)
             for (_, actor) in actors {
-                try await actor.cells(rows: 0..<actor.rect.height).copy(into: &board, atX: actor.rect.x, y: actor.rect.y)
+                try #require(try await actor.cells(in: actor.rect)).cells.copy(into: &board, atX: actor.rect.x, y: actor.rect.y)
             }
             return board
         }

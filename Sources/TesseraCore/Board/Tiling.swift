@@ -58,12 +58,6 @@ public struct TileRect: Hashable, Sendable {
         let x1 = min(x + width, other.x + other.width), y1 = min(y + height, other.y + other.height)
         return x0 < x1 && y0 < y1 ? TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0) : nil
     }
-
-    /// Which of this tile's rows (counted from its top) fall in board rows `rows`; nil if none.
-    public func rows(overlapping rows: Range<Int>) -> Range<Int>? {
-        let top = max(y, rows.lowerBound), bottom = min(y + height, rows.upperBound)
-        return top < bottom ? (top - y)..<(bottom - y) : nil
-    }
 }
 
 /// The board cut into `columns`×`rows` tiles. Sizes that do not divide are split as
