@@ -229,19 +229,27 @@ public enum RLE {
         /// Adds the next row, given as pieces that start `x` cells from its left, in
         /// order and apart: the row of a board that is mostly empty space.
         public mutating func append(segments: [(x: Int, words: ArraySlice<UInt64>, width: Int)]) {
-            var x = 0
+            // A run held back until the next one is known not to continue it: segments
+            // side by side (squares of a pattern written part by part) may split one run.
+            var x = 0, live = 0
             for segment in segments {
                 for run in Runs(words: segment.words, width: segment.width) {
+                    let start = segment.x + run.start
+                    if live > 0 && start == x {
+                        live += run.count
+                        x += run.count
+                        continue
+                    }
                     if pendingRows > 0 {
                         emit(pendingRows, "$")
                         pendingRows = 0
                     }
-                    let start = segment.x + run.start
+                    if live > 0 { emit(live, "o") }
                     if start > x { emit(start - x, "b") }
-                    emit(run.count, "o")
-                    x = start + run.count
+                    (live, x) = (run.count, start + run.count)
                 }
             }
+            if live > 0 { emit(live, "o") }
             pendingRows += 1
         }
 

@@ -41,4 +41,24 @@ import TesseraCore
         #expect(none.cellsRead == 0)
         #expect(none.text == (try await written(empty, live: TileRect(x: 0, y: 0, width: Self.shape.width, height: Self.shape.height), format: format)).text)
     }
+
+    /// A pattern written as parts side by side (HashLife's squares of a long glider
+    /// stream) is the same file as the pattern written whole: a run of live cells that
+    /// crosses from one part into the next is one run ("2o", as bgolly writes it, not "oo").
+    @Test func partsSideBySideWriteTheSameRunsAsTheWhole() throws {
+        var whole = BitGrid(width: 40, height: 6)
+        for (x, y) in [(19, 0), (20, 0), (21, 0), (0, 2), (39, 2), (18, 4), (19, 4), (20, 5), (21, 5), (22, 5)] { whole[x, y] = true }
+        let shape = BoardShape(width: 40, height: 6, topology: .infinite, left: -20, top: 3)
+        func text(_ parts: [PlacedCells]) throws -> String {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-parts-\(getpid())-\(UUID()).rle").path
+            defer { unlink(path) }
+            try BoardOutput(path: path, shape: shape, rule: .life, name: "test").write(parts: parts, rule: .life, generation: 9)
+            return try String(contentsOfFile: path, encoding: .utf8)
+        }
+        let halves = [PlacedCells(cells: whole.cropped(x: 0, y: 0, width: 20, height: 6), left: -20, top: 3),
+                      PlacedCells(cells: whole.cropped(x: 20, y: 0, width: 20, height: 6), left: 0, top: 3)]
+        let one = try text([PlacedCells(cells: whole, left: -20, top: 3)])
+        #expect(try text(halves) == one)
+        #expect(one.contains("19b3o2$"))
+    }
 }
