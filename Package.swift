@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "TesseraCore", targets: ["TesseraCore"]),
         .library(name: "TesseraPatterns", targets: ["TesseraPatterns"]),
         .library(name: "TesseraTiles", targets: ["TesseraTiles"]),
+        .library(name: "TesseraHashLife", targets: ["TesseraHashLife"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,6 +28,8 @@ let package = Package(
         .target(name: "CTesseraSystem"),
         .target(name: "TesseraCore", dependencies: ["CTesseraKernel", "CTesseraSystem"]),
         .target(name: "TesseraPatterns", dependencies: ["TesseraCore"]),
+        // Golly's other engine, for patterns that repeat: one process, the unbounded plane.
+        .target(name: "TesseraHashLife", dependencies: ["CTesseraKernel", "TesseraCore"]),
         .target(name: "TesseraTiles", dependencies: ["TesseraCore"]),
         // libzmq from the system (Debian: libzmq3-dev for the header, libzmq5 to run),
         // loaded on first use: a run that opens no socket never loads it.
@@ -40,7 +43,8 @@ let package = Package(
         .target(name: "TesseraExport", dependencies: ["TesseraCore", "TesseraCluster", "CPNG", "CGIF"]),
         .target(
             name: "TesseraRun",
-            dependencies: ["TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster", "TesseraViewer", "TesseraExport"]
+            dependencies: ["TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraHashLife", "TesseraCluster", "TesseraViewer",
+                           "TesseraExport"]
         ),
         // The fuzzers' targets (underscored: for the fuzzers and tests, no API), and the
         // binary that is a libFuzzer target or a replayer (Tests/Fuzz/run.sh builds it).
@@ -55,7 +59,7 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
-        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraPatterns"]),
+        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraHashLife", "TesseraPatterns"]),
         // With the fuzzers' corpora (Tests/Fuzz), replayed through the fuzz targets.
         .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "_TesseraFuzzTargets"]),
         // The coordinator's state machine and the run's library parts, with no process and no socket.

@@ -1,0 +1,344 @@
+import CTesseraKernel
+import TesseraCore
+
+/// Gosper's HashLife, as Golly's HashLife runs it (gollybase/hlifealgo.cpp), on Golly's
+/// unbounded plane: the universe is a quadtree of squares stored once each
+/// (`NodeStore`), and a square of 2^n cells a side memoises its centre half 2^j
+/// generations on (j ≤ n − 2), computed from the results of its sub-squares. A pattern
+/// that repeats in space and time, such as a gun and its stream of gliders, then costs
+/// what its distinct squares cost, not what its cells do: a hundred thousand
+/// generations of a Gosper gun take milliseconds, against seconds for any stepper of
+/// cells. A chaotic pattern makes new squares at every step and is faster stepped cell
+/// by cell (`TileEngine`), which is why a run chooses (see `Algorithm`).
+///
+/// Exact for every Life-like rule without B0 (which has no meaning on an unbounded
+/// plane, and which Golly's HashLife refuses too). Not `Sendable`: one task owns it.
+public struct HashLife: ~Copyable {
+    private var store = NodeStore()
+    /// The rule the stored cells step by: B0 with S8 is stored inverted and steps by
+    /// its complement, as Golly runs it (`Rule.Emulation`).
+    private let rule: Rule
+    private var root: UInt32
+    private var level: Int
+    /// Golly coordinates of the root square's top-left cell.
+    private var left: Int, top: Int
+    public private(set) var generation: UInt64
+    /// A result advances 2^min(exponent, level − 2) generations; results in the store are for this exponent.
+    private var exponent = -1
+    /// The most nodes the store may hold (see `init`).
+    public let nodeLimit: Int
+    /// The most squares the step in progress may bring `squaresMade` to.
+    private var madeLimit = Int.max
+
+    /// Coordinates stay within ±2^62, so a root square may be at most 2^62 a side
+    /// (its corner then anywhere within ±2^62 still fits an `Int`).
+    static let highestLevel = 62
+
+    /// The universe of `parts`' live cells at `generation`. `nodeLimit` bounds its
+    /// memory: about 32 bytes a node, as Golly's HashLife takes a memory limit.
+    public init(parts: [PlacedCells], rule: Rule, generation: UInt64, nodeLimit: Int) throws {
+        guard rule.emulation != .alternating else {
+            throw TesseraError("HashLife cannot run \(rule) on the unbounded plane: with B0 and without S8 every empty cell of it blinks",
+                               fix: "give the rule a bounded grid such as \(rule):T1024,1024")
+        }
+        let live = parts.filter { $0.cells.width > 0 && $0.cells.height > 0 }
+        let bounds = live.dropFirst().reduce(live.first?.bounds) { all, part in all!.union(part.bounds) }
+        var level = 4
+        while let bounds, 1 << level < max(bounds.width, bounds.height) {
+            level += 1
+            guard level <= Self.highestLevel else { throw Self.tooFar(bounds) }
+        }
+        (self.rule, self.generation, self.nodeLimit) = (rule.steps.even, generation, nodeLimit)
+        (self.level, left, top) = (level, bounds?.left ?? 0, bounds?.top ?? 0)
+        root = 0
+        root = bounds == nil ? store.empty(level) : build(level: level, x: left, y: top, parts: live)
+    }
+
+    static func tooFar(_ bounds: CellBounds) -> TesseraError {
+        TesseraError("live cells at \(bounds) are too far apart for HashLife: Tessera's coordinates reach ±2^62",
+                     fix: "move the pattern nearer the origin (#CXRLE Pos=x,y)")
+    }
+
+    /// The node of the 2^level square at (x, y) (Golly coordinates) holding `parts`' cells.
+    private mutating func build(level: Int, x: Int, y: Int, parts: [PlacedCells]) -> UInt32 {
+        let side = 1 << level
+        let square = CellBounds(left: x, top: y, width: side, height: side)
+        let touching = parts.filter { part in
+            guard let overlap = part.bounds.intersection(square) else { return false }
+            return !part.cells.isEmpty(x: overlap.left - part.left, y: overlap.top - part.top,
+                                       width: overlap.width, height: overlap.height)
+        }
+        if touching.isEmpty { return store.empty(level) }
+        if level == 3 {
+            var cells: UInt64 = 0
+            for part in touching {
+                let overlap = part.bounds.intersection(square)!
+                for row in overlap.top..<overlap.bottom {
+                    for column in overlap.left..<overlap.right where part.cells[column - part.left, row - part.top] {
+                        cells |= 1 << UInt64((row - y) * 8 + column - x)
+                    }
+                }
+            }
+            return store.leaf(cells)
+        }
+        let half = side / 2
+        let nw = build(level: level - 1, x: x, y: y, parts: touching)
+        let ne = build(level: level - 1, x: x + half, y: y, parts: touching)
+        let sw = build(level: level - 1, x: x, y: y + half, parts: touching)
+        let se = build(level: level - 1, x: x + half, y: y + half, parts: touching)
+        return store.find(nw, ne, sw, se)
+    }
+
+    // MARK: Stepping
+
+    /// Why a step stopped: the store reached `nodeLimit`.
+    public struct OutOfNodes: Error {}
+    /// Why a step stopped: it would have made more squares than it was allowed.
+    public struct OverBudget: Error {}
+
+    /// Advances `generations` generations, a power of two at a time (the binary digits
+    /// of the count, largest first). Throws `OutOfNodes` when the pattern needs more
+    /// squares than `nodeLimit` even after unreachable ones are collected; the
+    /// universe then stands at the last step it finished.
+    public mutating func advance(_ generations: UInt64) throws {
+        for power in stride(from: 63, through: 0, by: -1) where generations >> UInt64(power) & 1 == 1 {
+            try Task.checkCancellation()
+            try step(power: power)
+        }
+    }
+
+    /// Advances 2^power generations, unless that makes the count of squares ever made
+    /// (`squaresMade`) pass `madeAtMost` (`OverBudget`) or the store pass `nodeLimit`
+    /// after collecting (`OutOfNodes`): the universe then stays where it was.
+    public mutating func step(power: Int, madeAtMost: Int = .max) throws {
+        precondition((0..<64).contains(power))
+        madeLimit = madeAtMost
+        do {
+            try advance(power: power)
+        } catch is OutOfNodes {
+            // Squares of earlier steps no longer in the universe: collected, then once more.
+            collect()
+            try advance(power: power)
+        }
+    }
+
+    /// Squares made since the universe was (collected or not): what its steps cost.
+    public var squaresMade: Int { store.made }
+
+    private mutating func advance(power: Int) throws {
+        if store.count > nodeLimit / 2 { collect() }
+        if exponent != power {
+            store.forgetResults()
+            exponent = power
+        }
+        while level > 4 && isCentred { shrink() }
+        // The result is the root's centre half, 2^power on: the live cells must lie
+        // 2^power inside it. Centred in a root of level ≥ power + 2, then one level
+        // more, they lie a quarter of the root (≥ 2^power) inside that centre.
+        while level < max(5, power + 2) || !isCentred { try expand() }
+        try expand()
+        root = try result(root, level: level)
+        level -= 1
+        left += 1 << (level - 1)
+        top += 1 << (level - 1)
+        generation &+= 1 << UInt64(power)
+    }
+
+    /// Whether the live cells lie in the root's centre half: its middle 2×2 of 4×4 squares.
+    private var isCentred: Bool {
+        mutating get {
+            let empty = store.empty(level - 2)
+            let (nw, ne, sw, se) = (store[store[root].nw], store[store[root].ne], store[store[root].sw], store[store[root].se])
+            return nw.nw == empty && nw.ne == empty && nw.sw == empty && ne.nw == empty && ne.ne == empty && ne.se == empty
+                && sw.nw == empty && sw.sw == empty && sw.se == empty && se.ne == empty && se.sw == empty && se.se == empty
+        }
+    }
+
+    /// The root's centre half as the root: its border held no live cell.
+    private mutating func shrink() {
+        root = centre(root, level: level)
+        level -= 1
+        left += 1 << (level - 1)
+        top += 1 << (level - 1)
+    }
+
+    /// The root, centred in one twice its side.
+    private mutating func expand() throws {
+        guard level < Self.highestLevel else {
+            throw TesseraError("the pattern grew past 2^\(Self.highestLevel) cells a side, the most Tessera's coordinates hold",
+                               fix: "run fewer generations")
+        }
+        let empty = store.empty(level - 1), old = store[root]
+        let nw = store.find(empty, empty, empty, old.nw), ne = store.find(empty, empty, old.ne, empty)
+        let sw = store.find(empty, old.sw, empty, empty), se = store.find(old.se, empty, empty, empty)
+        root = store.find(nw, ne, sw, se)
+        left -= 1 << (level - 1)
+        top -= 1 << (level - 1)
+        level += 1
+    }
+
+    /// The centre half of a square of `level` ≥ 4, not stepped.
+    private mutating func centre(_ index: UInt32, level: Int) -> UInt32 {
+        let node = store[index]
+        if level == 4 {
+            let (nw, ne, sw, se) = (store.cells(ofLeaf: node.nw), store.cells(ofLeaf: node.ne),
+                                    store.cells(ofLeaf: node.sw), store.cells(ofLeaf: node.se))
+            // Rows and columns 4-11 of the 16×16 square, a 4×4 corner of each leaf.
+            return store.leaf(nw >> 36 & 0x0F0F_0F0F | ne >> 28 & 0xF0F0_F0F0
+                              | sw << 28 & 0x0F0F_0F0F_0000_0000 | se << 36 & 0xF0F0_F0F0_0000_0000)
+        }
+        return store.find(store[node.nw].se, store[node.ne].sw, store[node.sw].ne, store[node.se].nw)
+    }
+
+    /// The centre half of a square of `level` ≥ 4, 2^min(exponent, level − 2)
+    /// generations on: memoised in the node.
+    private mutating func result(_ index: UInt32, level: Int) throws -> UInt32 {
+        let node = store[index]
+        if node.result != 0 { return node.result }
+        guard store.count < nodeLimit else { throw OutOfNodes() }
+        guard store.made < madeLimit else { throw OverBudget() }
+        let made: UInt32
+        if level == 4 {
+            let cells = tessera_leaf_result(store.cells(ofLeaf: node.nw), store.cells(ofLeaf: node.ne),
+                                            store.cells(ofLeaf: node.sw), store.cells(ofLeaf: node.se),
+                                            Int32(1 << min(exponent, 2)), rule.birth, rule.survive)
+            made = store.leaf(cells)
+        } else {
+            let (nw, ne, sw, se) = (store[node.nw], store[node.ne], store[node.sw], store[node.se])
+            // The nine overlapping squares half this one's side, as a 3×3.
+            let n01 = store.find(nw.ne, ne.nw, nw.se, ne.sw), n10 = store.find(nw.sw, nw.se, sw.nw, sw.ne)
+            let n11 = store.find(nw.se, ne.sw, sw.ne, se.nw), n12 = store.find(ne.sw, ne.se, se.nw, se.ne)
+            let n21 = store.find(sw.ne, se.nw, sw.se, se.sw)
+            // At full speed each of the two halves of the step advances a quarter of the
+            // side; slower, the first half only centres, and the second advances it all.
+            let full = exponent >= level - 2
+            func inner(_ square: UInt32) throws -> UInt32 {
+                full ? try result(square, level: level - 1) : centre(square, level: level - 1)
+            }
+            let i00 = try inner(node.nw), i01 = try inner(n01), i02 = try inner(node.ne)
+            let i10 = try inner(n10), i11 = try inner(n11), i12 = try inner(n12)
+            let i20 = try inner(node.sw), i21 = try inner(n21), i22 = try inner(node.se)
+            let a = store.find(i00, i01, i10, i11), b = store.find(i01, i02, i11, i12)
+            let c = store.find(i10, i11, i20, i21), d = store.find(i11, i12, i21, i22)
+            let (ra, rb) = (try result(a, level: level - 1), try result(b, level: level - 1))
+            let (rc, rd) = (try result(c, level: level - 1), try result(d, level: level - 1))
+            made = store.find(ra, rb, rc, rd)
+        }
+        store.setResult(index, made)
+        return made
+    }
+
+    /// Drops every square the root no longer reaches.
+    private mutating func collect() {
+        root = store.collect(keeping: [root])[0]
+    }
+
+    // MARK: Reading
+
+    /// Squares in the store: what the universe costs in memory, about 32 bytes each.
+    public var nodeCount: Int { store.count }
+
+    /// Live cells in the universe (at most `UInt64.max`).
+    public var population: UInt64 { store[root].population }
+
+    /// The live cells' bounding box in Golly coordinates; nil when none is alive.
+    public var bounds: CellBounds? {
+        // Per node: the live cells' box relative to its corner (x0, y0, x1, y1 past the end).
+        var boxes: [UInt32: (Int, Int, Int, Int)?] = [:]
+        func box(_ index: UInt32, level: Int) -> (Int, Int, Int, Int)? {
+            if let known = boxes[index] { return known }
+            guard store[index].population != 0 else { return nil }
+            var found: (Int, Int, Int, Int)? = nil
+            if level == 3 {
+                let cells = store.cells(ofLeaf: index)
+                if cells != 0 {
+                    var (x0, y0, x1, y1) = (8, 8, 0, 0)
+                    for row in 0..<8 where cells >> UInt64(8 * row) & 0xFF != 0 {
+                        let bits = UInt8(truncatingIfNeeded: cells >> UInt64(8 * row))
+                        (x0, x1) = (min(x0, bits.trailingZeroBitCount), max(x1, 8 - bits.leadingZeroBitCount))
+                        (y0, y1) = (min(y0, row), row + 1)
+                    }
+                    found = (x0, y0, x1, y1)
+                }
+            } else {
+                let node = store[index], half = 1 << (level - 1)
+                for (child, dx, dy) in [(node.nw, 0, 0), (node.ne, half, 0), (node.sw, 0, half), (node.se, half, half)] {
+                    guard let (x0, y0, x1, y1) = box(child, level: level - 1) else { continue }
+                    let moved = (x0 + dx, y0 + dy, x1 + dx, y1 + dy)
+                    found = found.map { (min($0.0, moved.0), min($0.1, moved.1), max($0.2, moved.2), max($0.3, moved.3)) } ?? moved
+                }
+            }
+            boxes[index] = found
+            return found
+        }
+        guard let (x0, y0, x1, y1) = box(root, level: level) else { return nil }
+        return CellBounds(left: left + x0, top: top + y0, width: x1 - x0, height: y1 - y0)
+    }
+
+    /// The cells of `area` (Golly coordinates).
+    public func cells(in area: CellBounds) -> BitGrid {
+        var grid = BitGrid(width: area.width, height: area.height)
+        func visit(_ index: UInt32, level: Int, x: Int, y: Int) {
+            let side = 1 << level
+            guard x < area.right, y < area.bottom, x + side > area.left, y + side > area.top else { return }
+            if level == 3 {
+                var cells = store.cells(ofLeaf: index)
+                while cells != 0 {
+                    let bit = cells.trailingZeroBitCount
+                    cells &= cells - 1
+                    let (cx, cy) = (x + bit & 7, y + bit >> 3)
+                    if cx >= area.left && cx < area.right && cy >= area.top && cy < area.bottom {
+                        grid[cx - area.left, cy - area.top] = true
+                    }
+                }
+                return
+            }
+            let node = store[index], half = side / 2
+            guard node.population != 0 else { return }
+            visit(node.nw, level: level - 1, x: x, y: y)
+            visit(node.ne, level: level - 1, x: x + half, y: y)
+            visit(node.sw, level: level - 1, x: x, y: y + half)
+            visit(node.se, level: level - 1, x: x + half, y: y + half)
+        }
+        visit(root, level: level, x: left, y: top)
+        return grid
+    }
+
+
+    /// The live cells as grids where they lie: one over their bounding box when that
+    /// holds at most `largestGrid` cells, else one for each square of `partLevel` that
+    /// holds any (a glider stream a million cells long is a diagonal of small grids, not
+    /// a square of terabytes); none when none is alive.
+    public var placedCells: [PlacedCells] {
+        guard let bounds else { return [] }
+        let (area, overflow) = bounds.width.multipliedReportingOverflow(by: bounds.height)
+        guard overflow || area > Self.largestGrid else {
+            return [PlacedCells(cells: cells(in: bounds), left: bounds.left, top: bounds.top)]
+        }
+        var parts: [PlacedCells] = []
+        func visit(_ index: UInt32, level: Int, x: Int, y: Int) {
+            let node = store[index]
+            guard node.population != 0 else { return }
+            guard level > Self.partLevel else {
+                let side = 1 << level
+                let grid = cells(in: CellBounds(left: x, top: y, width: side, height: side))
+                let live = grid.liveBounds!
+                parts.append(PlacedCells(cells: grid.cropped(x: live.x, y: live.y, width: live.width, height: live.height),
+                                         left: x + live.x, top: y + live.y))
+                return
+            }
+            let half = 1 << (level - 1)
+            visit(node.nw, level: level - 1, x: x, y: y)
+            visit(node.ne, level: level - 1, x: x + half, y: y)
+            visit(node.sw, level: level - 1, x: x, y: y + half)
+            visit(node.se, level: level - 1, x: x + half, y: y + half)
+        }
+        visit(root, level: level, x: left, y: top)
+        return parts
+    }
+
+    /// The most cells `placedCells` puts in one grid over the bounding box (32 MiB).
+    static let largestGrid = 1 << 28
+    /// Past that, a grid for each square of this level that holds a live cell (1024², 128 KiB).
+    static let partLevel = 10
+}

@@ -1,0 +1,188 @@
+/// The squares of a HashLife universe, each stored once (hash-consed): a square of
+/// 2^level cells a side is its four quadrants, and a square of 8×8 cells (level 3, a
+/// leaf) its 64 cells. Equal squares get equal indices, so a pattern that repeats in
+/// space costs one node per distinct square, and the step's memo (`result`) is shared
+/// by every place the square occurs.
+///
+/// Nodes live in one flat buffer, chained into hash buckets through `next`; index 0 is
+/// no node (an empty bucket, an unknown result). Noncopyable and a struct, so the tree
+/// walks' accesses to it need no run-time exclusivity checks, as a class's would.
+struct NodeStore: ~Copyable {
+    struct Node {
+        /// Quadrant indices; a leaf keeps its cells in `nw` (low half) and `ne` (high
+        /// half), and `leafMark` in `sw` and `se`, which no node's quadrant can be.
+        var nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32
+        var next: UInt32
+        /// The square's centre half, `steps` generations on (see `HashLife`); 0: not known yet.
+        var result: UInt32
+        /// Live cells, counted once when the node is made (saturating): the universe's
+        /// population is the root's, and a run weighs HashLife against tiles by it.
+        var population: UInt64
+    }
+
+    static let leafMark = UInt32.max
+    /// The most nodes one store holds: indices are 32 bits, and `leafMark` is none.
+    static let largestCount = Int(UInt32.max - 1)
+
+    private(set) var nodes: UnsafeMutablePointer<Node>
+    private var capacity: Int
+    private(set) var count = 1
+    /// Nodes made since the store was: what stepping has cost, however many were collected.
+    private(set) var made = 0
+    private var buckets: UnsafeMutablePointer<UInt32>
+    /// 64 − log2 of the bucket count.
+    private var bucketShift: Int
+    /// The empty square of each level, made on first use (index by level; 0: not yet).
+    private var empties = [UInt32](repeating: 0, count: 64)
+
+    init(capacity: Int = 1 << 12) {
+        self.capacity = capacity
+        nodes = .allocate(capacity: capacity)
+        nodes[0] = Node(nw: 0, ne: 0, sw: 0, se: 0, next: 0, result: 0, population: 0)
+        bucketShift = 64 - capacity.trailingZeroBitCount
+        buckets = .allocate(capacity: capacity)
+        buckets.initialize(repeating: 0, count: capacity)
+    }
+
+    deinit {
+        nodes.deallocate()
+        buckets.deallocate()
+    }
+
+    subscript(index: UInt32) -> Node {
+        @inline(__always) get { nodes[Int(index)] }
+    }
+
+    /// The bucket of four quadrants: the high bits of a sum of products, where every
+    /// bit of every quadrant has mixed (low bits of a product see only low bits of its factor).
+    @inline(__always) static func bucket(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, shift: Int) -> Int {
+        let h = UInt64(a) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(b) &* 0xC2B2_AE3D_27D4_EB4F
+            &+ UInt64(c) &* 0x1656_67B1_9E37_79F9 &+ UInt64(d) &* 0x27D4_EB2F_1656_67C5
+        return Int(truncatingIfNeeded: h >> UInt64(shift))
+    }
+
+    /// The node of these four quadrants (or a leaf's halves and `leafMark`s), made if new.
+    @inline(__always) mutating func find(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 {
+        let slot = Self.bucket(a, b, c, d, shift: bucketShift)
+        var index = buckets[slot]
+        while index != 0 {
+            let node = nodes[Int(index)]
+            if node.nw == a && node.ne == b && node.sw == c && node.se == d { return index }
+            index = node.next
+        }
+        let population: UInt64
+        if c == Self.leafMark {
+            population = UInt64((UInt64(a) | UInt64(b) << 32).nonzeroBitCount)
+        } else {
+            let (ab, o1) = nodes[Int(a)].population.addingReportingOverflow(nodes[Int(b)].population)
+            let (cd, o2) = nodes[Int(c)].population.addingReportingOverflow(nodes[Int(d)].population)
+            let (all, o3) = ab.addingReportingOverflow(cd)
+            population = o1 || o2 || o3 ? .max : all
+        }
+        return insert(Node(nw: a, ne: b, sw: c, se: d, next: 0, result: 0, population: population))
+    }
+
+    private mutating func insert(_ node: Node) -> UInt32 {
+        if count == capacity { grow() }
+        // Found after any growth: growing re-buckets every node.
+        let slot = Self.bucket(node.nw, node.ne, node.sw, node.se, shift: bucketShift)
+        var node = node
+        node.next = buckets[slot]
+        nodes[count] = node
+        buckets[slot] = UInt32(count)
+        count += 1
+        made += 1
+        return UInt32(count - 1)
+    }
+
+    /// Twice the room for nodes and buckets; every node's chain is made anew.
+    private mutating func grow() {
+        precondition(capacity < Self.largestCount, "a HashLife store is limited to \(Self.largestCount) nodes")
+        let larger = min(capacity * 2, Self.largestCount)
+        let moved = UnsafeMutablePointer<Node>.allocate(capacity: larger)
+        moved.moveInitialize(from: nodes, count: count)
+        nodes.deallocate()
+        nodes = moved
+        capacity = larger
+        rebucket(size: larger)
+    }
+
+    private mutating func rebucket(size: Int) {
+        buckets.deallocate()
+        buckets = .allocate(capacity: size)
+        buckets.initialize(repeating: 0, count: size)
+        bucketShift = 64 - size.trailingZeroBitCount
+        for index in 1..<count {
+            let node = nodes[index]
+            let slot = Self.bucket(node.nw, node.ne, node.sw, node.se, shift: bucketShift)
+            nodes[index].next = buckets[slot]
+            buckets[slot] = UInt32(index)
+        }
+    }
+
+    @inline(__always) mutating func leaf(_ cells: UInt64) -> UInt32 {
+        find(UInt32(truncatingIfNeeded: cells), UInt32(truncatingIfNeeded: cells >> 32), Self.leafMark, Self.leafMark)
+    }
+
+    @inline(__always) func cells(ofLeaf index: UInt32) -> UInt64 {
+        let node = nodes[Int(index)]
+        return UInt64(node.nw) | UInt64(node.ne) << 32
+    }
+
+    /// The empty square of `level` (3 or more).
+    mutating func empty(_ level: Int) -> UInt32 {
+        if empties[level] != 0 { return empties[level] }
+        let made = level == 3 ? leaf(0) : {
+            let quadrant = empty(level - 1)
+            return find(quadrant, quadrant, quadrant, quadrant)
+        }()
+        empties[level] = made
+        return made
+    }
+
+    @inline(__always) mutating func setResult(_ index: UInt32, _ result: UInt32) {
+        nodes[Int(index)].result = result
+    }
+
+    /// Forgets every memoised result: they were for another number of steps.
+    mutating func forgetResults() {
+        for index in 0..<count { nodes[index].result = 0 }
+    }
+
+    /// Keeps only the nodes `roots` reach (their quadrants, not their results), renumbered;
+    /// returns the roots' new indices. Results are forgotten.
+    mutating func collect(keeping roots: [UInt32]) -> [UInt32] {
+        var newIndex = [UInt32](repeating: 0, count: count)
+        var order: [UInt32] = []
+        // Children before parents, so the copy below can renumber quadrants as it goes.
+        var stack: [(index: UInt32, expanded: Bool)] = roots.map { ($0, false) }
+        while let (index, expanded) = stack.popLast() {
+            if newIndex[Int(index)] != 0 { continue }
+            let node = nodes[Int(index)]
+            if expanded || node.sw == Self.leafMark {
+                newIndex[Int(index)] = UInt32(order.count + 1)
+                order.append(index)
+                continue
+            }
+            stack.append((index, true))
+            for child in [node.se, node.sw, node.ne, node.nw] where newIndex[Int(child)] == 0 { stack.append((child, false)) }
+        }
+        var kept = [Node](repeating: Node(nw: 0, ne: 0, sw: 0, se: 0, next: 0, result: 0, population: 0), count: order.count + 1)
+        for (position, index) in order.enumerated() {
+            var node = nodes[Int(index)]
+            if node.sw != Self.leafMark {
+                node.nw = newIndex[Int(node.nw)]
+                node.ne = newIndex[Int(node.ne)]
+                node.sw = newIndex[Int(node.sw)]
+                node.se = newIndex[Int(node.se)]
+            }
+            node.result = 0
+            kept[position + 1] = node
+        }
+        for (position, node) in kept.enumerated() { nodes[position] = node }
+        count = kept.count
+        for level in empties.indices where empties[level] != 0 { empties[level] = newIndex[Int(empties[level])] }
+        rebucket(size: capacity)
+        return roots.map { newIndex[Int($0)] }
+    }
+}

@@ -1,0 +1,103 @@
+import Testing
+import TesseraCore
+import TesseraHashLife
+
+/// HashLife against the rule applied cell by cell, on a plane wide enough that nothing
+/// reaches its edge: the unbounded plane, for as long as the test runs.
+@Suite struct HashLifeTests {
+    /// A seeded soup of `side`² cells at (`left`, `top`), and the plane around it with
+    /// room for `generations` of growth, as naive Life steps it.
+    struct Case {
+        let soup: BitGrid
+        let left: Int, top: Int
+        let rule: Rule
+
+        init(seed: UInt64, side: Int, density: Double = 0.4, left: Int = -7, top: Int = 5, rule: Rule = .life) {
+            var generator = SplitMix64(seed: seed)
+            var soup = BitGrid(width: side, height: side)
+            for y in 0..<side {
+                for x in 0..<side where Double(generator.next() % 1000) < density * 1000 { soup[x, y] = true }
+            }
+            (self.soup, self.left, self.top, self.rule) = (soup, left, top, rule)
+        }
+
+        /// Naive Life's cells after `generations`, as a grid whose corner is (left − room, top − room).
+        func naive(after generations: Int) -> (cells: BitGrid, room: Int) {
+            let room = generations + 2
+            var plane = BitGrid(width: soup.width + 2 * room, height: soup.height + 2 * room)
+            soup.copy(into: &plane, atX: room, y: room)
+            return (NaiveLife.run(plane, rule: rule, topology: .plane, generations: generations), room)
+        }
+
+        func hashLife(nodeLimit: Int = 1 << 22) throws -> HashLife {
+            try HashLife(parts: [PlacedCells(cells: soup, left: left, top: top)], rule: rule, generation: 0, nodeLimit: nodeLimit)
+        }
+    }
+
+    func expectSame(_ life: borrowing HashLife, _ naive: (cells: BitGrid, room: Int), _ c: Case, _ note: String) {
+        let area = CellBounds(left: c.left - naive.room, top: c.top - naive.room, width: naive.cells.width, height: naive.cells.height)
+        #expect(life.cells(in: area) == naive.cells, "\(note)")
+        #expect(Int(life.population) == naive.cells.population, "\(note)")
+        if let box = naive.cells.liveBounds {
+            #expect(life.bounds == CellBounds(left: area.left + box.x, top: area.top + box.y, width: box.width, height: box.height), "\(note)")
+        } else {
+            #expect(life.bounds == nil, "\(note)")
+        }
+    }
+
+    /// Every count up to 70 (each a different mix of powers of two, so of the
+    /// result's speeds), under several rules.
+    @Test(arguments: [("B3/S23", 1), ("B36/S23", 2), ("B2/S", 3), ("B34/S34", 4), ("B1/S1", 5)])
+    func everyGenerationCountMatchesNaiveLife(rule: String, seed: UInt64) throws {
+        let c = Case(seed: seed, side: 12, rule: try Rule(parsing: rule))
+        for generations in [0, 1, 2, 3, 4, 5, 7, 8, 13, 16, 31, 33, 64, 70] {
+            var life = try c.hashLife()
+            try life.advance(UInt64(generations))
+            #expect(life.generation == UInt64(generations))
+            expectSame(life, c.naive(after: generations), c, "\(rule) after \(generations)")
+        }
+    }
+
+    /// Steps of different sizes, one after another: each forgets the last one's results.
+    @Test func stepsOfMixedSizesAddUp() throws {
+        let c = Case(seed: 9, side: 24)
+        var life = try c.hashLife()
+        var total = 0
+        for step in [3, 16, 1, 40, 8, 27] {
+            try life.advance(UInt64(step))
+            total += step
+            expectSame(life, c.naive(after: total), c, "after \(total)")
+        }
+    }
+
+    /// Far from the origin, in every quadrant's sign.
+    @Test(arguments: [(1_000_000_007, -999_999_937), (-(1 << 61), 1 << 61), (-3, -5)])
+    func farCoordinates(left: Int, top: Int) throws {
+        let c = Case(seed: 4, side: 10, left: left, top: top)
+        var life = try c.hashLife()
+        try life.advance(37)
+        expectSame(life, c.naive(after: 37), c, "at \(left), \(top)")
+    }
+
+    /// A store too small for the run collects what the universe no longer reaches, and
+    /// goes on to the same cells; one too small for a single step says so.
+    @Test func aSmallStoreCollectsAndStillMatches() throws {
+        let c = Case(seed: 12, side: 32)
+        var roomy = try c.hashLife()
+        try roomy.advance(150)
+        var tight = try c.hashLife(nodeLimit: roomy.nodeCount / 3)
+        for _ in 0..<5 { try tight.advance(30) }
+        expectSame(tight, c.naive(after: 150), c, "collected")
+        #expect(tight.nodeCount < roomy.nodeCount)
+        var tiny = try c.hashLife(nodeLimit: 64)
+        #expect(throws: HashLife.OutOfNodes.self) { try tiny.advance(150) }
+    }
+
+    @Test func emptyStaysEmpty() throws {
+        var life = try HashLife(parts: [], rule: .life, generation: 5, nodeLimit: 1 << 16)
+        try life.advance(1_000_000)
+        #expect(life.generation == 1_000_005)
+        #expect(life.population == 0)
+        #expect(life.bounds == nil)
+    }
+}
