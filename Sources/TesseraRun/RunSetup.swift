@@ -166,6 +166,13 @@ package struct RunSetup: Sendable {
             .reduce(nil) { (found: TileRect?, next) in found?.union(next) ?? next }
     }
 
+    /// On the unbounded plane, the live cells at the start where Golly puts them, in
+    /// groups far apart where the pattern's are (a soup there is part of the pattern).
+    package var startingParts: [PlacedCells] {
+        guard let pattern else { return [] }
+        return atlas == nil ? pattern.placedParts(on: .infinite) : pattern.parts
+    }
+
     /// The same run in a new window of the unbounded plane around `cells`, whose top-left
     /// is at `live`'s, at `generation`, cut into at least `present` tiles (those of the
     /// window it replaces).

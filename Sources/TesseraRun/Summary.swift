@@ -9,6 +9,10 @@ package enum Summary {
         let rate = Double(setup.shape.cellCount) * Double(generations) / max(outcome.seconds, 1e-9)
         let workers = outcome.workers
         var placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
+        if let share = outcome.hashLife {
+            placement = share.handedOver ? "the first \(share.generations) generations by HashLife, then \(placement)"
+                : "in process by HashLife (\(share.squares) squares)"
+        }
         if let head = outcome.headStart {
             let them = "\(head.workers) worker\(head.workers == 1 ? "" : "s")"
             placement += head.handedOver ? " (the first \(head.generations) generations stepped here)"

@@ -22,8 +22,11 @@ import TesseraWire
         return (try String(contentsOf: output, encoding: .utf8), try Harness.cells(ofPatternFile: output))
     }
 
+    /// Tiles in process and on workers (a worker count asks for tiles), HashLife, and
+    /// the default: HashLife while it keeps ahead, then tiles.
     static let layouts: [[String]] = [
         ["--workers", "0"], ["--workers", "2"], ["--workers", "3", "--tiles", "2x2", "--halo", "7"],
+        ["--algorithm", "hashlife"], [],
     ]
 
     @Test(arguments: [

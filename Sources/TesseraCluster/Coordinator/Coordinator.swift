@@ -61,10 +61,36 @@ package struct RunOutcome: Sendable {
 
     package private(set) var headStart: HeadStart?
 
+    /// The first generations of a run on the unbounded plane, or all of them, stepped
+    /// by HashLife in this process.
+    package struct HashLifeShare: Sendable {
+        package let generations: UInt64
+        package let seconds: Double
+        /// Squares HashLife held when it stopped.
+        package let squares: Int
+        /// Whether tiles took over the rest, HashLife having fallen behind them.
+        package let handedOver: Bool
+
+        package init(generations: UInt64, seconds: Double, squares: Int, handedOver: Bool) {
+            (self.generations, self.seconds, self.squares, self.handedOver) = (generations, seconds, squares, handedOver)
+        }
+    }
+
+    package private(set) var hashLife: HashLifeShare?
+
     /// This outcome, its time `seconds` (measured around more than the advances).
     package func taking(seconds: Double) -> RunOutcome {
         var outcome = self
         outcome.seconds = seconds
+        return outcome
+    }
+
+    /// This outcome with `share`'s generations and seconds first.
+    package func after(_ share: HashLifeShare) -> RunOutcome {
+        var outcome = self
+        outcome.seconds += share.seconds
+        outcome.generations += share.generations
+        outcome.hashLife = share
         return outcome
     }
 

@@ -14,6 +14,8 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
     package var tesseraSeconds: Double
     /// Generations the run stepped in its own process before (or instead of) its workers.
     package var steppedHere: UInt64
+    /// Generations of those stepped by HashLife (the unbounded plane's first, or all).
+    package var byHashLife: UInt64 = 0
     /// The same run with no head start (`--no-head-start`): every generation on the workers.
     package var workersOnlySeconds: Double?
     package var inProcessSeconds: Double
@@ -24,6 +26,8 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
     package var effectiveCellUpdatesPerSecond: Double?
     /// The faster of bgolly's times over Tessera's (above 1: Tessera is faster).
     package var speedupOverBgolly: Double?
+    /// bgolly QuickLife's time over Tessera's.
+    package var speedupOverQuickLife: Double?
     package var population: Int?
     /// Whether bgolly ended with the same population (nil: not checked).
     package var sameAsBgolly: Bool?
@@ -32,12 +36,14 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
         case workload, board, generations, workers
         case tesseraSeconds = "tessera_s"
         case steppedHere = "generations_stepped_here"
+        case byHashLife = "generations_by_hashlife"
         case workersOnlySeconds = "tessera_workers_only_s"
         case inProcessSeconds = "tessera_in_process_s"
         case quickLifeSeconds = "bgolly_quicklife_s"
         case hashLifeSeconds = "bgolly_hashlife_s"
         case effectiveCellUpdatesPerSecond = "effective_cell_updates_per_s"
         case speedupOverBgolly = "speedup_over_bgolly"
+        case speedupOverQuickLife = "speedup_over_quicklife"
         case population
         case sameAsBgolly = "same_as_bgolly"
     }
@@ -51,12 +57,14 @@ package struct WorkloadRow: Codable, Sendable, Equatable, ResultRow {
             case .workers: "\(workers)"
             case .tesseraSeconds: "\(tesseraSeconds)"
             case .steppedHere: "\(steppedHere)"
+            case .byHashLife: "\(byHashLife)"
             case .workersOnlySeconds: workersOnlySeconds.map { "\($0)" } ?? ""
             case .inProcessSeconds: "\(inProcessSeconds)"
             case .quickLifeSeconds: quickLifeSeconds.map { "\($0)" } ?? ""
             case .hashLifeSeconds: hashLifeSeconds.map { "\($0)" } ?? ""
             case .effectiveCellUpdatesPerSecond: effectiveCellUpdatesPerSecond.map { "\($0)" } ?? ""
             case .speedupOverBgolly: speedupOverBgolly.map { "\($0)" } ?? ""
+            case .speedupOverQuickLife: speedupOverQuickLife.map { "\($0)" } ?? ""
             case .population: population.map { "\($0)" } ?? ""
             case .sameAsBgolly: sameAsBgolly.map { "\($0)" } ?? ""
             }
@@ -102,12 +110,16 @@ package struct WorkloadBench: Sendable {
         let text = (try? String(contentsOfFile: summary, encoding: .utf8)) ?? ""
         let population = text.firstMatch(of: /population (\d+)/).flatMap { Int($0.1) }
         let workersUsed = text.firstMatch(of: /, (\d+) workers?\b/).flatMap { Int($0.1) } ?? 0
-        let steppedHere = text.contains(", in process (") ? workload.generations
+        let allHere = text.contains("in process (") || text.contains("in process by HashLife")
+        let steppedHere = allHere ? workload.generations
             : text.firstMatch(of: /the first (\d+) generations stepped here/).flatMap { UInt64($0.1) } ?? 0
+        let byHashLife = text.contains("in process by HashLife") ? workload.generations
+            : text.firstMatch(of: /the first (\d+) generations by HashLife/).flatMap { UInt64($0.1) } ?? 0
         var row = WorkloadRow(workload: workload.name, board: workload.boardName, generations: workload.generations,
                               workers: workersUsed, tesseraSeconds: tesseraSeconds, steppedHere: steppedHere,
                               workersOnlySeconds: workersOnly, inProcessSeconds: inProcess,
                               effectiveCellUpdatesPerSecond: cells.map { $0 / tesseraSeconds }, population: population)
+        row.byHashLife = byHashLife
         if let bgolly = GollyReference.path {
             // bgolly runs to an absolute generation, counting from the file's (`#CXRLE Gen=`).
             let steps = ["-m", "\(workload.settle + workload.generations)", file]
@@ -117,6 +129,7 @@ package struct WorkloadBench: Sendable {
             }
             let best = [row.quickLifeSeconds, row.hashLifeSeconds].compactMap { $0 }.min()!
             row.speedupOverBgolly = best / tesseraSeconds
+            row.speedupOverQuickLife = row.quickLifeSeconds.map { $0 / tesseraSeconds }
             // bgolly says the population of every generation when not quiet: the last line is the one.
             let check = folder + "/\(workload.name).golly"
             _ = try await run([bgolly, "-a", "QuickLife", "-i", "\(workload.generations)"] + steps, output: check)

@@ -21,6 +21,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Watch and steer the run in this terminal; quitting the viewer ends the run.")
     var view = false
 
+    @Option(help: "How to step a pattern on the unbounded plane: tiles (fastest where it stays chaotic), hashlife (in this process; fastest where it repeats, as a gun does), or auto.")
+    var algorithm: Algorithm = .auto
+
     @Flag(inversion: .prefixedNo,
           help: "Step the first generations of a pattern in this process while the workers start, and hand the cells to them once they are up: a short run ends before they are needed. Default: on unless --workers is given, so that a chosen worker count does every generation.")
     var headStart: Bool?
@@ -65,9 +68,19 @@ struct RunCommand: AsyncParsableCommand {
             try check(cluster, run)
         }
         let chosen = cluster.workers ?? ProcessInfo.processInfo.activeProcessorCount
-        let (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, chosen))
+        var (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, chosen))
         let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
-        let outcome: RunOutcome
+        var hashLife: RunOutcome.HashLifeShare? = nil
+        if try usesHashLife(setup, board: board, cluster: cluster, run: run, checkpoints: checkpoints, headStart: headStart) {
+            switch try await HashLifeRun.run(setup, generations: generations, output: output, budgeted: algorithm == .auto) {
+            case .finished(let outcome):
+                Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }
+                return
+            case .handedOver(let rest, let share):
+                (setup, generations, hashLife) = (rest, generations - share.generations, share)
+            }
+        }
+        var outcome: RunOutcome
         if chosen == 0 {
             if security.keys != nil {
                 throw TesseraError("--keys secures worker processes' connections, and --workers 0 has none", fix: "leave out --keys")
@@ -88,6 +101,32 @@ struct RunCommand: AsyncParsableCommand {
             security.warnIfOpen([run.viewListen], role: "run", exposes: "can watch and steer the run and edit its cells")
             outcome = try await session.run()
         }
+        if let hashLife { outcome = outcome.after(hashLife) }
         Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }
+    }
+
+    /// Whether the run starts with HashLife: asked for, or (auto) a pattern on the
+    /// unbounded plane run for its result alone, with no worker count, tiles, halo or
+    /// head start chosen (those ask for tiles) and no soup (chaotic from the start).
+    private func usesHashLife(_ setup: RunSetup, board: BoardOptions, cluster: ClusterOptions, run: RunOptions,
+                              checkpoints: CheckpointOptions, headStart: Bool?) throws -> Bool {
+        let watched = view || run.viewListen != nil || run.recordsFrames
+        switch algorithm {
+        case .tiles:
+            return false
+        case .hashlife:
+            guard setup.isUnbounded else {
+                throw TesseraError("HashLife runs Golly's unbounded plane, and this board is bounded (\(setup.shape))",
+                                   fix: "leave out --algorithm hashlife, or give a pattern whose rule has no :T/:P suffix and no --size")
+            }
+            if watched || checkpoints.checkpoint != nil || (cluster.workers ?? 0) > 0 {
+                throw TesseraError("HashLife runs in this process for the result alone: no workers, viewers, frames or checkpoints",
+                                   fix: "leave out --algorithm hashlife, or --workers, --view, --view-listen, --frames, --gif and --checkpoint")
+            }
+            return true
+        case .auto:
+            return setup.isUnbounded && !watched && checkpoints.checkpoint == nil && cluster.workers == nil
+                && board.tiles == nil && board.halo == nil && board.soup == nil && handOverAt == nil && headStart == nil
+        }
     }
 }

@@ -75,24 +75,27 @@ struct WorkloadsBenchCommand: AsyncParsableCommand {
 
     private func printTable(_ rows: [WorkloadRow]) {
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "-" }
-        print("workload          board                  generations  tessera s  stepped here  workers only s  in-process s  QuickLife s  HashLife s  effective/s  vs bgolly")
+        print("workload          board                  generations  tessera s  stepped here  by HashLife  workers only s  in-process s  QuickLife s  HashLife s  effective/s  vs QuickLife  vs bgolly")
         for row in rows {
             let ratio = row.speedupOverBgolly.map { String(format: "%.2fx", $0) } ?? "-"
             let check = row.sameAsBgolly == false ? "  POPULATION DIFFERS" : ""
-            let here = row.steppedHere == row.generations ? "all" : row.steppedHere == 0 ? "-" : "\(row.steppedHere)"
+            func share(_ count: UInt64) -> String { count == row.generations ? "all" : count == 0 ? "-" : "\(count)" }
+            let versusQuickLife = row.speedupOverQuickLife.map { String(format: "%.2fx", $0) } ?? "-"
             let name = row.workload.padding(toLength: 18, withPad: " ", startingAt: 0)
                 + row.board.padding(toLength: 23, withPad: " ", startingAt: 0) + String(format: "%11d", row.generations)
             let figures: [(String, Int)] = [
-                (seconds(row.tesseraSeconds), 9), (here, 12), (seconds(row.workersOnlySeconds), 14), (seconds(row.inProcessSeconds), 12),
+                (seconds(row.tesseraSeconds), 9), (share(row.steppedHere), 12), (share(row.byHashLife), 11),
+                (seconds(row.workersOnlySeconds), 14), (seconds(row.inProcessSeconds), 12),
                 (seconds(row.quickLifeSeconds), 11), (seconds(row.hashLifeSeconds), 10), (row.effectiveCellUpdatesPerSecond.map { Format.rate($0) } ?? "-", 11),
-                (ratio, 9),
+                (versusQuickLife, 12), (ratio, 9),
             ]
             print(name + figures.map { "  " + $0.0.leftPadded($0.1) }.joined() + check)
         }
         let cluster = workers.map { "\($0) workers, every generation" }
             ?? "as 'tessera run FILE' runs it (stepped here until the board is busy, then on one worker per core)"
         print("tessera: whole process, \(cluster); stepped here: generations stepped before the workers took over; "
-            + "workers only: --no-head-start; vs bgolly: the faster of QuickLife and HashLife over tessera")
+            + "by HashLife: on the unbounded plane, generations HashLife stepped before handing the pattern to tiles; "
+            + "workers only: --no-head-start; in-process: --workers 0 (tiles); vs bgolly: the faster of QuickLife and HashLife over tessera")
         print("wrote \(out)/workloads.csv, \(out)/workloads.json")
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TesseraCore
+import TesseraRun
 
 // Values the flags (and the config file, through the same parsers) take. A value that
 // does not parse fails with one line that says what is wrong and how to write it.
@@ -8,6 +9,8 @@ import TesseraCore
 extension Topology: ExpressibleByArgument {}
 
 extension Kernel.Implementation: ExpressibleByArgument {}
+
+extension Algorithm: ExpressibleByArgument {}
 
 /// A board size, `WxH` or `N` for a square board.
 struct BoardSize {

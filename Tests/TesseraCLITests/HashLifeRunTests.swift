@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import TesseraCore
+
+/// `tessera run` on the unbounded plane starts with HashLife, and keeps it while it
+/// makes fewer squares than tiles would step cells; bgolly is the oracle throughout.
+@Suite struct HashLifeRunTests {
+    static let gun = "x = 36, y = 9, rule = B3/S23\n24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!\n"
+
+    func file(_ text: String, _ name: String, in dir: URL) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Runs the gun `generations` with an RLE out; the file's lines after the position
+    /// line, and bgolly's (which leaves the position out at the origin), and what tessera said.
+    func gunFiles(_ generations: Int) throws -> (ours: [Substring], theirs: [Substring], said: String) {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        let input = try file(Self.gun, "gun.rle", in: dir)
+        let (ours, theirs) = (dir.appendingPathComponent("out.rle"), dir.appendingPathComponent("golly.rle"))
+        let run = try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--output", ours.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let golly = try Harness.run(bgolly, ["-q", "-q", "-a", "HashLife", "-m", "\(generations)", "-o", theirs.path, input.path])
+        #expect(golly.status == 0)
+        let text = try String(contentsOf: ours, encoding: .utf8)
+        #expect(text.hasPrefix("#CXRLE Pos=0,0 Gen=\(generations)\n"))
+        return (text.split(separator: "\n").dropFirst().map { $0 }, try String(contentsOf: theirs, encoding: .utf8).split(separator: "\n"), run.stdout)
+    }
+
+    /// The issue's own words: a LifeWiki gun, a hundred thousand generations, an RLE out,
+    /// byte for byte bgolly's.
+    @Test func aGunsHundredThousandGenerationsAreGollysFile() throws {
+        let (ours, theirs, said) = try gunFiles(100_000)
+        #expect(said.contains("in process by HashLife") && said.contains("population 16713"), "\(said)")
+        #expect(ours == theirs)
+    }
+
+    /// A million generations: the glider stream, 250000 cells long, is too large for one
+    /// grid (7.8 GB at a bit a cell) and is written square by square, runs joined across
+    /// squares, still bgolly's file byte for byte.
+    @Test func aMillionGenerationsWriteSquareBySquareAsGollyDoes() throws {
+        let (ours, theirs, said) = try gunFiles(1_000_000)
+        #expect(said.contains("population 166713"), "\(said)")
+        #expect(ours == theirs)
+    }
+
+    /// A methuselah makes new squares at every step: HashLife hands it to tiles early,
+    /// from the generation it reached, and the board is still Golly's.
+    @Test func aChaoticPatternIsHandedToTiles() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try file("x = 7, y = 3, rule = B3/S23\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let output = dir.appendingPathComponent("out.rle")
+        let run = try Harness.tessera(["run", input.path, "--generations", "5206", "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let handed = try #require(run.stdout.firstMatch(of: #/the first (\d+) generations by HashLife, then /#), "\(run.stdout)")
+        #expect(Int(handed.1)! < 1000)
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 5206)))
+    }
+
+    @Test(arguments: [
+        (["--size", "64x64"], "bounded"),
+        (["--workers", "2"], "in this process"),
+        (["--checkpoint", "cp"], "in this process"),
+    ])
+    func hashLifeWhereItCannotRunSaysSo(extra: [String], says: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try file(Self.gun, "gun.rle", in: dir)
+        let output = dir.appendingPathComponent("out.rle")
+        let run = try Harness.tessera(["run", input.path, "--algorithm", "hashlife", "--generations", "10", "--output", output.path] + extra,
+                                      in: dir)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains(says) && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+}
