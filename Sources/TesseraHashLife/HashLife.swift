@@ -197,6 +197,9 @@ public struct HashLife: ~Copyable {
         if node.result != 0 { return node.result }
         guard store.count < nodeLimit else { throw OutOfNodes() }
         guard store.made < madeLimit else { throw OverBudget() }
+        // One step of a chaotic pattern can run for minutes: a stopping signal is heard
+        // every 65536 squares, not only between steps.
+        if store.made & 0xFFFF == 0 && Task.isCancelled { throw CancellationError() }
         let made: UInt32
         if level == 4 {
             let cells = tessera_leaf_result(store.cells(ofLeaf: node.nw), store.cells(ofLeaf: node.ne),

@@ -74,4 +74,20 @@ import TesseraCore
         #expect(run.stderr.contains(says) && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
+
+    /// A step of a pattern that never settles (Seeds, B2/S, from a soup) can take
+    /// minutes: a signal stops it within the step, with nothing written.
+    @Test func aSignalStopsALongStep() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try file("x = 6, y = 5, rule = B2/S\nob2obo$2obo$bo2b2o$3obo$obob2o!\n", "seeds.rle", in: dir)
+        let output = dir.appendingPathComponent("never.rle")
+        let run = try RunningTessera(["run", input.path, "--algorithm", "hashlife", "--generations", "1099511627776", "--output", output.path])
+        _ = try Processes.poll(timeout: 30, "the run to compute") { Processes.cpuSeconds(run.pid) > 0.3 ? true : nil }
+        let sent = Date()
+        kill(run.pid, SIGINT)
+        #expect(run.wait(timeout: 10) == 128 + SIGINT)
+        #expect(Date().timeIntervalSince(sent) < 5, "took \(Date().timeIntervalSince(sent)) s")
+        #expect(run.errorText.contains("nothing written to \(output.path)"), "\(run.errorText)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
 }
