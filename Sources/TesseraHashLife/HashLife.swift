@@ -278,35 +278,42 @@ public struct HashLife: ~Copyable {
         return CellBounds(left: left + x0, top: top + y0, width: x1 - x0, height: y1 - y0)
     }
 
-    /// The cells of `area` (Golly coordinates).
-    public func cells(in area: CellBounds) -> BitGrid {
-        var grid = BitGrid(width: area.width, height: area.height)
+    /// Walks the squares that hold live cells from the root down, each with its level
+    /// and the Golly coordinates of its corner; `enter` says whether to go on into its
+    /// quadrants (a leaf has none).
+    private func walkLive(_ enter: (_ index: UInt32, _ level: Int, _ x: Int, _ y: Int) -> Bool) {
         func visit(_ index: UInt32, level: Int, x: Int, y: Int) {
-            let side = 1 << level
-            guard x < area.right, y < area.bottom, x + side > area.left, y + side > area.top else { return }
-            if level == 3 {
-                var cells = store.cells(ofLeaf: index)
-                while cells != 0 {
-                    let bit = cells.trailingZeroBitCount
-                    cells &= cells - 1
-                    let (cx, cy) = (x + bit & 7, y + bit >> 3)
-                    if cx >= area.left && cx < area.right && cy >= area.top && cy < area.bottom {
-                        grid[cx - area.left, cy - area.top] = true
-                    }
-                }
-                return
-            }
-            let node = store[index], half = side / 2
-            guard node.population != 0 else { return }
+            let node = store[index]
+            guard node.population != 0, enter(index, level, x, y), level > 3 else { return }
+            let half = 1 << (level - 1)
             visit(node.nw, level: level - 1, x: x, y: y)
             visit(node.ne, level: level - 1, x: x + half, y: y)
             visit(node.sw, level: level - 1, x: x, y: y + half)
             visit(node.se, level: level - 1, x: x + half, y: y + half)
         }
         visit(root, level: level, x: left, y: top)
-        return grid
     }
 
+    /// The cells of `area` (Golly coordinates).
+    public func cells(in area: CellBounds) -> BitGrid {
+        var grid = BitGrid(width: area.width, height: area.height)
+        walkLive { index, level, x, y in
+            let side = 1 << level
+            guard x < area.right, y < area.bottom, x + side > area.left, y + side > area.top else { return false }
+            guard level == 3 else { return true }
+            var cells = store.cells(ofLeaf: index)
+            while cells != 0 {
+                let bit = cells.trailingZeroBitCount
+                cells &= cells - 1
+                let (cx, cy) = (x + bit & 7, y + bit >> 3)
+                if cx >= area.left && cx < area.right && cy >= area.top && cy < area.bottom {
+                    grid[cx - area.left, cy - area.top] = true
+                }
+            }
+            return false
+        }
+        return grid
+    }
 
     /// The live cells as grids where they lie: one over their bounding box when that
     /// holds at most `largestGrid` cells, else one for each square of `partLevel` that
@@ -319,24 +326,14 @@ public struct HashLife: ~Copyable {
             return [PlacedCells(cells: cells(in: bounds), left: bounds.left, top: bounds.top)]
         }
         var parts: [PlacedCells] = []
-        func visit(_ index: UInt32, level: Int, x: Int, y: Int) {
-            let node = store[index]
-            guard node.population != 0 else { return }
-            guard level > Self.partLevel else {
-                let side = 1 << level
-                let grid = cells(in: CellBounds(left: x, top: y, width: side, height: side))
-                let live = grid.liveBounds!
-                parts.append(PlacedCells(cells: grid.cropped(x: live.x, y: live.y, width: live.width, height: live.height),
-                                         left: x + live.x, top: y + live.y))
-                return
-            }
-            let half = 1 << (level - 1)
-            visit(node.nw, level: level - 1, x: x, y: y)
-            visit(node.ne, level: level - 1, x: x + half, y: y)
-            visit(node.sw, level: level - 1, x: x, y: y + half)
-            visit(node.se, level: level - 1, x: x + half, y: y + half)
+        walkLive { _, level, x, y in
+            guard level <= Self.partLevel else { return true }
+            let grid = cells(in: CellBounds(left: x, top: y, width: 1 << level, height: 1 << level))
+            let live = grid.liveBounds!
+            parts.append(PlacedCells(cells: grid.cropped(x: live.x, y: live.y, width: live.width, height: live.height),
+                                     left: x + live.x, top: y + live.y))
+            return false
         }
-        visit(root, level: level, x: left, y: top)
         return parts
     }
 

@@ -87,19 +87,22 @@ package struct RunOutcome: Sendable {
 
     /// This outcome with `share`'s generations and seconds first.
     package func after(_ share: HashLifeShare) -> RunOutcome {
-        var outcome = self
-        outcome.seconds += share.seconds
-        outcome.generations += share.generations
+        var outcome = adding(generations: share.generations, seconds: share.seconds)
         outcome.hashLife = share
         return outcome
     }
 
     /// This outcome with `head`'s generations and seconds first.
     package func after(_ head: HeadStart) -> RunOutcome {
-        var outcome = self
-        outcome.seconds += head.seconds
-        outcome.generations += head.generations
+        var outcome = adding(generations: head.generations, seconds: head.seconds)
         outcome.headStart = head
+        return outcome
+    }
+
+    private func adding(generations: UInt64, seconds: Double) -> RunOutcome {
+        var outcome = self
+        outcome.seconds += seconds
+        outcome.generations += generations
         return outcome
     }
 }
