@@ -154,6 +154,7 @@ import Testing
         ("generations = \"many\"\n", "not a valid"),
         ("pattern = \"acorn\n", "unterminated string"),
         ("head-start = 3\n", "neither true nor false"),
+        ("algorithm = \"quick\"\n", "not an algorithm"),
     ])
     func badConfigFailsCleanly(text: String, problem: String) throws {
         let dir = try Harness.temporaryDirectory()
@@ -184,6 +185,18 @@ import Testing
         #expect(off.status == 0 && off.stdout.contains(" worker") && !off.stdout.contains("in process"), "\(off.stdout)")
         let on = try Harness.tessera(["run", "--config", config.path, "--head-start"])
         #expect(on.status == 0 && on.stdout.contains("in process (never busy enough"), "\(on.stdout)")
+    }
+
+    /// `algorithm = "tiles"` in a config keeps HashLife out of an unbounded run;
+    /// `--algorithm hashlife` on the command line wins over it.
+    @Test func aConfigChoosesTheAlgorithm() throws {
+        let dir = try Harness.temporaryDirectory()
+        let config = dir.appendingPathComponent("c.toml")
+        try "pattern = \"gosper\"\ngenerations = 300\nalgorithm = \"tiles\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let tiles = try Harness.tessera(["run", "--config", config.path])
+        #expect(tiles.status == 0 && tiles.stdout.contains("unbounded plane") && !tiles.stdout.contains("HashLife"), "\(tiles.stdout)")
+        let hashLife = try Harness.tessera(["run", "--config", config.path, "--algorithm", "hashlife"])
+        #expect(hashLife.status == 0 && hashLife.stdout.contains("in process by HashLife"), "\(hashLife.stdout)")
     }
 }
 

@@ -21,8 +21,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Watch and steer the run in this terminal; quitting the viewer ends the run.")
     var view = false
 
-    @Option(help: "How to step a pattern on the unbounded plane: tiles (fastest where it stays chaotic), hashlife (in this process; fastest where it repeats, as a gun does), or auto.")
-    var algorithm: Algorithm = .auto
+    @Option(help: "How to step a pattern on the unbounded plane: tiles (fastest where it stays chaotic), hashlife (in this process; fastest where it repeats, as a gun does), or auto: HashLife while it keeps ahead, then tiles (default).")
+    var algorithm: Algorithm?
 
     @Flag(inversion: .prefixedNo,
           help: "Step the first generations of a pattern in this process while the workers start, and hand the cells to them once they are up: a short run ends before they are needed. Default: on unless --workers is given, so that a chosen worker count does every generation.")
@@ -48,17 +48,23 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         var (board, cluster, run, checkpoints, security) = (self.board, self.cluster, self.run, self.checkpoints, self.security)
-        var headStart = self.headStart
+        var (headStart, algorithm) = (self.headStart, self.algorithm ?? .auto)
         if let path = board.config {
             let config = try ConfigFile(
                 path: path,
                 allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + CheckpointOptions.configKeys
-                    + SecurityOptions.configKeys + ["head-start"])
+                    + SecurityOptions.configKeys + ["head-start", "algorithm"])
             if headStart == nil, let text = config["head-start"] {
                 guard let value = Bool(text) else {
                     throw TesseraError("\(path): 'head-start = \(text)' is neither true nor false", fix: "write head-start = true or false")
                 }
                 headStart = value
+            }
+            if self.algorithm == nil, let text = config["algorithm"] {
+                guard let value = Algorithm(rawValue: text) else {
+                    throw TesseraError("\(path): 'algorithm = \(text)' is not an algorithm", fix: "write algorithm = \"tiles\", \"hashlife\" or \"auto\"")
+                }
+                algorithm = value
             }
             try board.apply(config)
             try cluster.apply(config)
@@ -71,7 +77,7 @@ struct RunCommand: AsyncParsableCommand {
         var (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, chosen))
         let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
         var hashLife: RunOutcome.HashLifeShare? = nil
-        if try usesHashLife(setup, board: board, cluster: cluster, run: run, checkpoints: checkpoints, headStart: headStart) {
+        if try usesHashLife(algorithm, setup, board: board, cluster: cluster, run: run, checkpoints: checkpoints, headStart: headStart) {
             switch try await HashLifeRun.run(setup, generations: generations, output: output, budgeted: algorithm == .auto) {
             case .finished(let outcome):
                 Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }
@@ -108,7 +114,7 @@ struct RunCommand: AsyncParsableCommand {
     /// Whether the run starts with HashLife: asked for, or (auto) a pattern on the
     /// unbounded plane run for its result alone, with no worker count, tiles, halo or
     /// head start chosen (those ask for tiles) and no soup (chaotic from the start).
-    private func usesHashLife(_ setup: RunSetup, board: BoardOptions, cluster: ClusterOptions, run: RunOptions,
+    private func usesHashLife(_ algorithm: Algorithm, _ setup: RunSetup, board: BoardOptions, cluster: ClusterOptions, run: RunOptions,
                               checkpoints: CheckpointOptions, headStart: Bool?) throws -> Bool {
         let watched = view || run.viewListen != nil || run.recordsFrames
         switch algorithm {
