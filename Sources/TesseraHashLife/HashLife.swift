@@ -14,7 +14,7 @@ import TesseraCore
 /// Exact for every Life-like rule without B0 (which has no meaning on an unbounded
 /// plane, and which Golly's HashLife refuses too). Not `Sendable`: one task owns it.
 public struct HashLife: ~Copyable {
-    private var store = NodeStore()
+    private var store: NodeStore
     /// The rule the stored cells step by: B0 with S8 is stored inverted and steps by
     /// its complement, as Golly runs it (`Rule.Emulation`).
     private let rule: Rule
@@ -49,6 +49,8 @@ public struct HashLife: ~Copyable {
             guard level <= Self.highestLevel else { throw Self.tooFar(bounds) }
         }
         (self.rule, self.generation, self.nodeLimit) = (rule.steps.even, generation, nodeLimit)
+        // A step checks the limit every few squares it makes: the store has room past it.
+        store = NodeStore(limit: nodeLimit + 1024)
         (self.level, left, top) = (level, bounds?.left ?? 0, bounds?.top ?? 0)
         root = 0
         root = bounds == nil ? store.empty(level) : build(level: level, x: left, y: top, parts: live)

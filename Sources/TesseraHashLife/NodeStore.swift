@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The squares of a HashLife universe, each stored once (hash-consed): a square of
 /// 2^level cells a side is its four quadrants, and a square of 8×8 cells (level 3, a
 /// leaf) its 64 cells. Equal squares get equal indices, so a pattern that repeats in
@@ -26,6 +30,8 @@ struct NodeStore: ~Copyable {
 
     private(set) var nodes: UnsafeMutablePointer<Node>
     private var capacity: Int
+    /// The most nodes this store grows to: the buffer doubles until it reaches it, no further.
+    private let limit: Int
     private(set) var count = 1
     /// Nodes made since the store was: what stepping has cost, however many were collected.
     private(set) var made = 0
@@ -35,18 +41,26 @@ struct NodeStore: ~Copyable {
     /// The empty square of each level, made on first use (index by level; 0: not yet).
     private var empties = [UInt32](repeating: 0, count: 64)
 
-    init(capacity: Int = 1 << 12) {
-        self.capacity = capacity
-        nodes = .allocate(capacity: capacity)
+    init(limit: Int, capacity: Int = 1 << 12) {
+        (self.limit, self.capacity) = (min(limit, Self.largestCount), min(capacity, limit))
+        // malloc'd, so growing is a realloc: the kernel remaps a large buffer instead of
+        // copying it, and old and new never take memory side by side.
+        nodes = malloc(self.capacity * MemoryLayout<Node>.stride)!.bindMemory(to: Node.self, capacity: self.capacity)
         nodes[0] = Node(nw: 0, ne: 0, sw: 0, se: 0, next: 0, result: 0, population: 0)
-        bucketShift = 64 - capacity.trailingZeroBitCount
-        buckets = .allocate(capacity: capacity)
-        buckets.initialize(repeating: 0, count: capacity)
+        let size = Self.bucketCount(for: self.capacity)
+        bucketShift = 64 - size.trailingZeroBitCount
+        buckets = .allocate(capacity: size)
+        buckets.initialize(repeating: 0, count: size)
     }
 
     deinit {
-        nodes.deallocate()
+        free(nodes)
         buckets.deallocate()
+    }
+
+    /// Buckets for `capacity` nodes: the power of two at or above it.
+    private static func bucketCount(for capacity: Int) -> Int {
+        capacity <= 1 ? 1 : 1 << (Int.bitWidth - (capacity - 1).leadingZeroBitCount)
     }
 
     subscript(index: UInt32) -> Node {
@@ -95,16 +109,14 @@ struct NodeStore: ~Copyable {
         return UInt32(count - 1)
     }
 
-    /// Twice the room for nodes and buckets; every node's chain is made anew.
+    /// Twice the room for nodes (at most `limit`), and buckets for them; every node's
+    /// chain is made anew. The stepper stops short of the limit (`HashLife.nodeLimit`).
     private mutating func grow() {
-        precondition(capacity < Self.largestCount, "a HashLife store is limited to \(Self.largestCount) nodes")
-        let larger = min(capacity * 2, Self.largestCount)
-        let moved = UnsafeMutablePointer<Node>.allocate(capacity: larger)
-        moved.moveInitialize(from: nodes, count: count)
-        nodes.deallocate()
-        nodes = moved
+        precondition(capacity < limit, "a HashLife store grew past its \(limit) nodes")
+        let larger = min(capacity * 2, limit)
+        nodes = realloc(nodes, larger * MemoryLayout<Node>.stride)!.bindMemory(to: Node.self, capacity: larger)
         capacity = larger
-        rebucket(size: larger)
+        rebucket(size: Self.bucketCount(for: larger))
     }
 
     private mutating func rebucket(size: Int) {
@@ -182,7 +194,7 @@ struct NodeStore: ~Copyable {
         for (position, node) in kept.enumerated() { nodes[position] = node }
         count = kept.count
         for level in empties.indices where empties[level] != 0 { empties[level] = newIndex[Int(empties[level])] }
-        rebucket(size: capacity)
+        rebucket(size: Self.bucketCount(for: capacity))
         return roots.map { newIndex[Int($0)] }
     }
 }
