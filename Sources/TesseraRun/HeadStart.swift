@@ -81,10 +81,11 @@ package struct HeadStart: Sendable {
             return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
                                     generation: position.generation)
         }
-        let cells = try await local.cells(in: live)
-        return setup.isUnbounded
-            ? try setup.moved(cells: cells, at: bounds, generation: position.generation, tileCount: setup.tiling.tiles.count)
-            : setup.handedOver(cells: cells, at: bounds.rect(on: setup.shape), generation: position.generation)
+        guard !setup.isUnbounded else {
+            return try await UnboundedPlane.remade(setup, generation: position.generation, live: live, of: position.setup.shape,
+                                                   tileCount: setup.tiling.tiles.count, from: local)
+        }
+        return setup.handedOver(cells: try await local.cells(in: live), at: bounds.rect(on: setup.shape), generation: position.generation)
     }
 
     /// Says, round by round, when a board keeps a core busy: two rounds in a row that

@@ -58,6 +58,49 @@ package enum UnboundedPlane {
         return parts
     }
 
+    /// Live cells' bounding boxes past this many cells (4096², 2 MB) are read as
+    /// `liveParts`, not whole.
+    static let largestWholeRead = 1 << 24
+    /// What `liveParts` reads whole: 4 Mi cells, half a megabyte.
+    static let largestPart = 1 << 22
+
+    /// The live cells of `rect` (board coordinates of the window) as grids around where
+    /// they are, in Golly's coordinates: a rectangle holding any is halved across its
+    /// longer side until it is small enough to read. Acorn's gliders 100000 generations
+    /// on are 50000 cells apart: their bounding box, read whole, was 2.5 G cells (300 MB,
+    /// and a window of 10 G cells to move them into); read in parts it is what is alive.
+    package static func liveParts(in rect: TileRect, of shape: BoardShape, from runner: some WindowRunner) async throws -> [PlacedCells] {
+        guard let found = try await runner.liveBounds(in: rect), let area = found.intersection(rect) else { return [] }
+        guard area.width * area.height > largestPart else {
+            let cells = try await runner.cells(in: area)
+            guard let box = cells.liveBounds else { return [] }
+            let corner = CellBounds(TileRect(x: area.x + box.x, y: area.y + box.y, width: box.width, height: box.height), of: shape)
+            return [PlacedCells(cells: cells.cropped(x: box.x, y: box.y, width: box.width, height: box.height),
+                                left: corner.left, top: corner.top)]
+        }
+        let halves = area.width >= area.height
+            ? [TileRect(x: area.x, y: area.y, width: area.width / 2, height: area.height),
+               TileRect(x: area.x + area.width / 2, y: area.y, width: area.width - area.width / 2, height: area.height)]
+            : [TileRect(x: area.x, y: area.y, width: area.width, height: area.height / 2),
+               TileRect(x: area.x, y: area.y + area.height / 2, width: area.width, height: area.height - area.height / 2)]
+        var parts: [PlacedCells] = []
+        for half in halves { parts += try await liveParts(in: half, of: shape, from: runner) }
+        return parts
+    }
+
+    /// `setup` at `generation` in new windows around the live cells `runner` holds in
+    /// `live` of its window `shape` (`RunSetup.moved`; when they spread far and wide, a
+    /// window for each group of them, as `regrouped` makes).
+    static func remade(_ setup: RunSetup, generation: UInt64, live: TileRect, of shape: BoardShape, tileCount: Int,
+                       from runner: some WindowRunner) async throws -> RunSetup {
+        guard live.width * live.height > largestWholeRead else {
+            return try setup.moved(cells: try await runner.cells(in: live), at: CellBounds(live, of: shape), generation: generation,
+                                   tileCount: tileCount)
+        }
+        let parts = try await liveParts(in: live, of: shape, from: runner)
+        return try setup.regrouped(parts: parts, generation: generation, tileCount: tileCount)
+    }
+
     /// Advances `generations` generations: runs the window as far as its margin allows,
     /// looks where the live cells went, and moves the window before they could reach
     /// its edge. An empty plane stays empty (no B0 rule), so its generations cost nothing.
@@ -88,10 +131,10 @@ package enum UnboundedPlane {
             } else {
                 margin = PlaneWindow.margin(of: bounds, in: at.setup.shape)
                 if margin < 1 || PlaneWindow.shouldMove(bounds, from: at.setup.shape) {
-                    let cells = try await runner.cells(in: live)
-                    at.setup = try at.setup.moved(cells: cells, at: bounds, generation: at.generation, tileCount: await runner.tileCount())
+                    at.setup = try await remade(at.setup, generation: at.generation, live: live, of: at.setup.shape,
+                                                tileCount: await runner.tileCount(), from: runner)
                     try await runner.move(to: at.setup)
-                    at.live = bounds.rect(on: at.setup.shape)
+                    at.live = at.setup.startingBounds
                     continue
                 }
             }

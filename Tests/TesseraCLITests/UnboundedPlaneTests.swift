@@ -34,6 +34,8 @@ import TesseraWire
         ("gun", "x = 36, y = 9, rule = B3/S23\n24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!\n", 1500),
         // Acorn: a methuselah whose gliders escape in every direction.
         ("acorn", "x = 7, y = 3, rule = B3/S23\nbo$3bo$2o2b3o!\n", 5206),
+        // Its gliders 20000 generations on, 10000 cells apart: windows remade as groups.
+        ("acorn far on", "x = 7, y = 3, rule = B3/S23\nbo$3bo$2o2b3o!\n", 20_000),
         // One row that grows without bound (two block-laying switch engines).
         ("switch engines", "x = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", 3000),
         // A glider a billion cells from the origin.
