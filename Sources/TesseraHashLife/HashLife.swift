@@ -330,10 +330,9 @@ public struct HashLife: ~Copyable {
         var parts: [PlacedCells] = []
         walkLive { _, level, x, y in
             guard level <= Self.partLevel else { return true }
-            let grid = cells(in: CellBounds(left: x, top: y, width: 1 << level, height: 1 << level))
-            let live = grid.liveBounds!
-            parts.append(PlacedCells(cells: grid.cropped(x: live.x, y: live.y, width: live.width, height: live.height),
-                                     left: x + live.x, top: y + live.y))
+            // A square walked into holds live cells: trimming it leaves some.
+            parts.append(PlacedCells(trimming: cells(in: CellBounds(left: x, top: y, width: 1 << level, height: 1 << level)),
+                                     left: x, top: y)!)
             return false
         }
         return parts

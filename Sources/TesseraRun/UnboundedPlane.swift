@@ -49,11 +49,10 @@ package enum UnboundedPlane {
             // Where its cells may be, narrowed to where they are before reading them.
             guard let reach = try await runner.liveBounds(in: island.reach(after: position.generation - position.setup.generation))
             else { continue }
-            let cells = try await runner.cells(in: reach)
-            guard let tight = cells.liveBounds else { continue }
-            let corner = island.golly(TileRect(x: reach.x + tight.x, y: reach.y + tight.y, width: tight.width, height: tight.height))
-            parts.append(PlacedCells(cells: cells.cropped(x: tight.x, y: tight.y, width: tight.width, height: tight.height),
-                                     left: corner.left, top: corner.top))
+            let corner = island.golly(reach)
+            if let part = PlacedCells(trimming: try await runner.cells(in: reach), left: corner.left, top: corner.top) {
+                parts.append(part)
+            }
         }
         return parts
     }
@@ -72,11 +71,8 @@ package enum UnboundedPlane {
     package static func liveParts(in rect: TileRect, of shape: BoardShape, from runner: some WindowRunner) async throws -> [PlacedCells] {
         guard let found = try await runner.liveBounds(in: rect), let area = found.intersection(rect) else { return [] }
         guard area.width * area.height > largestPart else {
-            let cells = try await runner.cells(in: area)
-            guard let box = cells.liveBounds else { return [] }
-            let corner = CellBounds(TileRect(x: area.x + box.x, y: area.y + box.y, width: box.width, height: box.height), of: shape)
-            return [PlacedCells(cells: cells.cropped(x: box.x, y: box.y, width: box.width, height: box.height),
-                                left: corner.left, top: corner.top)]
+            let corner = CellBounds(area, of: shape)
+            return PlacedCells(trimming: try await runner.cells(in: area), left: corner.left, top: corner.top).map { [$0] } ?? []
         }
         let halves = area.width >= area.height
             ? [TileRect(x: area.x, y: area.y, width: area.width / 2, height: area.height),

@@ -8,6 +8,13 @@ public struct PlacedCells: Sendable, Equatable {
     }
 
     public var bounds: CellBounds { CellBounds(left: left, top: top, width: cells.width, height: cells.height) }
+
+    /// The live cells of `cells`, whose top-left cell lies at Golly (`left`, `top`), cut
+    /// to their bounding box; nil when none is alive.
+    public init?(trimming cells: BitGrid, left: Int, top: Int) {
+        guard let box = cells.liveBounds else { return nil }
+        self.init(cells: cells.cropped(x: box.x, y: box.y, width: box.width, height: box.height), left: left + box.x, top: top + box.y)
+    }
 }
 
 /// Golly's unbounded plane where its live cells lie in groups too far apart for one
