@@ -179,20 +179,13 @@ public struct HashLife: ~Copyable {
         level += 1
     }
 
-    /// The centre half of a square of `level` ≥ 4, not stepped.
+    /// The centre half of a square of `level` ≥ 5, not stepped.
     private mutating func centre(_ index: UInt32, level: Int) -> UInt32 {
         let node = store[index]
-        if level == 4 {
-            let (nw, ne, sw, se) = (store.cells(ofLeaf: node.nw), store.cells(ofLeaf: node.ne),
-                                    store.cells(ofLeaf: node.sw), store.cells(ofLeaf: node.se))
-            // Rows and columns 4-11 of the 16×16 square, a 4×4 corner of each leaf.
-            return store.leaf(nw >> 36 & 0x0F0F_0F0F | ne >> 28 & 0xF0F0_F0F0
-                              | sw << 28 & 0x0F0F_0F0F_0000_0000 | se << 36 & 0xF0F0_F0F0_0000_0000)
-        }
         return store.find(store[node.nw].se, store[node.ne].sw, store[node.sw].ne, store[node.se].nw)
     }
 
-    /// The centre half of a square of `level` ≥ 4, 2^min(exponent, level − 2)
+    /// The centre half of a square of `level` ≥ 5, 2^min(exponent, level − 2)
     /// generations on: memoised in the node.
     private mutating func result(_ index: UInt32, level: Int) throws -> UInt32 {
         let node = store[index]
@@ -203,11 +196,8 @@ public struct HashLife: ~Copyable {
         // every 65536 squares, not only between steps.
         if store.made & 0xFFFF == 0 && Task.isCancelled { throw CancellationError() }
         let made: UInt32
-        if level == 4 {
-            let cells = tessera_leaf_result(store.cells(ofLeaf: node.nw), store.cells(ofLeaf: node.ne),
-                                            store.cells(ofLeaf: node.sw), store.cells(ofLeaf: node.se),
-                                            Int32(1 << min(exponent, 2)), rule.birth, rule.survive)
-            made = store.leaf(cells)
+        if level == 5 {
+            made = baseResult(node)
         } else {
             let (nw, ne, sw, se) = (store[node.nw], store[node.ne], store[node.sw], store[node.se])
             // The nine overlapping squares half this one's side, as a 3×3.
@@ -231,6 +221,29 @@ public struct HashLife: ~Copyable {
         }
         store.setResult(index, made)
         return made
+    }
+
+    /// The result of a square of level 5, computed from its sixteen leaves in one go
+    /// (`tessera_square_result`): no square of level 4 is made on the way.
+    private mutating func baseResult(_ node: NodeStore.Node) -> UInt32 {
+        let (nw, ne, sw, se) = (store[node.nw], store[node.ne], store[node.sw], store[node.se])
+        let centre = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 16) { leaves in
+            // Rows of four leaves, from the top-left: two for each pair of quadrants side by side.
+            func band(_ first: Int, _ west: NodeStore.Node, _ east: NodeStore.Node) {
+                leaves[first] = store.cells(ofLeaf: west.nw)
+                leaves[first + 1] = store.cells(ofLeaf: west.ne)
+                leaves[first + 2] = store.cells(ofLeaf: east.nw)
+                leaves[first + 3] = store.cells(ofLeaf: east.ne)
+                leaves[first + 4] = store.cells(ofLeaf: west.sw)
+                leaves[first + 5] = store.cells(ofLeaf: west.se)
+                leaves[first + 6] = store.cells(ofLeaf: east.sw)
+                leaves[first + 7] = store.cells(ofLeaf: east.se)
+            }
+            band(0, nw, ne)
+            band(8, sw, se)
+            return tessera_square_result(leaves.baseAddress!, Int32(1 << min(exponent, 3)), rule.birth, rule.survive)
+        }
+        return store.find(store.leaf(centre.nw), store.leaf(centre.ne), store.leaf(centre.sw), store.leaf(centre.se))
     }
 
     /// Drops every square the root no longer reaches.

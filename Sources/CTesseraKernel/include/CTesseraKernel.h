@@ -52,11 +52,13 @@ int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                               size_t words, size_t rowBegin, size_t rowEnd, uint32_t rowMask,
                               uint16_t birth, uint16_t survive, uint64_t *flags);
 
-/// HashLife's base case: the 16x16 square made of four 8x8 leaves (bit 8r+c is the
-/// cell at column c, row r of a leaf) stepped `generations` (1, 2 or 4) generations
-/// under the rule (masks as above, no B0), whose centre 8x8 (rows and columns 4-11)
-/// it returns as a leaf. Portable C, on every CPU.
-uint64_t tessera_leaf_result(uint64_t nw, uint64_t ne, uint64_t sw, uint64_t se, int generations,
-                             uint16_t birth, uint16_t survive);
+/// Four 8x8 leaves (bit 8r+c is the cell at column c, row r of a leaf) making a 16x16 square.
+typedef struct { uint64_t nw, ne, sw, se; } tessera_leaves;
+
+/// HashLife's base case: the 32x32 square made of sixteen leaves, in rows of four from
+/// the top-left, stepped `generations` (1, 2, 4 or 8) generations under the rule (masks
+/// as above, no B0), whose centre 16x16 (rows and columns 8-23) it returns. Portable C,
+/// on every CPU.
+tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive);
 
 #endif
