@@ -76,9 +76,7 @@ public struct HashLife: ~Copyable {
             for part in touching {
                 let overlap = part.bounds.intersection(square)!
                 for row in overlap.top..<overlap.bottom {
-                    for column in overlap.left..<overlap.right where part.cells[column - part.left, row - part.top] {
-                        cells |= 1 << UInt64((row - y) * 8 + column - x)
-                    }
+                    cells |= part.cells.bits(x: x - part.left, y: row - part.top, count: 8) << UInt64((row - y) * 8)
                 }
             }
             return store.leaf(cells)
@@ -316,14 +314,9 @@ public struct HashLife: ~Copyable {
             let side = 1 << level
             guard x < area.right, y < area.bottom, x + side > area.left, y + side > area.top else { return false }
             guard level == 3 else { return true }
-            var cells = store.cells(ofLeaf: index)
-            while cells != 0 {
-                let bit = cells.trailingZeroBitCount
-                cells &= cells - 1
-                let (cx, cy) = (x + bit & 7, y + bit >> 3)
-                if cx >= area.left && cx < area.right && cy >= area.top && cy < area.bottom {
-                    grid[cx - area.left, cy - area.top] = true
-                }
+            let cells = store.cells(ofLeaf: index)
+            for row in 0..<8 where cells >> UInt64(8 * row) & 0xFF != 0 {
+                grid.insertBits(cells >> UInt64(8 * row) & 0xFF, count: 8, x: x - area.left, y: y + row - area.top)
             }
             return false
         }

@@ -53,6 +53,29 @@ import Testing
         }
     }
 
+    /// Reading and writing up to 64 cells of a row at any column, inside the grid, across
+    /// a word boundary, or hanging over either edge, against one cell at a time.
+    @Test func bitsOfARowMatchCellByCell() {
+        var generator = SplitMix64(seed: 11)
+        for width in [1, 8, 63, 64, 65, 130] {
+            var grid = BitGrid(width: width, height: 2)
+            for x in 0..<width where generator.next() & 1 == 1 { grid[x, 1] = true }
+            for x in [-70, -64, -9, -1, 0, 1, 7, 56, 63, 64, 100, 129] {
+                for count in [1, 8, 33, 64] {
+                    var read: UInt64 = 0
+                    for i in 0..<count where (0..<width).contains(x + i) && grid[x + i, 1] { read |= 1 << UInt64(i) }
+                    #expect(grid.bits(x: x, y: 1, count: count) == read, "width \(width), \(count) cells at \(x)")
+                    let value = generator.next()
+                    var fast = grid, slow = grid
+                    fast.insertBits(value, count: count, x: x, y: 0)
+                    for i in 0..<count where (0..<width).contains(x + i) && value >> UInt64(i) & 1 == 1 { slow[x + i, 0] = true }
+                    #expect(fast == slow, "width \(width), \(count) cells at \(x)")
+                }
+            }
+            #expect(grid.bits(x: 0, y: 2, count: 8) == 0 && grid.bits(x: 0, y: -1, count: 8) == 0)
+        }
+    }
+
     @Test func copyClipsAtEdges() {
         var source = BitGrid(width: 4, height: 4)
         for i in 0..<4 { source[i, i] = true }

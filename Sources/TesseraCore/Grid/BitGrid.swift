@@ -50,6 +50,27 @@ public struct BitGrid: Hashable, Sendable {
 
     public var population: Int { words.reduce(0) { $0 + $1.nonzeroBitCount } }
 
+    /// Cells `x..<x+count` of row `y` (count at most 64) as the low bits of a word, bit i
+    /// the cell at column x+i; cells outside the grid read as dead.
+    public func bits(x: Int, y: Int, count: Int) -> UInt64 {
+        let start = max(x, 0), end = min(x + count, width)
+        guard y >= 0, y < height, start < end else { return 0 }
+        return words.withUnsafeBufferPointer { p in
+            BitCopy.read(p.baseAddress! + y * wordsPerRow, bit: start, count: end - start) << UInt64(start - x)
+        }
+    }
+
+    /// Brings to life the cells of row `y` from column x on whose bits are set in the low
+    /// `count` bits of `value` (count at most 64); cells outside the grid are dropped.
+    public mutating func insertBits(_ value: UInt64, count: Int, x: Int, y: Int) {
+        let start = max(x, 0), end = min(x + count, width)
+        guard y >= 0, y < height, start < end else { return }
+        let kept = value >> UInt64(start - x) & (end - start == 64 ? ~0 : (1 << UInt64(end - start)) - 1)
+        let base = y * wordsPerRow + start >> 6, shift = UInt64(start & 63)
+        words[base] |= kept << shift
+        if shift != 0, start & 63 + (end - start) > 64 { words[base + 1] |= kept >> (64 - shift) }
+    }
+
     /// Whether every cell of the `width`×`height` rectangle at (x, y) is dead.
     public func isEmpty(x: Int, y: Int, width: Int, height: Int) -> Bool {
         words.withUnsafeBufferPointer { p in
