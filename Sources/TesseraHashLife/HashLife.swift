@@ -257,6 +257,30 @@ public struct HashLife: ~Copyable {
     /// Live cells in the universe (at most `UInt64.max`).
     public var population: UInt64 { store[root].population }
 
+    /// Squares of 32×32 cells (aligned to the root's corner) that hold a live cell:
+    /// the area a stepper of cells would have to work on, where the population alone
+    /// cannot tell a soup from a few gliders.
+    public var occupiedSquares: Int {
+        // Counted once per distinct square: a pattern that repeats in space is a few
+        // squares in the store, however many places they fill.
+        var counts: [UInt32: Int] = [:]
+        func count(_ index: UInt32, level: Int) -> Int {
+            guard store[index].population != 0 else { return 0 }
+            // A root smaller than a square counts as one.
+            if level <= 5 { return 1 }
+            if let known = counts[index] { return known }
+            let node = store[index]
+            var total = 0
+            for quadrant in [node.nw, node.ne, node.sw, node.se] {
+                let (sum, overflow) = total.addingReportingOverflow(count(quadrant, level: level - 1))
+                total = overflow ? .max : sum
+            }
+            counts[index] = total
+            return total
+        }
+        return count(root, level: level)
+    }
+
     /// The live cells' bounding box in Golly coordinates; nil when none is alive.
     public var bounds: CellBounds? {
         // Per node: the live cells' box relative to its corner (x0, y0, x1, y1 past the end).

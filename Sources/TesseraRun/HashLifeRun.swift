@@ -17,12 +17,16 @@ package enum Algorithm: String, Sendable, CaseIterable {
 /// A run on Golly's unbounded plane by HashLife, in this process.
 ///
 /// Which engine wins depends on the pattern, and cannot be told from its first cells:
-/// a Gosper gun's 100000 generations take HashLife a millisecond and tiles seconds,
-/// acorn's 5206 take HashLife longer than tiles. So an `auto` run starts with HashLife
-/// and weighs, step by step, the squares it makes against what tiles would have spent
-/// on the same generations (the live cells each generation); once HashLife falls
-/// behind, tiles take the pattern on from the last step it finished. The steps go
-/// smallest first, so little is lost before that is known.
+/// a Gosper gun's 100000 generations take HashLife a millisecond and tiles seconds, a
+/// dense soup's first thousand take tiles a third of HashLife's time. So an `auto` run
+/// starts with HashLife and weighs, step by step, the squares it makes against what
+/// tiles would have spent on the same generations; once HashLife falls behind, tiles
+/// take the pattern on from the last step it finished.
+///
+/// What tiles spend goes with the area they step, not the live cells: a soup and a
+/// spray of gliders of one population cost HashLife about the same squares, and tiles
+/// twenty-five times less for the soup. So the measure is the 32×32 squares holding
+/// live cells (`HashLife.occupiedSquares`), each generation.
 package enum HashLifeRun {
     /// Where a run by HashLife ended.
     package enum Ending: Sendable {
@@ -31,13 +35,30 @@ package enum HashLifeRun {
         case handedOver(RunSetup, RunOutcome.HashLifeShare)
     }
 
-    /// What one square costs HashLife, in live cells stepped for one generation by tiles,
-    /// with room to spare in tiles' favour: about 80 ns a square (acorn, 111667 squares
-    /// in 9 ms) against about 2.7 ns a cell-generation (acorn by tiles: 7 ms), halved.
-    static let cellGenerationsPerSquare = 60.0
-    /// Squares HashLife may make before its steps have paid for any (a third of a
-    /// millisecond): what a gun's first steps need, and all a methuselah wastes.
+    /// Squares HashLife may make for each occupied 32×32 square tiles would step for a
+    /// generation: tiles spend 30 (a dense soup) to 80 ns (acorn's sparse debris) on one,
+    /// HashLife about 130 ns on a square.
+    static let squaresPerOccupiedGeneration = 0.5
+    /// Squares HashLife may make before its steps have paid for any (half a millisecond):
+    /// what a gun's first steps need, and all a soup wastes.
     static let allowance = 1 << 12
+    /// How much more area a step is allowed than its pattern fills when it starts: a
+    /// methuselah's area doubles within some of its steps.
+    static let growthRoom = 2.0
+
+    /// The steps of a run of `generations`, as powers of two: 1, 2, 4, … while they fit,
+    /// then the binary digits of the rest, smallest first. Each step is then at most
+    /// about twice the generations before it, so what a step will cost is known from the
+    /// last one; jumping straight to the count's largest digit, acorn's area grew fourfold
+    /// within a step, past any fair budget.
+    static func powers(of generations: UInt64) -> [Int] {
+        var powers: [Int] = [], rest = generations
+        while powers.count < 64, rest >> UInt64(powers.count) != 0 {
+            rest -= 1 << UInt64(powers.count)
+            powers.append(powers.count)
+        }
+        return powers + (0..<64).filter { rest >> UInt64($0) & 1 == 1 }
+    }
 
     /// The squares HashLife may keep: a quarter of this machine's memory, 40 bytes a square
     /// with its hash bucket.
@@ -54,11 +75,14 @@ package enum HashLifeRun {
             var life = try HashLife(parts: setup.startingParts, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit)
             let clock = ContinuousClock(), start = clock.now
             let madeBefore = life.squaresMade
-            var cellGenerations = 0.0, done: UInt64 = 0
-            for power in 0..<64 where generations >> UInt64(power) & 1 == 1 {
+            // Occupied squares times generations: the area tiles would have stepped.
+            var stepped = 0.0, done: UInt64 = 0
+            var occupied = budgeted ? Double(life.occupiedSquares) : 0
+            for power in powers(of: generations) {
                 try Task.checkCancellation()
-                let span = Double(UInt64(1) << UInt64(power)), live = Double(life.population)
-                let budget = budgeted ? madeBefore + allowance + Int(min((cellGenerations + live * span) / cellGenerationsPerSquare, 1e15)) : .max
+                let span = Double(UInt64(1) << UInt64(power))
+                let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
+                let budget = budgeted ? madeBefore + allowance + Int(min(earned, 1e15)) : .max
                 do {
                     try life.step(power: power, madeAtMost: budget)
                 } catch is HashLife.OverBudget {
@@ -70,9 +94,13 @@ package enum HashLifeRun {
                     throw TesseraError("HashLife needs more than a quarter of this machine's memory for this pattern (\(nodeLimit) squares)",
                                        fix: "run it with --algorithm tiles")
                 }
-                // The live cells tiles would have stepped: as if they grew evenly over the step.
-                cellGenerations += (live + Double(life.population)) / 2 * span
                 done += UInt64(1) << UInt64(power)
+                if budgeted {
+                    // As if the area grew evenly over the step.
+                    let after = Double(life.occupiedSquares)
+                    stepped += (occupied + after) / 2 * span
+                    occupied = after
+                }
             }
             let seconds = (clock.now - start).seconds
             if let output { try write(life.placedCells, to: output, rule: setup.rule, generation: life.generation) }

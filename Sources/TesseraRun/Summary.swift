@@ -10,8 +10,9 @@ package enum Summary {
         let workers = outcome.workers
         var placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
         if let share = outcome.hashLife {
-            placement = share.handedOver ? "the first \(share.generations) generations by HashLife, then \(placement)"
-                : "in process by HashLife (\(share.squares) squares)"
+            placement = !share.handedOver ? "in process by HashLife (\(share.squares) squares)"
+                : share.generations == 0 ? "HashLife falling behind at once, \(placement)"
+                : "the first \(share.generations) generations by HashLife, then \(placement)"
         }
         if let head = outcome.headStart {
             let them = "\(head.workers) worker\(head.workers == 1 ? "" : "s")"
