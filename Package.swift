@@ -59,7 +59,7 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
-        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraHashLife", "TesseraPatterns"]),
+        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraHashLife", "TesseraPatterns", "CTesseraKernel"]),
         // With the fuzzers' corpora (Tests/Fuzz), replayed through the fuzz targets.
         .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "_TesseraFuzzTargets"]),
         // The coordinator's state machine and the run's library parts, with no process and no socket.

@@ -3,9 +3,10 @@
 // 8x8 leaves it is made of: the 16x16 squares in between (nine overlapping ones and four
 // more, with thirteen results of four generations each) are never made, so a chaotic
 // pattern costs one hash lookup per five it took when the base case was 16x16. On x86-64
-// the square is eight SSE2 registers, four 32-bit rows each (SSE2 is part of x86-64, so
-// no CPU check), and a generation is some forty instructions a register. Other CPUs run
-// the same logic on one row at a time.
+// the square is four AVX2 registers of eight 32-bit rows where the CPU has AVX2 (checked
+// at run time, as the step kernel is), else eight SSE2 registers of four (SSE2 is part of
+// x86-64), and a generation is some forty instructions a register. Other CPUs run the same
+// logic on one row at a time.
 #include "CTesseraKernel.h"
 
 // Eight-neighbour counts added with full adders, as the AVX2 kernel does: `a`/`c` are
@@ -63,7 +64,68 @@ static inline void run(__m128i rows[8], int generations, int life, uint16_t birt
     for (int g = 0; g < generations; g++) step_square(rows, life, birth, survive);
 }
 
-tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive) {
+// The same in AVX2. Register k holds rows k, k+4, ..., k+28 (row 4j+k in lane j), so the
+// rows above and below a register's are the registers beside it, and only the first
+// and last need their lanes turned by one (a row from the far edge comes round into the
+// edge lane: edge rows are wrong anyway).
+#include <immintrin.h>
+#define AVX2 __attribute__((target("avx2"), always_inline)) static inline
+#define W_XOR _mm256_xor_si256
+#define W_AND _mm256_and_si256
+#define W_OR _mm256_or_si256
+#define W_ANDNOT _mm256_andnot_si256
+#define W_NOT(x) _mm256_xor_si256(x, _mm256_set1_epi32(-1))
+#define W_SHL(x) _mm256_slli_epi32(x, 1)
+#define W_SHR(x) _mm256_srli_epi32(x, 1)
+
+AVX2 __m256i next_wide(__m256i a, __m256i b, __m256i c, int life, uint16_t birth, uint16_t survive) {
+    NEXT_STATE(__m256i, W_XOR, W_AND, W_OR, W_ANDNOT, W_NOT, W_SHL, W_SHR, _mm256_setzero_si256())
+}
+
+AVX2 void run_wide(__m256i rows[4], int generations, int life, uint16_t birth, uint16_t survive) {
+    const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6), down = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0);
+    for (int g = 0; g < generations; g++) {
+        __m256i r0 = rows[0], r1 = rows[1], r2 = rows[2], r3 = rows[3];
+        rows[0] = next_wide(_mm256_permutevar8x32_epi32(r3, up), r0, r1, life, birth, survive);
+        rows[1] = next_wide(r0, r1, r2, life, birth, survive);
+        rows[2] = next_wide(r1, r2, r3, life, birth, survive);
+        rows[3] = next_wide(r2, r3, _mm256_permutevar8x32_epi32(r0, down), life, birth, survive);
+    }
+}
+
+// Four registers' lanes 0-3 as four registers' lanes: a 4x4 transpose of 32-bit values.
+static inline void transpose(__m128i m[4]) {
+    __m128i t0 = _mm_unpacklo_epi32(m[0], m[1]), t1 = _mm_unpacklo_epi32(m[2], m[3]);
+    __m128i t2 = _mm_unpackhi_epi32(m[0], m[1]), t3 = _mm_unpackhi_epi32(m[2], m[3]);
+    m[0] = _mm_unpacklo_epi64(t0, t1);
+    m[1] = _mm_unpackhi_epi64(t0, t1);
+    m[2] = _mm_unpacklo_epi64(t2, t3);
+    m[3] = _mm_unpackhi_epi64(t2, t3);
+}
+
+__attribute__((target("avx2"))) static void step_wide(__m128i rows[8], int generations, uint16_t birth, uint16_t survive) {
+    // rows[m] lane k is row 4m+k: transposed by fours, lane j of wide[k] is row 4j+k.
+    __m128i top[4] = {rows[0], rows[1], rows[2], rows[3]}, bottom[4] = {rows[4], rows[5], rows[6], rows[7]};
+    transpose(top);
+    transpose(bottom);
+    __m256i wide[4];
+    for (int k = 0; k < 4; k++) wide[k] = _mm256_inserti128_si256(_mm256_castsi128_si256(top[k]), bottom[k], 1);
+    int life = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
+    if (life) run_wide(wide, generations, 1, birth, survive);
+    else run_wide(wide, generations, 0, birth, survive);
+    for (int k = 0; k < 4; k++) {
+        top[k] = _mm256_castsi256_si128(wide[k]);
+        bottom[k] = _mm256_extracti128_si256(wide[k], 1);
+    }
+    transpose(top);
+    transpose(bottom);
+    for (int m = 0; m < 4; m++) {
+        rows[m] = top[m];
+        rows[m + 4] = bottom[m];
+    }
+}
+
+static tessera_leaves square_result(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive, int wide) {
     __m128i rows[8];
     for (int j = 0; j < 4; j++) {
         // Byte r of a leaf is its row r: the four leaves of a band, interleaved west to
@@ -74,9 +136,13 @@ tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations,
         rows[2 * j] = _mm_unpacklo_epi16(west, east);
         rows[2 * j + 1] = _mm_unpackhi_epi16(west, east);
     }
-    int life = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
-    if (life) run(rows, generations, 1, birth, survive);
-    else run(rows, generations, 0, birth, survive);
+    if (wide) {
+        step_wide(rows, generations, birth, survive);
+    } else {
+        int life = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
+        if (life) run(rows, generations, 1, birth, survive);
+        else run(rows, generations, 0, birth, survive);
+    }
     // Columns 8-15 and 16-23 of rows 8-23 (registers 2-5) as bytes: the values fit
     // 16-bit lanes, so the signed pack cannot saturate.
     __m128i mask = _mm_set1_epi32(0xFF);
@@ -88,6 +154,14 @@ tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations,
         (uint64_t)_mm_cvtsi128_si64(COLUMNS(rows[4], rows[5], 8)), (uint64_t)_mm_cvtsi128_si64(COLUMNS(rows[4], rows[5], 16))};
 #undef COLUMNS
     return centre;
+}
+
+tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive) {
+    return square_result(leaves, generations, birth, survive, __builtin_cpu_supports("avx2"));
+}
+
+tessera_leaves tessera_square_result_narrow(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive) {
+    return square_result(leaves, generations, birth, survive, 0);
 }
 
 #else
@@ -132,6 +206,10 @@ tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations,
         centre.se |= (uint64_t)(rows[r + 16] >> 16 & 0xFF) << (8 * r);
     }
     return centre;
+}
+
+tessera_leaves tessera_square_result_narrow(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive) {
+    return tessera_square_result(leaves, generations, birth, survive);
 }
 
 #endif

@@ -1,3 +1,4 @@
+import CTesseraKernel
 import Testing
 import TesseraCore
 import TesseraHashLife
@@ -55,6 +56,34 @@ import TesseraHashLife
             try life.advance(UInt64(generations))
             #expect(life.generation == UInt64(generations))
             expectSame(life, c.naive(after: generations), c, "\(rule) after \(generations)")
+        }
+    }
+
+    /// The base case, a 32×32 square of sixteen leaves stepped 1, 2, 4 or 8 generations,
+    /// against naive Life on its centre 16×16: both the AVX2 path (on a CPU with it) and
+    /// the one every x86-64 CPU takes, which this machine would otherwise never run.
+    @Test(arguments: ["B3/S23", "B36/S23", "B2/S", "B34/S34", "B1/S1"])
+    func theBaseCaseMatchesNaiveLife(rule text: String) throws {
+        let rule = try Rule(parsing: text)
+        var generator = SplitMix64(seed: 21)
+        for sparseness in 1...3 {
+            // Leaves in rows of four from the top-left; byte r of a leaf is its row r. A
+            // cell lives with odds 1 in 2^sparseness.
+            let leaves = (0..<16).map { _ in (1..<sparseness).reduce(generator.next()) { bits, _ in bits & generator.next() } }
+            var square = BitGrid(width: 32, height: 32)
+            for (index, leaf) in leaves.enumerated() {
+                for bit in 0..<64 where leaf >> UInt64(bit) & 1 == 1 { square[index % 4 * 8 + bit % 8, index / 4 * 8 + bit / 8] = true }
+            }
+            for generations in [1, 2, 4, 8] {
+                let stepped = NaiveLife.run(square, rule: rule, topology: .plane, generations: generations)
+                let expected = [(8, 8), (16, 8), (8, 16), (16, 16)].map { x, y in
+                    (0..<64).reduce(UInt64(0)) { $0 | (stepped[x + $1 % 8, y + $1 / 8] ? 1 << UInt64($1) : 0) }
+                }
+                for (name, function) in [("dispatched", tessera_square_result), ("narrow", tessera_square_result_narrow)] {
+                    let centre = leaves.withUnsafeBufferPointer { function($0.baseAddress!, Int32(generations), rule.birth, rule.survive) }
+                    #expect([centre.nw, centre.ne, centre.sw, centre.se] == expected, "\(name), \(text), \(generations) generations")
+                }
+            }
         }
     }
 

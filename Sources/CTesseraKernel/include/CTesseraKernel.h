@@ -61,4 +61,7 @@ typedef struct { uint64_t nw, ne, sw, se; } tessera_leaves;
 /// on every CPU.
 tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive);
 
+/// The same without AVX2 whatever the CPU, so tests can hold the two paths to each other.
+tessera_leaves tessera_square_result_narrow(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive);
+
 #endif
