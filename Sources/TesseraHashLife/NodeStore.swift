@@ -41,7 +41,10 @@ struct NodeStore: ~Copyable {
     /// The empty square of each level, made on first use (index by level; 0: not yet).
     private var empties = [UInt32](repeating: 0, count: 64)
 
-    init(limit: Int, capacity: Int = 1 << 12) {
+    /// Room for 2^17 nodes to start (4 MiB, made memory only as it fills): a methuselah
+    /// needs tens of thousands, and growing from 4096 re-bucketed them five times, a
+    /// tenth of acorn's stepping.
+    init(limit: Int, capacity: Int = 1 << 17) {
         (self.limit, self.capacity) = (min(limit, Self.largestCount), min(capacity, limit))
         // malloc'd, so growing is a realloc: the kernel remaps a large buffer instead of
         // copying it, and old and new never take memory side by side.
