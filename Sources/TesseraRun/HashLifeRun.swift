@@ -36,9 +36,12 @@ package enum HashLifeRun {
     }
 
     /// Squares HashLife may make for each occupied 32×32 square tiles would step for a
-    /// generation: tiles spend 30 (a dense soup) to 80 ns (acorn's sparse debris) on one,
-    /// HashLife about 130 ns on a square.
-    static let squaresPerOccupiedGeneration = 0.5
+    /// generation. Tiles spend 30 ns on one in a dense soup, 60 in acorn's debris, and
+    /// up to 190 where a spaceship flies off (natural-LWSS: every move of the window
+    /// zeroes fresh memory), against about 100 ns for a HashLife square; so 1, midway
+    /// on a log scale. A soup makes HashLife 1.5 to 4 squares each, a methuselah
+    /// 0.1 to 1.3.
+    static let squaresPerOccupiedGeneration = 1.0
     /// Squares HashLife may make before its steps have paid for any (half a millisecond):
     /// what a gun's first steps need, and all a soup wastes.
     static let allowance = 1 << 12

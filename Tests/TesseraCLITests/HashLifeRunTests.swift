@@ -63,11 +63,11 @@ import TesseraCore
     /// and the board is still Golly's.
     @Test func aSoupIsHandedToTiles() throws {
         let dir = try Harness.temporaryDirectory()
-        let soup = try Soup(density: 0.35, seed: 7).cells(x: 0, y: 0, width: 128, height: 128)
+        let soup = try Soup(density: 0.35, seed: 7).cells(x: 0, y: 0, width: 256, height: 256)
         let rows = (0..<soup.height).map { y in String((0..<soup.width).map { soup[$0, y] ? "o" : "b" }) }
         let body = rows.joined(separator: "$") + "!"
         let lines = stride(from: 0, to: body.count, by: 70).map { String(body.dropFirst($0).prefix(70)) }
-        let input = try file("x = 128, y = 128, rule = B3/S23\n" + lines.joined(separator: "\n") + "\n", "soup.rle", in: dir)
+        let input = try file("x = \(soup.width), y = \(soup.height), rule = B3/S23\n" + lines.joined(separator: "\n") + "\n", "soup.rle", in: dir)
         let output = dir.appendingPathComponent("out.rle")
         let run = try Harness.tessera(["run", input.path, "--generations", "300", "--output", output.path])
         #expect(run.status == 0, "\(run.stderr)")
