@@ -91,6 +91,9 @@ package enum HashLifeRun {
                 } catch is HashLife.OverBudget {
                     let share = RunOutcome.HashLifeShare(generations: done, seconds: (clock.now - start).seconds,
                                                          squares: life.nodeCount, handedOver: true)
+                    // Behind from the first step: tiles start from the run's own start,
+                    // with no need to read the cells back out of HashLife.
+                    guard done > 0 else { return .handedOver(setup, share) }
                     let rest = try setup.regrouped(parts: life.placedCells, generation: life.generation, tileCount: setup.tiling.tiles.count)
                     return .handedOver(rest, share)
                 } catch is HashLife.OutOfNodes {
