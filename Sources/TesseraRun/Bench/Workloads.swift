@@ -60,6 +60,8 @@ package struct Workload: Sendable {
             // emulated edge, and Tessera moves a window with the pattern.
             Workload(name: "acorn-unbounded", summary: "the methuselah on Golly's unbounded plane",
                      board: nil, rle: "x = 7, y = 3\n" + acorn, generations: gens(5206), settle: 0, hashLife: true),
+            Workload(name: "rabbits-unbounded", summary: "the longer methuselah on Golly's unbounded plane",
+                     board: nil, rle: "x = 7, y = 3\n" + rabbits, generations: gens(17331), settle: 0, hashLife: true),
             Workload(name: "gun-unbounded", summary: "the gun's gliders flying off across the unbounded plane",
                      board: nil, rle: "x = 36, y = 9\n" + gun, generations: gens(20000), settle: 0, hashLife: true),
         ]
