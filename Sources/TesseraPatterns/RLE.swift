@@ -257,7 +257,8 @@ public enum RLE {
         public mutating func skip(rows count: Int) { pendingRows += count }
 
         public mutating func finish() {
-            line += "!"
+            // The closing `!` wraps like a run, as Golly's writer wraps it.
+            emit(1, "!")
             out += line
             out += "\n"
             line = ""

@@ -89,6 +89,22 @@ import TesseraCore
         #expect(try pattern.checkFits(on: shape) == ())
     }
 
+    /// Golly counts the closing `!` against the 70 columns like any run (writepattern's
+    /// AddRun): a last line already 70 long puts it on a line of its own. Written on
+    /// the end of that line, blom's result after 23314 generations differed from bgolly's
+    /// file in that one byte.
+    @Test func theClosingBangWrapsAsGollyWrapsIt() throws {
+        // 34 single cells with a gap after each, then two: 68 one-letter runs and "2o".
+        var row = BitGrid(width: 70, height: 1)
+        for x in stride(from: 0, to: 68, by: 2) { row[x, 0] = true }
+        row[68, 0] = true
+        row[69, 0] = true
+        let shape = BoardShape(width: 70, height: 1, topology: .plane)
+        let lines = RLE.string(for: row, shape: shape, rule: .life, generation: 0).split(separator: "\n")
+        #expect(lines.suffix(2) == [Substring(String(repeating: "ob", count: 34) + "2o"), "!"])
+        #expect(try RLE.parse(lines.joined(separator: "\n")).cells == row)
+    }
+
     @Test func emptyAndFullBoardsRoundTrip() throws {
         let shape = BoardShape(width: 70, height: 3, topology: .torus)
         for density in [0.0, 1.0] {
