@@ -203,7 +203,8 @@ public enum RLE {
         private let width: Int
 
         public init(shape: BoardShape, rule: Rule, generation: UInt64) {
-            out = "#CXRLE Pos=\(shape.left),\(shape.top) Gen=\(generation)\n"
+            // Golly names the generation only past 0.
+            out = "#CXRLE Pos=\(shape.left),\(shape.top)\(generation > 0 ? " Gen=\(generation)" : "")\n"
             out += "x = \(shape.width), y = \(shape.height), rule = \(rule)\(shape.gollySuffix)\n"
             width = shape.width
         }

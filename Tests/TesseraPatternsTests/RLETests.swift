@@ -101,6 +101,8 @@ import TesseraCore
         row[69, 0] = true
         let shape = BoardShape(width: 70, height: 1, topology: .plane)
         let lines = RLE.string(for: row, shape: shape, rule: .life, generation: 0).split(separator: "\n")
+        // Nor does Golly name generation 0 (writerle: Gen= only past zero).
+        #expect(lines.first == "#CXRLE Pos=-35,0")
         #expect(lines.suffix(2) == [Substring(String(repeating: "ob", count: 34) + "2o"), "!"])
         #expect(try RLE.parse(lines.joined(separator: "\n")).cells == row)
     }
