@@ -176,3 +176,31 @@ import TesseraWire
         #expect(remade.startingParts.map(\.bounds).sorted { $0.left < $1.left } == parts.map(\.bounds))
     }
 }
+
+/// The steps an `auto` or `hashlife` run takes: they add up to the run, grow from one
+/// generation at most doubling, and then keep to one size.
+@Suite struct HashLifeScheduleTests {
+    @Test func acornsStepsGrowThenKeepToOneSize() {
+        // 1 + 2 + … + 256 = 511, eighteen more of 256 (4608), then 87 = 64 + 16 + 4 + 2 + 1.
+        #expect(HashLifeRun.powers(of: 5206) == Array(0...8) + Array(repeating: 8, count: 18) + [0, 1, 2, 4, 6])
+    }
+
+    @Test(arguments: [1, 2, 3, 255, 256, 511, 512, 100_000, 736_692, 1 << 40, UInt64.max])
+    func stepsAddUpAndStayFew(generations: UInt64) {
+        let powers = HashLifeRun.powers(of: generations)
+        #expect(powers.reduce(UInt64(0)) { $0 &+ (1 << UInt64($1)) } == generations)
+        let top = powers.max()!
+        let growth = powers.prefix { $0 < top }.count + 1
+        #expect(Array(powers.prefix(growth)) == Array(0..<growth), "\(powers)")
+        // A 256th of the run at the top, at least 256 generations: some 2^8 steps, not 2^k.
+        #expect(powers.count <= 2 * 256 + 2 * 64, "\(powers.count) steps")
+        // The top step: at least a 512th of the run, and 256 generations where the run has room.
+        #expect(UInt64(1) << UInt64(top) >= generations >> 9, "\(powers)")
+        #expect(top >= min(8, 62 - generations.leadingZeroBitCount), "\(powers)")
+    }
+
+    @Test func noGenerationsIsNoStep() {
+        #expect(HashLifeRun.powers(of: 0).isEmpty)
+    }
+}
+
