@@ -29,6 +29,9 @@ public struct HashLife: ~Copyable {
     public let nodeLimit: Int
     /// The most squares the step in progress may bring `squaresMade` to.
     private var madeLimit = Int.max
+    /// Occupied 32×32 squares of each square above that size counted so far (see
+    /// `occupiedSquares`); emptied when collecting renumbers the squares.
+    private var occupiedCounts: [UInt32: Int] = [:]
 
     /// Coordinates stay within ±2^62, so a root square may be at most 2^62 a side
     /// (its corner then anywhere within ±2^62 still fits an `Int`).
@@ -247,6 +250,7 @@ public struct HashLife: ~Copyable {
     /// Drops every square the root no longer reaches.
     private mutating func collect() {
         root = store.collect(keeping: [root])[0]
+        occupiedCounts = [:]
     }
 
     // MARK: Reading
@@ -261,24 +265,30 @@ public struct HashLife: ~Copyable {
     /// the area a stepper of cells would have to work on, where the population alone
     /// cannot tell a soup from a few gliders.
     public var occupiedSquares: Int {
-        // Counted once per distinct square: a pattern that repeats in space is a few
-        // squares in the store, however many places they fill.
-        var counts: [UInt32: Int] = [:]
-        func count(_ index: UInt32, level: Int) -> Int {
-            guard store[index].population != 0 else { return 0 }
-            // A root smaller than a square counts as one.
-            if level <= 5 { return 1 }
-            if let known = counts[index] { return known }
-            let node = store[index]
-            var total = 0
-            for quadrant in [node.nw, node.ne, node.sw, node.se] {
-                let (sum, overflow) = total.addingReportingOverflow(count(quadrant, level: level - 1))
-                total = overflow ? .max : sum
+        mutating get {
+            // Counted once per distinct square, and kept from step to step (a square never
+            // changes): a gun's stream is the same few squares step after step, however
+            // many places they fill. Counting afresh every step, a million generations of
+            // the gun took 15 ms instead of 7.
+            func count(_ index: UInt32, level: Int, in counts: inout [UInt32: Int]) -> Int {
+                guard store[index].population != 0 else { return 0 }
+                // A root smaller than a square counts as one.
+                if level <= 5 { return 1 }
+                if let known = counts[index] { return known }
+                let node = store[index]
+                var total = 0
+                for quadrant in [node.nw, node.ne, node.sw, node.se] {
+                    let (sum, overflow) = total.addingReportingOverflow(count(quadrant, level: level - 1, in: &counts))
+                    total = overflow ? .max : sum
+                }
+                counts[index] = total
+                return total
             }
-            counts[index] = total
-            return total
+            var counts = occupiedCounts
+            occupiedCounts = [:]
+            defer { occupiedCounts = counts }
+            return count(root, level: level, in: &counts)
         }
-        return count(root, level: level)
     }
 
     /// The live cells' bounding box in Golly coordinates; nil when none is alive.
