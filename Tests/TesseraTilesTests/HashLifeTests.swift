@@ -122,6 +122,31 @@ import TesseraHashLife
         #expect(throws: HashLife.OutOfNodes.self) { try tiny.advance(150) }
     }
 
+    /// Five blocks 1000 cells apart fill five 32×32 squares however the root is placed
+    /// (each block lies inside an 8-cell column and row, and the root's corner moves in
+    /// steps of 8 or more); the count stays right as the universe steps, and after a
+    /// small store has collected and renumbered its squares (a count kept under an old
+    /// number would be another square's).
+    @Test func occupiedSquaresCountsWhereCellsAre() throws {
+        var blocks = BitGrid(width: 4002, height: 2)
+        for x in stride(from: 0, through: 4000, by: 1000) {
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { blocks[x + dx, dy] = true }
+        }
+        let parts = [PlacedCells(cells: blocks, left: 3, top: -7)]
+        var roomy = try HashLife(parts: parts, rule: .life, generation: 0, nodeLimit: 1 << 20)
+        #expect(roomy.occupiedSquares == 5)
+        for _ in 0..<4 { try roomy.advance(64) }
+        #expect(roomy.occupiedSquares == 5)
+        // Room for half again what the universe holds: the store is over half full at
+        // the start of every step, so every step collects and renumbers.
+        var tight = try HashLife(parts: parts, rule: .life, generation: 0, nodeLimit: roomy.nodeCount * 3 / 2)
+        for step in 0..<8 {
+            try tight.advance(UInt64(1) << UInt64(step % 4 + 3))
+            #expect(tight.occupiedSquares == 5, "after step \(step)")
+        }
+        #expect(tight.population == 20)
+    }
+
     @Test func emptyStaysEmpty() throws {
         var life = try HashLife(parts: [], rule: .life, generation: 5, nodeLimit: 1 << 16)
         try life.advance(1_000_000)
