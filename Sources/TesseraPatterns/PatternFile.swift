@@ -3,7 +3,7 @@ import TesseraCore
 
 /// Reads a pattern file in any format Golly writes for two-state rules.
 public enum PatternFile {
-    private enum Format { case rle, plainText, life106, macrocell }
+    private enum Format { case rle, plainText, pcLife, macrocell }
 
     /// A file's format, told by its name and how its text starts (`start` may be any
     /// prefix long enough to pass the leading blanks).
@@ -14,15 +14,12 @@ public enum PatternFile {
             throw TesseraError("not a two-state macrocell file (no '[M2]' first line)",
                                fix: "save the pattern from Golly as macrocell or RLE")
         }
-        if start.hasPrefix("#Life 1.05") {
-            throw TesseraError("Life 1.05 is not a format Tessera reads", fix: "save the pattern from Golly as RLE or Life 1.06")
-        }
-        if start.hasPrefix("#Life 1.06") { return .life106 }
+        if start.hasPrefix("#Life 1.05") || start.hasPrefix("#Life 1.06") { return .pcLife }
         if lower.hasSuffix(".cells") || start.hasPrefix("!") || (start.first.map { ".O".contains($0) } ?? false) {
             return .plainText
         }
         if lower.hasSuffix(".lif") || lower.hasSuffix(".life") {
-            throw TesseraError("not Life 1.06 (no '#Life 1.06' line)", fix: "convert it to RLE or Life 1.06")
+            throw TesseraError("not Life 1.05 or 1.06 (no '#Life 1.05' or '#Life 1.06' line)", fix: "convert it to RLE or Life 1.06")
         }
         return .rle
     }
@@ -38,7 +35,7 @@ public enum PatternFile {
 
     public static func parse(_ text: String, path: String = "") throws -> Pattern {
         switch try format(of: text, path: path) {
-        case .life106: try Life106.parse(text)
+        case .pcLife: try PCLife.parse(text)
         case .plainText: try PlainText.parse(text)
         case .rle: try RLE.parse(text)
         case .macrocell: try Macrocell.parse(text)

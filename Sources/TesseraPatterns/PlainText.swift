@@ -69,38 +69,72 @@ public enum PlainText {
     }
 }
 
-/// Life 1.06: a `#Life 1.06` line, then one `x y` pair (Golly coordinates) per live cell.
-public enum Life106 {
+/// Alan Hensel's PC Life formats, read as Golly reads both (gollybase/readpattern.cpp,
+/// `readpclife`): Life 1.06 is a `#Life 1.06` line and then one `x y` pair (Golly
+/// coordinates) per live cell; Life 1.05, which Golly's own pattern folder still ships
+/// (acorn.lif, rabbits.lif), is blocks of `.` and `*` rows, each after a `#P x y` line
+/// giving its top-left (a bare `#P` goes on where the last block ended), `#N` for Life
+/// or `#R` with a rule (survival first: `#R 23/3`); other `#` lines are comments.
+public enum PCLife {
     public static func parse(_ text: String) throws -> Pattern {
         var points: [(Int, Int)] = []
         var comments: [String] = []
-        for (number, raw) in text.split(separator: "\n").enumerated() {
+        var rule: Rule? = nil, board: BoardShape? = nil
+        // Where the next row of a block starts, and the column its rows start at.
+        var (x, y, left) = (0, 0, 0)
+        func coordinate(_ text: Substring) -> Int? {
+            // abs(Int.min) would trap later; Golly's coordinates are 32-bit anyway.
+            Int(text).flatMap { $0.magnitude < 1 << 30 ? $0 : nil }
+        }
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingWhitespace
-            if line.isEmpty { continue }
-            if line.hasPrefix("#") {
-                comments.append(String(line))
-                continue
+            guard let first = line.first else { continue }
+            let fields = line.split(whereSeparator: \.isWhitespace)
+            switch first {
+            case "#":
+                if line.hasPrefix("#P") && (line.count == 2 || line.dropFirst(2).first!.isWhitespace) {
+                    let numbers = fields.dropFirst().prefix(2).map(coordinate)
+                    guard !numbers.contains(nil) else {
+                        throw TesseraError("Life 1.05 line \(number + 1): expected '#P x y', got '\(line)'",
+                                           fix: "give the block's top-left as two integers")
+                    }
+                    if numbers.count > 0 { x = numbers[0]! }
+                    if numbers.count > 1 { y = numbers[1]! }
+                    left = x
+                } else if line == "#N" {
+                    rule = .life
+                } else if line.hasPrefix("#R"), fields.count == 2 {
+                    (rule, board) = try BoardShape.parseRule(String(fields[1]))
+                } else {
+                    comments.append(String(line))
+                }
+            case ".", "*":
+                guard line.allSatisfy({ $0 == "." || $0 == "*" }) else {
+                    throw TesseraError("Life 1.05 line \(number + 1): a row of cells holds only '.' and '*', got '\(line)'",
+                                       fix: "write dead cells as '.' and live ones as '*'")
+                }
+                for (offset, cell) in line.enumerated() where cell == "*" { points.append((x + offset, y)) }
+                (x, y) = (left, y + 1)
+            default:
+                guard fields.count == 2, let px = coordinate(fields[0]), let py = coordinate(fields[1]) else {
+                    throw TesseraError("Life 1.06 line \(number + 1): expected 'x y', got '\(line)'",
+                                       fix: "write one pair of integer coordinates per line")
+                }
+                points.append((px, py))
+                (x, y) = (px, py)
             }
-            let parts = line.split(whereSeparator: \.isWhitespace)
-            guard parts.count == 2, let x = Int(parts[0]), let y = Int(parts[1]),
-                  x.magnitude < 1 << 30, y.magnitude < 1 << 30  // abs(Int.min) would trap
-            else {
-                throw TesseraError("Life 1.06 line \(number + 1): expected 'x y', got '\(line)'",
-                                   fix: "write one pair of integer coordinates per line")
-            }
-            points.append((x, y))
         }
         guard let minX = points.map(\.0).min(), let minY = points.map(\.1).min() else {
-            return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), comments: comments)
+            return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board, comments: comments)
         }
         let width = points.map(\.0).max()! - minX + 1, height = points.map(\.1).max()! - minY + 1
         guard width * height <= 1 << 36 else {
-            throw TesseraError("Life 1.06 cells span \(width)x\(height), too large to load", fix: "use RLE for sparse huge patterns")
+            throw TesseraError("Life 1.05/1.06 cells span \(width)x\(height), too large to load", fix: "use RLE for sparse huge patterns")
         }
-        try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the Life 1.06 cells' \(width)x\(height) span",
+        try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the Life 1.05/1.06 cells' \(width)x\(height) span",
                                fix: "use RLE for sparse huge patterns")
         var cells = BitGrid(width: width, height: height)
         for (x, y) in points { cells[x - minX, y - minY] = true }
-        return Pattern(cells: cells, position: (minX, minY), comments: comments)
+        return Pattern(cells: cells, position: (minX, minY), rule: rule, board: board, comments: comments)
     }
 }

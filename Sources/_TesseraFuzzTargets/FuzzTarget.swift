@@ -23,7 +23,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .cells:
             roundTrip(try? PlainText.parse(text(bytes)))
         case .life106:
-            roundTrip(try? Life106.parse(text(bytes)))
+            roundTrip(try? PCLife.parse(text(bytes)))
         case .macrocell:
             roundTrip(try? Macrocell.parse(text(bytes)))
         }

@@ -33,6 +33,10 @@ import TesseraPatterns
         "#CXRLE Pos=3,-2\nx = 3, y = 3, rule = B3/S23:P20,10\nbo$2bo$3o!\n",
         "!Name: glider\n.O.\n..O\nOOO\n",
         "#Life 1.06\n0 0\n1 1\n-1 1\n-1 2\n",
+        // Life 1.05: blocks at their #P corners, a bare #P going on below the last block,
+        // a rule written survival first (HighLife), cells given as coordinates too.
+        "#Life 1.05\n#D two blocks\n#N\n#P -5 -3\n**\n*.*\n#P 2 1\n..*\n*.*\n#P\n***\n",
+        "#Life 1.05\n#R 23/36\n#P -2 -2\n.*.\n..*\n***\n4 3\n5 3\n",
     ])
     func placesPatternsAsGollyDoes(text: String) throws {
         let dir = try Harness.temporaryDirectory()

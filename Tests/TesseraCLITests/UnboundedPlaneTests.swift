@@ -42,6 +42,10 @@ import TesseraWire
         ("far glider", "#CXRLE Pos=1000000000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", 777),
         // Another rule: HighLife's replicator.
         ("replicator", "x = 5, y = 5, rule = B36/S23\n2b3o$bo2bo$o3bo$o2bo$3o!\n", 400),
+        // Golly's own acorn.lif, in Life 1.05: a block of '.' and '*' rows after a bare #P.
+        ("acorn.lif", "#Life 1.05\n#D Acorn\n#D The most vigorously growing 7-cell methuselah pattern.\n#P\n.*\n...*\n**..***\n", 5206),
+        // And a rule in Life 1.05's order, survival first: HighLife's replicator again.
+        ("replicator.lif", "#Life 1.05\n#R 23/36\n#P 10 -7\n..***\n.*..*\n*...*\n*..*.\n***..\n", 400),
         // B0 with S8, which Golly runs as its complement (AntiLife as Life).
         ("antilife acorn", "x = 7, y = 3, rule = B0123478/S01234678\nbo$3bo$2o2b3o!\n", 1000),
     ])
