@@ -64,6 +64,8 @@ public struct Pattern: Sendable, Equatable {
         let (x, y) = topLeft(on: shape.topology)
         let x0 = max(0, shape.left - x), x1 = min(cells.width, shape.left + shape.width - x)
         let y0 = max(0, shape.top - y), y1 = min(cells.height, shape.top + shape.height - y)
+        // The whole grid on the board, as almost always: nothing to count.
+        if x0 == 0 && y0 == 0 && x1 == cells.width && y1 == cells.height { return }
         let inside = x0 < x1 && y0 < y1
             ? cells.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0).population : 0
         guard inside == cells.population else {

@@ -76,6 +76,21 @@ import TesseraCore
         }
     }
 
+    /// A pattern fits a board when its live cells do: a grid wider than the board whose
+    /// extra columns are dead fits, one whose live cells reach past the edge does not.
+    @Test func aPatternFitsWhereItsLiveCellsFit() throws {
+        let small = BoardShape(width: 10, height: 4, topology: .plane)
+        #expect(try RLE.parse("x = 7, y = 3\nbo$3bo$2o2b3o!").checkFits(on: small) == ())
+        // 20 columns declared from the board's left edge, 7 used: the dead ones hang over the right.
+        #expect(try RLE.parse("#CXRLE Pos=-5,-2\nx = 20, y = 3\nbo$3bo$2o2b3o!").checkFits(on: small) == ())
+        #expect { try RLE.parse("#CXRLE Pos=-1,-2\nx = 20, y = 3\nbo$3bo$2o2b3o!").checkFits(on: small) } throws: { error in
+            "\(error)".contains("extends beyond the 10x4 board")
+        }
+        #expect { try RLE.parse("x = 7, y = 3\nbo$3bo$2o2b3o!").checkFits(on: BoardShape(width: 4, height: 4, topology: .plane)) } throws: { error in
+            "\(error)".contains("extends beyond the 4x4 board")
+        }
+    }
+
     @Test func writeThenReadGivesTheSameBoard() throws {
         let shape = BoardShape(width: 150, height: 37, topology: .plane)
         let board = try Soup(density: 0.3, seed: 7).cells(x: 0, y: 0, width: 150, height: 37)
