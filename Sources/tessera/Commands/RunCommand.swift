@@ -54,18 +54,10 @@ struct RunCommand: AsyncParsableCommand {
                 path: path,
                 allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + CheckpointOptions.configKeys
                     + SecurityOptions.configKeys + ["head-start", "algorithm"])
-            if headStart == nil, let text = config["head-start"] {
-                guard let value = Bool(text) else {
-                    throw TesseraError("\(path): 'head-start = \(text)' is neither true nor false", fix: "write head-start = true or false")
-                }
-                headStart = value
-            }
-            if self.algorithm == nil, let text = config["algorithm"] {
-                guard let value = Algorithm(rawValue: text) else {
-                    throw TesseraError("\(path): 'algorithm = \(text)' is not an algorithm", fix: "write algorithm = \"tiles\", \"hashlife\" or \"auto\"")
-                }
-                algorithm = value
-            }
+            headStart = try headStart ?? config.value("head-start", Bool.init, problem: "is neither true nor false",
+                                                      fix: "write head-start = true or false")
+            algorithm = try self.algorithm ?? config.value("algorithm", Algorithm.init(rawValue:), problem: "is not an algorithm",
+                                                           fix: "write algorithm = \"tiles\", \"hashlife\" or \"auto\"") ?? .auto
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)

@@ -54,11 +54,15 @@ struct ConfigFile {
 }
 
 extension ConfigFile {
-    func number<T: LosslessStringConvertible>(_ key: String, as: T.Type) throws -> T? {
+    /// `key`'s value as `parse` makes it; nil when the config leaves it out. A value
+    /// `parse` refuses is one line: the key, its value, and what is wrong with it.
+    func value<T>(_ key: String, _ parse: (String) -> T?, problem: String, fix: String) throws -> T? {
         guard let text = values[key] else { return nil }
-        guard let value = T(text) else {
-            throw TesseraError("\(path): '\(key) = \(text)' is not a valid \(T.self)", fix: "fix the value in the config")
-        }
+        guard let value = parse(text) else { throw TesseraError("\(path): '\(key) = \(text)' \(problem)", fix: fix) }
         return value
+    }
+
+    func number<T: LosslessStringConvertible>(_ key: String, as: T.Type) throws -> T? {
+        try value(key, T.init, problem: "is not a valid \(T.self)", fix: "fix the value in the config")
     }
 }
