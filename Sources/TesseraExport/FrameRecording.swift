@@ -45,7 +45,7 @@ package struct FrameRecording: Sendable {
         while true {
             let dots = try await cluster.frame(view)
             if let folder {
-                try ImageFiles.writePNG(dots, scale: scale, to: folder + String(format: "/frame-%06d.png", index))
+                try ImageFiles.writePNG(dots, scale: scale, to: folder + String(cFormat: "/frame-%06d.png", index))
             }
             try animation?.add(dots)
             index += 1

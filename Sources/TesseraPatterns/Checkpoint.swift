@@ -59,7 +59,7 @@ public enum Checkpoint {
     static let headerSize = 32
 
     public static func folder(in root: String, generation: UInt64) -> String {
-        root + "/" + String(format: "generation-%020llu", generation)
+        root + "/" + String(cFormat: "generation-%020llu", generation)
     }
 
     /// Creates `folder` (and what leads to it) unless it is there.
@@ -219,7 +219,7 @@ public enum Checkpoint {
         }
         let manifest: Manifest
         do { manifest = try JSONDecoder().decode(Manifest.self, from: data) } catch {
-            throw TesseraError("checkpoint manifest \(path) is damaged: \(error.localizedDescription)")
+            throw TesseraError("checkpoint manifest \(path) is damaged: it is not the JSON of a manifest Tessera wrote")
         }
         guard manifest.format == 1, manifest.generation == generation, let shape = manifest.shape,
               let rule = try? Rule(parsing: manifest.rule) else {

@@ -36,15 +36,15 @@ public enum Macrocell {
         var number = 1
         while let raw = lines.next() {
             number += 1
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace
             func bad(_ what: String) -> TesseraError {
                 TesseraError("line \(number) of the macrocell: \(what)", fix: "give a file Golly saved as macrocell (.mc)")
             }
             if line.isEmpty { continue }
             if line.hasPrefix("#R") {
-                (rule, board) = try BoardShape.parseRule(line.dropFirst(2).trimmingCharacters(in: .whitespaces))
+                (rule, board) = try BoardShape.parseRule(String(line.dropFirst(2).trimmingWhitespace))
             } else if line.hasPrefix("#G") {
-                guard let g = UInt64(line.dropFirst(2).trimmingCharacters(in: .whitespaces)) else { throw bad("bad generation '\(line)'") }
+                guard let g = UInt64(line.dropFirst(2).trimmingWhitespace) else { throw bad("bad generation '\(line)'") }
                 generation = g
             } else if line.hasPrefix("#") {
                 comments.append(String(line.dropFirst(2)))

@@ -45,25 +45,17 @@ public enum PatternFile {
     /// Reads and parses the pattern file at `path`. RLE is read a piece at a time, so a
     /// board-sized file costs its cells (1 bit each), not its text.
     public static func load(_ path: String) throws -> Pattern {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let handle = FileHandle(forReadingAtPath: path)
-        else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw TesseraError("cannot read \(path): \(exists ? "permission denied or not a file" : "no such file")",
-                               fix: "check the path, or run 'tessera patterns' for built-in names")
-        }
-        defer { try? handle.close() }
+        let file = try InputFile(path, fix: "check the path, or run 'tessera patterns' for built-in names")
         do {
-            let first = try handle.read(upToCount: 1 << 16) ?? Data()
+            let first = try file.read(upTo: 1 << 16)
             if let compression = compression(of: first) {
                 throw TesseraError("\(compression.name)-compressed, which Tessera does not read",
                                    fix: "unpack it first (\(compression.tool)) and give the RLE, .cells, Life 1.06 or macrocell inside")
             }
             if try format(of: String(decoding: first, as: UTF8.self), path: path) == .rle {
-                return try RLE.read(handle, startingWith: first)
+                return try RLE.read(file, startingWith: first)
             }
-            let rest = try handle.readToEnd() ?? Data()
+            let rest = try file.readToEnd()
             guard let text = String(data: first + rest, encoding: .utf8) else {
                 throw TesseraError("not UTF-8 text", fix: "give an RLE, .cells or Life 1.06 file")
             }
@@ -71,7 +63,7 @@ public enum PatternFile {
         } catch let error as TesseraError {
             throw TesseraError("\(path): \(error.description)")
         } catch {
-            throw TesseraError("cannot read \(path): \(error.localizedDescription)", fix: "check the file")
+            throw TesseraError("cannot read \(path): \(error)", fix: "check the file")
         }
     }
 }

@@ -174,20 +174,20 @@ public enum RLE {
 
     /// Reads RLE from `handle` a megabyte at a time: only the pattern's cells, at 1 bit
     /// each, are ever held whole.
-    static func read(_ handle: FileHandle, startingWith first: Data) throws -> Pattern {
+    static func read(_ file: InputFile, startingWith first: Data) throws -> Pattern {
         var buffered = first, atEnd = false
         var header: (Header, body: Int)?
         while header == nil {
             header = try buffered.withUnsafeBytes { try Header.parse($0.bindMemory(to: UInt8.self), complete: atEnd) }
             guard header == nil else { break }
-            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
+            let chunk = try file.read(upTo: 1 << 20)
             atEnd = chunk.isEmpty
             buffered.append(chunk)
         }
         guard let (parsed, bodyStart) = header else { throw Header.missing }
         var body = Body(parsed)
         try buffered.withUnsafeBytes { try body.read(UnsafeBufferPointer(rebasing: $0.bindMemory(to: UInt8.self)[bodyStart...])) }
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        while case let chunk = try file.read(upTo: 1 << 20), !chunk.isEmpty {
             try chunk.withUnsafeBytes { try body.read($0.bindMemory(to: UInt8.self)) }
         }
         return try body.pattern()
@@ -308,14 +308,5 @@ struct Runs: Sequence, IteratorProtocol {
         let end = next(false, from: start)
         position = end
         return (start, end - start)
-    }
-}
-
-extension StringProtocol {
-    var trimmingWhitespace: Substring {
-        let s = Substring(self)
-        guard let first = s.firstIndex(where: { !$0.isWhitespace }) else { return s[s.endIndex...] }
-        let last = s.lastIndex(where: { !$0.isWhitespace })!
-        return s[first...last]
     }
 }

@@ -16,12 +16,12 @@ package enum ProgressLine {
             let width = 30, filled = Int((min(max(fraction, 0), 1) * Double(width)).rounded(.down))
             line += "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
         }
-        FileHandle.standardOutput.write(Data((line + text + "\u{1B}[K").utf8))
+        Files.writeToStandardOutput((line + text + "\u{1B}[K"))
     }
 
     package static func clear() {
         guard isTerminal else { return }
-        FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8))
+        Files.writeToStandardOutput("\r\u{1B}[K")
     }
 
     /// Follows a run until its task is cancelled: generation of `total`, cell-updates/s,
@@ -53,7 +53,7 @@ package enum ProgressLine {
         guard status.ready else { return "waiting for workers: \(status.joined) of \(status.workers)" }
         var parts = [describe(done: before + status.done, seconds: status.secondsAdvancing, rateOf: status.done, cells: cells, total: total)]
         let busy = status.computeSeconds + status.waitSeconds
-        if busy > 0 { parts.append(String(format: "halo wait %.1f%%", 100 * status.waitSeconds / busy)) }
+        if busy > 0 { parts.append(String(cFormat: "halo wait %.1f%%", 100 * status.waitSeconds / busy)) }
         return parts.joined(separator: " · ")
     }
 

@@ -416,5 +416,5 @@ final class StopSignal: Sendable {
 /// A line on stdout, written at once (not buffered), so whoever started this process
 /// can read it while it runs.
 package func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    Files.writeToStandardOutput((line + "\n"))
 }

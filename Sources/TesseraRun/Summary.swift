@@ -26,16 +26,16 @@ package enum Summary {
             // Windows come and go with the pattern: no one board size or tiling to name.
             let speed = Double(generations) / max(outcome.seconds, 1e-9)
             line = "\(setup.name): \(generations) generations on the unbounded plane \(setup.rule), \(placement)\(recut.map { ", tiles " + $0 } ?? ""): "
-                + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
+                + "population \(outcome.population), \(String(cFormat: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
         } else {
             line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement), "
                 + "tiles \(setup.tiling.columns)x\(setup.tiling.rows)\(recut.map { ", " + $0 } ?? ""), halo \(setup.halo): "
-                + "population \(outcome.population), \(String(format: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
+                + "population \(outcome.population), \(String(cFormat: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
         }
         if !workers.isEmpty {
             let compute = workers.reduce(0) { $0 + $1.report.computeSeconds }
             let wait = workers.reduce(0) { $0 + $1.report.waitSeconds }
-            line += String(format: ", halo wait %.1f%%", 100 * wait / max(compute + wait, 1e-9))
+            line += String(cFormat: ", halo wait %.1f%%", 100 * wait / max(compute + wait, 1e-9))
         }
         if !outcome.rebalances.isEmpty {
             let moved = outcome.rebalances.reduce(0) { $0 + $1.moves.count }
@@ -44,7 +44,7 @@ package enum Summary {
         if let last = outcome.checkpoints.last {
             let slowest = outcome.checkpoints.map(\.seconds).max() ?? 0
             line += ", \(outcome.checkpoints.count) checkpoint\(outcome.checkpoints.count == 1 ? "" : "s") (last at generation \(last.generation), "
-                + String(format: "%.1f ms at most)", slowest * 1000)
+                + String(cFormat: "%.1f ms at most)", slowest * 1000)
         }
         if !outcome.recoveries.isEmpty {
             line += ", survived \(outcome.recoveries.count) lost worker\(outcome.recoveries.count == 1 ? "" : "s") (\(outcome.generationsComputedAgain) generations computed again)"
@@ -52,24 +52,24 @@ package enum Summary {
         guard detailed else { return [line] }
         let moves = outcome.rebalances.map { r in
             let list = r.moves.map { "\($0.tile) \($0.from)→\($0.to)" }.joined(separator: ", ")
-            func loads(_ l: [Double]) -> String { l.map { String(format: "%.3f", $0) }.joined(separator: "/") }
-            return "  generation \(r.generation): moved \(list) in \(String(format: "%.1f", r.seconds * 1000)) ms; "
+            func loads(_ l: [Double]) -> String { l.map { String(cFormat: "%.3f", $0) }.joined(separator: "/") }
+            return "  generation \(r.generation): moved \(list) in \(String(cFormat: "%.1f", r.seconds * 1000)) ms; "
                 + "load per worker \(loads(r.before)) s → \(loads(r.after)) s"
         }
         let losses = outcome.recoveries.map {
             "  lost after generation \($0.at), \($0.wentAhead ? "went on from" : "rolled back to") \($0.rolledBackTo) \($0.fromMemory ? "(in-memory snapshot) " : "")"
-                + "in \(String(format: "%.0f", $0.seconds * 1000)) ms: \($0.lost)"
+                + "in \(String(cFormat: "%.0f", $0.seconds * 1000)) ms: \($0.lost)"
         }
         let snapshots = outcome.snapshots.map(\.seconds).sorted()
-        let kept = snapshots.isEmpty ? [] : [String(
-            format: "  %d in-memory snapshot%@ (each worker's tiles, and a copy on its buddy): median %.1f ms, at most %.1f ms",
-            snapshots.count, snapshots.count == 1 ? "" : "s", snapshots[snapshots.count / 2] * 1000, snapshots.last! * 1000)]
+        let kept = snapshots.isEmpty ? [] : ["  \(snapshots.count) in-memory snapshot\(snapshots.count == 1 ? "" : "s") "
+            + String(cFormat: "(each worker's tiles, and a copy on its buddy): median %.1f ms, at most %.1f ms",
+                     snapshots[snapshots.count / 2] * 1000, snapshots.last! * 1000)]
         return [line] + kept + losses + moves + workers.map { w in
             let r = w.report
             let tiles = w.tiles.map(\.description).joined(separator: " ")
-            return String(format: "  worker %d (pid %d on %@, tiles %@): compute %.3f s, halo wait %.3f s (%.1f%%), sent %@",
-                          w.index, w.pid, w.host, tiles, r.computeSeconds, r.waitSeconds,
-                          100 * r.waitSeconds / max(r.computeSeconds + r.waitSeconds, 1e-9), Format.bytes(r.bytesSent))
+            return "  worker \(w.index) (pid \(w.pid) on \(w.host), tiles \(tiles)): "
+                + String(cFormat: "compute %.3f s, halo wait %.3f s (%.1f%%), sent ", r.computeSeconds, r.waitSeconds,
+                         100 * r.waitSeconds / max(r.computeSeconds + r.waitSeconds, 1e-9)) + Format.bytes(r.bytesSent)
         }
     }
 }

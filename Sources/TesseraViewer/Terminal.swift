@@ -1,4 +1,5 @@
 import Foundation
+import TesseraCore
 
 /// The controlling terminal in raw mode on the alternate screen, restored on every way
 /// out: a normal exit, Ctrl-C (read as a key), and crashes. SIGTERM and SIGHUP end the
@@ -28,9 +29,9 @@ package enum Terminal {
         write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
         atexit { Terminal.restore() }
         for signal in [SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE] {
-            Foundation.signal(signal) { number in
+            Glibc.signal(signal) { number in
                 Terminal.restore()
-                Foundation.signal(number, SIG_DFL)
+                Glibc.signal(number, SIG_DFL)
                 raise(number)
             }
         }
@@ -41,7 +42,7 @@ package enum Terminal {
         guard active else { return }
         active = false
         let reset = "\u{1B}[?25h\u{1B}[?1049l"
-        _ = reset.withCString { Foundation.write(1, $0, strlen($0)) }
+        _ = reset.withCString { Glibc.write(1, $0, strlen($0)) }
         tcsetattr(0, TCSAFLUSH, &saved)
     }
 
@@ -50,7 +51,7 @@ package enum Terminal {
         text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
-                let n = Foundation.write(1, buffer.baseAddress! + offset, buffer.count - offset)
+                let n = Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
                 if n <= 0 { break }
                 offset += n
             }
@@ -70,7 +71,7 @@ package enum Key: Equatable, Sendable {
 package enum Keyboard {
     package static func keys() -> AsyncStream<Key> {
         let (stream, continuation) = AsyncStream.makeStream(of: Key.self)
-        let thread = Thread {
+        OwnThread.start(named: "tessera-keys") {
             var pending: [UInt8] = []
             var byte: UInt8 = 0
             while read(0, &byte, 1) == 1 {
@@ -82,8 +83,6 @@ package enum Keyboard {
             }
             continuation.finish()
         }
-        thread.name = "tessera-keys"
-        thread.start()
         return stream
     }
 

@@ -187,7 +187,7 @@ package struct ViewerApp {
         if quiet { parts.append("no answer from the presenter") }
         if !note.isEmpty { parts.append(note) }
         parts += [
-            String(format: "%.0f gen/s", f.generationsPerSecond), Format.rate(f.cellUpdatesPerSecond, decimals: 1) + " cells/s",
+            String(cFormat: "%.0f gen/s", f.generationsPerSecond), Format.rate(f.cellUpdatesPerSecond, decimals: 1) + " cells/s",
             "\(f.workers) workers", "tiles \(f.tiles.columns)x\(f.tiles.rows)", "zoom 1:\(view.cellsPerDot)", "? help",
         ]
         return " " + parts.joined(separator: " · ")

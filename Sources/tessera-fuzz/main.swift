@@ -23,7 +23,8 @@ exit(runDriver(&argc, &argv) { data, size in FuzzEntry.one(data, size) })
 let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: ", ")
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let target = FuzzTarget(rawValue: name), arguments.count > 1 else {
-    FileHandle.standardError.write(Data("usage: tessera-fuzz TARGET FILE|FOLDER… (TARGET: \(names))\n".utf8))
+    let usage = "usage: tessera-fuzz TARGET FILE|FOLDER… (TARGET: \(names))\n"
+    _ = usage.withCString { write(2, $0, strlen($0)) }
     exit(2)
 }
 FuzzEntry.replay(target, Array(arguments.dropFirst()))

@@ -22,8 +22,8 @@ struct Tessera: AsyncParsableCommand {
                 try command.run()
             }
         } catch let interrupted as Interrupted {
-            FileHandle.standardError.write(Data("error: \(interrupted)\n".utf8))
-            Foundation.exit(128 + interrupted.signal)
+            Files.writeToStandardError("error: \(interrupted)\n")
+            Glibc.exit(128 + interrupted.signal)
         } catch {
             let code = exitCode(for: error)
             if code == .success || error is CleanExit {
@@ -33,8 +33,8 @@ struct Tessera: AsyncParsableCommand {
             message = message.split(separator: "\n").first.map(String.init) ?? message
             // Flag errors from the parser name the problem; say where the fix is.
             if !(error is TesseraError) { message += " (see 'tessera --help')" }
-            FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-            Foundation.exit(2)
+            Files.writeToStandardError("error: \(message)\n")
+            Glibc.exit(2)
         }
     }
 }

@@ -14,4 +14,7 @@ int tessera_pidfd_open(int pid);
 /// Waits until `fd` is readable or `milliseconds` pass: 1, 0 on timeout, or -errno.
 int tessera_wait_readable(int fd, int milliseconds);
 
+/// Names the calling thread (its first 15 bytes), as tools such as top and perf show it.
+void tessera_name_thread(const char *name);
+
 #endif

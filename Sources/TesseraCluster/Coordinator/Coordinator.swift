@@ -485,7 +485,7 @@ package actor Coordinator {
         try await replan(RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: generation,
                                  generations: state.plan.generations, soup: nil,
                                  cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }))
-        Wire.log("coordinator", "cut the board again into \(columns)x\(rows) tiles at generation \(generation), one for each of \(active.count) workers: \(idle.count) had joined with none (" + String(format: "%.1f ms", (ContinuousClock.now - started).seconds * 1000) + ")")
+        Wire.log("coordinator", "cut the board again into \(columns)x\(rows) tiles at generation \(generation), one for each of \(active.count) workers: \(idle.count) had joined with none (" + String(cFormat: "%.1f ms", (ContinuousClock.now - started).seconds * 1000) + ")")
         recuts.append((generation, columns, rows))
         return true
     }

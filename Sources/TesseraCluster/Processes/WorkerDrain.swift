@@ -25,7 +25,7 @@ package enum WorkerDrain {
         let milliseconds = Int32(clamping: Int((timeout.seconds * 1000).rounded(.up)))
         let ended = Completion<Bool>.onOwnThread(named: "tessera-drain-\(pid)") { tessera_wait_readable(handle, milliseconds) == 1 }
         guard try await ended.value() else {
-            throw TesseraError("worker \(pid) has not left after \(String(format: "%g", timeout.seconds)) s: its coordinator may be busy moving tiles, or gone",
+            throw TesseraError("worker \(pid) has not left after \(String(cFormat: "%g", timeout.seconds)) s: its coordinator may be busy moving tiles, or gone",
                                fix: "wait longer (--drain-timeout), or send SIGTERM again to make it leave at once")
         }
         return clock.now - start
@@ -36,7 +36,7 @@ package enum WorkerDrain {
     static func checkIsWorker(_ pid: Int32) throws {
         guard pid > 0, let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { throw gone(pid) }
         let arguments = raw.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard arguments.count > 2, (arguments[0] as NSString).lastPathComponent.hasPrefix("tessera"),
+        guard arguments.count > 2, Files.lastComponent(of: arguments[0]).hasPrefix("tessera"),
               arguments[1] == "worker", !arguments.contains("--drain") else {
             let shown = arguments.filter { !$0.isEmpty }.prefix(3).joined(separator: " ")
             throw TesseraError("process \(pid) is not a tessera worker (it runs '\(shown)')",

@@ -25,14 +25,14 @@ package struct WorkerLauncher: Sendable {
         }
         var hosts: [String] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let host = line.prefix { $0 != "#" }.trimmingCharacters(in: .whitespaces)
+            let host = line.prefix { $0 != "#" }.trimmingWhitespace
             guard !host.isEmpty else { continue }
             // Host names go into a shell command line: allow only what host names are made of.
             guard host.allSatisfy({ $0.isLetter || $0.isNumber || "._-:".contains($0) }), host.first != "-" else {
                 throw TesseraError("bad host name '\(host)' on line \(number + 1) of \(path)",
                                    fix: "write one host name or address per line")
             }
-            hosts.append(host)
+            hosts.append(String(host))
         }
         guard !hosts.isEmpty else {
             throw TesseraError("hosts file \(path) names no hosts", fix: "write one host name or address per line")
@@ -52,8 +52,8 @@ package struct WorkerLauncher: Sendable {
             let pin = count > 1 && count == cpus.count ? ["--cpu", "\(cpus[index])"] : []
             return (nil, worker + ["--parent-pid", "\(getpid())"] + pin)
         }
-        let line = command.replacingOccurrences(of: "{host}", with: host) + " "
-            + worker.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let line = command.replacing("{host}", with: host) + " "
+            + worker.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
         return (host, ["/bin/sh", "-c", line])
     }
 }

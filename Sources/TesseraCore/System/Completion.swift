@@ -75,9 +75,7 @@ extension Completion {
     /// that blocks (waitpid, poll) must never hold one of the task pool's few threads.
     package static func onOwnThread(named name: String, _ blocking: @escaping @Sendable () -> Value) -> Completion {
         let completion = Completion()
-        let thread = Thread { completion.succeed(blocking()) }
-        thread.name = name
-        thread.start()
+        OwnThread.start(named: name) { completion.succeed(blocking()) }
         return completion
     }
 }

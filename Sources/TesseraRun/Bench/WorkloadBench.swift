@@ -153,7 +153,7 @@ package struct WorkloadBench: Sendable {
         let process = try ChildProcess.spawn(arguments, quiet: true, output: output)
         let ended = try await process.termination()
         guard ended == .exited(0) else {
-            throw TesseraError("\((arguments[0] as NSString).lastPathComponent) \(ended) on \(arguments.dropFirst().joined(separator: " "))")
+            throw TesseraError("\(Files.lastComponent(of: arguments[0])) \(ended) on \(arguments.dropFirst().joined(separator: " "))")
         }
         return (clock.now - start).seconds
     }

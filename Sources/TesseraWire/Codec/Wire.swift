@@ -214,7 +214,7 @@ package enum Wire {
 
     /// One line on stderr, `tessera ROLE: …`: what a process says about its peers.
     package static func log(_ role: String, _ line: String) {
-        FileHandle.standardError.write(Data("tessera \(role): \(line)\n".utf8))
+        Files.writeToStandardError("tessera \(role): \(line)\n")
     }
 }
 

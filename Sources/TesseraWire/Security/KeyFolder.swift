@@ -105,9 +105,8 @@ package enum KeyFolder {
     /// place whole, so a failure leaves no folder with half its keys.
     private static func writeFolder(_ folder: String, files: [(String, String)]) throws {
         let manager = FileManager.default
-        var isFolder: ObjCBool = false
-        if manager.fileExists(atPath: folder, isDirectory: &isFolder) {
-            guard isFolder.boolValue, (try? manager.contentsOfDirectory(atPath: folder))?.isEmpty == true else {
+        if manager.fileExists(atPath: folder) {
+            guard Files.isFolder(folder), (try? manager.contentsOfDirectory(atPath: folder))?.isEmpty == true else {
                 throw TesseraError("\(folder) already exists and is not an empty folder",
                                    fix: "keygen never overwrites keys: give a new folder")
             }
@@ -204,8 +203,7 @@ package struct Credentials: Sendable {
         try CurveSupport.check()
         // Absolute, because local workers get the same folder and may start elsewhere.
         let folder = URL(fileURLWithPath: folder).standardizedFileURL.path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        guard Files.isFolder(folder) else {
             throw TesseraError("key folder \(folder) does not exist", fix: "make one with 'tessera keygen \(folder)'")
         }
         let has = { (file: String) in FileManager.default.fileExists(atPath: KeyFolder.path(folder, file)) }
@@ -259,13 +257,13 @@ package struct Credentials: Sendable {
     private static func fields(_ path: String, secret: Bool) throws -> [String: String] {
         var fields: [String: String] = [:]
         for (number, line) in try KeyFolder.read(path, secret: secret).split(separator: "\n").enumerated() {
-            let text = line.trimmingCharacters(in: .whitespaces)
+            let text = line.trimmingWhitespace
             guard !text.isEmpty, !text.hasPrefix("#") else { continue }
-            let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
             guard parts.count == 2, parts[1].count >= 2, parts[1].first == "\"", parts[1].last == "\"" else {
                 throw malformed(path, "line \(number + 1) is not name = \"value\"")
             }
-            fields[parts[0]] = String(parts[1].dropFirst().dropLast())
+            fields[String(parts[0])] = String(parts[1].dropFirst().dropLast())
         }
         return fields
     }

@@ -107,12 +107,10 @@ package final class MessagePump: Sendable {
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wake >= 0 else { throw TesseraError("cannot create an eventfd: \(String(cString: strerror(errno)))") }
         return try await withCheckedThrowingContinuation { (ready: CheckedContinuation<MessagePump, any Error>) in
-            let thread = Thread {
+            OwnThread.start(named: "tessera-zmq") {
                 serve(role, credentials: credentials, wake: wake, ready: ready,
                       heartbeat: heartbeat.map { (heartbeatInterval, $0) })
             }
-            thread.name = "tessera-zmq"
-            thread.start()
         }
     }
 

@@ -18,7 +18,7 @@ struct ExportCommand: AsyncParsableCommand {
         guard let restored = try CheckpointOptions.newest(in: folder) else {
             throw TesseraError("folder \(folder) holds no checkpoint", fix: "give the folder a run wrote with --checkpoint")
         }
-        let out = try BoardOutput(path: output, shape: restored.shape, rule: restored.rule, name: (folder as NSString).lastPathComponent)
+        let out = try BoardOutput(path: output, shape: restored.shape, rule: restored.rule, name: Files.lastComponent(of: folder))
         try out.write(restored.board, generation: restored.manifest.generation)
         print("\(output): generation \(restored.manifest.generation) of \(restored.shape) \(restored.rule), population \(restored.board.population)")
     }

@@ -52,7 +52,7 @@ struct KernelBenchCommand: AsyncParsableCommand {
             let other = try await measure(blocking: !blocks)
             let (with, without) = blocks ? (ours, other) : (other, ours)
             print("tessera  \(blocks ? "one sweep per generation" : "temporal blocking (forced)"): \(Format.rate(other)) cell-updates/s;"
-                + String(format: " blocking gains %.2fx", with / without))
+                + String(cFormat: " blocking gains %.2fx", with / without))
         }
         let gollyGenerations = gollyGenerations ?? generations
         guard size <= 16384 else {
@@ -73,6 +73,6 @@ struct KernelBenchCommand: AsyncParsableCommand {
             return
         }
         print("bgolly   QuickLife, same soup, \(gollyGenerations) generations (reading the file subtracted): \(Format.rate(golly)) cell-updates/s")
-        print(String(format: "ratio    %.1fx bgolly", ours / golly))
+        print(String(cFormat: "ratio    %.1fx bgolly", ours / golly))
     }
 }

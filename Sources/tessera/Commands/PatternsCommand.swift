@@ -9,8 +9,8 @@ struct PatternsCommand: ParsableCommand {
             let pattern = PatternLibrary.pattern(named: name)!
             let title = pattern.comments.first { $0.hasPrefix("#N") }.map { String($0.dropFirst(3)) } ?? name
             let size = "\(pattern.cells.width)x\(pattern.cells.height)"
-            print(name.padding(toLength: 12, withPad: " ", startingAt: 0)
-                + size.padding(toLength: 8, withPad: " ", startingAt: 0)
+            print(name.padded(12)
+                + size.padded(8)
                 + "\(pattern.cells.population) cells  \(title)")
         }
     }

@@ -59,7 +59,7 @@ struct ScalingBenchCommand: AsyncParsableCommand {
     var keys: String?
 
     static func list(_ text: String, _ name: String) throws -> [Int] {
-        let values = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let values = text.split(separator: ",").map { Int($0.trimmingWhitespace) }
         guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) >= 1 }) else {
             throw TesseraError("bad --\(name) '\(text)'", fix: "give positive integers separated by commas, e.g. 1,2,4")
         }
@@ -108,12 +108,11 @@ struct ScalingBenchCommand: AsyncParsableCommand {
             + (ceiling ? "  ceiling      of ceiling" : ""))
         for p in points {
             let rate = "\(Format.rate(p.cellUpdatesPerSecondMedian)) (\(Format.rate(p.cellUpdatesPerSecondMin))-\(Format.rate(p.cellUpdatesPerSecondMax)))"
-            var line = String(format: "%7d  %4d  %@  %@  %8.2f  %10.2f  %8.1f%%  %@", p.workers, p.halo,
-                              "\(p.width)x\(p.height)".padding(toLength: 13, withPad: " ", startingAt: 0),
-                              rate.padding(toLength: 34, withPad: " ", startingAt: 0), p.speedup, p.efficiency,
-                              p.haloWaitPercent, Format.bytes(UInt64(p.bytesPerGeneration)).leftPadded(9))
+            var line = String(cFormat: "%7d  %4d  ", p.workers, p.halo) + "\(p.width)x\(p.height)".padded(13) + "  " + rate.padded(34)
+                + String(cFormat: "  %8.2f  %10.2f  %8.1f%%  ", p.speedup, p.efficiency, p.haloWaitPercent)
+                + Format.bytes(UInt64(p.bytesPerGeneration)).leftPadded(9)
             if let ceiling = p.ceilingCellUpdatesPerSecond, let share = p.shareOfCeiling {
-                line += "  " + Format.rate(ceiling).leftPadded(11) + String(format: "  %9.1f%%", 100 * share)
+                line += "  " + Format.rate(ceiling).leftPadded(11) + String(cFormat: "  %9.1f%%", 100 * share)
             }
             print(line)
         }

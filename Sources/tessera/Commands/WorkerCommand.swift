@@ -69,7 +69,7 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         if let drain {
             let took = try await WorkerDrain.drain(pid: drain, timeout: drainTimeout?.duration ?? .seconds(60))
-            print(String(format: "worker %d handed off its tiles and left (%.2f s)", drain, took.seconds))
+            print(String(cFormat: "worker %d handed off its tiles and left (%.2f s)", drain, took.seconds))
             return
         }
         let coordinator = coordinator!
@@ -77,7 +77,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let listen = self.listen ?? "tcp://\(advertise):*"
         _ = try Endpoint.split(listen)
         // A local coordinator that died before this worker started must not leave an orphan.
-        if let parentPid, getppid() != parentPid { Foundation.exit(3) }
+        if let parentPid, getppid() != parentPid { Glibc.exit(3) }
         if let cpu { try CPUAffinity.pinProcess(to: cpu) }
         let silence = self.silence?.duration ?? .seconds(5)
         let credentials = try security.memberCredentials()
@@ -87,7 +87,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let who = name.map { "worker \($0)" } ?? "worker"
         switch ending {
         case .shutdown: return
-        case .aborted, .parentGone: Foundation.exit(3)
+        case .aborted, .parentGone: Glibc.exit(3)
         case .interrupted(let signal):
             throw TesseraError("\(signal): \(who) left at once, without handing off its tiles",
                                fix: "send SIGTERM once and let it finish handing them off")

@@ -41,13 +41,13 @@ struct WorkloadsBenchCommand: AsyncParsableCommand {
         var suite = try Workload.suite(scale: scale)
         if list {
             for workload in suite {
-                print(workload.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+                print(workload.name.padded(18)
                     + "\(workload.boardName), \(workload.generations) generations: \(workload.summary)")
             }
             return
         }
         if let only {
-            let names = only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let names = only.split(separator: ",").map { String($0.trimmingWhitespace) }
             for name in names where !suite.contains(where: { $0.name == name }) {
                 throw TesseraError("no workload named '\(name)'", fix: "run 'tessera bench workloads --list'")
             }
@@ -74,15 +74,15 @@ struct WorkloadsBenchCommand: AsyncParsableCommand {
     }
 
     private func printTable(_ rows: [WorkloadRow]) {
-        func seconds(_ value: Double?) -> String { value.map { String(format: "%.3f", $0) } ?? "-" }
+        func seconds(_ value: Double?) -> String { value.map { String(cFormat: "%.3f", $0) } ?? "-" }
         print("workload          board                  generations  tessera s  stepped here  by HashLife  workers only s  in-process s  QuickLife s  HashLife s  effective/s  vs QuickLife  vs bgolly")
         for row in rows {
-            let ratio = row.speedupOverBgolly.map { String(format: "%.2fx", $0) } ?? "-"
+            let ratio = row.speedupOverBgolly.map { String(cFormat: "%.2fx", $0) } ?? "-"
             let check = row.sameAsBgolly == false ? "  POPULATION DIFFERS" : ""
             func share(_ count: UInt64) -> String { count == row.generations ? "all" : count == 0 ? "-" : "\(count)" }
-            let versusQuickLife = row.speedupOverQuickLife.map { String(format: "%.2fx", $0) } ?? "-"
-            let name = row.workload.padding(toLength: 18, withPad: " ", startingAt: 0)
-                + row.board.padding(toLength: 23, withPad: " ", startingAt: 0) + String(format: "%11d", row.generations)
+            let versusQuickLife = row.speedupOverQuickLife.map { String(cFormat: "%.2fx", $0) } ?? "-"
+            let name = row.workload.padded(18)
+                + row.board.padded(23) + String(cFormat: "%11d", row.generations)
             let figures: [(String, Int)] = [
                 (seconds(row.tesseraSeconds), 9), (share(row.steppedHere), 12), (share(row.byHashLife), 11),
                 (seconds(row.workersOnlySeconds), 14), (seconds(row.inProcessSeconds), 12),
@@ -98,8 +98,4 @@ struct WorkloadsBenchCommand: AsyncParsableCommand {
             + "workers only: --no-head-start; in-process: --workers 0 (tiles); vs bgolly: the faster of QuickLife and HashLife over tessera")
         print("wrote \(out)/workloads.csv, \(out)/workloads.json")
     }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

@@ -64,7 +64,7 @@ struct BoardOptions: ParsableArguments {
     /// worker unless tiles were chosen.
     func setup(defaultTiles count: Int) throws -> RunSetup {
         var choices = RunSetup.Choices()
-        if let source = pattern { choices.pattern = (try Self.load(source), (source as NSString).lastPathComponent) }
+        if let source = pattern { choices.pattern = (try Self.load(source), Files.lastComponent(of: source)) }
         choices.rule = rule.map { ($0.rule, $0.board) }
         choices.topology = topology
         choices.size = size.map { ($0.width, $0.height) }

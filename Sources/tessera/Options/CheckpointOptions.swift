@@ -45,7 +45,7 @@ struct CheckpointOptions: ParsableArguments {
         var choices = RunSetup.Choices()
         let pattern = Pattern(cells: restored.board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
                               board: shape, generation: at)
-        choices.pattern = (pattern, (resume as NSString).lastPathComponent)
+        choices.pattern = (pattern, Files.lastComponent(of: resume))
         choices.rule = (restored.rule, shape)
         choices.tiles = board.tiles.map { ($0.columns, $0.rows) }
         choices.halo = board.halo
@@ -89,7 +89,7 @@ extension CheckpointOptions {
     static func newest(in root: String) throws -> Checkpoint.Restored? {
         let restored = try Checkpoint.newest(in: root)
         for line in restored?.skipped ?? [] {
-            FileHandle.standardError.write(Data("tessera: passed over a checkpoint: \(line)\n".utf8))
+            Files.writeToStandardError("tessera: passed over a checkpoint: \(line)\n")
         }
         return restored
     }

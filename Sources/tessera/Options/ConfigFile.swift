@@ -13,18 +13,18 @@ struct ConfigFile {
             throw TesseraError("cannot read config \(path)", fix: "check the path given to --config")
         }
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = Self.strippingComment(raw).trimmingCharacters(in: .whitespaces)
+            let line = Self.strippingComment(raw).trimmingWhitespace
             if line.isEmpty { continue }
             let place = "\(path) line \(number + 1)"
             guard let equals = line.firstIndex(of: "=") else {
                 throw TesseraError("\(place): expected 'key = value'",
                                    fix: line.hasPrefix("[") ? "tables are not used: write flat keys" : "write one key = value per line")
             }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
+            let key = String(line[..<equals].trimmingWhitespace.replacing("_", with: "-"))
             guard allowed.contains(key) else {
                 throw TesseraError("\(place): unknown key '\(key)'", fix: "use one of: \(allowed.joined(separator: ", "))")
             }
-            values[key] = try Self.value(line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces), at: place)
+            values[key] = try Self.value(String(line[line.index(after: equals)...].trimmingWhitespace), at: place)
         }
     }
 
@@ -46,10 +46,10 @@ struct ConfigFile {
             }
             return String(text.dropFirst().dropLast())
         }
-        guard text == "true" || text == "false" || Double(text.replacingOccurrences(of: "_", with: "")) != nil else {
+        guard text == "true" || text == "false" || Double(text.replacing("_", with: "")) != nil else {
             throw TesseraError("\(location): value '\(text)' is not a string, number or boolean", fix: "quote strings: \"acorn\"")
         }
-        return text.replacingOccurrences(of: "_", with: "")
+        return text.replacing("_", with: "")
     }
 }
 

@@ -35,11 +35,11 @@ struct SecurityOptions: ParsableArguments {
     func warnIfOpen(_ endpoints: [String?], role: String, exposes risk: String) {
         guard keys == nil, !insecure else { return }
         for endpoint in endpoints.compactMap({ $0 }) where !Endpoint.isLoopback(endpoint) {
-            FileHandle.standardError.write(Data("""
+            Files.writeToStandardError("""
                 warning: tessera \(role) listens on \(endpoint) without keys: anyone who can reach it \(risk); \
                 give --keys DIR ('tessera keygen DIR' makes one), or --insecure to run open on purpose
 
-                """.utf8))
+                """)
         }
     }
 }

@@ -32,7 +32,7 @@ package enum ScalingPlot {
         }
         let efficiencyTop = 1.2
         for v in [0.0, 0.25, 0.5, 0.75, 1.0] {
-            svg += text(w - right + 6, y(v, efficiencyTop) + 4, "start", String(format: "%.2f", v))
+            svg += text(w - right + 6, y(v, efficiencyTop) + 4, "start", String(cFormat: "%.2f", v))
             svg += "<line x1=\"\(left)\" y1=\"\(y(v, efficiencyTop))\" x2=\"\(w - right)\" y2=\"\(y(v, efficiencyTop))\" stroke=\"#eee\"/>\n"
         }
         svg += "<line x1=\"\(x(0))\" y1=\"\(y(0, maxSpeedup))\" x2=\"\(x(maxWorkers))\" y2=\"\(y(maxWorkers, maxSpeedup))\" stroke=\"#999\" stroke-dasharray=\"2,4\"/>\n"

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+
+/// A file open for reading, a chunk at a time, by POSIX calls.
+package final class InputFile {
+    private let descriptor: Int32
+
+    /// Opens the regular file at `path`; throws naming what is wrong (no such file, a
+    /// folder, no permission) and `fix`.
+    package init(_ path: String, fix: String) throws {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw TesseraError("cannot read \(path): \(errno == ENOENT ? "no such file" : Files.systemReason())", fix: fix)
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
+            close(descriptor)
+            throw TesseraError("cannot read \(path): it is a folder", fix: fix)
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Up to `count` bytes, fewer only at the end of the file; empty there.
+    package func read(upTo count: Int) throws -> Data {
+        var data = Data(count: count), filled = 0
+        try data.withUnsafeMutableBytes { buffer in
+            while filled < count {
+                let got = Glibc.read(descriptor, buffer.baseAddress! + filled, count - filled)
+                if got < 0 && errno == EINTR { continue }
+                guard got >= 0 else { throw TesseraError(Files.systemReason()) }
+                if got == 0 { break }
+                filled += got
+            }
+        }
+        return data.prefix(filled)
+    }
+
+    /// Everything from here to the end.
+    package func readToEnd() throws -> Data {
+        var all = Data()
+        while case let chunk = try read(upTo: 1 << 20), !chunk.isEmpty { all.append(chunk) }
+        return all
+    }
+}
+
+/// Paths and the standard streams, as POSIX has them.
+package enum Files {
+    /// The last part of `path`, as NSString's `lastPathComponent` gives it: "b" for
+    /// "a/b" and "a/b/", "/" for "/".
+    package static func lastComponent(of path: String) -> String {
+        guard let last = path.split(separator: "/").last else { return path.isEmpty ? "" : "/" }
+        return String(last)
+    }
+
+    /// The folder `path` names a file in: "a" for "a/b", "/" for "/b", "." for "b".
+    package static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Whether `path` is a folder.
+    package static func isFolder(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// The system's own words for the last failed call ("No space left on device").
+    package static func systemReason() -> String {
+        String(cString: strerror(errno))
+    }
+
+    /// Writes `text` to standard error whole, around stdio's buffers, as one write where it fits.
+    package static func writeToStandardError(_ text: String) { write(text, to: 2) }
+
+    /// Writes `text` to standard output whole, around stdio's buffers.
+    package static func writeToStandardOutput(_ text: String) { write(text, to: 1) }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var done = 0
+            while done < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                done += written
+            }
+        }
+    }
+}
+
+extension StringProtocol {
+    /// Without the whitespace at either end (spaces, tabs, a CR left by CRLF lines).
+    package var trimmingWhitespace: Substring {
+        let s = Substring(self)
+        guard let first = s.firstIndex(where: { !$0.isWhitespace }) else { return s[s.endIndex...] }
+        let last = s.lastIndex(where: { !$0.isWhitespace })!
+        return s[first...last]
+    }
+}
