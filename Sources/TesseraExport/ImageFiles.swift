@@ -1,6 +1,6 @@
 import CGIF
 import CPNG
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// Board frames as image files, through libpng and giflib: live cells black on white.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// A whole board written as text a row at a time, taken in chunks: the writer never

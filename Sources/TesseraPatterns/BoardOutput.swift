@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// A whole board written to an `.rle` or `.cells` file, atomically: Golly reopens the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// A run saved in a folder, to resume from: a subfolder per checkpoint,

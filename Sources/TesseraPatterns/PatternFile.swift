@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// Reads a pattern file in any format Golly writes for two-state rules.

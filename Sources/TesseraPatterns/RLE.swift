@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// Golly's run-length encoded format, including the `#CXRLE Pos=x,y Gen=n` line.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TesseraCore
 
 /// The controlling terminal in raw mode on the alternate screen, restored on every way

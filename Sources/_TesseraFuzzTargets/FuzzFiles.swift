@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
+import Glibc
 
 /// Corpus files: a folder's files (sorted, so runs repeat), or one file.
 package enum FuzzFiles {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import _TesseraFuzzTargets
 
 // Built by Tests/Fuzz/run.sh with -DTESSERA_FUZZ and -sanitize=fuzzer,address, this is a

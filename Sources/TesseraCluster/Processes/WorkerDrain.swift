@@ -1,5 +1,6 @@
 import CTesseraSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import TesseraCore
 
 /// `tessera worker --drain PID`: asks a running worker on this machine to hand its tiles

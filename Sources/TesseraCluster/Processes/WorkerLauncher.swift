@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TesseraCore
 
 /// How a coordinator starts its workers: this binary on this machine, or a launch

@@ -1,5 +1,6 @@
 import CTesseraSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Which CPUs a process may run on, and pinning a whole process to one: a local worker
 /// per core, each on its own, behaves as a worker on its own machine does (and as

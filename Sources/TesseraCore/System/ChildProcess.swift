@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A process started with posix_spawn, waited for on a thread of its own: `waitpid`
 /// blocks, and a blocking call must never hold one of the cooperative pool's threads.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A result that tasks wait for and any thread supplies, once: the one slot behind

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// ZeroMQ TCP endpoints, `tcp://HOST:PORT`.
 package enum Endpoint {

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import Dispatch
 import Synchronization
 
 /// Signals that stop a run, delivered as a stream instead of a handler: whoever reads

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A row of a bench's results, written as CSV and as JSON with the same columns, in
 /// `Columns` order, units in their names.

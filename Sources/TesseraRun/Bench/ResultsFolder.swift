@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// The `--out` folder of a bench: checked before any run, made only when there are results.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// One workload measured: whole processes, wall time from start to exit, Tessera and

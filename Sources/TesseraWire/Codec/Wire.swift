@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// The binary format: a 12-byte little-endian header, then the kind's payload.

@@ -1,5 +1,5 @@
 import CZeroMQ
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// A CurveZMQ key pair (RFC 26), both halves as 40 Z85 characters: the form libzmq's

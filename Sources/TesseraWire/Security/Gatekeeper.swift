@@ -1,5 +1,6 @@
 import CZeroMQ
-import Foundation
+import FoundationEssentials
+import Glibc
 import TesseraCore
 
 /// Answers libzmq's ZAP requests (RFC 27) for the sockets that listen: a CURVE peer

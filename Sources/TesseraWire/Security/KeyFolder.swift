@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import TesseraCore
 
 /// What a key admits: a member joins the cluster (coordinator, worker, presenter); a

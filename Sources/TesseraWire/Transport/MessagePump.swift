@@ -1,5 +1,6 @@
 import CZeroMQ
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import TesseraCore
 

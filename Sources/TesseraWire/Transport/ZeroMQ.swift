@@ -1,5 +1,5 @@
 import CZeroMQ
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 #if !os(Linux)

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import TesseraCluster
 import TesseraCore
 import TesseraRun

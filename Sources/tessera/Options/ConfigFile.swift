@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TesseraCore
 
 /// A run configuration: flat TOML, one `key = value` per line, keys named like the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Speed-up (left axis) and efficiency (right axis) against workers, with the ideal
 /// speed-up line, as SVG.
