@@ -210,47 +210,63 @@ public enum RLE {
         }
 
         private mutating func emit(_ count: Int, _ tag: Character) {
-            let token = count == 1 ? String(tag) : "\(count)\(tag)"
-            if line.utf8.count + token.utf8.count > 70 {
+            let digits = count == 1 ? "" : String(count)
+            if line.utf8.count + digits.utf8.count + 1 > 70 {
                 out += line
                 out += "\n"
                 line = ""
             }
-            line += token
+            line += digits
+            line.append(tag)
         }
 
         public mutating func append(_ words: ArraySlice<UInt64>) {
-            append(segments: [(0, words, width)])
+            var row = RowRuns()
+            add(words, at: 0, width: width, to: &row)
+            end(row)
         }
 
         public mutating func append(_ words: ArraySlice<UInt64>, at x: Int, width: Int) {
-            append(segments: [(x, words, width)])
+            var row = RowRuns()
+            add(words, at: x, width: width, to: &row)
+            end(row)
         }
 
         /// Adds the next row, given as pieces that start `x` cells from its left, in
         /// order and apart: the row of a board that is mostly empty space.
         public mutating func append(segments: [(x: Int, words: ArraySlice<UInt64>, width: Int)]) {
-            // A run held back until the next one is known not to continue it: segments
-            // side by side (squares of a pattern written part by part) may split one run.
+            var row = RowRuns()
+            for segment in segments { add(segment.words, at: segment.x, width: segment.width, to: &row) }
+            end(row)
+        }
+
+        /// Where a row's runs have reached: a run is held back until the next one is
+        /// known not to continue it (segments side by side, squares of a pattern written
+        /// part by part, may split one run).
+        private struct RowRuns {
             var x = 0, live = 0
-            for segment in segments {
-                for run in Runs(words: segment.words, width: segment.width) {
-                    let start = segment.x + run.start
-                    if live > 0 && start == x {
-                        live += run.count
-                        x += run.count
-                        continue
-                    }
-                    if pendingRows > 0 {
-                        emit(pendingRows, "$")
-                        pendingRows = 0
-                    }
-                    if live > 0 { emit(live, "o") }
-                    if start > x { emit(start - x, "b") }
-                    (live, x) = (run.count, start + run.count)
+        }
+
+        private mutating func add(_ words: ArraySlice<UInt64>, at left: Int, width: Int, to row: inout RowRuns) {
+            for run in Runs(words: words, width: width) {
+                let start = left + run.start
+                if row.live > 0 && start == row.x {
+                    row.live += run.count
+                    row.x += run.count
+                    continue
                 }
+                if pendingRows > 0 {
+                    emit(pendingRows, "$")
+                    pendingRows = 0
+                }
+                if row.live > 0 { emit(row.live, "o") }
+                if start > row.x { emit(start - row.x, "b") }
+                (row.live, row.x) = (run.count, start + run.count)
             }
-            if live > 0 { emit(live, "o") }
+        }
+
+        private mutating func end(_ row: RowRuns) {
+            if row.live > 0 { emit(row.live, "o") }
             pendingRows += 1
         }
 
