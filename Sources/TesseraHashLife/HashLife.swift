@@ -51,9 +51,10 @@ public struct HashLife: ~Copyable {
             level += 1
             guard level <= Self.highestLevel else { throw Self.tooFar(bounds) }
         }
-        (self.rule, self.generation) = (rule.steps.even, generation)
         // A step checks the limit every few squares it makes: the store has room past it.
-        store = NodeStore(limit: nodeLimit + 1024)
+        let squares = try NodeStore(limit: nodeLimit + 1024)
+        (self.rule, self.generation) = (rule.steps.even, generation)
+        store = squares
         self.nodeLimit = min(nodeLimit, store.limit - 1024)
         (self.level, left, top) = (level, bounds?.left ?? 0, bounds?.top ?? 0)
         root = 0

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TesseraCore
 
 /// The squares of a HashLife universe, each stored once (hash-consed): a square of
 /// 2^level cells a side is its four quadrants, and a square of 8×8 cells (level 3, a
@@ -45,32 +46,31 @@ struct NodeStore: ~Copyable {
 
     /// Buckets for 2^17 nodes to start: a methuselah makes tens of thousands, and growing
     /// from 4096 re-bucketed them five times, a tenth of acorn's stepping.
-    init(limit: Int, capacity: Int = 1 << 17) {
+    init(limit: Int, capacity: Int = 1 << 17) throws {
         // Address space for the limit, taken as memory only where touched, in huge
         // pages where the system gives them: nodes are made in order and never move
         // (no copy when the store grows), and acorn's 1.5 MB of them cost 370 page
         // faults, 0.45 ms, against 0.06 in one huge page.
         var limit = min(limit, Self.largestCount)
         var spaces: (Reservation, Reservation)?
-        while spaces == nil {
+        while true {
             spaces = Reservation(bytes: limit * MemoryLayout<Node>.stride).flatMap { nodes in
                 Reservation(bytes: Self.bucketCount(for: limit) * MemoryLayout<UInt32>.stride).map { (nodes, $0) }
             }
-            // A system that will not lend the address space (strict overcommit) gets a smaller store.
-            if spaces == nil { limit /= 2 }
-            precondition(limit > 1024 || spaces != nil, "no address space for a HashLife store")
+            // A system that lends less address space (ulimit -v, strict overcommit) gets a smaller store.
+            guard spaces == nil, limit > 1 << 16 else { break }
+            limit /= 2
         }
-        (nodeSpace, bucketSpace) = spaces!
+        guard let spaces else {
+            throw TesseraError("cannot set aside memory for HashLife: \(String(cString: strerror(errno)))",
+                               fix: "raise the limit on address space (ulimit -v), or run with --algorithm tiles")
+        }
+        (nodeSpace, bucketSpace) = spaces
         (self.limit, self.capacity) = (limit, min(capacity, limit))
         nodes = nodeSpace.start.bindMemory(to: Node.self, capacity: limit)
         buckets = bucketSpace.start.bindMemory(to: UInt32.self, capacity: Self.bucketCount(for: limit))
         // Fresh mappings read as zeros: every bucket starts empty, and node 0 is none.
         bucketShift = 64 - Self.bucketCount(for: self.capacity).trailingZeroBitCount
-    }
-
-    deinit {
-        nodeSpace.release()
-        bucketSpace.release()
     }
 
     /// Buckets for `capacity` nodes: the power of two at or above it.
@@ -215,8 +215,9 @@ struct NodeStore: ~Copyable {
 
 /// Address space set aside with mmap, backed by memory only where written (the kernel
 /// zeroes each page on first touch), asking for huge pages (`MADV_HUGEPAGE`: Linux's
-/// transparent huge pages are commonly on for regions that ask).
-private struct Reservation {
+/// transparent huge pages are commonly on for regions that ask). Unmapped with its last
+/// reference.
+private final class Reservation {
     let start: UnsafeMutableRawPointer
     private let base: UnsafeMutableRawPointer, length: Int
     private static let hugePage = 1 << 21
@@ -233,15 +234,13 @@ private struct Reservation {
         _ = madvise(start, bytes, MADV_HUGEPAGE)
     }
 
+    deinit { munmap(base, length) }
+
     /// Hands back the memory past the first `bytes` (whole huge pages of it); it reads as zeros again.
     func forget(after bytes: Int) {
         let kept = (bytes + Self.hugePage - 1) / Self.hugePage * Self.hugePage
         let end = base + length
         guard start + kept < end else { return }
         _ = madvise(start + kept, end - (start + kept), MADV_DONTNEED)
-    }
-
-    func release() {
-        munmap(base, length)
     }
 }

@@ -58,6 +58,22 @@ import TesseraCore
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 5206)))
     }
 
+    /// HashLife sets aside address space for all the squares it may ever hold (several
+    /// GiB here); where a limit on address space (`ulimit -v`, as some batch systems set)
+    /// refuses that, it takes less and runs on, with Golly's result.
+    @Test func aLimitOnAddressSpaceLeavesHashLifeRunning() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try file("x = 7, y = 3, rule = B3/S23\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let output = dir.appendingPathComponent("out.rle")
+        let run = try Harness.run(URL(fileURLWithPath: "/bin/sh"), [
+            "-c", "ulimit -v 400000 && exec \"$0\" run \"$1\" --generations 5206 --output \"$2\"",
+            Harness.tessera.path, input.path, output.path,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("in process by HashLife"), "\(run.stdout)")
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 5206)))
+    }
+
     /// A dense soup makes new squares everywhere, which tiles step far more cheaply:
     /// HashLife hands it over within its first steps, from the generation it reached (a
     /// larger soup from its start, HashLife behind from the first step), and the board
