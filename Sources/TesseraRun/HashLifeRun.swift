@@ -112,6 +112,10 @@ package enum HashLifeRun {
                     let rest = try setup.regrouped(parts: life.placedCells, generation: life.generation, tileCount: setup.tiling.tiles.count)
                     return .handedOver(rest, share)
                 } catch is HashLife.OutOfNodes {
+                    guard life.nodeLimit == nodeLimit else {
+                        throw TesseraError("HashLife needs more than the \(life.nodeLimit) squares this process's limit on address space leaves room for",
+                                           fix: "raise the limit (ulimit -v), or run it with --algorithm tiles")
+                    }
                     throw TesseraError("HashLife needs more than a quarter of this machine's memory for this pattern (\(nodeLimit) squares)",
                                        fix: "run it with --algorithm tiles")
                 }
