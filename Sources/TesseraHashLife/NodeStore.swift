@@ -62,7 +62,7 @@ struct NodeStore: ~Copyable {
             limit /= 2
         }
         guard let spaces else {
-            throw TesseraError("cannot set aside memory for HashLife: \(String(cString: strerror(errno)))",
+            throw TesseraError("cannot set aside memory for HashLife: \(Files.systemReason())",
                                fix: "raise the limit on address space (ulimit -v), or run with --algorithm tiles")
         }
         (nodeSpace, bucketSpace) = spaces

@@ -20,7 +20,7 @@ package enum WorkerDrain {
         let clock = ContinuousClock(), start = clock.now
         guard kill(pid, SIGTERM) == 0 else {
             if errno == ESRCH { throw gone(pid) }
-            throw TesseraError("not allowed to signal worker \(pid): \(String(cString: strerror(errno)))",
+            throw TesseraError("not allowed to signal worker \(pid): \(Files.systemReason())",
                                fix: "run this as the user the worker runs as")
         }
         let milliseconds = Int32(clamping: Int((timeout.seconds * 1000).rounded(.up)))

@@ -38,7 +38,7 @@ public final class CellBuffer {
         guard let mapped = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
               mapped != MAP_FAILED else {
             // Callers check the memory budget first; a failure here is the system's.
-            fatalError("cannot map \(byteCount) bytes for a \(width)x\(height) cell buffer: \(String(cString: strerror(errno)))")
+            fatalError("cannot map \(byteCount) bytes for a \(width)x\(height) cell buffer: \(Files.systemReason())")
         }
         storage = mapped
         // Huge pages for big buffers: a block of 32 rows touches one 4 KiB page per row

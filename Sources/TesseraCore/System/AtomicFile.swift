@@ -21,7 +21,7 @@ public final class AtomicFile {
         temporaryPath = path + ".tmp-\(getpid())"
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
-            throw TesseraError("cannot create \(temporaryPath): \(Self.systemReason())", fix: "check the folder's permissions")
+            throw TesseraError("cannot create \(temporaryPath): \(Files.systemReason())", fix: "check the folder's permissions")
         }
     }
 
@@ -51,12 +51,7 @@ public final class AtomicFile {
     }
 
     private func writeFailed() -> TesseraError {
-        TesseraError("cannot write \(path): \(Self.systemReason())", fix: "check the free disk space")
-    }
-
-    /// The system's own words for the last failed call ("No space left on device").
-    private static func systemReason() -> String {
-        String(cString: strerror(errno))
+        TesseraError("cannot write \(path): \(Files.systemReason())", fix: "check the free disk space")
     }
 
     /// Puts the file in place.
@@ -66,7 +61,7 @@ public final class AtomicFile {
         descriptor = -1
         guard closed == 0 else { throw writeFailed() }
         guard rename(temporaryPath, path) == 0 else {
-            throw TesseraError("cannot rename \(temporaryPath) to \(path): \(Self.systemReason())",
+            throw TesseraError("cannot rename \(temporaryPath) to \(path): \(Files.systemReason())",
                                fix: "check the folder's permissions")
         }
         committed = true
@@ -74,9 +69,8 @@ public final class AtomicFile {
 
     /// Checks that `path` can be written, before any work is spent producing it.
     public static func checkWritable(_ path: String) throws {
-        let folder = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
-        var status = stat()
-        guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+        let folder = Files.folder(of: path)
+        guard Files.isFolder(folder) else {
             throw TesseraError("cannot write \(path): folder \(folder) does not exist", fix: "create it or choose another path")
         }
         guard access(folder, W_OK) == 0 else {

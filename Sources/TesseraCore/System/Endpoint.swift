@@ -34,7 +34,7 @@ package enum Endpoint {
         }
         defer { freeaddrinfo(result) }
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { throw TesseraError("cannot open a socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw TesseraError("cannot open a socket: \(Files.systemReason())") }
         defer { close(fd) }
         // A UDP connect sends nothing; it only picks the route and so the local address.
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {

@@ -37,9 +37,9 @@ extension String {
     /// Spaces before, to `width` characters: a right-aligned column.
     package func leftPadded(_ width: Int) -> String { String(repeating: " ", count: Swift.max(0, width - count)) + self }
 
-    /// `arguments` formatted as C's printf formats them: numbers only (`%d`, `%.3f`,
-    /// `%06d`, `%llu`), C strings through `%s`. Foundation's `String(format:)` without
-    /// Foundation, which costs every process a third of a millisecond to start.
+    /// `arguments` formatted as C's printf formats them, numbers only (`%d`, `%.3f`,
+    /// `%06d`, `%llu`): Foundation's `String(format:)` without Foundation, which costs
+    /// every process a third of a millisecond to start.
     package init(cFormat format: String, _ arguments: CVarArg...) {
         self = Self.printf(format, arguments)
     }

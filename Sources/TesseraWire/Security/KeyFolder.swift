@@ -67,7 +67,7 @@ package enum KeyFolder {
     static func read(_ path: String, secret: Bool = false) throws -> String {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = Files.systemReason()
             throw TesseraError("cannot read \(path): \(reason)", fix: "give --keys the folder 'tessera keygen DIR' wrote")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
@@ -78,7 +78,7 @@ package enum KeyFolder {
                                fix: "run chmod 600 \(path)")
         }
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw TesseraError("cannot read \(path): \(String(cString: strerror(errno)))",
+            throw TesseraError("cannot read \(path): \(Files.systemReason())",
                                fix: "check its permissions, or make new keys with 'tessera keygen DIR'")
         }
         return text
@@ -116,13 +116,13 @@ package enum KeyFolder {
         let parent = URL(fileURLWithPath: folder).deletingLastPathComponent().path
         let staging = path(parent, ".\(URL(fileURLWithPath: folder).lastPathComponent).tmp-\(getpid())")
         guard mkdir(staging, 0o700) == 0 else {
-            throw TesseraError("cannot create a folder in \(parent): \(String(cString: strerror(errno)))",
+            throw TesseraError("cannot create a folder in \(parent): \(Files.systemReason())",
                                fix: "give a folder in a place you may write")
         }
         do {
             for (name, text) in files { try writeSecret(path(staging, name), text) }
             guard rename(staging, folder) == 0 else {
-                throw TesseraError("cannot create \(folder): \(String(cString: strerror(errno)))", fix: "give a new folder")
+                throw TesseraError("cannot create \(folder): \(Files.systemReason())", fix: "give a new folder")
             }
         } catch {
             try? manager.removeItem(atPath: staging)
@@ -134,12 +134,12 @@ package enum KeyFolder {
     private static func writeSecret(_ path: String, _ text: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw TesseraError("cannot create \(path): \(String(cString: strerror(errno)))", fix: "check the folder's permissions")
+            throw TesseraError("cannot create \(path): \(Files.systemReason())", fix: "check the folder's permissions")
         }
         defer { close(fd) }
         let bytes = Array(text.utf8)
         guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count, fsync(fd) == 0 else {
-            throw TesseraError("cannot write \(path): \(String(cString: strerror(errno)))", fix: "check the free disk space")
+            throw TesseraError("cannot write \(path): \(Files.systemReason())", fix: "check the free disk space")
         }
     }
 }

@@ -106,7 +106,7 @@ package final class MessagePump: Sendable {
     private static func start(_ role: Role, credentials: Credentials?, heartbeatInterval: Duration,
                               heartbeat: (@Sendable () -> [UInt8])?) async throws -> MessagePump {
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wake >= 0 else { throw TesseraError("cannot create an eventfd: \(String(cString: strerror(errno)))") }
+        guard wake >= 0 else { throw TesseraError("cannot create an eventfd: \(Files.systemReason())") }
         return try await withCheckedThrowingContinuation { (ready: CheckedContinuation<MessagePump, any Error>) in
             OwnThread.start(named: "tessera-zmq") {
                 serve(role, credentials: credentials, wake: wake, ready: ready,
