@@ -68,14 +68,3 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
-
-// Generic types spelled out in code (ArgumentParser's `Option<Int>` in every command's
-// flags above all) get their metadata from accessor functions handed the conformances,
-// not from mangled names the runtime demangles and checks against every conformance
-// in the binary on first use: that lookup was a tenth of a short run's 7 ms.
-for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
-    ]
-}
-
