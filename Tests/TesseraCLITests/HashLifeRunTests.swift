@@ -37,6 +37,15 @@ import TesseraCore
         #expect(ours == theirs)
     }
 
+    /// 30000 generations: the stream's 7518×7505 box would fit one grid, but only the
+    /// squares of 1024² along its diagonal hold live cells, so it is written square by
+    /// square as well: bgolly's file byte for byte.
+    @Test func aMostlyEmptyBoxWritesSquareBySquareAsGollyDoes() throws {
+        let (ours, theirs, said) = try gunFiles(30_000)
+        #expect(said.contains("in process by HashLife"), "\(said)")
+        #expect(ours == theirs)
+    }
+
     /// A million generations: the glider stream, 250000 cells long, is too large for one
     /// grid (7.8 GB at a bit a cell) and is written square by square, runs joined across
     /// squares, still bgolly's file byte for byte.
