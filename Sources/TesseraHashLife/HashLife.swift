@@ -360,22 +360,22 @@ public struct HashLife: ~Copyable {
     }
 
     /// The live cells as grids where they lie: one over their bounding box when that
-    /// holds at most `largestGrid` cells and is not mostly empty squares of `partLevel`,
-    /// else one for each such square that holds any (a glider stream a million cells
-    /// long is a diagonal of small grids, not a square of terabytes); none when none is
-    /// alive.
-    public var placedCells: [PlacedCells] {
+    /// holds at most `largestGrid` cells and is not mostly empty squares of 2^`partLevel`
+    /// cells a side, else one for each such square that holds any (a glider stream a
+    /// million cells long is a diagonal of small grids, not a square of terabytes); none
+    /// when none is alive.
+    public func placedCells(partLevel: Int = 10) -> [PlacedCells] {
         guard let bounds else { return [] }
         let (area, overflow) = bounds.width.multipliedReportingOverflow(by: bounds.height)
         // A gun's stream after 50000 generations fills only the squares along the
         // diagonal of its 12518×12505 box, about a tenth of them: one grid over the box
         // was 20 MB to zero and read, 10 ms of a 21 ms run with --output.
-        guard overflow || area > Self.largestGrid || area > 2 * (liveSquares(level: Self.partLevel) << (2 * Self.partLevel)) else {
+        guard overflow || area > Self.largestGrid || area > 2 * (liveSquares(level: partLevel) << (2 * partLevel)) else {
             return [PlacedCells(cells: cells(in: bounds), left: bounds.left, top: bounds.top)]
         }
         var parts: [PlacedCells] = []
         walkLive { _, level, x, y in
-            guard level <= Self.partLevel else { return true }
+            guard level <= partLevel else { return true }
             // A square walked into holds live cells: trimming it leaves some.
             parts.append(PlacedCells(trimming: cells(in: CellBounds(left: x, top: y, width: 1 << level, height: 1 << level)),
                                      left: x, top: y)!)
@@ -385,7 +385,7 @@ public struct HashLife: ~Copyable {
     }
 
     /// Squares of `level` that hold a live cell: asked only of a universe whose live cells
-    /// fit `largestGrid`, so a few hundred at most.
+    /// fit `largestGrid`, so a few thousand at most.
     private func liveSquares(level: Int) -> Int {
         var count = 0
         walkLive { _, squareLevel, _, _ in
@@ -398,6 +398,4 @@ public struct HashLife: ~Copyable {
 
     /// The most cells `placedCells` puts in one grid over the bounding box (32 MiB).
     static let largestGrid = 1 << 28
-    /// Past that, a grid for each square of this level that holds a live cell (1024², 128 KiB).
-    static let partLevel = 10
 }

@@ -109,7 +109,7 @@ package enum HashLifeRun {
                     // Behind from the first step: tiles start from the run's own start,
                     // with no need to read the cells back out of HashLife.
                     guard done > 0 else { return .handedOver(setup, share) }
-                    let rest = try setup.regrouped(parts: life.placedCells, generation: life.generation, tileCount: setup.tiling.tiles.count)
+                    let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
                     return .handedOver(rest, share)
                 } catch is HashLife.OutOfNodes {
                     guard life.nodeLimit == nodeLimit else {
@@ -128,7 +128,11 @@ package enum HashLifeRun {
                 }
             }
             let seconds = (clock.now - start).seconds
-            if let output { try write(life.placedCells, to: output, rule: setup.rule, generation: life.generation) }
+            // For a file, squares of 256²: a sparse pattern's grids then hold less empty
+            // space to zero and read (the gun's 100000 generations with --output 14.0 →
+            // 12.1 ms), and the writer joins them row by row. Tiles take 1024² ones, a
+            // sixteenth as many parts to group.
+            if let output { try write(life.placedCells(partLevel: 8), to: output, rule: setup.rule, generation: life.generation) }
             let outcome = RunOutcome(seconds: 0, population: Int(clamping: life.population), workers: [], generations: 0)
             return .finished(outcome.after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds,
                                                                     squares: life.nodeCount, handedOver: false)))
