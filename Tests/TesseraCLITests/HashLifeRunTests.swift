@@ -38,8 +38,8 @@ import TesseraCore
     }
 
     /// 30000 generations: the stream's 7518×7505 box would fit one grid, but only the
-    /// squares of 1024² along its diagonal hold live cells, so it is written square by
-    /// square as well: bgolly's file byte for byte.
+    /// squares along its diagonal hold live cells, so it is written square by square as
+    /// well: bgolly's file byte for byte.
     @Test func aMostlyEmptyBoxWritesSquareBySquareAsGollyDoes() throws {
         let (ours, theirs, said) = try gunFiles(30_000)
         #expect(said.contains("in process by HashLife"), "\(said)")
