@@ -27,7 +27,7 @@ package enum Terminal {
         raw.c_oflag |= tcflag_t(OPOST)  // keep \n → \r\n for anything printed
         tcsetattr(0, TCSAFLUSH, &raw)
         active = true
-        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+        Files.writeToStandardOutput("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
         atexit { Terminal.restore() }
         for signal in [SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE] {
             Glibc.signal(signal) { number in
@@ -45,18 +45,6 @@ package enum Terminal {
         let reset = "\u{1B}[?25h\u{1B}[?1049l"
         _ = reset.withCString { Glibc.write(1, $0, strlen($0)) }
         tcsetattr(0, TCSAFLUSH, &saved)
-    }
-
-    package static func write(_ text: String) {
-        var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(1, buffer.baseAddress! + offset, buffer.count - offset)
-                if n <= 0 { break }
-                offset += n
-            }
-        }
     }
 }
 

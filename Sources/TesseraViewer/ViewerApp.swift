@@ -175,7 +175,7 @@ package struct ViewerApp {
             out += (row < lines.count ? lines[row] : "") + "\u{1B}[K\r\n"
         }
         out += "\u{1B}[7m" + String(status.prefix(columns)) + "\u{1B}[K\u{1B}[0m"
-        Terminal.write(out)
+        Files.writeToStandardOutput(out)
     }
 
     private var status: String {

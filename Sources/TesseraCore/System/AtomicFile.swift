@@ -32,22 +32,11 @@ public final class AtomicFile {
     }
 
     public func write(_ chunk: String) throws {
-        var chunk = chunk
-        try chunk.withUTF8 { try write($0) }
+        guard Files.write(chunk, to: descriptor) else { throw writeFailed() }
     }
 
     public func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBufferPointer { try write($0) }
-    }
-
-    private func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        var done = 0
-        while done < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw writeFailed() }
-            done += written
-        }
+        guard bytes.withUnsafeBufferPointer({ Files.write($0, to: descriptor) }) else { throw writeFailed() }
     }
 
     private func writeFailed() -> TesseraError {

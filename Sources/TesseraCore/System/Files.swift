@@ -73,22 +73,28 @@ package enum Files {
     }
 
     /// Writes `text` to standard error whole, around stdio's buffers, as one write where it fits.
-    package static func writeToStandardError(_ text: String) { write(text, to: 2) }
+    package static func writeToStandardError(_ text: String) { _ = write(text, to: 2) }
 
     /// Writes `text` to standard output whole, around stdio's buffers.
-    package static func writeToStandardOutput(_ text: String) { write(text, to: 1) }
+    package static func writeToStandardOutput(_ text: String) { _ = write(text, to: 1) }
 
-    private static func write(_ text: String, to descriptor: Int32) {
+    /// Writes all of `text` to `descriptor`, again after a signal or a short write;
+    /// false, with `errno` saying why, when the system refuses.
+    package static func write(_ text: String, to descriptor: Int32) -> Bool {
         var text = text
-        text.withUTF8 { bytes in
-            var done = 0
-            while done < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
-                done += written
-            }
+        return text.withUTF8 { write($0, to: descriptor) }
+    }
+
+    /// Writes all of `bytes` to `descriptor` (see `write(_:to:)`).
+    package static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            done += written
         }
+        return true
     }
 }
 

@@ -137,8 +137,7 @@ package enum KeyFolder {
             throw TesseraError("cannot create \(path): \(Files.systemReason())", fix: "check the folder's permissions")
         }
         defer { close(fd) }
-        let bytes = Array(text.utf8)
-        guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count, fsync(fd) == 0 else {
+        guard Files.write(text, to: fd), fsync(fd) == 0 else {
             throw TesseraError("cannot write \(path): \(Files.systemReason())", fix: "check the free disk space")
         }
     }
