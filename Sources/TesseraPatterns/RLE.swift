@@ -221,9 +221,7 @@ public enum RLE {
         }
 
         public mutating func append(_ words: ArraySlice<UInt64>) {
-            var row = RowRuns()
-            add(words, at: 0, width: width, to: &row)
-            end(row)
+            append(words, at: 0, width: width)
         }
 
         public mutating func append(_ words: ArraySlice<UInt64>, at x: Int, width: Int) {
