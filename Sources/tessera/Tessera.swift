@@ -16,6 +16,11 @@ struct Tessera: AsyncParsableCommand {
     /// Every failure, flag errors included, is one line on stderr and exit status 2.
     static func main() async {
         do {
+            // `run` with a pattern and the common flags skips the parser's reflection.
+            if let plain = RunCommand.plain(CommandLine.arguments.dropFirst()) {
+                try await plain.run()
+                return
+            }
             var command = try parseAsRoot()
             if var async = command as? AsyncParsableCommand {
                 try await async.run()
