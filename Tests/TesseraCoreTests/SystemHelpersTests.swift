@@ -19,6 +19,16 @@ import Testing
         #expect(long.count == 300 && long.hasSuffix("05") && long.hasPrefix("000"))
     }
 
+    @Test func aCgroupQuotaCapsTheCPUsARunCounts() {
+        #expect(CPUAffinity.quotaCPUs(v2: "max 100000", v1Quota: nil, v1Period: nil) == nil)
+        #expect(CPUAffinity.quotaCPUs(v2: "150000 100000", v1Quota: "-1", v1Period: "100000") == 2)
+        #expect(CPUAffinity.quotaCPUs(v2: "50000 100000", v1Quota: nil, v1Period: nil) == 1)
+        #expect(CPUAffinity.quotaCPUs(v2: nil, v1Quota: "-1", v1Period: "100000") == nil)
+        #expect(CPUAffinity.quotaCPUs(v2: nil, v1Quota: "400000", v1Period: "100000") == 4)
+        #expect(CPUAffinity.quotaCPUs(v2: nil, v1Quota: nil, v1Period: nil) == nil)
+        #expect((1...CPUAffinity.allowed.count).contains(CPUAffinity.usableCount))
+    }
+
     @Test func columnsPadToTheirWidth() {
         #expect("ab".padded(5) == "ab   " && "ab".leftPadded(5) == "   ab" && "abcdef".padded(3) == "abcdef")
     }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import TesseraCluster
 import TesseraCore
 import TesseraExport
@@ -65,7 +64,7 @@ struct RunCommand: AsyncParsableCommand {
             try security.apply(config)
             try check(cluster, run)
         }
-        let chosen = cluster.workers ?? ProcessInfo.processInfo.activeProcessorCount
+        let chosen = cluster.workers ?? CPUAffinity.usableCount
         var (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, chosen))
         let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
         var hashLife: RunOutcome.HashLifeShare? = nil
