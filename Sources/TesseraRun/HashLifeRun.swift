@@ -81,7 +81,7 @@ package enum HashLifeRun {
     /// The squares HashLife may keep: a quarter of this machine's memory, 40 bytes a square
     /// with its hash bucket.
     static var nodeLimit: Int {
-        min(Int(ProcessInfo.processInfo.physicalMemory / 4 / 40), Int(UInt32.max - 1))
+        min(MemoryBudget.physicalBytes / 4 / 40, Int(UInt32.max - 1))
     }
 
     /// Runs `generations` of `setup` (a pattern on the unbounded plane), writes `output`
