@@ -61,6 +61,13 @@ package enum Files {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// Whether something is at `path` (a link, where it leads), as FileManager's
+    /// fileExists says, without starting a FileManager.
+    package static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0
+    }
+
     /// Whether `path` is a folder.
     package static func isFolder(_ path: String) -> Bool {
         var status = stat()

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import TesseraCore
 import TesseraPatterns
 import TesseraRun
@@ -75,7 +74,7 @@ struct BoardOptions: ParsableArguments {
     }
 
     static func load(_ source: String) throws -> Pattern {
-        if FileManager.default.fileExists(atPath: source) { return try PatternFile.load(source) }
+        if Files.exists(source) { return try PatternFile.load(source) }
         if let builtIn = PatternLibrary.pattern(named: source) { return builtIn }
         throw TesseraError("no file or built-in pattern named '\(source)'",
                            fix: "check the path, or run 'tessera patterns' for built-in names")
