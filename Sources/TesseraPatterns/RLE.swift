@@ -77,10 +77,10 @@ public enum RLE {
 
         private mutating func readSize(_ line: Substring) throws {
             var width: Int?, height: Int?
-            var fields = line.split(separator: ",").map { String($0) }
+            var fields = line.split(separator: ",")
             // The rule's bounded-grid suffix (`:T640,480`) has a comma of its own: the rule runs to the end.
             if let ruleField = fields.firstIndex(where: { $0.trimmingWhitespace.hasPrefix("rule") }) {
-                fields[ruleField] = fields[ruleField...].joined(separator: ",")
+                fields[ruleField] = line[fields[ruleField].startIndex...]
                 fields.removeSubrange((ruleField + 1)...)
             }
             for field in fields {

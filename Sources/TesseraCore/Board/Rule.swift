@@ -20,7 +20,9 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     /// Golly's canonical form, e.g. `B3/S23`.
     public var description: String {
         func digits(_ mask: UInt16) -> String {
-            (0...8).filter { mask >> $0 & 1 == 1 }.map(String.init).joined()
+            var text = ""
+            for n in 0...8 where mask >> n & 1 == 1 { text.append(Character(Unicode.Scalar(UInt8(ascii: "0") + UInt8(n)))) }
+            return text
         }
         return "B\(digits(birth))/S\(digits(survive))"
     }
@@ -83,12 +85,13 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
         var birth: UInt16 = 0, survive: UInt16 = 0
         if lower.contains("b") || lower.contains("s") {
             var target: Character? = nil
-            var seen = Set<Character>()
+            var (seenB, seenS) = (false, false)
             for ch in lower {
                 switch ch {
                 case "b", "s":
-                    guard !seen.contains(ch) else { throw invalid }
-                    seen.insert(ch)
+                    // Each letter once: "B3/S23/B1" is no rule.
+                    guard !(ch == "b" ? seenB : seenS) else { throw invalid }
+                    if ch == "b" { seenB = true } else { seenS = true }
                     target = ch
                 case "/":
                     continue
