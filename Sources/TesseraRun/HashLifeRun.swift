@@ -43,8 +43,26 @@ package enum HashLifeRun {
     /// 0.1 to 1.3.
     static let squaresPerOccupiedGeneration = 1.0
     /// Squares HashLife may make before its steps have paid for any (half a millisecond):
-    /// what a gun's first steps need, and all a soup wastes.
+    /// what a small gun's first steps need, and all a soup wastes.
     static let allowance = 1 << 12
+    /// Or, in a run of `longRun` generations or more, this share of what tiles would spend
+    /// on the whole run at the pattern's starting area, where that is more. A large gun's
+    /// first steps make up to a million squares before its results repeat, and repay them
+    /// many times over in a long run (Golly's five largest guns, 100000 generations: tiles
+    /// 1.4–3.5 s, HashLife 0.04–0.6); a soup, which never repays them, loses a few percent
+    /// of its run. In shorter runs some guns do not repay them (2c5-spaceship-gun-p690's
+    /// 10000 generations: tiles 0.15 s, HashLife 0.38), and none is given.
+    static let investedShare = 1.0 / 64
+    static let longRun: UInt64 = 1 << 16
+
+    /// Squares HashLife may make before its steps have paid for any, in a run of
+    /// `generations` of a pattern filling `occupied` squares: at most a quarter of what
+    /// the store holds, so that running out of it is not what ends HashLife's turn.
+    static func investment(occupied: Double, generations: UInt64, nodeLimit: Int) -> Int {
+        guard generations >= longRun else { return allowance }
+        let share = occupied * Double(generations) * squaresPerOccupiedGeneration * investedShare
+        return max(allowance, Int(min(share, Double(nodeLimit / 4))))
+    }
     /// How much more area a step is allowed than its pattern fills when it starts: a
     /// methuselah's area doubles within some of its steps.
     static let growthRoom = 2.0
@@ -96,11 +114,12 @@ package enum HashLifeRun {
             // Occupied squares times generations: the area tiles would have stepped.
             var stepped = 0.0, done: UInt64 = 0
             var occupied = budgeted ? Double(life.occupiedSquares) : 0
+            let invested = investment(occupied: occupied, generations: generations, nodeLimit: life.nodeLimit)
             for power in powers(of: generations) {
                 try Task.checkCancellation()
                 let span = Double(UInt64(1) << UInt64(power))
                 let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
-                let budget = budgeted ? madeBefore + allowance + Int(min(earned, 1e15)) : .max
+                let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
                 do {
                     try life.step(power: power, madeAtMost: budget)
                 } catch is HashLife.OverBudget {

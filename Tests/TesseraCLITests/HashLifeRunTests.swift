@@ -55,6 +55,24 @@ import TesseraCore
         #expect(ours == theirs)
     }
 
+    /// Golly's Cordership gun: its first steps make HashLife far more squares than tiles
+    /// would step (in 10000 generations it goes to tiles at once), but a hundred thousand
+    /// generations repay them (3.5 s by tiles, 0.04 s by HashLife): it stays with
+    /// HashLife, and its file is bgolly's.
+    @Test func aLargeGunsLongRunStaysWithHashLife() throws {
+        let golly = "/usr/share/golly/Patterns/Life/Guns/Cordership-gun-p784.rle"
+        guard let text = FileManager.default.contents(atPath: golly).map({ String(decoding: $0, as: UTF8.self) }) else {
+            throw TesseraError("Golly's patterns are not installed", fix: "apt-get install golly")
+        }
+        let dir = try Harness.temporaryDirectory()
+        let gun = try file(text, "gun.rle", in: dir)
+        let output = dir.appendingPathComponent("out.rle")
+        let run = try Harness.tessera(["run", gun.path, "--generations", "100000", "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("in process by HashLife") && run.stdout.contains("population 64394"), "\(run.stdout)")
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(gun, generations: 100_000)))
+    }
+
     /// A methuselah's debris costs HashLife fewer squares than the area it covers costs
     /// tiles: acorn stays with HashLife to the end, and is Golly's board.
     @Test func aMethuselahStaysWithHashLife() throws {
