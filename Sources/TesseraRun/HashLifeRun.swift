@@ -1,4 +1,3 @@
-import FoundationEssentials
 import TesseraCluster
 import TesseraCore
 import TesseraHashLife
@@ -63,6 +62,7 @@ package enum HashLifeRun {
         let share = occupied * Double(generations) * squaresPerOccupiedGeneration * investedShare
         return max(allowance, Int(min(share, Double(nodeLimit / 4))))
     }
+
     /// How much more area a step is allowed than its pattern fills when it starts: a
     /// methuselah's area doubles within some of its steps.
     static let growthRoom = 2.0
