@@ -70,22 +70,25 @@ public struct HashLife: ~Copyable {
     private mutating func build(level: Int, x: Int, y: Int, parts: [PlacedCells]) -> UInt32 {
         let side = 1 << level
         let square = CellBounds(left: x, top: y, width: side, height: side)
-        let touching = parts.filter { part in
-            guard let overlap = part.bounds.intersection(square) else { return false }
-            return !part.cells.isEmpty(x: overlap.left - part.left, y: overlap.top - part.top,
-                                       width: overlap.width, height: overlap.height)
-        }
-        if touching.isEmpty { return store.empty(level) }
         if level == 3 {
+            // Read straight away: an empty leaf is leaf(0), the empty square of level 3.
             var cells: UInt64 = 0
-            for part in touching {
-                let overlap = part.bounds.intersection(square)!
+            for part in parts {
+                guard let overlap = part.bounds.intersection(square) else { continue }
                 for row in overlap.top..<overlap.bottom {
                     cells |= part.cells.bits(x: x - part.left, y: row - part.top, count: 8) << UInt64((row - y) * 8)
                 }
             }
             return store.leaf(cells)
         }
+        func touches(_ part: PlacedCells) -> Bool {
+            guard let overlap = part.bounds.intersection(square) else { return false }
+            return !part.cells.isEmpty(x: overlap.left - part.left, y: overlap.top - part.top,
+                                       width: overlap.width, height: overlap.height)
+        }
+        // One part, the usual case, is passed on as it is: no array made per square.
+        let touching = parts.count == 1 ? (touches(parts[0]) ? parts : []) : parts.filter(touches)
+        if touching.isEmpty { return store.empty(level) }
         let half = side / 2
         let nw = build(level: level - 1, x: x, y: y, parts: touching)
         let ne = build(level: level - 1, x: x + half, y: y, parts: touching)
