@@ -45,10 +45,24 @@ public struct BoardOutput: Sendable {
     /// Bytes of cells the writer holds at once.
     public var bandBytes: Int { Self.bandRows(width: shape.width) * shape.width / 8 }
 
-    private func encoder(generation: UInt64) -> any BoardEncoder {
-        path.lowercased().hasSuffix(".cells")
-            ? PlainText.Encoder(width: shape.width, name: "\(name) generation \(generation)")
-            : RLE.Encoder(shape: shape, rule: rule, generation: generation)
+    private func encoder(generation: UInt64) throws -> any BoardEncoder {
+        if isPlainText { return PlainText.Encoder(width: shape.width, name: "\(name) generation \(generation)") }
+        try checkGollyReadsPosition()
+        return RLE.Encoder(shape: shape, rule: rule, generation: generation)
+    }
+
+    private var isPlainText: Bool { path.lowercased().hasSuffix(".cells") }
+
+    /// Golly writes RLE only within ±10⁹ of the origin, and reads its `Pos` as 32-bit
+    /// numbers: an RLE of the unbounded plane past that would reopen somewhere else.
+    private func checkGollyReadsPosition() throws {
+        let limit = 1_000_000_000
+        guard shape.topology == .infinite, shape.width > 0, shape.height > 0 else { return }
+        let box = CellBounds(left: shape.left, top: shape.top, width: shape.width, height: shape.height)
+        guard box.left >= -limit, box.top >= -limit, box.right - 1 <= limit, box.bottom - 1 <= limit else {
+            throw TesseraError("the live cells span \(box), past the ±\(limit) cells Golly reads and writes as RLE",
+                               fix: "name the output *.mc (macrocell), which holds any position")
+        }
     }
 
     private var isMacrocell: Bool { path.lowercased().hasSuffix(".mc") }
@@ -65,7 +79,7 @@ public struct BoardOutput: Sendable {
             try file.commit()
             return
         }
-        var encoder = encoder(generation: generation)
+        var encoder = try encoder(generation: generation)
         try encoder.write(board, to: path)
     }
 
@@ -82,22 +96,16 @@ public struct BoardOutput: Sendable {
             try file.commit()
             return
         }
-        let isPlainText = path.lowercased().hasSuffix(".cells")
         guard parts.count <= 1 || !isPlainText else {
             throw TesseraError("the live cells lie \(box.width)x\(box.height) cells apart, too far for a .cells file, which spells out every cell",
                                fix: "name the output *.rle or *.mc")
-        }
-        // bgolly's own limit for RLE (its positions are 32-bit there).
-        let limit = 1_000_000_000
-        guard isPlainText || box.width == 0 || (box.left >= -limit && box.top >= -limit && box.right - 1 <= limit && box.bottom - 1 <= limit) else {
-            throw TesseraError("the live cells span \(box), past the ±\(limit) cells Golly reads and writes as RLE",
-                               fix: "name the output *.mc (macrocell), which holds any position")
         }
         if parts.count <= 1 {
             var board = BitGrid(width: box.width, height: box.height)
             if let part = parts.first { board = part.cells }
             return try placed.write(board, generation: generation)
         }
+        try placed.checkGollyReadsPosition()
         let file = try AtomicFile(path)
         var encoder = RLE.Encoder(shape: placed.shape, rule: rule, generation: generation)
         // Runs of rows some part covers, in order.
@@ -146,8 +154,8 @@ public struct BoardOutput: Sendable {
             try write(board, generation: generation)
             return
         }
+        var encoder = try encoder(generation: generation)
         let file = try AtomicFile(path)
-        var encoder = encoder(generation: generation)
         // Empty rows a few hundred at a time: a .cells file spells each one out.
         func skip(to y: Int, from done: inout Int) throws {
             while done < y {

@@ -38,8 +38,8 @@ import TesseraWire
         ("acorn far on", "x = 7, y = 3, rule = B3/S23\nbo$3bo$2o2b3o!\n", 20_000),
         // One row that grows without bound (two block-laying switch engines).
         ("switch engines", "x = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", 3000),
-        // A glider a billion cells from the origin.
-        ("far glider", "#CXRLE Pos=1000000000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", 777),
+        // A glider a billion cells from the origin, ending within the ±10⁹ Golly writes as RLE.
+        ("far glider", "#CXRLE Pos=999999000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", 777),
         // Another rule: HighLife's replicator.
         ("replicator", "x = 5, y = 5, rule = B36/S23\n2b3o$bo2bo$o3bo$o2bo$3o!\n", 400),
         // Golly's own acorn.lif, in Life 1.05: a block of '.' and '*' rows after a bare #P.
@@ -96,6 +96,22 @@ import TesseraWire
         let again = try tessera([golly.path], generations: 0, extra: ["--workers", "0"], in: dir)
         #expect(again.cells == ours.cells)
         #expect(again.text.hasPrefix("#CXRLE Pos=") && again.text.contains("Gen=1000"))
+    }
+
+    /// Golly reads an RLE's position as 32-bit numbers: a glider that ends past 2^31 is
+    /// refused as RLE, whichever engine ran it (one line, status 2, no file), and
+    /// written as a macrocell Golly places where it lies.
+    @Test(arguments: [["--algorithm", "hashlife"], ["--workers", "0"], ["--workers", "2"]])
+    func aPatternPastGollysRLEReachGoesToAMacrocell(layout: [String]) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try write("#CXRLE Pos=2147483000,0\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", "glider.rle", in: dir)
+        let rle = dir.appendingPathComponent("out.rle")
+        let refused = try Harness.tessera(["run", input.path, "--generations", "4000", "--output", rle.path] + layout)
+        #expect(refused.status == 2 && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("past the ±1000000000 cells Golly reads and writes as RLE") && refused.stderr.contains("*.mc"))
+        #expect(!FileManager.default.fileExists(atPath: rle.path))
+        let ours = try tessera([input.path], generations: 4000, extra: layout, in: dir, output: "out.mc")
+        #expect(ours.cells == (try Harness.golly(input, generations: 4000)))
     }
 
     @Test func anEmptyPlaneCostsNothing() throws {
