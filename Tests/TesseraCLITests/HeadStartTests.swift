@@ -29,8 +29,8 @@ import Testing
         ("replicator, plane", "x = 5, y = 5, rule = B36/S23:P120,100\n2b3o$bo2bo$o3bo$o2bo$3o!\n", 600, [100, 450]),
         // Unbounded: the gun's window moves after its gliders, here and on the workers.
         ("gun, unbounded", "x = 36, y = 9, rule = B3/S23\n24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!\n", 5000, [64, 4500]),
-        // Unbounded growth, far from the origin.
-        ("switch engines, far", "#CXRLE Pos=1000000000,-1000000000\nx = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", 3000, [2999]),
+        // Unbounded growth, far from the origin (within the ±10⁹ Golly writes as RLE).
+        ("switch engines, far", "#CXRLE Pos=999990000,-999990000\nx = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", 3000, [2999]),
         // A pattern that dies: nothing to hand over.
         ("dies", "x = 2, y = 1, rule = B3/S23:T64,64\n2o!\n", 300, [5]),
     ])
