@@ -464,6 +464,39 @@ import TesseraCore
         #expect(sent(effects).contains { if case .abort = $0.0 { $0.1 == b } else { false } }, "told to go")
     }
 
+    /// Before: a worker that still beat but never wrote its tiles of a checkpoint (a
+    /// network file system whose server went away), or never sent its part of a frame,
+    /// hung the run for ever.
+    @Test(arguments: [true, false])
+    func aWorkerThatBeatsButNeverAnswersIsLost(checkpoint: Bool) throws {
+        var state = ready()
+        let limit = (checkpoint ? CoordinatorState.bulkLimit : CoordinatorState.stallLimit).seconds
+        if checkpoint {
+            _ = try state.begin(.checkpoint(folder: "cp"))
+            for tile in state.members[0].tiles {
+                #expect(state.receive(.checkpointed(op: 1, tile: tile, checksum: 7), from: a, now: at(1)).isEmpty)
+            }
+        } else {
+            _ = try state.begin(.frame(Viewport(x: 0, y: 0, cellsPerDot: 8, width: 8, height: 4)))
+            for tile in state.members[0].tiles {
+                _ = state.receive(.frameTile(op: 1, FramePart(tile: tile, x: 0, y: 0, dots: BitGrid(width: 0, height: 0))), from: a, now: at(1))
+            }
+        }
+        func tick(_ seconds: Double) -> [CoordinatorState.Effect] {
+            _ = state.receive(Self.beat, from: a, now: at(seconds))
+            _ = state.receive(Self.beat, from: b, now: at(seconds))
+            return state.tick(now: at(seconds)) { _ in self.at(seconds) }
+        }
+        for seconds in stride(from: 2.0, through: limit + 2, by: limit / 4) {
+            #expect(failure(tick(seconds)) == nil, "within the limit it waits (\(seconds) s)")
+        }
+        let effects = tick(limit + 3)
+        let what = checkpoint ? "its part of the checkpoint" : "its part of the frame"
+        #expect(failure(effects)?.contains("worker 1 (pid 2 on b") == true && failure(effects)?.contains(what) == true,
+                "the late one is named: \(String(describing: failure(effects)))")
+        #expect(sent(effects).contains { if case .abort = $0.0 { $0.1 == b } else { false } }, "told to go")
+    }
+
     @Test func aWorkerThatExitsIsNamed() throws {
         var state = ready()
         let effects = state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")

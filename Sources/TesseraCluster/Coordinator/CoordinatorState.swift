@@ -145,6 +145,13 @@ package struct CoordinatorState {
     /// halo strip that never comes, a bug) is cut off, rather than hanging the run.
     package static let stallLimit = Duration.seconds(60)
 
+    /// How long a checkpoint or a load, which move whole boards, may wait for a worker
+    /// that still beats to do its part: far longer than that takes (a 16384² torus, 32
+    /// MiB, is written in about 0.1 s), so only a disk that hangs (a network file system
+    /// whose server is gone) or a bug is cut off, rather than hanging the run. A frame, a
+    /// read of cells or a hand-off waits `stallLimit`.
+    package static let bulkLimit = Duration.seconds(600)
+
     package let settings: Settings
     package private(set) var phase = Phase.gathering
     package private(set) var members: [Member] = []
@@ -176,6 +183,9 @@ package struct CoordinatorState {
     /// The generation the slowest worker of the advance in flight had reached, and when
     /// it was first seen there (see `stallLimit`).
     private var stall: (generation: UInt64, since: ContinuousClock.Instant)?
+    /// The operation in flight other than an advance or a snapshot, and the first tick
+    /// that saw it waiting (see `bulkLimit`).
+    private var waitingSince: (op: UInt64, since: ContinuousClock.Instant)?
     /// The epoch of the latest assignments (`Assignment.epoch`): one more for each round
     /// of them, so strips sent under an earlier one are known for what they are.
     package private(set) var epoch: UInt64 = 0
@@ -797,6 +807,10 @@ package struct CoordinatorState {
                 // Told to go, so that it leaves no process behind.
                 return effects + [.send(.abort(reason: why), to: members[stuck].peer)] + lose(stuck, why)
             }
+            if let late = lateWorker(now: now) {
+                let why = "\(describe(late.index)) answered but did not finish its part of the \(late.what) in \(Format.duration(late.limit.seconds)): its disk or a tile of it is stuck"
+                return effects + [.send(.abort(reason: why), to: members[late.index].peer)] + lose(late.index, why)
+            }
         }
         if let presenter, silent(presenter.peer, since: presenter.lastHeard) {
             return effects + fail("the presenter stopped answering (no heartbeat for \(Format.duration(settings.silence.seconds)))")
@@ -824,6 +838,36 @@ package struct CoordinatorState {
         guard now - stall.since > Self.stallLimit else { return nil }
         self.stall = nil
         return slowest
+    }
+
+    /// A worker that still owes its part of the checkpoint, frame, read, load or hand-off
+    /// in flight after that operation's limit; nil while it is within it.
+    private mutating func lateWorker(now: ContinuousClock.Instant) -> (index: Int, what: String, limit: Duration)? {
+        let owed: (op: UInt64, what: String, limit: Duration, tiles: Set<TileID>)
+        switch operation {
+        case .checkpoint(let op, let sums):
+            owed = (op, "checkpoint", Self.bulkLimit, Set(plan.tiling.tiles).subtracting(sums.keys))
+        case .frame(let op, _, _, let waiting):
+            owed = (op, "frame", Self.stallLimit, waiting)
+        case .collect(let op, _, _, let waiting):
+            owed = (op, "read of cells", Self.stallLimit, waiting)
+        case .load(let op, _, let waiting):
+            owed = (op, "load", Self.bulkLimit, waiting)
+        case .handOff(let op, let moves, let states):
+            owed = (op, "hand-off", Self.stallLimit, Set(moves.keys).subtracting(states.keys))
+        default:
+            waitingSince = nil
+            return nil
+        }
+        guard let waitingSince, waitingSince.op == owed.op else {
+            waitingSince = (owed.op, now)
+            return nil
+        }
+        guard now - waitingSince.since > owed.limit,
+              let late = members.indices.first(where: { !members[$0].gone && !owed.tiles.isDisjoint(with: members[$0].tiles) })
+        else { return nil }
+        self.waitingSince = nil
+        return (late, owed.what, owed.limit)
     }
 
     /// A worker process this coordinator started ended: `pid` is the worker's own, or
