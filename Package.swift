@@ -8,9 +8,10 @@ import PackageDescription
 //
 // Linux only: the cluster wakes its ZeroMQ thread through an eventfd and finds its own
 // binary through /proc, and no other platform is built or tested.
+//
 // The binary carries libstdc++ (the Swift runtime's), libgcc, libpng, libgif and zlib
 // instead of loading them: loading and relocating them cost every process 0.8 ms, a third
-// of a short run (`tessera patterns` 3.57 → 2.73 ms). The linker looks in deploy/static-link
+// of a short run (`tessera patterns` 3.57 → 2.51 ms). The linker looks in deploy/static-link
 // before the system's folders, and finds there scripts that read the libraries' archives
 // (Debian: libstdc++-dev, libpng-dev, libgif-dev, zlib1g-dev) in place of their shared
 // objects. libzmq, loaded only by runs that open a socket, brings its own.

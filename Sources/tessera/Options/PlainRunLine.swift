@@ -9,7 +9,7 @@ import TesseraRun
 /// acorn's 9 ms run, where bgolly's whole run takes 7. This line is what scripts and
 /// comparisons with bgolly run, one process per pattern. Anything else, every mistake
 /// included, goes to swift-argument-parser, which says what is wrong; so does a line
-/// this reads but whose values fail validation. CommandLineTests checks that every line
+/// this reads but whose values fail validation. PlainRunLineTests checks that every line
 /// read here gives the command swift-argument-parser gives.
 extension RunCommand {
     static func plain(_ arguments: some Collection<String>) -> RunCommand? {
