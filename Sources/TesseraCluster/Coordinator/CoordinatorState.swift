@@ -123,9 +123,8 @@ package struct CoordinatorState {
         /// Gathering the moving tiles from the workers that give them up.
         case handOff(op: UInt64, moves: [TileID: Int], states: [TileID: TileState])
         case checkpoint(op: UInt64, sums: [TileID: UInt64])
-        /// Waiting for every host to have its snapshot and its buddy's copies; `since`:
-        /// the first tick that saw it waiting (see `snapshotLimit`).
-        case snapshot(op: UInt64, waiting: Set<Int>, taking: MemorySnapshot, since: ContinuousClock.Instant?)
+        /// Waiting for every host to have its snapshot and its buddy's copies (see `snapshotLimit`).
+        case snapshot(op: UInt64, waiting: Set<Int>, taking: MemorySnapshot)
         /// A worker was lost mid-advance: waiting for the others to stop.
         case halt(op: UInt64, waiting: Set<Int>, why: String)
     }
@@ -183,8 +182,8 @@ package struct CoordinatorState {
     /// The generation the slowest worker of the advance in flight had reached, and when
     /// it was first seen there (see `stallLimit`).
     private var stall: (generation: UInt64, since: ContinuousClock.Instant)?
-    /// The operation in flight other than an advance or a snapshot, and the first tick
-    /// that saw it waiting (see `bulkLimit`).
+    /// The operation in flight and the first tick that saw it waiting: how long a
+    /// snapshot, a checkpoint or another gathering has waited (see `waited`).
     private var waitingSince: (op: UInt64, since: ContinuousClock.Instant)?
     /// The epoch of the latest assignments (`Assignment.epoch`): one more for each round
     /// of them, so strips sent under an earlier one are known for what they are.
@@ -455,11 +454,11 @@ package struct CoordinatorState {
             }
             return complete(.checkpointed(sums))
         case .snapshotted(let op):
-            guard case .snapshot(op, var waiting, let taking, let since) = operation, waiting.remove(index) != nil else {
+            guard case .snapshot(op, var waiting, let taking) = operation, waiting.remove(index) != nil else {
                 return stray(message, from: index)
             }
             guard waiting.isEmpty else {
-                operation = .snapshot(op: op, waiting: waiting, taking: taking, since: since)
+                operation = .snapshot(op: op, waiting: waiting, taking: taking)
                 return []
             }
             memorySnapshot = taking
@@ -656,8 +655,7 @@ package struct CoordinatorState {
                                       keeps: members[before].tiles, retains: memorySnapshot?.generation)
             effects.append(.send(.snapshot(op: op, order), to: members[index].peer))
         }
-        operation = .snapshot(op: op, waiting: Set(hosts), taking: MemorySnapshot(generation: generation, holders: holders, buddies: buddies),
-                              since: nil)
+        operation = .snapshot(op: op, waiting: Set(hosts), taking: MemorySnapshot(generation: generation, holders: holders, buddies: buddies))
         phase = .busy
         return effects
     }
@@ -780,16 +778,12 @@ package struct CoordinatorState {
                 return effects + fail("only \(proven) of \(settings.workers) workers connected in time (\(missing) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
             }
         case .preparing, .idle, .busy:
-            if case .snapshot(let op, let waiting, let taking, let since) = operation {
-                if let since, now - since > Self.snapshotLimit {
-                    // Every worker still beats, but some copy never came: the run goes on,
-                    // and the last whole snapshot stays the one to roll back to.
-                    let late = waiting.sorted().map(describe).joined(separator: ", ")
-                    effects.append(.log("the in-memory snapshot of generation \(taking.generation) was not whole after \(Format.duration(Self.snapshotLimit.seconds)) (still waiting for \(late)): going on without it"))
-                    effects += complete(.snapshotted)
-                } else if since == nil {
-                    operation = .snapshot(op: op, waiting: waiting, taking: taking, since: now)
-                }
+            if case .snapshot(let op, let waiting, let taking) = operation, waited(op, now: now) > Self.snapshotLimit {
+                // Every worker still beats, but some copy never came: the run goes on,
+                // and the last whole snapshot stays the one to roll back to.
+                let late = waiting.sorted().map(describe).joined(separator: ", ")
+                effects.append(.log("the in-memory snapshot of generation \(taking.generation) was not whole after \(Format.duration(Self.snapshotLimit.seconds)) (still waiting for \(late)): going on without it"))
+                effects += complete(.snapshotted)
             }
             // Building huge tiles takes as long as it takes; a worker fails the run only
             // when it stops answering (its heartbeats come from its pump thread).
@@ -856,18 +850,22 @@ package struct CoordinatorState {
         case .handOff(let op, let moves, let states):
             owed = (op, "hand-off", Self.stallLimit, Set(moves.keys).subtracting(states.keys))
         default:
-            waitingSince = nil
             return nil
         }
-        guard let waitingSince, waitingSince.op == owed.op else {
-            waitingSince = (owed.op, now)
-            return nil
-        }
-        guard now - waitingSince.since > owed.limit,
+        guard waited(owed.op, now: now) > owed.limit,
               let late = members.indices.first(where: { !members[$0].gone && !owed.tiles.isDisjoint(with: members[$0].tiles) })
         else { return nil }
-        self.waitingSince = nil
         return (late, owed.what, owed.limit)
+    }
+
+    /// How long operation `op` has waited: since the first tick that saw it (zero at
+    /// that tick). Operations are numbered afresh, so a new one starts from zero.
+    private mutating func waited(_ op: UInt64, now: ContinuousClock.Instant) -> Duration {
+        guard let waitingSince, waitingSince.op == op else {
+            waitingSince = (op, now)
+            return .zero
+        }
+        return now - waitingSince.since
     }
 
     /// A worker process this coordinator started ended: `pid` is the worker's own, or
