@@ -42,13 +42,8 @@ package enum CPUAffinity {
 
     /// A small kernel file's first line, or nil where it cannot be read.
     private static func firstLine(of path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 128)
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        return String(decoding: bytes.prefix(count).prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        guard let bytes = try? InputFile(path, fix: "").read(upTo: 128), !bytes.isEmpty else { return nil }
+        return String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 
     /// Pins every thread of this process, and so every thread they start, to `cpu`.
