@@ -87,7 +87,10 @@ public struct BoardOutput: Sendable {
     /// the unbounded plane: their bounding box, placed where it lies. Rows between parts
     /// go as runs of empty rows, so parts a billion cells apart cost what they hold.
     public func write(parts: [PlacedCells], rule: Rule, generation: UInt64) throws {
-        let parts = parts.filter { $0.cells.population > 0 }.sorted { $0.left < $1.left }
+        // Whether a part holds a live cell, asked without counting them: one grid over
+        // acorn's 2325×2497 box would be counted whole for it.
+        let parts = parts.filter { !$0.cells.isEmpty(x: 0, y: 0, width: $0.cells.width, height: $0.cells.height) }
+            .sorted { $0.left < $1.left }
         let box = CellBounds.enclosing(parts.map(\.bounds)) ?? CellBounds(left: 0, top: 0, width: 0, height: 0)
         let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top))
         if isMacrocell {

@@ -151,20 +151,10 @@ package enum HashLifeRun {
             // space to zero and read (the gun's 100000 generations with --output 14.0 →
             // 12.1 ms), and the writer joins them row by row. Tiles take 1024² ones, a
             // sixteenth as many parts to group.
-            if let output { try write(life.placedCells(partLevel: 8), to: output, rule: setup.rule, generation: life.generation) }
+            if let output { try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation) }
             let outcome = RunOutcome(seconds: 0, population: Int(clamping: life.population), workers: [], generations: 0)
             return .finished(outcome.after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds,
                                                                     squares: life.nodeCount, handedOver: false)))
         }
-    }
-
-    /// Writes the live cells as a window of the unbounded plane writes them: one grid
-    /// placed where it lies; squares far apart as an atlas's groups are.
-    private static func write(_ parts: [PlacedCells], to output: BoardOutput, rule: Rule, generation: UInt64) throws {
-        guard parts.count == 1, let part = parts.first else {
-            return try output.write(parts: parts, rule: rule, generation: generation)
-        }
-        let shape = BoardShape(width: part.cells.width, height: part.cells.height, topology: .infinite, left: part.left, top: part.top)
-        try output.placed(on: shape).write(part.cells, generation: generation)
     }
 }
