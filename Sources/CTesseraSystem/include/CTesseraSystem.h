@@ -17,4 +17,15 @@ int tessera_wait_readable(int fd, int milliseconds);
 /// Names the calling thread (its first 15 bytes), as tools such as top and perf show it.
 void tessera_name_thread(const char *name);
 
+/// Catches signals `numbers` (at most 8; those ignored stay so) with a handler that
+/// notes the first to come, unblocked in the calling thread, keeping what each did
+/// before; 0, or -1 with nothing changed.
+int tessera_start_noting(const int *numbers, int count);
+
+/// Gives the signals caught by `tessera_start_noting` back what they did before.
+void tessera_stop_noting(void);
+
+/// The first signal noted since `tessera_start_noting`, or 0.
+int tessera_noted_signal(void);
+
 #endif

@@ -1,3 +1,4 @@
+import CTesseraSystem
 import FoundationEssentials
 import Glibc
 import Dispatch
@@ -65,6 +66,28 @@ package enum Signals {
     /// default action.
     package static func isCaught(_ number: Int32) -> Bool {
         registry.withLock { $0.listeners.values.contains { $0.numbers.contains(number) } }
+    }
+}
+
+extension Signals {
+    /// `body`'s result, with the stopping signals noted instead of ending the process:
+    /// `body` asks `noted` between steps of its work and stops where one has come.
+    ///
+    /// For work on the main thread of a process that never started the task pool: a
+    /// stream needs a task to read it and Dispatch's sources, whose threads block every
+    /// signal (so a handler like this one would never run in a process that has them).
+    /// What each signal did before comes back when `body` returns.
+    package static func noting<T, E: Error>(_ numbers: [Int32] = stopping, _ body: () throws(E) -> T) throws(E) -> T {
+        let started = numbers.withUnsafeBufferPointer { tessera_start_noting($0.baseAddress, CInt($0.count)) }
+        precondition(started == 0, "at most 8 signals are noted at once")
+        defer { tessera_stop_noting() }
+        return try body()
+    }
+
+    /// The first stopping signal to come while `noting` runs, if any has.
+    package static var noted: Int32? {
+        let number = tessera_noted_signal()
+        return number == 0 ? nil : number
     }
 }
 
