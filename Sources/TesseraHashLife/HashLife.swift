@@ -29,6 +29,9 @@ public struct HashLife: ~Copyable {
     public let nodeLimit: Int
     /// The most squares the step in progress may bring `squaresMade` to.
     private var madeLimit = Int.max
+    /// Whether to stop, asked between steps and every 65536 squares within one: a stopped
+    /// step throws `CancellationError`. By default, whether the task running it is cancelled.
+    public var isStopped: () -> Bool = { Task.isCancelled }
     /// Occupied 32×32 squares of each square above that size counted so far (see
     /// `occupiedSquares`); emptied when collecting renumbers the squares.
     private var occupiedCounts: [UInt32: Int] = [:]
@@ -110,7 +113,7 @@ public struct HashLife: ~Copyable {
     /// universe then stands at the last step it finished.
     public mutating func advance(_ generations: UInt64) throws {
         for power in stride(from: 63, through: 0, by: -1) where generations >> UInt64(power) & 1 == 1 {
-            try Task.checkCancellation()
+            if isStopped() { throw CancellationError() }
             try step(power: power)
         }
     }
@@ -200,7 +203,7 @@ public struct HashLife: ~Copyable {
         guard store.made < madeLimit else { throw OverBudget() }
         // One step of a chaotic pattern can run for minutes: a stopping signal is heard
         // every 65536 squares, not only between steps.
-        if store.made & 0xFFFF == 0 && Task.isCancelled { throw CancellationError() }
+        if store.made & 0xFFFF == 0 && isStopped() { throw CancellationError() }
         let made: UInt32
         if level == 5 {
             made = baseResult(node)

@@ -1,3 +1,4 @@
+import Glibc
 import TesseraCluster
 import TesseraCore
 import TesseraHashLife
@@ -108,53 +109,80 @@ package enum HashLifeRun {
     package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool) async throws -> Ending {
         _ = try setup.end(after: generations)
         return try await Interrupted.unlessSignalled(output: output?.path) {
-            var life = try HashLife(parts: setup.startingParts, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit)
-            let clock = ContinuousClock(), start = clock.now
-            let madeBefore = life.squaresMade
-            // Occupied squares times generations: the area tiles would have stepped.
-            var stepped = 0.0, done: UInt64 = 0
-            var occupied = budgeted ? Double(life.occupiedSquares) : 0
-            let invested = investment(occupied: occupied, generations: generations, nodeLimit: life.nodeLimit)
-            for power in powers(of: generations) {
-                try Task.checkCancellation()
-                let span = Double(UInt64(1) << UInt64(power))
-                let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
-                let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
-                do {
-                    try life.step(power: power, madeAtMost: budget)
-                } catch is HashLife.OverBudget {
-                    let share = RunOutcome.HashLifeShare(generations: done, seconds: (clock.now - start).seconds,
-                                                         squares: life.nodeCount, handedOver: true)
-                    // Behind from the first step: tiles start from the run's own start,
-                    // with no need to read the cells back out of HashLife.
-                    guard done > 0 else { return .handedOver(setup, share) }
-                    let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
-                    return .handedOver(rest, share)
-                } catch is HashLife.OutOfNodes {
-                    guard life.nodeLimit == nodeLimit else {
-                        throw TesseraError("HashLife needs more than the \(life.nodeLimit) squares this process's limit on address space leaves room for",
-                                           fix: "raise the limit (ulimit -v), or run it with --algorithm tiles")
-                    }
-                    throw TesseraError("HashLife needs more than a quarter of this machine's memory for this pattern (\(nodeLimit) squares)",
-                                       fix: "run it with --algorithm tiles")
-                }
-                done += UInt64(1) << UInt64(power)
-                if budgeted {
-                    // As if the area grew evenly over the step.
-                    let after = Double(life.occupiedSquares)
-                    stepped += (occupied + after) / 2 * span
-                    occupied = after
-                }
-            }
-            let seconds = (clock.now - start).seconds
-            // For a file, squares of 256²: a sparse pattern's grids then hold less empty
-            // space to zero and read (the gun's 100000 generations with --output 14.0 →
-            // 12.1 ms), and the writer joins them row by row. Tiles take 1024² ones, a
-            // sixteenth as many parts to group.
-            if let output { try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation) }
-            let outcome = RunOutcome(seconds: 0, population: Int(clamping: life.population), workers: [], generations: 0)
-            return .finished(outcome.after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds,
-                                                                    squares: life.nodeCount, handedOver: false)))
+            try steps(setup, generations: generations, output: output, budgeted: budgeted) { Task.isCancelled }
         }
+    }
+
+    /// The same on this thread, for a process that has not started the task pool (a
+    /// methuselah's whole run takes less than starting it does): the stopping signals
+    /// are noted, and one ends the run with `Interrupted`.
+    package static func runHere(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool) throws -> Ending {
+        _ = try setup.end(after: generations)
+        return try Signals.noting {
+            let ending: Ending
+            do {
+                ending = try steps(setup, generations: generations, output: output, budgeted: budgeted) { Signals.noted != nil }
+            } catch is CancellationError {
+                throw Interrupted(signal: Signals.noted ?? SIGINT, output: output?.path)
+            }
+            // One that came after the last step: the output, if any, is written.
+            if let signal = Signals.noted {
+                guard case .finished = ending else { throw Interrupted(signal: signal, output: output?.path) }
+                throw Interrupted(signal: signal, output: output?.path, written: output != nil)
+            }
+            return ending
+        }
+    }
+
+    private static func steps(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool,
+                              isStopped: @escaping () -> Bool) throws -> Ending {
+        var life = try HashLife(parts: setup.startingParts, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit)
+        life.isStopped = isStopped
+        let clock = ContinuousClock(), start = clock.now
+        let madeBefore = life.squaresMade
+        // Occupied squares times generations: the area tiles would have stepped.
+        var stepped = 0.0, done: UInt64 = 0
+        var occupied = budgeted ? Double(life.occupiedSquares) : 0
+        let invested = investment(occupied: occupied, generations: generations, nodeLimit: life.nodeLimit)
+        for power in powers(of: generations) {
+            if isStopped() { throw CancellationError() }
+            let span = Double(UInt64(1) << UInt64(power))
+            let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
+            let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
+            do {
+                try life.step(power: power, madeAtMost: budget)
+            } catch is HashLife.OverBudget {
+                let share = RunOutcome.HashLifeShare(generations: done, seconds: (clock.now - start).seconds,
+                                                     squares: life.nodeCount, handedOver: true)
+                // Behind from the first step: tiles start from the run's own start,
+                // with no need to read the cells back out of HashLife.
+                guard done > 0 else { return .handedOver(setup, share) }
+                let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
+                return .handedOver(rest, share)
+            } catch is HashLife.OutOfNodes {
+                guard life.nodeLimit == nodeLimit else {
+                    throw TesseraError("HashLife needs more than the \(life.nodeLimit) squares this process's limit on address space leaves room for",
+                                       fix: "raise the limit (ulimit -v), or run it with --algorithm tiles")
+                }
+                throw TesseraError("HashLife needs more than a quarter of this machine's memory for this pattern (\(nodeLimit) squares)",
+                                   fix: "run it with --algorithm tiles")
+            }
+            done += UInt64(1) << UInt64(power)
+            if budgeted {
+                // As if the area grew evenly over the step.
+                let after = Double(life.occupiedSquares)
+                stepped += (occupied + after) / 2 * span
+                occupied = after
+            }
+        }
+        let seconds = (clock.now - start).seconds
+        // For a file, squares of 256²: a sparse pattern's grids then hold less empty
+        // space to zero and read (the gun's 100000 generations with --output 14.0 →
+        // 12.1 ms), and the writer joins them row by row. Tiles take 1024² ones, a
+        // sixteenth as many parts to group.
+        if let output { try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation) }
+        let outcome = RunOutcome(seconds: 0, population: Int(clamping: life.population), workers: [], generations: 0)
+        return .finished(outcome.after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds,
+                                                                squares: life.nodeCount, handedOver: false)))
     }
 }
