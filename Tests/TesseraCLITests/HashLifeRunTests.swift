@@ -142,12 +142,15 @@ import TesseraCore
     }
 
     /// A step of a pattern that never settles (Seeds, B2/S, from a soup) can take
-    /// minutes: a signal stops it within the step, with nothing written.
-    @Test func aSignalStopsALongStep() throws {
+    /// minutes: a signal stops it within the step, with nothing written. The plain line
+    /// runs on the main thread without the task pool; `--workers 0` takes the parser's
+    /// way, in a task.
+    @Test(arguments: [[], ["--workers", "0"]])
+    func aSignalStopsALongStep(extra: [String]) throws {
         let dir = try Harness.temporaryDirectory()
-        let input = try file("x = 6, y = 5, rule = B2/S\nob2obo$2obo$bo2b2o$3obo$obob2o!\n", "seeds.rle", in: dir)
+        let input = try file(Self.seeds, "seeds.rle", in: dir)
         let output = dir.appendingPathComponent("never.rle")
-        let run = try RunningTessera(["run", input.path, "--algorithm", "hashlife", "--generations", "1099511627776", "--output", output.path])
+        let run = try RunningTessera(["run", input.path, "--algorithm", "hashlife", "--generations", "1099511627776", "--output", output.path] + extra)
         _ = try Processes.poll(timeout: 30, "the run to compute") { Processes.cpuSeconds(run.pid) > 0.3 ? true : nil }
         let sent = Date()
         kill(run.pid, SIGINT)
@@ -156,4 +159,21 @@ import TesseraCore
         #expect(run.errorText.contains("nothing written to \(output.path)"), "\(run.errorText)")
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
+
+    /// A shell starts a background job with SIGINT ignored, and expects it to stay so: the
+    /// run hears only the SIGTERM sent after it (noted first, it would name SIGINT).
+    @Test func aSignalIgnoredAtStartStaysIgnored() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try file(Self.seeds, "seeds.rle", in: dir)
+        let run = try RunningTessera(URL(fileURLWithPath: "/bin/sh"),
+                                     ["-c", "trap '' INT; exec \"$0\" run \"$1\" --algorithm hashlife --generations 1099511627776",
+                                      Harness.tessera.path, input.path])
+        _ = try Processes.poll(timeout: 30, "the run to compute") { Processes.cpuSeconds(run.pid) > 0.3 ? true : nil }
+        kill(run.pid, SIGINT)
+        kill(run.pid, SIGTERM)
+        #expect(run.wait(timeout: 10) == 128 + SIGTERM)
+        #expect(run.errorText.contains("interrupted by SIGTERM"), "\(run.errorText)")
+    }
+
+    private static let seeds = "x = 6, y = 5, rule = B2/S\nob2obo$2obo$bo2b2o$3obo$obob2o!\n"
 }

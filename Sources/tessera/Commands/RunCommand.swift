@@ -46,8 +46,36 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var (board, cluster, run, checkpoints, security) = (self.board, self.cluster, self.run, self.checkpoints, self.security)
-        var (headStart, algorithm) = (self.headStart, self.algorithm ?? .auto)
+        var command = self
+        var rest = try command.prepare()
+        if let hashLife = rest.hashLife {
+            let ending = try await HashLifeRun.run(rest.setup, generations: rest.generations, output: rest.output, budgeted: hashLife.budgeted)
+            guard let handedOver = Self.settle(ending, rest, report: command.run.report) else { return }
+            rest = handedOver
+        }
+        try await command.finish(rest)
+    }
+
+    /// Where a run stands before it steps, or where HashLife left it for tiles.
+    struct Rest {
+        var setup: RunSetup
+        var generations: UInt64
+        var output: BoardOutput?
+        var hashLife: HashLifeStage? = nil
+    }
+
+    enum HashLifeStage {
+        /// HashLife is to start the run; `budgeted` (auto): it hands over to tiles once behind.
+        case starts(budgeted: Bool)
+        /// HashLife ran its share of the run, and tiles go on.
+        case ran(RunOutcome.HashLifeShare)
+
+        var budgeted: Bool { if case .starts(let budgeted) = self { budgeted } else { false } }
+    }
+
+    /// The config file (into these options), the board and the output file; and whether
+    /// HashLife starts the run.
+    private mutating func prepare() throws -> Rest {
         if let path = board.config {
             let config = try ConfigFile(
                 path: path,
@@ -55,8 +83,8 @@ struct RunCommand: AsyncParsableCommand {
                     + SecurityOptions.configKeys + ["head-start", "algorithm"])
             headStart = try headStart ?? config.value("head-start", Bool.init, problem: "is neither true nor false",
                                                       fix: "write head-start = true or false")
-            algorithm = try self.algorithm ?? config.value("algorithm", Algorithm.init(rawValue:), problem: "is not an algorithm",
-                                                           fix: "write algorithm = \"tiles\", \"hashlife\" or \"auto\"") ?? .auto
+            algorithm = try algorithm ?? config.value("algorithm", Algorithm.init(rawValue:), problem: "is not an algorithm",
+                                                      fix: "write algorithm = \"tiles\", \"hashlife\" or \"auto\"")
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)
@@ -64,19 +92,28 @@ struct RunCommand: AsyncParsableCommand {
             try security.apply(config)
             try check(cluster, run)
         }
-        let chosen = cluster.workers ?? CPUAffinity.usableCount
-        var (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, chosen))
+        let algorithm = self.algorithm ?? .auto
+        let (setup, generations) = try checkpoints.setup(board, generations: run.generations,
+                                                         defaultTiles: max(1, cluster.workers ?? CPUAffinity.usableCount))
         let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
-        var hashLife: RunOutcome.HashLifeShare? = nil
-        if try usesHashLife(algorithm, setup, board: board, cluster: cluster, run: run, checkpoints: checkpoints, headStart: headStart) {
-            switch try await HashLifeRun.run(setup, generations: generations, output: output, budgeted: algorithm == .auto) {
-            case .finished(let outcome):
-                Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }
-                return
-            case .handedOver(let rest, let share):
-                (setup, generations, hashLife) = (rest, generations - share.generations, share)
-            }
+        let hashLife = try Self.startsWithHashLife(algorithm, setup, asks: asks) ? HashLifeStage.starts(budgeted: algorithm == .auto) : nil
+        return Rest(setup: setup, generations: generations, output: output, hashLife: hashLife)
+    }
+
+    /// Nil when HashLife finished the run (its summary printed), else what tiles go on from.
+    static func settle(_ ending: HashLifeRun.Ending, _ rest: Rest, report: Bool) -> Rest? {
+        switch ending {
+        case .finished(let outcome):
+            Summary.lines(setup: rest.setup, outcome: outcome, detailed: report).forEach { print($0) }
+            return nil
+        case .handedOver(let setup, let share):
+            return Rest(setup: setup, generations: rest.generations - share.generations, output: rest.output, hashLife: .ran(share))
         }
+    }
+
+    /// The rest of the run, on tiles: in this process, or on worker processes.
+    func finish(_ rest: Rest) async throws {
+        let chosen = cluster.workers ?? CPUAffinity.usableCount
         var outcome: RunOutcome
         if chosen == 0 {
             if security.keys != nil {
@@ -85,29 +122,45 @@ struct RunCommand: AsyncParsableCommand {
             if checkpoints.checkpoint != nil {
                 throw TesseraError("--checkpoint needs worker processes, which write their tiles", fix: "give --workers 1 or more")
             }
-            outcome = try await InProcessRun.run(setup, generations: generations, output: output)
+            outcome = try await InProcessRun.run(rest.setup, generations: rest.generations, output: rest.output)
         } else {
             // A default worker count shrinks to the number of tiles instead of failing.
+            let setup = rest.setup
             let workers = cluster.workers == nil ? min(chosen, setup.tiling.columns * setup.tiling.rows) : chosen
-            var session = RunSession(setup: setup, generations: generations, workers: .launched(count: workers))
-            try session.configure(run: run, cluster: cluster, output: output, view: view)
-            session.checkpointing = try checkpoints.schedule(for: setup, generations: generations)
+            var session = RunSession(setup: setup, generations: rest.generations, workers: .launched(count: workers))
+            try session.configure(run: run, cluster: cluster, output: rest.output, view: view)
+            session.checkpointing = try checkpoints.schedule(for: setup, generations: rest.generations)
             session.credentials = try security.memberCredentials()
             session.headStart = headStart ?? (cluster.workers == nil || handOverAt != nil)
             session.handOverAt = handOverAt
             security.warnIfOpen([run.viewListen], role: "run", exposes: "can watch and steer the run and edit its cells")
             outcome = try await session.run()
         }
-        if let hashLife { outcome = outcome.after(hashLife) }
-        Summary.lines(setup: setup, outcome: outcome, detailed: run.report).forEach { print($0) }
+        if case .ran(let share) = rest.hashLife { outcome = outcome.after(share) }
+        Summary.lines(setup: rest.setup, outcome: outcome, detailed: run.report).forEach { print($0) }
+    }
+
+    /// What a command line asks of a run besides its pattern, as far as it decides
+    /// whether HashLife starts the run.
+    struct Asks {
+        /// Viewers, frames, checkpoints or worker processes: what HashLife, in this
+        /// process for the result alone, cannot give.
+        var beyondHashLife = false
+        /// A worker count, tiles, halo depth, head start or hand-over (those ask for
+        /// tiles), or a soup (chaotic from the start).
+        var tiles = false
+
+        static let none = Asks()
+    }
+
+    private var asks: Asks {
+        Asks(beyondHashLife: view || run.viewListen != nil || run.recordsFrames || checkpoints.checkpoint != nil || (cluster.workers ?? 0) > 0,
+             tiles: cluster.workers != nil || board.tiles != nil || board.halo != nil || board.soup != nil || handOverAt != nil || headStart != nil)
     }
 
     /// Whether the run starts with HashLife: asked for, or (auto) a pattern on the
-    /// unbounded plane run for its result alone, with no worker count, tiles, halo or
-    /// head start chosen (those ask for tiles) and no soup (chaotic from the start).
-    private func usesHashLife(_ algorithm: Algorithm, _ setup: RunSetup, board: BoardOptions, cluster: ClusterOptions, run: RunOptions,
-                              checkpoints: CheckpointOptions, headStart: Bool?) throws -> Bool {
-        let watched = view || run.viewListen != nil || run.recordsFrames
+    /// unbounded plane run for its result alone, with nothing asked that tiles give.
+    static func startsWithHashLife(_ algorithm: Algorithm, _ setup: RunSetup, asks: Asks) throws -> Bool {
         switch algorithm {
         case .tiles:
             return false
@@ -116,14 +169,13 @@ struct RunCommand: AsyncParsableCommand {
                 throw TesseraError("HashLife runs Golly's unbounded plane, and this board is bounded (\(setup.shape))",
                                    fix: "leave out --algorithm hashlife, or give a pattern whose rule has no :T/:P suffix and no --size")
             }
-            if watched || checkpoints.checkpoint != nil || (cluster.workers ?? 0) > 0 {
+            if asks.beyondHashLife {
                 throw TesseraError("HashLife runs in this process for the result alone: no workers, viewers, frames or checkpoints",
                                    fix: "leave out --algorithm hashlife, or --workers, --view, --view-listen, --frames, --gif and --checkpoint")
             }
             return true
         case .auto:
-            return setup.isUnbounded && !watched && checkpoints.checkpoint == nil && cluster.workers == nil
-                && board.tiles == nil && board.halo == nil && board.soup == nil && handOverAt == nil && headStart == nil
+            return setup.isUnbounded && !asks.beyondHashLife && !asks.tiles
         }
     }
 }

@@ -63,7 +63,7 @@ struct BoardOptions: ParsableArguments {
     /// worker unless tiles were chosen.
     func setup(defaultTiles count: Int) throws -> RunSetup {
         var choices = RunSetup.Choices()
-        if let source = pattern { choices.pattern = (try Self.load(source), Files.lastComponent(of: source)) }
+        choices.pattern = try pattern.map(Self.choice(of:))
         choices.rule = rule.map { ($0.rule, $0.board) }
         choices.topology = topology
         choices.size = size.map { ($0.width, $0.height) }
@@ -71,6 +71,11 @@ struct BoardOptions: ParsableArguments {
         choices.tiles = tiles.map { ($0.columns, $0.rows) }
         choices.halo = halo
         return try RunSetup(choices, defaultTiles: count)
+    }
+
+    /// A pattern file or built-in name as a run's choice of pattern: the pattern and its name.
+    static func choice(of source: String) throws -> (Pattern, String) {
+        (try load(source), Files.lastComponent(of: source))
     }
 
     static func load(_ source: String) throws -> Pattern {

@@ -39,7 +39,7 @@ struct CheckpointOptions: ParsableArguments {
     /// else from the board options; and how many generations it has left.
     func setup(_ board: BoardOptions, generations: UInt64?, defaultTiles count: Int) throws -> (RunSetup, UInt64) {
         guard let resume, let restored = try Self.newest(in: resume) else {
-            return (try board.setup(defaultTiles: count), generations ?? 100)
+            return (try board.setup(defaultTiles: count), generations ?? RunOptions.defaultGenerations)
         }
         let shape = restored.shape, at = restored.manifest.generation
         var choices = RunSetup.Choices()
@@ -53,7 +53,7 @@ struct CheckpointOptions: ParsableArguments {
         // given too; else `--generations` more; else where the checkpointed run would have.
         let end: UInt64
         if let source = board.pattern {
-            end = try BoardOptions.load(source).generation.addingReportingOverflow(generations ?? 100).partialValue
+            end = try BoardOptions.load(source).generation.addingReportingOverflow(generations ?? RunOptions.defaultGenerations).partialValue
         } else if let generations {
             end = at.addingReportingOverflow(generations).partialValue
         } else {

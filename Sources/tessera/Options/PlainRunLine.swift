@@ -1,4 +1,6 @@
 import ArgumentParser
+import TesseraCore
+import TesseraPatterns
 import TesseraRun
 
 /// `tessera run PATTERN` with at most `--generations N`, `--output FILE`, `--algorithm A`
@@ -8,11 +10,17 @@ import TesseraRun
 /// use of most of the Swift runtime's generic machinery in the process: 1.9 ms of
 /// acorn's 9 ms run, where bgolly's whole run takes 7. This line is what scripts and
 /// comparisons with bgolly run, one process per pattern. Anything else, every mistake
-/// included, goes to swift-argument-parser, which says what is wrong; so does a line
-/// this reads but whose values fail validation. PlainRunLineTests checks that every line
-/// read here gives the command swift-argument-parser gives.
-extension RunCommand {
-    static func plain(_ arguments: some Collection<String>) -> RunCommand? {
+/// included, goes to swift-argument-parser, which says what is wrong. PlainRunLineTests
+/// checks that every line read here gives the command swift-argument-parser gives.
+struct PlainRunLine {
+    let pattern: String
+    let generations: UInt64?
+    let output: String?
+    let algorithm: Algorithm?
+    let report: Bool
+
+    /// Nil for any other line: the parser's to read, or to refuse.
+    init?(_ arguments: some Collection<String>) {
         guard arguments.first == "run" else { return nil }
         var pattern: String?, generations: UInt64?, output: String?, algorithm: Algorithm?, report = false
         var rest = arguments.dropFirst()[...]
@@ -42,7 +50,13 @@ extension RunCommand {
             }
         }
         guard let pattern else { return nil }
+        (self.pattern, self.generations, self.output, self.algorithm, self.report) = (pattern, generations, output, algorithm, report)
+    }
 
+    /// The command swift-argument-parser makes of this line, validated as it validates.
+    /// Making one costs a third of a millisecond (its 36 options' property wrappers), so
+    /// `runHere` makes it only for what follows HashLife.
+    func command() throws -> RunCommand {
         var command = RunCommand()
         command.board = BoardOptions(pattern: pattern)
         command.cluster = .unset
@@ -50,17 +64,30 @@ extension RunCommand {
         command.checkpoints = .unset
         command.security = .unset
         (command.view, command.algorithm, command.headStart, command.handOverAt) = (false, algorithm, nil, nil)
-        do {
-            try command.board.validate()
-            try command.cluster.validate()
-            try command.run.validate()
-            try command.checkpoints.validate()
-            try command.security.validate()
-            try command.validate()
-        } catch {
-            return nil
-        }
+        try command.board.validate()
+        try command.cluster.validate()
+        try command.run.validate()
+        try command.checkpoints.validate()
+        try command.security.validate()
+        try command.validate()
         return command
+    }
+
+    /// `RunCommand.runHere` for this line: nil when HashLife finished the run, else the
+    /// command and where the run stands for `finish`.
+    func runHere() throws -> (RunCommand, RunCommand.Rest)? {
+        var choices = RunSetup.Choices()
+        choices.pattern = try BoardOptions.choice(of: pattern)
+        let setup = try RunSetup(choices, defaultTiles: max(1, CPUAffinity.usableCount))
+        let output = try output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
+        var rest = RunCommand.Rest(setup: setup, generations: generations ?? RunOptions.defaultGenerations, output: output)
+        let algorithm = algorithm ?? .auto
+        if try RunCommand.startsWithHashLife(algorithm, setup, asks: .none) {
+            let ending = try HashLifeRun.runHere(setup, generations: rest.generations, output: output, budgeted: algorithm == .auto)
+            guard let handedOver = RunCommand.settle(ending, rest, report: report) else { return nil }
+            rest = handedOver
+        }
+        return (try command(), rest)
     }
 }
 

@@ -43,7 +43,10 @@ struct RunOptions: ParsableArguments {
         try validate()
     }
 
-    var generationCount: UInt64 { generations ?? 100 }
+    /// Generations a run goes when none are given.
+    static let defaultGenerations: UInt64 = 100
+
+    var generationCount: UInt64 { generations ?? Self.defaultGenerations }
 
     var recordsFrames: Bool { frames != nil || gif != nil }
 }
