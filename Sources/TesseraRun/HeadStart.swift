@@ -34,6 +34,14 @@ package struct HeadStart: Sendable {
     /// (about 140 µs), a 2048² torus soup (about 60 µs); acorn, rabbits, a Gosper gun, a
     /// spaceship fleet or ash (2–35 µs) are faster here to the end.
     static let busy = Duration.microseconds(40)
+    /// What is left of the run, at the pace of its last round, must keep this core busy
+    /// for longer than this for the workers to start. Two local workers cost about 17 ms
+    /// to start on two cores, beside this process's stepping, and then take the cells
+    /// over, to go 1.2–1.8 times as fast: a rest shorter than about 50 ms is over here
+    /// sooner. Golly's 7-in-a-row-Cordership-V-gun takes about 38 µs a generation: its
+    /// 1000 generations started the workers on some runs and not on others, and were
+    /// over before they were up (45 ms in all, against 43 for QuickLife).
+    static let worthStarting = Duration.milliseconds(100)
 
     /// Builds the cells of `alone`, a run on one tile (`RunSetup.inOneTile`), here.
     init(_ alone: RunSetup) async throws {
@@ -89,21 +97,25 @@ package struct HeadStart: Sendable {
         return setup.handedOver(cells: try await local.cells(in: live), at: bounds.rect(on: setup.shape), generation: position.generation)
     }
 
-    /// Says, round by round, when a board keeps a core busy: two rounds in a row that
-    /// took longer than `busy` a generation. It reads this process's CPU time, not the
+    /// Says, round by round, when a board keeps a core busy enough for the workers: two
+    /// rounds in a row that took longer than `busy` a generation, with enough of the run
+    /// left at that pace (`worthStarting`). It reads this process's CPU time, not the
     /// clock on the wall, so that a machine busy with other work does not make a quiet
     /// board look busy (only the head start computes here while it runs).
     struct Busy {
         private var last = (cpu: Self.cpuTime(), generation: UInt64?.none)
         private var busyRounds = 0
+        private var pace = Duration.zero
 
-        mutating func isBusy(at generation: UInt64) -> Bool {
+        /// `left`: the generations the run has to go from `generation`.
+        mutating func isBusy(at generation: UInt64, left: UInt64) -> Bool {
             let now = Self.cpuTime()
             if let before = last.generation, generation > before {
-                busyRounds = (now - last.cpu) / Int(generation - before) > HeadStart.busy ? busyRounds + 1 : 0
+                pace = (now - last.cpu) / Int(generation - before)
+                busyRounds = pace > HeadStart.busy ? busyRounds + 1 : 0
             }
             last = (now, generation)
-            return busyRounds >= 2
+            return busyRounds >= 2 && pace * Double(left) > HeadStart.worthStarting
         }
 
         static func cpuTime() -> Duration {

@@ -161,7 +161,7 @@ package struct RunSession: Sendable {
             var busy = HeadStart.Busy()
             // Rounds up to 1024 generations: one takes a quiet board a millisecond or two.
             try await head.step(toward: min(generations, handOverAt ?? .max), longest: 1024, progress: progress) {
-                handOverAt == nil && busy.isBusy(at: $0)
+                handOverAt == nil && busy.isBusy(at: $0, left: generations - ($0 - alone.generation))
             }
             return head
         } alongside: {
