@@ -61,12 +61,63 @@ public struct HashLife: ~Copyable {
         self.nodeLimit = min(nodeLimit, store.limit - 1024)
         (self.level, left, top) = (level, bounds?.left ?? 0, bounds?.top ?? 0)
         root = 0
-        root = bounds == nil ? store.empty(level) : build(level: level, x: left, y: top, parts: live)
+        if bounds == nil {
+            root = store.empty(level)
+        } else if live.count == 1 {
+            root = build(level: level, cells: live[0].cells)
+        } else {
+            root = build(level: level, x: left, y: top, parts: live)
+        }
     }
 
     static func tooFar(_ bounds: CellBounds) -> TesseraError {
         TesseraError("live cells at \(bounds) are too far apart for HashLife: Tessera's coordinates reach ±2^62",
                      fix: "move the pattern nearer the origin (#CXRLE Pos=x,y)")
+    }
+
+    /// The node of the 2^level square whose top-left cell is `cells`' top-left one: built
+    /// from the leaves up, each 8×8 leaf cut from eight words of its rows, and each
+    /// square above made of four below. Top-down, every square of every level asked the
+    /// grid whether it held a cell, and every leaf read its eight rows eight cells at a
+    /// time: Golly's largest gun (2325×2210 cells) took 1.2 ms to build.
+    private mutating func build(level: Int, cells: BitGrid) -> UInt32 {
+        var across = (cells.width + 7) / 8, down = (cells.height + 7) / 8
+        var squares = [UInt32](repeating: store.empty(3), count: across * down)
+        let wordsPerRow = cells.wordsPerRow
+        cells.words.withUnsafeBufferPointer { words in
+            for band in 0..<down {
+                let rows = min(8, cells.height - band * 8)
+                for word in 0..<wordsPerRow {
+                    func line(_ row: Int) -> UInt64 { row < rows ? words[(band * 8 + row) * wordsPerRow + word] : 0 }
+                    let (l0, l1, l2, l3, l4, l5, l6, l7) = (line(0), line(1), line(2), line(3), line(4), line(5), line(6), line(7))
+                    guard l0 | l1 | l2 | l3 | l4 | l5 | l6 | l7 != 0 else { continue }
+                    for leaf in 0..<min(8, across - word * 8) {
+                        let shift = UInt64(leaf * 8)
+                        let leafCells = (l0 >> shift & 0xFF) | (l1 >> shift & 0xFF) << 8 | (l2 >> shift & 0xFF) << 16
+                            | (l3 >> shift & 0xFF) << 24 | (l4 >> shift & 0xFF) << 32 | (l5 >> shift & 0xFF) << 40
+                            | (l6 >> shift & 0xFF) << 48 | (l7 >> shift & 0xFF) << 56
+                        if leafCells != 0 { squares[band * across + word * 8 + leaf] = store.leaf(leafCells) }
+                    }
+                }
+            }
+        }
+        for below in 3..<level {
+            let empty = store.empty(below)
+            let nextAcross = (across + 1) / 2, nextDown = (down + 1) / 2
+            var next = [UInt32](repeating: store.empty(below + 1), count: nextAcross * nextDown)
+            for y in 0..<nextDown {
+                for x in 0..<nextAcross {
+                    let (left, right, upper, lower) = (2 * x, 2 * x + 1, 2 * y, 2 * y + 1)
+                    let nw = squares[upper * across + left]
+                    let ne = right < across ? squares[upper * across + right] : empty
+                    let sw = lower < down ? squares[lower * across + left] : empty
+                    let se = right < across && lower < down ? squares[lower * across + right] : empty
+                    if nw != empty || ne != empty || sw != empty || se != empty { next[y * nextAcross + x] = store.find(nw, ne, sw, se) }
+                }
+            }
+            (squares, across, down) = (next, nextAcross, nextDown)
+        }
+        return squares[0]
     }
 
     /// The node of the 2^level square at (x, y) (Golly coordinates) holding `parts`' cells.
