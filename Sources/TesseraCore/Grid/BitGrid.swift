@@ -130,6 +130,9 @@ public struct BitGrid: Hashable, Sendable {
 
     /// The `width`×`height` rectangle whose top-left is (x, y).
     public func cropped(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
+        // The whole grid: itself, shared until written (a board-sized pattern laid on a
+        // tile whole was copied, 640 KB of zeros and cells for Golly's largest gun).
+        if x == 0 && y == 0 && width == self.width && height == self.height { return self }
         var result = BitGrid(width: width, height: height)
         copy(into: &result, atX: -x, y: -y)
         return result
