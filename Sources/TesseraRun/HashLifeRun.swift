@@ -68,9 +68,9 @@ package enum HashLifeRun {
     /// methuselah's area doubles within some of its steps.
     static let growthRoom = 2.0
 
-    /// The steps of a run of `generations`, as powers of two: 1, 2, 4, … up to the top
-    /// step, the top step again while it fits, then the binary digits of the rest,
-    /// smallest first.
+    /// The steps of a run of `generations`, as powers of two: growing from 1, each the
+    /// same as the one before or twice it, up to half the top step; then the top step
+    /// to the end.
     ///
     /// Growing from one generation, each step is at most twice the one before, so what
     /// it will cost is known from the last (jumping straight to the count's largest
@@ -80,21 +80,31 @@ package enum HashLifeRun {
     /// spaceships ran 100000 generations 2 to 4 times faster than with the count's
     /// digits (2c5-spaceship-gun-p690 1.22 s → 0.31, golly-ticker 0.55 → 0.24, bgolly's
     /// HashLife 0.64 and 0.46; by `--algorithm hashlife`), and methuselahs as fast.
+    /// What the top steps leave over is taken while growing, as a second step of some
+    /// sizes, while the pattern is small: taken at the end, as the rest's binary digits
+    /// smallest first, each new size forgot every result and stepped the grown pattern
+    /// anew (acorn's 5206: 1 + 2 + … + 256, eighteen of 256, then 1, 2, 4, 16 and 64).
     static func powers(of generations: UInt64) -> [Int] {
         guard generations > 0 else { return [] }
         let highest = 63 - generations.leadingZeroBitCount
         let top = max(highest - 8, min(highest, 8))
-        var powers: [Int] = [], rest = generations
-        for power in 0...top {
-            guard rest >= 1 << UInt64(power) else { break }
-            rest -= 1 << UInt64(power)
-            powers.append(power)
+        let step = UInt64(1) << UInt64(top)
+        // The growing steps' total: what the top steps leave, and enough for one step of
+        // each size below the top (1 + 2 + … + step/2).
+        var growing = generations % step
+        if growing < step - 1 { growing += step }
+        // One step of each size up to 2^largest, then a second one of the sizes that
+        // make up the rest, largest first.
+        var powers: [Int] = []
+        if growing > 0 {
+            let largest = 62 - (growing + 1).leadingZeroBitCount
+            let twice = growing - ((UInt64(2) << UInt64(largest)) - 1)
+            for power in 0...largest {
+                powers.append(power)
+                if twice >> UInt64(power) & 1 == 1 { powers.append(power) }
+            }
         }
-        while powers.last == top, rest >= 1 << UInt64(top) {
-            rest -= 1 << UInt64(top)
-            powers.append(top)
-        }
-        return powers + (0..<64).filter { rest >> UInt64($0) & 1 == 1 }
+        return powers + Array(repeating: top, count: Int((generations - growing) / step))
     }
 
     /// The squares HashLife may keep: a quarter of this machine's memory, 40 bytes a square
