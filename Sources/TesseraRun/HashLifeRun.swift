@@ -69,8 +69,8 @@ package enum HashLifeRun {
     static let growthRoom = 2.0
 
     /// The steps of a run of `generations`, as powers of two: growing from 1, each the
-    /// same as the one before or twice it, up to half the top step; then the top step
-    /// to the end.
+    /// same as the one before or twice it, up to half the top step; then the top step;
+    /// then at most five steps under 32 generations, smallest first.
     ///
     /// Growing from one generation, each step is at most twice the one before, so what
     /// it will cost is known from the last (jumping straight to the count's largest
@@ -81,9 +81,15 @@ package enum HashLifeRun {
     /// digits (2c5-spaceship-gun-p690 1.22 s → 0.31, golly-ticker 0.55 → 0.24, bgolly's
     /// HashLife 0.64 and 0.46; by `--algorithm hashlife`), and methuselahs as fast.
     /// What the top steps leave over is taken while growing, as a second step of some
-    /// sizes, while the pattern is small: taken at the end, as the rest's binary digits
-    /// smallest first, each new size forgot every result and stepped the grown pattern
-    /// anew (acorn's 5206: 1 + 2 + … + 256, eighteen of 256, then 1, 2, 4, 16 and 64).
+    /// sizes from 32 generations up, while the pattern is small: taken at the end, as
+    /// the rest's binary digits smallest first, each new size forgot every result and
+    /// stepped the grown pattern anew (acorn's 5206: 1 + 2 + … + 256, eighteen of 256,
+    /// then 1, 2, 4, 16 and 64; now 1 + 2 + … + 64 + 64 + 128, nineteen of 256, then
+    /// 1, 2, 4 and 16).
+    /// The smallest step taken twice while growing (2^5 = 32 generations); what the top
+    /// steps leave below it is taken at the end, as before.
+    static let smallestTwice = 5
+
     static func powers(of generations: UInt64) -> [Int] {
         guard generations > 0 else { return [] }
         let highest = 63 - generations.leadingZeroBitCount
@@ -95,16 +101,22 @@ package enum HashLifeRun {
         if growing < step - 1 { growing += step }
         // One step of each size up to 2^largest, then a second one of the sizes that
         // make up the rest, largest first.
-        var powers: [Int] = []
+        var powers: [Int] = [], last: [Int] = []
         if growing > 0 {
             let largest = 62 - (growing + 1).leadingZeroBitCount
             let twice = growing - ((UInt64(2) << UInt64(largest)) - 1)
             for power in 0...largest {
                 powers.append(power)
-                if twice >> UInt64(power) & 1 == 1 { powers.append(power) }
+                guard twice >> UInt64(power) & 1 == 1 else { continue }
+                // A second small step costs as much as the first (the squares above the
+                // moving parts are all new) before the budget has grown to pay for it:
+                // p690-PT-Cordership-gun's 1000 generations, its steps of 1 to 8 taken
+                // twice, fell behind after 4 or 15 generations (tiles: 10.6 and 9.1 ms);
+                // from 32 on, HashLife ran it all (8.1 → 7.4 ms).
+                if power < Self.smallestTwice { last.append(power) } else { powers.append(power) }
             }
         }
-        return powers + Array(repeating: top, count: Int((generations - growing) / step))
+        return powers + Array(repeating: top, count: Int((generations - growing) / step)) + last
     }
 
     /// The squares HashLife may keep: a quarter of this machine's memory, 40 bytes a square
