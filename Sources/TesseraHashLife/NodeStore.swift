@@ -56,9 +56,10 @@ struct NodeStore: ~Copyable {
         // and its first 1.5 MB of nodes share one huge page: zeroing one takes 0.17 ms,
         // R-pentomino's whole run 3.
         var limit = min(limit, Self.largestCount)
-        var space: Reservation?
+        var space: Reservation?, bucketBytes = 0
         while true {
-            let (bucketBytes, shared) = Self.bucketBytes(limit: limit, capacity: capacity)
+            let shared: Int
+            (bucketBytes, shared) = Self.bucketBytes(limit: limit, capacity: capacity)
             space = Reservation(bytes: bucketBytes + limit * MemoryLayout<Node>.stride, hugePageAt: bucketBytes - shared)
             // A system that lends less address space (ulimit -v, strict overcommit) gets a smaller store.
             guard space == nil, limit > 1 << 16 else { break }
@@ -70,7 +71,7 @@ struct NodeStore: ~Copyable {
         }
         self.space = space
         (self.limit, self.capacity) = (limit, min(capacity, limit))
-        nodes = (space.start + Self.bucketBytes(limit: limit, capacity: capacity).all).bindMemory(to: Node.self, capacity: limit)
+        nodes = (space.start + bucketBytes).bindMemory(to: Node.self, capacity: limit)
         // Fresh mappings read as zeros: every bucket starts empty, and node 0 is none.
         let size = Self.bucketCount(for: self.capacity)
         buckets = (UnsafeMutableRawPointer(nodes) - size * MemoryLayout<UInt32>.stride).bindMemory(to: UInt32.self, capacity: size)

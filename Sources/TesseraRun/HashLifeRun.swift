@@ -129,8 +129,7 @@ package enum HashLifeRun {
     /// if asked, and says what it did; `budgeted` (auto): hands the rest of the run to
     /// tiles once HashLife falls behind them. A stopping signal ends it, with nothing written.
     package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool) async throws -> Ending {
-        _ = try setup.end(after: generations)
-        return try await Interrupted.unlessSignalled(output: output?.path) {
+        try await Interrupted.unlessSignalled(output: output?.path) {
             try steps(setup, generations: generations, output: output, budgeted: budgeted) { Task.isCancelled }
         }
     }
@@ -139,8 +138,7 @@ package enum HashLifeRun {
     /// methuselah's whole run takes less than starting it does): the stopping signals
     /// are noted, and one ends the run with `Interrupted`.
     package static func runHere(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool) throws -> Ending {
-        _ = try setup.end(after: generations)
-        return try Signals.noting {
+        try Signals.noting {
             let ending: Ending
             do {
                 ending = try steps(setup, generations: generations, output: output, budgeted: budgeted) { Signals.noted != nil }
@@ -158,6 +156,7 @@ package enum HashLifeRun {
 
     private static func steps(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool,
                               isStopped: @escaping () -> Bool) throws -> Ending {
+        _ = try setup.end(after: generations)
         var life = try HashLife(parts: setup.startingParts, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit)
         life.isStopped = isStopped
         let clock = ContinuousClock(), start = clock.now

@@ -48,8 +48,8 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         var command = self
         var rest = try command.prepare()
-        if let hashLife = rest.hashLife {
-            let ending = try await HashLifeRun.run(rest.setup, generations: rest.generations, output: rest.output, budgeted: hashLife.budgeted)
+        if case .starts(let budgeted) = rest.hashLife {
+            let ending = try await HashLifeRun.run(rest.setup, generations: rest.generations, output: rest.output, budgeted: budgeted)
             guard let handedOver = Self.settle(ending, rest, report: command.run.report) else { return }
             rest = handedOver
         }
@@ -61,7 +61,10 @@ struct RunCommand: AsyncParsableCommand {
         var setup: RunSetup
         var generations: UInt64
         var output: BoardOutput?
-        var hashLife: HashLifeStage? = nil
+        /// The worker count given, else the CPUs this process can keep busy (read once:
+        /// it takes a look at the cgroup's files).
+        var workers: Int
+        var hashLife: HashLifeStage?
     }
 
     enum HashLifeStage {
@@ -69,8 +72,6 @@ struct RunCommand: AsyncParsableCommand {
         case starts(budgeted: Bool)
         /// HashLife ran its share of the run, and tiles go on.
         case ran(RunOutcome.HashLifeShare)
-
-        var budgeted: Bool { if case .starts(let budgeted) = self { budgeted } else { false } }
     }
 
     /// The config file (into these options), the board and the output file; and whether
@@ -92,12 +93,9 @@ struct RunCommand: AsyncParsableCommand {
             try security.apply(config)
             try check(cluster, run)
         }
-        let algorithm = self.algorithm ?? .auto
-        let (setup, generations) = try checkpoints.setup(board, generations: run.generations,
-                                                         defaultTiles: max(1, cluster.workers ?? CPUAffinity.usableCount))
-        let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
-        let hashLife = try Self.startsWithHashLife(algorithm, setup, asks: asks) ? HashLifeStage.starts(budgeted: algorithm == .auto) : nil
-        return Rest(setup: setup, generations: generations, output: output, hashLife: hashLife)
+        let workers = cluster.workers ?? CPUAffinity.usableCount
+        let (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, workers))
+        return try Rest(setup: setup, generations: generations, output: run.output, workers: workers, algorithm: algorithm ?? .auto, asks: asks)
     }
 
     /// Nil when HashLife finished the run (its summary printed), else what tiles go on from.
@@ -107,13 +105,14 @@ struct RunCommand: AsyncParsableCommand {
             Summary.lines(setup: rest.setup, outcome: outcome, detailed: report).forEach { print($0) }
             return nil
         case .handedOver(let setup, let share):
-            return Rest(setup: setup, generations: rest.generations - share.generations, output: rest.output, hashLife: .ran(share))
+            return Rest(setup: setup, generations: rest.generations - share.generations, output: rest.output, workers: rest.workers,
+                        hashLife: .ran(share))
         }
     }
 
     /// The rest of the run, on tiles: in this process, or on worker processes.
     func finish(_ rest: Rest) async throws {
-        let chosen = cluster.workers ?? CPUAffinity.usableCount
+        let chosen = rest.workers
         var outcome: RunOutcome
         if chosen == 0 {
             if security.keys != nil {
@@ -177,5 +176,15 @@ struct RunCommand: AsyncParsableCommand {
         case .auto:
             return setup.isUnbounded && !asks.beyondHashLife && !asks.tiles
         }
+    }
+}
+
+extension RunCommand.Rest {
+    /// A run of `setup` about to step: `output` made ready to write, and whether
+    /// HashLife starts it (`RunCommand.startsWithHashLife`).
+    init(setup: RunSetup, generations: UInt64, output path: String?, workers: Int, algorithm: Algorithm, asks: RunCommand.Asks) throws {
+        let output = try path.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
+        let hashLife = try RunCommand.startsWithHashLife(algorithm, setup, asks: asks) ? RunCommand.HashLifeStage.starts(budgeted: algorithm == .auto) : nil
+        self.init(setup: setup, generations: generations, output: output, workers: workers, hashLife: hashLife)
     }
 }

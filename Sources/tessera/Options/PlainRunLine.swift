@@ -73,17 +73,18 @@ struct PlainRunLine {
         return command
     }
 
-    /// `RunCommand.runHere` for this line: nil when HashLife finished the run, else the
-    /// command and where the run stands for `finish`.
+    /// `RunCommand.run` for this line on this thread, up to where it needs the task pool:
+    /// nil when HashLife finished the run, else the command and where the run stands for
+    /// its `finish`.
     func runHere() throws -> (RunCommand, RunCommand.Rest)? {
+        let workers = CPUAffinity.usableCount
         var choices = RunSetup.Choices()
         choices.pattern = try BoardOptions.choice(of: pattern)
-        let setup = try RunSetup(choices, defaultTiles: max(1, CPUAffinity.usableCount))
-        let output = try output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
-        var rest = RunCommand.Rest(setup: setup, generations: generations ?? RunOptions.defaultGenerations, output: output)
-        let algorithm = algorithm ?? .auto
-        if try RunCommand.startsWithHashLife(algorithm, setup, asks: .none) {
-            let ending = try HashLifeRun.runHere(setup, generations: rest.generations, output: output, budgeted: algorithm == .auto)
+        var rest = try RunCommand.Rest(setup: try RunSetup(choices, defaultTiles: max(1, workers)),
+                                       generations: generations ?? RunOptions.defaultGenerations, output: output,
+                                       workers: workers, algorithm: algorithm ?? .auto, asks: .none)
+        if case .starts(let budgeted) = rest.hashLife {
+            let ending = try HashLifeRun.runHere(rest.setup, generations: rest.generations, output: rest.output, budgeted: budgeted)
             guard let handedOver = RunCommand.settle(ending, rest, report: report) else { return nil }
             rest = handedOver
         }
