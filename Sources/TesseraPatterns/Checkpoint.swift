@@ -5,8 +5,11 @@ import TesseraCore
 /// `generation-<N>/`, with one file of cells per tile (each written by the worker that
 /// hosts it, all at once) and `manifest.json`, written last and renamed into place: a
 /// checkpoint without its manifest does not count. The manifest names the generation,
-/// rule, board and tiling and each tile file's checksum; the newest checkpoint whose
-/// files all match is the one a run resumes from, and only the last two are kept.
+/// rule, board and tiling, where the run started from (`Origin`), each tile file's
+/// checksum and a digest of its own bytes: a manifest altered by one bit, or a tile file
+/// that no longer matches it, is passed over before anything of it is used. The newest
+/// checkpoint whose files all match is the one a run resumes from, and only the last two
+/// are kept.
 ///
 /// A tile file is a 32-byte header (`TSRC`, format, width, height, generation) and the
 /// tile's cells, 64 a little-endian word, as in `BitGrid`: in format 1 its rows whole;
@@ -29,7 +32,8 @@ public enum Checkpoint {
             }
         }
 
-        public var format = 1
+        /// 2: with `origin` and `digest` (1, written before, had neither and is not read).
+        public var format = 2
         public let generation: UInt64
         /// Golly's form, without a bounded-grid suffix (the board says that).
         public let rule: String
@@ -38,13 +42,18 @@ public enum Checkpoint {
         public let columns: Int, rows: Int
         /// The generation the run was to stop at.
         public let end: UInt64
+        public let origin: Origin
         public let tiles: [Tile]
+        /// `checksum(of:)` of the manifest file's bytes with this field's 16 hex digits
+        /// written as zeros; `commit` fills it in.
+        public var digest = Checkpoint.blankDigest
 
-        public init(generation: UInt64, rule: Rule, shape: BoardShape, columns: Int, rows: Int, end: UInt64, tiles: [Tile]) {
+        public init(generation: UInt64, rule: Rule, shape: BoardShape, columns: Int, rows: Int, end: UInt64, origin: Origin,
+                    tiles: [Tile]) {
             self.generation = generation
             self.rule = rule.description
             (width, height, topology) = (shape.width, shape.height, shape.topology.rawValue)
-            (self.columns, self.rows, self.end, self.tiles) = (columns, rows, end, tiles)
+            (self.columns, self.rows, self.end, self.origin, self.tiles) = (columns, rows, end, origin, tiles)
         }
 
         public var shape: BoardShape? {
@@ -55,6 +64,8 @@ public enum Checkpoint {
     }
 
     public static let manifestName = "manifest.json"
+    static let blankDigest = String(repeating: "0", count: 16)
+    static let digestKey = Array(#""digest" : ""#.utf8)
     static let magic: [UInt8] = Array("TSRC".utf8)
     static let headerSize = 32
 
@@ -159,8 +170,14 @@ public enum Checkpoint {
     public static func commit(_ manifest: Manifest, in folder: String, root: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var blank = manifest
+        blank.digest = blankDigest
+        var bytes = Array(try encoder.encode(blank)) + [UInt8(ascii: "\n")]
+        guard let at = digestOffset(in: bytes) else { throw TesseraError("a checkpoint manifest was encoded without its digest") }
+        let digest = bytes.withUnsafeBytes(checksum(of:))
+        bytes.replaceSubrange(at..<(at + 16), with: Array(String(cFormat: "%016llx", digest).utf8))
         let file = try AtomicFile(folder + "/" + manifestName)
-        try file.write(String(decoding: try encoder.encode(manifest), as: UTF8.self) + "\n")
+        try file.write(bytes)
         try file.commit()
         for old in try generations(in: root).dropFirst(2) { try? FileManager.default.removeItem(atPath: old.folder) }
     }
@@ -217,28 +234,79 @@ public enum Checkpoint {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw TesseraError("checkpoint \(folder) is incomplete: it has no \(manifestName)")
         }
-        let manifest: Manifest
-        do { manifest = try JSONDecoder().decode(Manifest.self, from: data) } catch {
-            throw TesseraError("checkpoint manifest \(path) is damaged: it is not the JSON of a manifest Tessera wrote")
-        }
-        guard manifest.format == 1, manifest.generation == generation, let shape = manifest.shape,
-              let rule = try? Rule(parsing: manifest.rule) else {
+        let manifest = try manifest(Array(data), path: path)
+        guard manifest.generation == generation, let shape = manifest.shape, let rule = try? Rule(parsing: manifest.rule) else {
             throw TesseraError("checkpoint manifest \(path) does not describe a board Tessera can resume")
         }
+        try checkTiles(of: manifest, cover: shape, path: path)
         var board = BitGrid(width: shape.width, height: shape.height)
+        for entry in manifest.tiles {
+            try readTile(entry, in: folder, generation: generation).copy(into: &board, atX: entry.x, y: entry.y)
+        }
+        return Restored(manifest: manifest, shape: shape, rule: rule, board: board, skipped: skipped)
+    }
+
+    /// The manifest in `bytes`, once its digest matches them.
+    static func manifest(_ bytes: [UInt8], path: String) throws -> Manifest {
+        struct Format: Decodable { let format: Int }
+        guard let format = try? JSONDecoder().decode(Format.self, from: Data(bytes)) else {
+            throw TesseraError("checkpoint manifest \(path) is damaged: it is not the JSON of a manifest Tessera wrote")
+        }
+        guard format.format == 2 else {
+            throw TesseraError("checkpoint manifest \(path) is of format \(format.format), written by another version of Tessera without a digest")
+        }
+        guard let at = digestOffset(in: bytes) else {
+            throw TesseraError("checkpoint manifest \(path) is damaged: its digest is missing")
+        }
+        var blank = bytes
+        blank.replaceSubrange(at..<(at + 16), with: Array(blankDigest.utf8))
+        guard Array(String(cFormat: "%016llx", blank.withUnsafeBytes(checksum(of:))).utf8) == Array(bytes[at..<(at + 16)]) else {
+            throw TesseraError("checkpoint manifest \(path) is damaged or was edited: its digest does not match its bytes")
+        }
+        do { return try JSONDecoder().decode(Manifest.self, from: Data(bytes)) } catch {
+            throw TesseraError("checkpoint manifest \(path) is damaged: it is not the JSON of a manifest Tessera wrote")
+        }
+    }
+
+    /// Where the digest's 16 hex digits start in a manifest's bytes: after its one key.
+    static func digestOffset(in bytes: [UInt8]) -> Int? {
+        var found: Int?
+        for start in bytes.indices where bytes[start] == digestKey[0] && bytes[start...].starts(with: digestKey) {
+            guard found == nil else { return nil }
+            found = start + digestKey.count
+        }
+        guard let found, found + 17 <= bytes.count, bytes[found + 16] == UInt8(ascii: "\"") else { return nil }
+        return found
+    }
+
+    /// Throws unless the manifest's tiles lie on the board, none over another, and
+    /// together cover it.
+    static func checkTiles(of manifest: Manifest, cover shape: BoardShape, path: String) throws {
         var covered = 0
+        var edges: [(y: Int, isEnd: Bool, x: Int, width: Int)] = []
         for entry in manifest.tiles {
             guard entry.x >= 0, entry.y >= 0, entry.width > 0, entry.height > 0,
-                  entry.x + entry.width <= shape.width, entry.y + entry.height <= shape.height,
+                  entry.x <= shape.width - entry.width, entry.y <= shape.height - entry.height,
                   !entry.file.contains("/") else {
                 throw TesseraError("checkpoint manifest \(path) places tile (\(entry.column),\(entry.row)) outside the board")
             }
-            try readTile(entry, in: folder, generation: generation).copy(into: &board, atX: entry.x, y: entry.y)
             covered += entry.width * entry.height
+            edges += [(entry.y, false, entry.x, entry.width), (entry.y + entry.height, true, entry.x, entry.width)]
+        }
+        // A sweep down the board: the columns each row's tiles cover never overlap.
+        var open: [(x: Int, width: Int)] = []
+        for edge in edges.sorted(by: { ($0.y, $0.isEnd ? 0 : 1) < ($1.y, $1.isEnd ? 0 : 1) }) {
+            if edge.isEnd {
+                open.removeAll { $0 == (edge.x, edge.width) }
+                continue
+            }
+            guard !open.contains(where: { edge.x < $0.x + $0.width && $0.x < edge.x + edge.width }) else {
+                throw TesseraError("checkpoint manifest \(path) lays two tiles over the same cells")
+            }
+            open.append((edge.x, edge.width))
         }
         guard covered == shape.cellCount else {
             throw TesseraError("checkpoint manifest \(path) leaves part of the board without a tile")
         }
-        return Restored(manifest: manifest, shape: shape, rule: rule, board: board, skipped: skipped)
     }
 }

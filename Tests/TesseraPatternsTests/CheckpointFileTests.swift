@@ -59,3 +59,54 @@ import TesseraCore
         #expect(throws: TesseraError.self) { try Checkpoint.readTile(entry(checksum: sum), in: dir, generation: 42) }
     }
 }
+
+/// A manifest's own integrity: its digest covers every byte, and its tiles must tile the board.
+@Suite struct CheckpointManifestTests {
+    static let shape = BoardShape(width: 256, height: 256, topology: .torus)
+
+    func manifest(tiles: [(x: Int, y: Int, width: Int, height: Int)]) -> Checkpoint.Manifest {
+        Checkpoint.Manifest(
+            generation: 300, rule: try! Rule(parsing: "B3678/S34678"), shape: Self.shape, columns: 1, rows: tiles.count, end: 1000,
+            origin: Checkpoint.Origin(pattern: nil, name: nil, soup: try! Soup(density: 0.35, seed: 1)),
+            tiles: tiles.enumerated().map { index, tile in
+                Checkpoint.Manifest.Tile(column: 0, row: index, x: tile.x, y: tile.y, width: tile.width, height: tile.height,
+                                         file: "tile-0-\(index).cells", checksum: "0")
+            })
+    }
+
+    @Test func everyFlippedBitOfAManifestIsCaught() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-manifest-\(getpid())-\(UUID())").path
+        try Checkpoint.createFolder(dir)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let written = manifest(tiles: [(0, 0, 256, 128), (0, 128, 256, 128)])
+        try Checkpoint.commit(written, in: dir, root: dir)
+        let bytes = try #require(FileManager.default.contents(atPath: dir + "/" + Checkpoint.manifestName)).map { $0 }
+        var read = try Checkpoint.manifest(bytes, path: "m")
+        #expect(read.digest != Checkpoint.blankDigest)
+        read.digest = Checkpoint.blankDigest
+        #expect(read == written)
+        for index in bytes.indices {
+            for bit in 0..<8 {
+                var flipped = bytes
+                flipped[index] ^= 1 << bit
+                #expect(throws: TesseraError.self, "byte \(index) bit \(bit)") { try Checkpoint.manifest(flipped, path: "m") }
+            }
+        }
+    }
+
+    @Test func tilesMustTileTheBoard() throws {
+        let halves = manifest(tiles: [(0, 0, 256, 128), (0, 128, 256, 128)])
+        try Checkpoint.checkTiles(of: halves, cover: Self.shape, path: "m")
+        for (tiles, problem) in [
+            ([(0, 0, 256, 128), (0, 100, 256, 128), (0, 228, 256, 28)], "two tiles over the same cells"),
+            ([(0, 0, 256, 128), (0, 128, 128, 128), (64, 128, 128, 128)], "two tiles over the same cells"),
+            ([(0, 0, 256, 128)], "without a tile"),
+            ([(0, 0, 256, 128), (0, 129, 256, 128)], "outside the board"),
+        ] as [([(Int, Int, Int, Int)], String)] {
+            let error = #expect(throws: TesseraError.self) {
+                try Checkpoint.checkTiles(of: manifest(tiles: tiles.map { ($0.0, $0.1, $0.2, $0.3) }), cover: Self.shape, path: "m")
+            }
+            #expect(error?.description.contains(problem) == true, "\(tiles): \(String(describing: error))")
+        }
+    }
+}
