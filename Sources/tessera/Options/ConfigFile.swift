@@ -9,13 +9,17 @@ struct ConfigFile {
 
     init(path: String, allowed: [String]) throws {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw TesseraError("cannot read config \(path)", fix: "check the path given to --config")
+        let data = try InputFile(path, fix: "check the path given to --config").readToEnd()
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw TesseraError("config \(path) is not UTF-8 text", fix: "save it as UTF-8 (plain TOML)")
         }
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        var lineOfKey: [String: Int] = [:]
+        // `isNewline` splits CRLF lines too: "\r\n" is one Character, never equal to "\n".
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = Self.strippingComment(raw).trimmingWhitespace
             if line.isEmpty { continue }
-            let place = "\(path) line \(number + 1)"
+            let number = index + 1
+            let place = "\(path) line \(number)"
             guard let equals = line.firstIndex(of: "=") else {
                 throw TesseraError("\(place): expected 'key = value'",
                                    fix: line.hasPrefix("[") ? "tables are not used: write flat keys" : "write one key = value per line")
@@ -24,6 +28,10 @@ struct ConfigFile {
             guard allowed.contains(key) else {
                 throw TesseraError("\(place): unknown key '\(key)'", fix: "use one of: \(allowed.joined(separator: ", "))")
             }
+            if let first = lineOfKey[key] {
+                throw TesseraError("\(place): '\(key)' is set again (first on line \(first))", fix: "keep one of the two lines")
+            }
+            lineOfKey[key] = number
             values[key] = try Self.value(String(line[line.index(after: equals)...].trimmingWhitespace), at: place)
         }
     }
