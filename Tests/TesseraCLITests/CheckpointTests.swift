@@ -117,10 +117,88 @@ import TesseraPatterns
         #expect(other.status == 2 && other.stderr.split(separator: "\n").count == 1, "\(other.stderr)")
         #expect(other.stderr.contains("already holds checkpoints") && other.stderr.contains("--resume"), "\(other.stderr)")
         #expect(generations(in: store) == before)
-        // The same folder given to --resume, spelt differently: the run goes on from there.
-        let resumed = try Harness.tessera(soup + ["--generations", "100", "--resume", store.path + "/"])
+        // The same folder given to --resume, spelt differently: the run goes on from there
+        // to where the same command would have ended undisturbed.
+        let resumed = try Harness.tessera(soup + ["--generations", "400", "--resume", store.path + "/"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(generations(in: store).last == "generation-00000000000000000400")
+    }
+
+    /// A manifest altered by one bit (the rule B3678 made B2678) or with a tile moved over
+    /// another no longer matches its digest: it is passed over, not resumed into another
+    /// board, and the run goes on from the checkpoint before.
+    @Test func anAlteredManifestIsPassedOver() throws {
+        let dir = try Harness.temporaryDirectory()
+        let store = dir.appendingPathComponent("ck")
+        let soup = ["run", "--soup", "0.35", "--size", "256x256", "--rule", "B3678/S34678", "--tiles", "1x2"]
+        let first = try Harness.tessera(soup + ["--generations", "300", "--checkpoint", store.path, "--checkpoint-every", "100"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let newest = store.appendingPathComponent("generation-00000000000000000300/manifest.json")
+        let text = try String(contentsOf: newest, encoding: .utf8)
+        #expect(text.contains("\"rule\" : \"B3678/S34678\""))
+        try text.replacingOccurrences(of: "B3678", with: "B2678").write(to: newest, atomically: true, encoding: .utf8)
+        let output = dir.appendingPathComponent("out.rle"), undisturbed = dir.appendingPathComponent("undisturbed.rle")
+        let resumed = try Harness.tessera(soup + ["--generations", "350", "--resume", store.path, "--output", output.path])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("generation-00000000000000000300/manifest.json is damaged or was edited"), "\(resumed.stderr)")
+        #expect(try Harness.tessera(soup + ["--generations", "350", "--output", undisturbed.path]).status == 0)
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.cells(ofPatternFile: undisturbed)))
+        // The second tile laid over the first: with no checkpoint left, nothing runs.
+        let older = store.appendingPathComponent("generation-00000000000000000200/manifest.json")
+        let tiles = try String(contentsOf: older, encoding: .utf8)
+        #expect(tiles.contains("\"y\" : 128"))
+        try tiles.replacingOccurrences(of: "\"y\" : 128", with: "\"y\" : 100").write(to: older, atomically: true, encoding: .utf8)
+        let none = try Harness.tessera(["run", "--resume", store.path, "--generations", "10", "--output", output.path + ".2"])
+        #expect(none.status == 2 && none.stderr.contains("no usable checkpoint")
+                && none.stderr.contains("generation-00000000000000000200/manifest.json is damaged or was edited"), "\(none.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path + ".2"))
+    }
+
+    /// A command that names its pattern or soup resumes only that run's checkpoints: one
+    /// of another rule or start is refused, naming what differs, and nothing is written.
+    @Test func aCheckpointOfAnotherRunIsRefused() throws {
+        let dir = try Harness.temporaryDirectory()
+        let store = dir.appendingPathComponent("ck"), output = dir.appendingPathComponent("out.rle")
+        let soup = ["run", "--soup", "0.35", "--size", "256x256", "--rule", "B3678/S34678"]
+        #expect(try Harness.tessera(soup + ["--generations", "100", "--checkpoint", store.path, "--checkpoint-every", "50"]).status == 0)
+        for (command, differences) in [
+            (["run", "acorn", "--size", "256x256"], ["its rule is B3678/S34678, this command's B3/S23", "this command from acorn"]),
+            (["run", "--soup", "0.35", "--size", "256x256"], ["its rule is B3678/S34678, this command's B3/S23"]),
+            (soup + ["--seed", "2"], ["started from a soup of density 0.35 and seed 1, this command from a soup of density 0.35 and seed 2"]),
+            (["run", "--soup", "0.35", "--size", "512x256", "--rule", "B3678/S34678"], ["its board is 256x256 torus, this command's 512x256 torus"]),
+            (["run", "--rule", "B3/S23"], ["its rule is B3678/S34678, this command's B3/S23"]),
+        ] as [([String], [String])] {
+            let resumed = try Harness.tessera(command + ["--generations", "500", "--resume", store.path, "--output", output.path])
+            #expect(resumed.status == 2 && resumed.stderr.split(separator: "\n").count == 1, "\(command): \(resumed.stderr)")
+            #expect(resumed.stderr.contains("is of another run"), "\(resumed.stderr)")
+            for difference in differences { #expect(resumed.stderr.contains(difference), "\(resumed.stderr)") }
+            #expect(!FileManager.default.fileExists(atPath: output.path))
+        }
+    }
+
+    /// A soup's run killed and run again by the same command (Slurm's requeue) ends where
+    /// the undisturbed run ends, not `--generations` past its checkpoint.
+    @Test(.timeLimit(.minutes(3)))
+    func aRequeuedSoupEndsWhereTheUndisturbedRunEnds() throws {
+        let dir = try Harness.temporaryDirectory()
+        let store = dir.appendingPathComponent("ck"), output = dir.appendingPathComponent("out.rle")
+        let soup = ["run", "--soup", "0.35", "--size", "256x256", "--rule", "B3678/S34678", "--generations", "3000"]
+        let command = soup + ["--checkpoint", store.path, "--checkpoint-every", "200", "--resume", store.path, "--output", output.path]
+        let run = try RunningTessera(command)
+        _ = try run.workerPids(2)
+        _ = try Processes.poll(timeout: 120, "a first checkpoint") {
+            FileManager.default.fileExists(atPath: store.appendingPathComponent("generation-00000000000000000200/manifest.json").path)
+                ? true : nil
+        }
+        kill(run.pid, SIGKILL)
+        _ = run.wait(timeout: 5)
+        let again = try Harness.tessera(command)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.hasPrefix("ck: ") && !again.stdout.contains(" 3000 generations"), "resumed, not restarted: \(again.stdout)")
+        #expect(try String(contentsOf: output, encoding: .utf8).hasPrefix("#CXRLE Pos=-128,-128 Gen=3000\n"))
+        let undisturbed = dir.appendingPathComponent("undisturbed.rle")
+        #expect(try Harness.tessera(soup + ["--output", undisturbed.path]).status == 0)
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.cells(ofPatternFile: undisturbed)))
     }
 
     @Test(arguments: [

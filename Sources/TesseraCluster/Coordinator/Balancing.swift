@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraPatterns
 
 /// How a run keeps its workers' loads even by moving tiles between advances.
 package enum Balancing: Sendable, Equatable {
@@ -43,8 +44,10 @@ package struct CheckpointSchedule: Sendable, Equatable {
     package let root: String
     package let interval: Interval
     package let end: UInt64
+    /// Where the run started, which every manifest records: a resume checks it.
+    package let origin: Checkpoint.Origin
 
-    package init(root: String, interval: Interval, end: UInt64) {
-        (self.root, self.interval, self.end) = (root, interval, end)
+    package init(root: String, interval: Interval, end: UInt64, origin: Checkpoint.Origin) {
+        (self.root, self.interval, self.end, self.origin) = (root, interval, end, origin)
     }
 }

@@ -582,7 +582,9 @@ package actor Coordinator {
         }
         let manifest = Checkpoint.Manifest(generation: generation, rule: state.plan.rule, shape: tiling.shape,
                                            columns: tiling.columns, rows: tiling.rows,
-                                           end: checkpointing?.end ?? generation, tiles: entries)
+                                           end: checkpointing?.end ?? generation,
+                                           origin: checkpointing?.origin ?? Checkpoint.Origin(pattern: nil, name: nil, soup: nil),
+                                           tiles: entries)
         try Checkpoint.commit(manifest, in: folder, root: root)
         checkpoints.append((generation, (ContinuousClock.now - started).seconds))
     }

@@ -49,12 +49,12 @@ struct CoordinatorCommand: AsyncParsableCommand {
             try check(cluster, listen)
         }
         let workers = cluster.workers ?? 1
-        let (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: workers)
+        let (setup, generations, origin) = try checkpoints.setup(board, generations: run.generations, defaultTiles: workers)
         let output = try run.output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
         var session = RunSession(setup: setup, generations: generations,
                                  workers: .awaited(count: workers, listen: listen ?? "tcp://127.0.0.1:7470"))
         try session.configure(run: run, cluster: cluster, output: output, externalPresenter: externalPresenter)
-        session.checkpointing = try checkpoints.schedule(for: setup, generations: generations)
+        session.checkpointing = try checkpoints.schedule(for: setup, generations: generations, origin: origin)
         session.credentials = try security.memberCredentials()
         security.warnIfOpen([listen], role: "coordinator", exposes: "can join as a worker and read or rewrite the board")
         security.warnIfOpen([run.viewListen], role: "coordinator", exposes: "can watch and steer the run and edit its cells")

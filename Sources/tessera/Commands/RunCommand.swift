@@ -65,6 +65,8 @@ struct RunCommand: AsyncParsableCommand {
         /// it takes a look at the cgroup's files).
         var workers: Int
         var hashLife: HashLifeStage?
+        /// Where the run started, for its checkpoints (a resumed run's, where the first began).
+        var origin: Checkpoint.Origin?
     }
 
     enum HashLifeStage {
@@ -94,8 +96,11 @@ struct RunCommand: AsyncParsableCommand {
             try check(cluster, run)
         }
         let workers = cluster.workers ?? CPUAffinity.usableCount
-        let (setup, generations) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, workers))
-        return try Rest(setup: setup, generations: generations, output: run.output, workers: workers, algorithm: algorithm ?? .auto, asks: asks)
+        let (setup, generations, origin) = try checkpoints.setup(board, generations: run.generations, defaultTiles: max(1, workers))
+        var rest = try Rest(setup: setup, generations: generations, output: run.output, workers: workers, algorithm: algorithm ?? .auto,
+                            asks: asks)
+        rest.origin = origin
+        return rest
     }
 
     /// Nil when HashLife finished the run (its summary printed), else what tiles go on from.
@@ -106,7 +111,7 @@ struct RunCommand: AsyncParsableCommand {
             return nil
         case .handedOver(let setup, let share):
             return Rest(setup: setup, generations: rest.generations - share.generations, output: rest.output, workers: rest.workers,
-                        hashLife: .ran(share))
+                        hashLife: .ran(share), origin: rest.origin)
         }
     }
 
@@ -128,7 +133,8 @@ struct RunCommand: AsyncParsableCommand {
             let workers = cluster.workers == nil ? min(chosen, setup.tiling.columns * setup.tiling.rows) : chosen
             var session = RunSession(setup: setup, generations: rest.generations, workers: .launched(count: workers))
             try session.configure(run: run, cluster: cluster, output: rest.output, view: view)
-            session.checkpointing = try checkpoints.schedule(for: setup, generations: rest.generations)
+            session.checkpointing = try checkpoints.schedule(for: setup, generations: rest.generations,
+                                                             origin: try rest.origin ?? board.origin())
             session.credentials = try security.memberCredentials()
             session.headStart = headStart ?? (cluster.workers == nil || handOverAt != nil)
             session.handOverAt = handOverAt

@@ -73,6 +73,12 @@ struct BoardOptions: ParsableArguments {
         return try RunSetup(choices, defaultTiles: count)
     }
 
+    /// Where a run of these options starts, as its checkpoints record it.
+    func origin() throws -> Checkpoint.Origin {
+        Checkpoint.Origin(pattern: try pattern.map(Self.load), name: pattern.map(Files.lastComponent(of:)),
+                          soup: try soup.map { try Soup(density: $0, seed: seed ?? 1) })
+    }
+
     /// A pattern file or built-in name as a run's choice of pattern: the pattern and its name.
     static func choice(of source: String) throws -> (Pattern, String) {
         (try load(source), Files.lastComponent(of: source))

@@ -36,12 +36,21 @@ struct CheckpointOptions: ParsableArguments {
     }
 
     /// The run to do: from the newest checkpoint under `--resume` when there is one,
-    /// else from the board options; and how many generations it has left.
-    func setup(_ board: BoardOptions, generations: UInt64?, defaultTiles count: Int) throws -> (RunSetup, UInt64) {
+    /// else from the board options; how many generations it has left; and where it
+    /// started, which its checkpoints record.
+    ///
+    /// A command that names a pattern or soup (a requeued job's same command) is the run
+    /// it resumes: it ends where that command run undisturbed would have ended, and a
+    /// checkpoint of another rule, board or start is refused. Without one, the run goes on
+    /// `--generations` more, else to where the checkpointed run would have ended.
+    func setup(_ board: BoardOptions, generations: UInt64?, defaultTiles count: Int) throws -> (RunSetup, UInt64, Checkpoint.Origin) {
+        let asked = board.pattern != nil || board.soup != nil ? try board.setup(defaultTiles: count) : nil
         guard let resume, let restored = try Self.newest(in: resume) else {
-            return (try board.setup(defaultTiles: count), generations ?? RunOptions.defaultGenerations)
+            let fresh = try asked ?? board.setup(defaultTiles: count)
+            return (fresh, generations ?? RunOptions.defaultGenerations, try board.origin())
         }
         let shape = restored.shape, at = restored.manifest.generation
+        try Self.check(restored, in: resume, against: asked, board, origin: asked == nil ? nil : try board.origin())
         var choices = RunSetup.Choices()
         let pattern = Pattern(cells: restored.board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
                               board: shape, generation: at)
@@ -49,21 +58,43 @@ struct CheckpointOptions: ParsableArguments {
         choices.rule = (restored.rule, shape)
         choices.tiles = board.tiles.map { ($0.columns, $0.rows) }
         choices.halo = board.halo
-        // Where the run ends: where the same command would have ended it, for a pattern
-        // given too; else `--generations` more; else where the checkpointed run would have.
         let end: UInt64
-        if let source = board.pattern {
-            end = try BoardOptions.load(source).generation.addingReportingOverflow(generations ?? RunOptions.defaultGenerations).partialValue
+        if let asked {
+            end = try asked.end(after: generations ?? RunOptions.defaultGenerations)
         } else if let generations {
             end = at.addingReportingOverflow(generations).partialValue
         } else {
             end = restored.manifest.end
         }
-        return (try RunSetup(choices, defaultTiles: count), end > at ? end - at : 0)
+        return (try RunSetup(choices, defaultTiles: count), end > at ? end - at : 0, restored.manifest.origin)
+    }
+
+    /// Throws unless the checkpoint is of the run the command asks for: its rule, its
+    /// board and where it started (each as far as the command says it).
+    static func check(_ restored: Checkpoint.Restored, in root: String, against asked: RunSetup?, _ board: BoardOptions,
+                      origin: Checkpoint.Origin?) throws {
+        let rule = asked?.rule ?? board.rule?.rule
+        var differences: [String] = []
+        if let rule, rule != restored.rule {
+            differences.append("its rule is \(restored.rule), this command's \(rule)")
+        }
+        let shape = asked?.shape ?? board.rule?.board
+        if let shape, shape.width != restored.shape.width || shape.height != restored.shape.height || shape.topology != restored.shape.topology {
+            differences.append("its board is \(restored.shape), this command's \(shape)")
+        } else if asked == nil, let size = board.size, (size.width, size.height) != (restored.shape.width, restored.shape.height) {
+            differences.append("its board is \(restored.shape), this command's \(size.width)x\(size.height)")
+        }
+        if let origin, !origin.isSame(as: restored.manifest.origin) {
+            differences.append("it started from \(restored.manifest.origin.description), this command from \(origin.description)")
+        }
+        guard differences.isEmpty else {
+            throw TesseraError("the checkpoint in \(root) is of another run: \(differences.joined(separator: "; "))",
+                               fix: "give --resume the folder of this run's checkpoints, or the command that wrote them")
+        }
     }
 
     /// What the session writes, for a run that ends `generations` after `setup`'s.
-    func schedule(for setup: RunSetup, generations: UInt64) throws -> CheckpointSchedule? {
+    func schedule(for setup: RunSetup, generations: UInt64, origin: Checkpoint.Origin) throws -> CheckpointSchedule? {
         guard let root = checkpoint else { return nil }
         // Another run's checkpoints there would stay as the newest two, this run's pruned
         // as older, and a lost worker would roll back to that run's board: only a run
@@ -73,7 +104,8 @@ struct CheckpointOptions: ParsableArguments {
                                fix: "give an empty folder to --checkpoint, or --resume \(root) to go on from them")
         }
         try Checkpoint.createFolder(root)
-        return CheckpointSchedule(root: root, interval: checkpointEvery ?? .generations(10_000), end: try setup.end(after: generations))
+        return CheckpointSchedule(root: root, interval: checkpointEvery ?? .generations(10_000), end: try setup.end(after: generations),
+                                  origin: origin)
     }
 }
 
