@@ -77,9 +77,10 @@ package enum KeyFolder {
             throw TesseraError("\(path) holds a secret key but others may read it (mode \(String(info.st_mode & 0o777, radix: 8)))",
                                fix: "run chmod 600 \(path)")
         }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw TesseraError("cannot read \(path): \(Files.systemReason())",
-                               fix: "check its permissions, or make new keys with 'tessera keygen DIR'")
+        let data = try InputFile(path, fix: "check its permissions, or make new keys with 'tessera keygen DIR'").readToEnd()
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw TesseraError("\(path) is not a file 'tessera keygen' wrote: it is not UTF-8 text",
+                               fix: "make new keys with 'tessera keygen DIR'")
         }
         return text
     }
