@@ -228,7 +228,7 @@ package actor Coordinator {
     /// rolls every tile back to the last snapshot, and the advance goes on from there to
     /// the same generation: whoever asked (a viewer's presenter, say) sees a pause.
     package func advance(_ generations: UInt64) async throws {
-        guard generations > 0 else { return }
+        guard generations > 0 else { return try await countPopulation() }
         let target = state.generation.addingReportingOverflow(generations)
         // Past the last generation: the state refuses it, with the line that says so.
         guard !target.overflow else { _ = try await perform(.advance(generations: generations)); return }
@@ -251,6 +251,17 @@ package actor Coordinator {
             }
             secondsAdvancing += (ContinuousClock.now - started).seconds
             generationsAdvanced += count
+        }
+    }
+
+    /// Has the workers report every tile's population where the coordinator has none:
+    /// a soup's tiles are made on the workers, which count them only after an advance,
+    /// so a run of no generations steps none to hear them.
+    private func countPopulation() async throws {
+        while !state.knowsPopulation {
+            if case .interrupted(let why) = try await perform(.advance(generations: 0)) {
+                try await recover(from: why, at: state.generation)
+            }
         }
     }
 
@@ -364,8 +375,9 @@ package actor Coordinator {
     /// the load as `balancing` says (a worker that joined takes its share).
     package func advance(_ generations: UInt64, balancing: Balancing) async throws {
         var tiles = state.plan.tiling.tiles
-        // One worker with one tile steps straight through, unless a worker may join.
-        guard state.members.count > 1 || tiles.count > 1 || checkpointing != nil || balancing != .off else {
+        // One worker with one tile steps straight through, unless a worker may join; no
+        // generations need no stretches.
+        guard generations > 0, state.members.count > 1 || tiles.count > 1 || checkpointing != nil || balancing != .off else {
             return try await advance(generations)
         }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())

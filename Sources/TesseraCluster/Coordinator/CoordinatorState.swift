@@ -200,6 +200,10 @@ package struct CoordinatorState {
 
     package var population: Int { members.reduce(0) { $0 + $1.report.populations.values.reduce(0, +) } }
 
+    /// Whether `population` counts every tile: a soup's tiles are counted only by their
+    /// workers, in their reports after an advance.
+    package var knowsPopulation: Bool { members.allSatisfy { $0.tiles.count == $0.report.populations.count } }
+
     /// On the unbounded plane, as of the last advance: the smallest rectangle (board
     /// coordinates) holding every live cell; nil when none is.
     package var liveBounds: TileRect? {
