@@ -6,6 +6,7 @@ import TesseraCore
 @Suite struct WireFormatTests {
     static let tiling = try! Tiling(shape: BoardShape(width: 100, height: 60, topology: .plane), columns: 3, rows: 2)
     static let grid = try! Soup(density: 0.5, seed: 4).cells(x: 0, y: 0, width: 70, height: 3)
+    static let token = HaloToken(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210)
     static let viewport = Viewport(x: -40, y: 12, cellsPerDot: 4, width: 200, height: 50)
     static let frame = Frame(generation: 77, population: 1234, generationsPerSecond: 30.5, cellUpdatesPerSecond: 8.5e10,
                              workers: 2, tiles: (2, 1), paused: true, delay: 0.03, board: (-7, 3, 100, 60),
@@ -16,20 +17,20 @@ import TesseraCore
         .hello(Hello(pid: 42, endpoint: "tcp://10.0.0.2:5555", host: "node-2")),
         .assign(Assignment(worker: 1, tiling: tiling, rule: try! Rule(parsing: "B36/S23"), halo: 4, generation: 99,
                            soup: try! Soup(density: 0.35, seed: 7), endpoints: ["tcp://a:1", "tcp://b:2"],
-                           owners: [0, 0, 0, 1, 1, 1])),
+                           owners: [0, 0, 0, 1, 1, 1], haloToken: Self.token)),
         .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
-                           overlays: [Overlay(cells: grid, x: -3, y: 40), Overlay(cells: grid, x: 7, y: 0)], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
+                           overlays: [Overlay(cells: grid, x: -3, y: 40), Overlay(cells: grid, x: 7, y: 0)], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0], haloToken: Self.token)),
         // A window of the unbounded plane, far from the origin.
         .assign(Assignment(worker: 0, tiling: try! Tiling(shape: BoardShape(width: 768, height: 512, topology: .infinite,
                                                                            left: 1_000_000_000_000, top: -(1 << 40)),
                                                          columns: 1, rows: 2),
-                           rule: .life, halo: 16, generation: 5, soup: nil, endpoints: ["tcp://a:1"], owners: [0, 0])),
+                           rule: .life, halo: 16, generation: 5, soup: nil, endpoints: ["tcp://a:1"], owners: [0, 0], haloToken: Self.token)),
         // Painted by the workers, with no pattern part on this one's tiles.
         .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
-                           overlays: [], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0])),
+                           overlays: [], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0], haloToken: Self.token)),
         // The same board going on with tiles on other workers.
         .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 1 << 33, soup: nil,
-                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true, epoch: 1 << 40)),
+                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true, epoch: 1 << 40, haloToken: Self.token)),
         .handOff(op: 8, tiles: [TileID(column: 2, row: 0), TileID(column: 0, row: 1)]),
         .leaving,
         .halt(op: 12),
@@ -88,7 +89,7 @@ import TesseraCore
                                 parts: [Overlay(cells: grid, x: 512, y: 300), Overlay(cells: grid, x: 0, y: 1 << 20)])),
         .snapshotCopy(TileParts(tile: TileID(column: 0, row: 0), generation: 0, parts: [])),
         .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 640, soup: nil,
-                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [0, 1, 0, 1, 0, 1], restores: true)),
+                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [0, 1, 0, 1, 0, 1], restores: true, haloToken: Self.token)),
     ]
 
     @Test func coversEveryKind() {
@@ -157,7 +158,7 @@ import TesseraCore
         #expect(refusal(grid).contains("truncated"))
         // An assignment whose tiles name a worker that does not exist.
         let bad = Assignment(worker: 0, tiling: Self.tiling, rule: .life, halo: 1, generation: 0, soup: nil,
-                             endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 3])
+                             endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 3], haloToken: Self.token)
         #expect(refusal(Wire.encode(.assign(bad)), on: .toWorker).contains("do not exist"))
         // An area of negative width (after the op, x and y).
         var area = Wire.encode(.collect(op: 1, area: TileRect(x: 8, y: 0, width: 16, height: 4)))

@@ -188,6 +188,8 @@ package struct CoordinatorState {
     /// The epoch of the latest assignments (`Assignment.epoch`): one more for each round
     /// of them, so strips sent under an earlier one are known for what they are.
     package private(set) var epoch: UInt64 = 0
+    /// The run's secret for its halo links, in every assignment (`HaloToken`).
+    package let haloToken = HaloToken.random()
     /// The worker that hosts each tile, in `plan.tiling.tiles` order.
     package private(set) var owners: [Int] = []
 
@@ -631,7 +633,8 @@ package struct CoordinatorState {
         epoch += 1
         for index in told {
             let assignment = Assignment(worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
-                                        soup: nil, endpoints: endpoints, owners: owners, goesOn: true, epoch: epoch)
+                                        soup: nil, endpoints: endpoints, owners: owners, goesOn: true, epoch: epoch,
+                                        haloToken: haloToken)
             effects.append(.send(.assign(assignment), to: members[index].peer))
         }
         // By tile owner, not by the moves' worker numbers: those may have closed up.
@@ -699,7 +702,8 @@ package struct CoordinatorState {
         epoch += 1
         for member in told {
             let assignment = Assignment(worker: member, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
-                                        soup: nil, endpoints: endpoints, owners: owners, restores: true, epoch: epoch)
+                                        soup: nil, endpoints: endpoints, owners: owners, restores: true, epoch: epoch,
+                                        haloToken: haloToken)
             effects.append(.send(.assign(assignment), to: members[member].peer))
         }
         return effects
@@ -734,7 +738,7 @@ package struct CoordinatorState {
             let assignment = Assignment(
                 worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: plan.generation,
                 soup: plan.cells == nil ? plan.soup : nil, overlays: plan.cells == nil ? overlays : nil,
-                endpoints: endpoints, owners: owners, epoch: epoch)
+                endpoints: endpoints, owners: owners, epoch: epoch, haloToken: haloToken)
             effects.append(.send(.assign(assignment), to: members[index].peer))
             for tile in members[index].tiles {
                 let rect = plan.tiling.rect(of: tile)

@@ -11,7 +11,8 @@ import TesseraWire
 ///
 /// Its two connections each have one loop that takes messages in order: the control
 /// connection (only the coordinator's kinds) and the halo inbox (only halo strips, each
-/// only from the worker that owns the neighbouring tile). A run is a child task of the
+/// only from the worker that owns the neighbouring tile, on a connection that presents
+/// the run's token: `HaloToken`). A run is a child task of the
 /// control loop, so the loop still hears `abort` and `shutdown` while it runs, and a
 /// request that cannot be served mid-run gets a failure report, never silence.
 package actor WorkerNode {
@@ -38,6 +39,9 @@ package actor WorkerNode {
     private let pump: MessagePump
     private let progress: WorkerProgress
     private var assignment: Assignment?
+    /// The run's halo token, from the first assignment: the halo loop reads it for every
+    /// message without a hop onto this actor.
+    private let haloToken = Mutex<HaloToken?>(nil)
     private var waitingCells: [TileID: TileStart] = [:]
     private var snapshots = SnapshotStore()
     private var tiles: [TileID: TileActor] = [:]
@@ -119,16 +123,32 @@ package actor WorkerNode {
         }
     }
 
-    /// The halo inbox's loop.
+    /// The halo inbox's loop. A message from a connection without the run's token is
+    /// refused before it is read; such refusals are counted, not logged one by one.
     private nonisolated func readHalos() async {
+        var strangers = RefusalTally()
         for await incoming in pump.inbox {
-            let sender = String(decoding: incoming.from, as: UTF8.self)
+            guard let sender = haloToken.withLock({ $0 })?.endpoint(presenting: incoming.from) else {
+                if let report = strangers.refuse(at: .now) { Wire.log("worker", Self.strangerLine(report, claiming: incoming.from)) }
+                continue
+            }
             switch Wire.decodeOrLog(incoming.bytes, on: .halo, role: "worker") {
             case .halo(let strip, let epoch)?: await deliver(strip, epoch: epoch, from: sender)
             case .snapshotCopy(let copy)?: await keep(copy, from: sender)
             default: continue
             }
         }
+    }
+
+    private static func strangerLine(_ report: RefusalTally.Report, claiming identity: PeerID) -> String {
+        guard report.first else {
+            return "refused \(report.count) more halo messages from peers without this run's halo token"
+        }
+        // A ZeroMQ-made identity starts with a zero byte; any other is the peer's own claim.
+        let claim = identity.first == 0 || identity.isEmpty
+            ? "no identity"
+            : "it claims to be '\(String(decoding: identity.prefix(64).map { (32..<127).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self))'"
+        return "refused a halo message from a peer without this run's halo token (\(claim)): only the workers the coordinator announced may send strips; more such refusals are counted, not logged one by one"
     }
 
     private nonisolated func watchCoordinator(silence: Duration) async -> Ending? {
@@ -230,6 +250,12 @@ package actor WorkerNode {
             report("\(error)")
             return
         }
+        // Its halo connections already present the first one.
+        if let token = haloToken.withLock({ $0 }), token != assignment.haloToken {
+            report("was given another halo token than its run's")
+            return
+        }
+        haloToken.withLock { $0 = assignment.haloToken }
         let previous = self.assignment
         self.assignment = assignment
         waitingCells = [:]
@@ -352,6 +378,7 @@ package actor WorkerNode {
             report("\(error)")
             return
         }
+        let identity = assignment.haloToken.identity(of: pump.boundEndpoint)
         for (tile, actor) in built {
             var links: [Direction: any HaloLink] = [:]
             var moved: Set<Direction> = []
@@ -360,7 +387,8 @@ package actor WorkerNode {
                 let owner = assignment.owner(of: other)
                 links[side] = owner == assignment.worker
                     ? LocalHaloLink(target: built[other]!)
-                    : RemoteHaloLink(tile: other, pump: pump, endpoint: assignment.endpoints[owner], epoch: assignment.epoch)
+                    : RemoteHaloLink(tile: other, pump: pump, endpoint: assignment.endpoints[owner], identity: identity,
+                                     epoch: assignment.epoch)
                 if let before = owners, before.endpoints[before.owner(of: other)] != assignment.endpoints[owner] { moved.insert(side) }
             }
             await actor.connect(links)
@@ -478,6 +506,8 @@ package actor WorkerNode {
             return
         }
         do {
+            guard let assignment else { throw TesseraError("asked to snapshot its tiles before it was given any") }
+            let identity = assignment.haloToken.identity(of: pump.boundEndpoint)
             var own: [TileID: [Overlay]] = [:]
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
                 guard await tile.generation == order.generation else {
@@ -485,7 +515,7 @@ package actor WorkerNode {
                 }
                 let parts = try await tile.liveParts()
                 own[id] = parts
-                pump.send(.snapshotCopy(TileParts(tile: id, generation: order.generation, parts: parts)), to: .peer(endpoint: order.buddy))
+                pump.send(.snapshotCopy(TileParts(tile: id, generation: order.generation, parts: parts)), to: .peer(endpoint: order.buddy, presenting: identity))
             }
             answer(snapshots.begin(op: op, order, own: own))
         } catch {

@@ -142,6 +142,8 @@ extension Assignment: WireCodable {
         w.bool(goesOn)
         w.bool(restores)
         w.u64(epoch)
+        w.u64(haloToken.high)
+        w.u64(haloToken.low)
     }
 
     package init(from r: inout WireReader) throws {
@@ -173,8 +175,10 @@ extension Assignment: WireCodable {
         guard (!goesOn && !restores) || (soup == nil && overlays == nil), !(goesOn && restores) else {
             throw TesseraError("an assignment that goes on with the board, or restores it, also carries new cells")
         }
+        let epoch = try r.u64()
         self.init(worker: worker, tiling: tiling, rule: rule, halo: halo, generation: generation, soup: soup,
-                  overlays: overlays, endpoints: endpoints, owners: owners, goesOn: goesOn, restores: restores, epoch: try r.u64())
+                  overlays: overlays, endpoints: endpoints, owners: owners, goesOn: goesOn, restores: restores, epoch: epoch,
+                  haloToken: HaloToken(high: try r.u64(), low: try r.u64()))
     }
 }
 

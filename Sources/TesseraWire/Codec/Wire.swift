@@ -15,8 +15,9 @@ package enum Wire {
     /// 3: the unbounded plane's windows. 4: tiles that move, and each tile's compute time.
     /// 5: in-memory snapshots kept by buddies. 6: large patterns as tiles' parts.
     /// 7: halo strips name the assignment they were sent under; `collect` asks for a
-    /// rectangle; snapshot copies are a tile's live parts.
-    package static let version: UInt16 = 7
+    /// rectangle; snapshot copies are a tile's live parts. 8: assignments carry the run's
+    /// halo token (`HaloToken`), which every halo connection presents.
+    package static let version: UInt16 = 8
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30

@@ -42,11 +42,15 @@ package struct Assignment: Sendable, Equatable {
     /// a rollback may still be on its way when the tiles are rebuilt, at a generation
     /// they will reach again; taken, it would let a tile run ahead of its neighbours.
     package let epoch: UInt64
+    /// The run's secret, the same in every assignment of the run: this worker's halo
+    /// connections present it, and its halo port takes messages only from peers that do.
+    package let haloToken: HaloToken
 
     package init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, soup: Soup?,
                  overlays: [Overlay]? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false, restores: Bool = false,
-                 epoch: UInt64 = 0) {
+                 epoch: UInt64 = 0, haloToken: HaloToken) {
         self.epoch = epoch
+        self.haloToken = haloToken
         self.goesOn = goesOn
         self.restores = restores
         self.worker = worker

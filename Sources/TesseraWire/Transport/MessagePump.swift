@@ -32,8 +32,10 @@ package final class MessagePump: Sendable {
         case member(PeerID)
         /// A DEALER's control socket, to the one peer it connected to.
         case coordinator
-        /// A peer worker's inbox.
-        case peer(endpoint: String)
+        /// A peer worker's inbox, on a connection that presents `identity` there
+        /// (`HaloToken.identity(of:)`): the first message to an endpoint makes its
+        /// connection, and the identity stays that connection's.
+        case peer(endpoint: String, presenting: PeerID)
         /// A viewer attached to this process's viewer socket.
         case viewer(PeerID)
     }
@@ -184,9 +186,12 @@ package final class MessagePump: Sendable {
             case .worker(let coordinator, let listen, let advertise):
                 try inboxSocket.bind(listen)
                 bound = "tcp://\(advertise):\(try Endpoint.split(inboxSocket.lastEndpoint).port)"
-                // Peers' inboxes see this worker's strips come from its own endpoint, so
-                // they can tell a strip from the neighbour that owes it from a stray one.
-                try outbox.set(ZMQ_ROUTING_ID, bytes: Array(bound.utf8))
+                // Peers' inboxes know this worker's connections by the run's token and this
+                // endpoint (`HaloToken`), which must fit in a ZeroMQ identity.
+                guard bound.utf8.count <= HaloToken.longestEndpoint else {
+                    throw TesseraError("this worker's halo endpoint \(bound) is longer than the \(HaloToken.longestEndpoint) bytes a halo link can name",
+                                       fix: "give --advertise a shorter host name or address")
+                }
                 try controlSocket.connect(coordinator)
             case .viewer(let presenter):
                 try controlSocket.connect(presenter)
@@ -314,8 +319,9 @@ package final class MessagePump: Sendable {
                     // Latest frame wins: one that cannot go now is dropped, never queued.
                     _ = try? sockets.inbox.send([identity, bytes])
                     delivered = true
-                case .peer(let endpoint):
+                case .peer(let endpoint, let identity):
                     if !connected.contains(endpoint) {
+                        try? sockets.outbox.set(ZMQ_ROUTING_ID, bytes: identity)
                         try? sockets.outbox.set(ZMQ_CONNECT_ROUTING_ID, bytes: Array(endpoint.utf8))
                         try? sockets.outbox.connect(endpoint)
                         connected.insert(endpoint)
