@@ -82,9 +82,13 @@ public enum PCLife {
         var rule: Rule? = nil, board: BoardShape? = nil
         // Where the next row of a block starts, and the column its rows start at.
         var (x, y, left) = (0, 0, 0)
-        func coordinate(_ text: Substring) -> Int? {
-            // abs(Int.min) would trap later; Golly's coordinates are 32-bit anyway.
-            Int(text).flatMap { $0.magnitude < 1 << 30 ? $0 : nil }
+        func coordinate(_ text: Substring, line number: Int) throws -> Int? {
+            guard let value = Int(text) else { return nil }
+            guard Pattern.isPlaceable(value) else {
+                throw TesseraError("Life 1.0x line \(number + 1): coordinate \(value) lies beyond ±2^62, the farthest Tessera places a cell",
+                                   fix: "move the pattern nearer the origin")
+            }
+            return value
         }
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingWhitespace
@@ -93,7 +97,7 @@ public enum PCLife {
             switch first {
             case "#":
                 if line.hasPrefix("#P") && (line.count == 2 || line.dropFirst(2).first!.isWhitespace) {
-                    let numbers = fields.dropFirst().prefix(2).map(coordinate)
+                    let numbers = try fields.dropFirst().prefix(2).map { try coordinate($0, line: number) }
                     guard !numbers.contains(nil) else {
                         throw TesseraError("Life 1.05 line \(number + 1): expected '#P x y', got '\(line)'",
                                            fix: "give the block's top-left as two integers")
@@ -116,7 +120,7 @@ public enum PCLife {
                 for (offset, cell) in line.enumerated() where cell == "*" { points.append((x + offset, y)) }
                 (x, y) = (left, y + 1)
             default:
-                guard fields.count == 2, let px = coordinate(fields[0]), let py = coordinate(fields[1]) else {
+                guard fields.count == 2, let px = try coordinate(fields[0], line: number), let py = try coordinate(fields[1], line: number) else {
                     throw TesseraError("Life 1.06 line \(number + 1): expected 'x y', got '\(line)'",
                                        fix: "write one pair of integer coordinates per line")
                 }
@@ -127,8 +131,9 @@ public enum PCLife {
         guard let minX = points.map(\.0).min(), let minY = points.map(\.1).min() else {
             return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board, comments: comments)
         }
+        // Each coordinate within ±2^62: a span cannot overflow.
         let width = points.map(\.0).max()! - minX + 1, height = points.map(\.1).max()! - minY + 1
-        guard width * height <= 1 << 36 else {
+        guard width.multipliedReportingOverflow(by: height).overflow == false, width * height <= 1 << 36 else {
             throw TesseraError("Life 1.05/1.06 cells span \(width)x\(height), too large to load", fix: "use RLE for sparse huge patterns")
         }
         try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the Life 1.05/1.06 cells' \(width)x\(height) span",

@@ -65,6 +65,10 @@ public enum RLE {
                     guard xy.count == 2, let x = Int(xy[0]), let y = Int(xy[1]) else {
                         throw TesseraError("RLE line \(number): bad Pos '\(pair[1])'", fix: "write Pos=x,y with integers")
                     }
+                    guard Pattern.isPlaceable(x), Pattern.isPlaceable(y) else {
+                        throw TesseraError("RLE line \(number): Pos=\(x),\(y) lies beyond ±2^62, the farthest Tessera places a cell",
+                                           fix: "move the pattern nearer the origin")
+                    }
                     position = (x, y)
                 } else if pair[0] == "Gen" {
                     guard let g = UInt64(pair[1]) else {

@@ -55,7 +55,7 @@ package struct RunSetup: Sendable {
     /// Resolves `choices` the way Golly would read the same pattern and rule, with one
     /// tile per worker (`defaultTiles`) unless tiles were chosen.
     package init(_ choices: Choices, defaultTiles count: Int) throws {
-        let pattern = choices.pattern?.pattern
+        var pattern = choices.pattern?.pattern
         guard pattern != nil || choices.soup != nil else {
             throw TesseraError("nothing to run", fix: "give a pattern name, a pattern file, or --soup DENSITY")
         }
@@ -71,6 +71,7 @@ package struct RunSetup: Sendable {
                 fix: "give a bounded grid: a rule suffix such as \(rule):T1024,1024, or --size WxH")
         }
         let shape: BoardShape
+        if topology == .infinite { pattern = try pattern?.groupedFarApart() }
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite, let parts = pattern?.parts, !parts.isEmpty {
             // Groups of cells far apart (a macrocell's): a window each, unless near enough.

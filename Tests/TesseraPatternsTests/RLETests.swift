@@ -68,6 +68,8 @@ import TesseraCore
         ("x = 3, y = 3, rule = B3/S23:Q1\n3o!", "bounded grid"),
         ("x = -3, y = 3\n3o!", "valid x or y"),
         ("#CXRLE Pos=a,b\nx = 3, y = 3\n3o!", "bad Pos"),
+        ("#CXRLE Pos=-9223372036854775808,0\nx = 3, y = 3\n3o!", "beyond ±2^62"),
+        ("#CXRLE Pos=0,4611686018427387904\nx = 3, y = 3\n3o!", "beyond ±2^62"),
     ])
     func rejectsMalformedRLE(text: String, problem: String) {
         #expect { try RLE.parse(text) } throws: { error in
@@ -170,5 +172,23 @@ import TesseraCore
         #expect(throws: TesseraError.self) {
             try moved.checkFits(on: BoardShape(width: 64, height: 64, topology: .torus))
         }
+    }
+}
+
+/// A one-grid pattern whose live cells lie far apart reads as groups, each where Golly puts it.
+@Suite struct PatternGroupsTests {
+    @Test func blocksABillionColumnsApartAreTwoGroups() throws {
+        let pattern = try RLE.parse("#CXRLE Pos=-5,7\nx = 1000000002, y = 2, rule = B3/S23\n2o999999998b2o$2o999999998b2o!\n")
+        let grouped = try pattern.groupedFarApart()
+        #expect(grouped.parts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 2, height: 2),
+                                               CellBounds(left: 999_999_995, top: 7, width: 2, height: 2)])
+        #expect(grouped.parts.allSatisfy { $0.cells.population == 4 })
+    }
+
+    @Test func nearCellsStayOneGrid() throws {
+        let pattern = try RLE.parse("x = 9000, y = 1, rule = B3/S23\n3o" + String(repeating: "999b3o", count: 8) + "!\n")
+        #expect(try pattern.groupedFarApart() == pattern)
+        let small = try RLE.parse("x = 3, y = 1\n3o!\n")
+        #expect(try small.groupedFarApart() == small)
     }
 }

@@ -67,8 +67,8 @@ public enum PlaneWindow {
         func side(_ length: Int) -> Int { (max(length + 2 * margin, minSide) + 255) / 256 * 256 }
         let width = side(live.width), height = side(live.height)
         guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
-            throw TesseraError("the pattern grew to \(live.width)x\(live.height) cells, past the \(BoardShape.maxSide) cells a side a window of the unbounded plane can have",
-                               fix: "run fewer generations, or give the rule a bounded grid such as :T\(BoardShape.maxSide / 2),\(BoardShape.maxSide / 2)")
+            throw TesseraError("the live cells span \(live.width)x\(live.height) in one group, and a window of the unbounded plane around them would pass its \(BoardShape.maxSide) cells a side",
+                               fix: "give the rule a bounded grid such as :T\(BoardShape.maxSide / 2),\(BoardShape.maxSide / 2), or run fewer generations")
         }
         let left = live.left - (width - live.width) / 2, top = live.top - (height - live.height) / 2
         let limit = BoardShape.maxCoordinate

@@ -94,7 +94,7 @@ struct CheckpointOptions: ParsableArguments {
     }
 
     /// What the session writes, for a run that ends `generations` after `setup`'s.
-    func schedule(for setup: RunSetup, generations: UInt64, origin: Checkpoint.Origin) throws -> CheckpointSchedule? {
+    func schedule(for setup: RunSetup, generations: UInt64, origin: @autoclosure () throws -> Checkpoint.Origin) throws -> CheckpointSchedule? {
         guard let root = checkpoint else { return nil }
         // Another run's checkpoints there would stay as the newest two, this run's pruned
         // as older, and a lost worker would roll back to that run's board: only a run
@@ -105,7 +105,7 @@ struct CheckpointOptions: ParsableArguments {
         }
         try Checkpoint.createFolder(root)
         return CheckpointSchedule(root: root, interval: checkpointEvery ?? .generations(10_000), end: try setup.end(after: generations),
-                                  origin: origin)
+                                  origin: try origin())
     }
 }
 

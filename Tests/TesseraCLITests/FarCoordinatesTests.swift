@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// Coordinates at the ends of 64 bits are refused with one line, not trapped on; and
+/// cells a billion columns apart run where Golly runs them, as two small groups.
+@Suite struct FarCoordinatesTests {
+    @Test(arguments: [
+        ("#CXRLE Pos=-9223372036854775808,0\nx = 3, y = 1, rule = B3/S23\n3o!\n", "beyond ±2^62"),
+        ("#CXRLE Pos=9223372036854775807,0\nx = 3, y = 1, rule = B3/S23\n3o!\n", "beyond ±2^62"),
+        ("#CXRLE Pos=0,9223372036854775807\nx = 3, y = 1, rule = B3/S23:T64,64\n3o!\n", "beyond ±2^62"),
+        ("#CXRLE Pos=0,4611686018427387000\nx = 3, y = 1, rule = B3/S23:T64,64\n3o!\n", "extends beyond the 64x64 board"),
+        ("#CXRLE Pos=4611686018427387903,0\nx = 3, y = 1, rule = B3/S23\n3o!\n", "too far from the origin"),
+        ("#Life 1.06\n-9223372036854775808 0\n", "beyond ±2^62"),
+        ("#Life 1.06\n0 0\n4611686018427387903 5\n-4611686018427387903 5\n", "too large to load"),
+    ])
+    func farCoordinatesAreRefusedInOneLine(text: String, problem: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent(text.hasPrefix("#Life") ? "far.lif" : "far.rle")
+        try text.write(to: input, atomically: true, encoding: .utf8)
+        let output = dir.appendingPathComponent("out.rle")
+        let result = try Harness.tessera(["run", input.path, "--generations", "4", "--output", output.path])
+        #expect(result.status == 2 && result.stderr.split(separator: "\n").count == 1, "status \(result.status): \(result.stderr)")
+        #expect(result.stderr.contains(problem), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    /// Life 1.06 coordinates past 2^30 are read (Golly's are 32-bit; Tessera's reach 2^62).
+    @Test func life106CoordinatesPast2To30AreRead() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("far.lif"), output = dir.appendingPathComponent("out.mc")
+        try "#Life 1.06\n1073741824 -1073741824\n1073741825 -1073741824\n1073741824 -1073741823\n1073741825 -1073741823\n"
+            .write(to: input, atomically: true, encoding: .utf8)
+        let result = try Harness.tessera(["run", input.path, "--generations", "10", "--output", output.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Harness.cells(ofPatternFile: output)
+                == [Harness.Cell(x: 1 << 30, y: -(1 << 30)), Harness.Cell(x: (1 << 30) + 1, y: -(1 << 30)),
+                    Harness.Cell(x: 1 << 30, y: 1 - (1 << 30)), Harness.Cell(x: (1 << 30) + 1, y: 1 - (1 << 30))])
+    }
+
+    /// Two blocks at the ends of a pattern 1000000002 cells wide: not one window around
+    /// both (which "grew" past the widest window even at generation 0) but two groups,
+    /// run by HashLife, by tiles and by workers, each giving bgolly's board.
+    @Test(.timeLimit(.minutes(2)))
+    func aPatternABillionCellsWideRunsAsGollyRunsIt() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("wide.rle")
+        try "x = 1000000002, y = 4, rule = B3/S23\n2o999999998b2o$2o999999998b2o2$500000000b3o!\n"
+            .write(to: input, atomically: true, encoding: .utf8)
+        for generations in [0, 101] {
+            let golly = try Harness.golly(input, generations: generations)
+            #expect(golly.count == 11)
+            for layout in [[], ["--algorithm", "tiles"], ["--workers", "2"]] {
+                let output = dir.appendingPathComponent("\(generations)\(layout.joined()).mc")
+                let result = try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--output", output.path] + layout)
+                #expect(result.status == 0, "\(layout): \(result.stderr)")
+                #expect(try Harness.cells(ofPatternFile: output) == golly, "\(generations) generations, \(layout)")
+            }
+        }
+    }
+}
