@@ -69,7 +69,7 @@ package struct RunSession: Sendable {
     package var silence: Duration = .seconds(5)
     /// A live progress line on stdout when it is a terminal.
     package var showsProgress = false
-    /// Lost workers a batch run survives (`--max-restarts`).
+    /// Lost workers a run survives (`--max-restarts`), from the first started.
     package var restarts = 0
     /// Where and how often a batch run writes checkpoints, and where it ends.
     package var checkpointing: CheckpointSchedule?
@@ -137,6 +137,7 @@ package struct RunSession: Sendable {
             let coordinator = Coordinator(pump: pump, workers: workers.count, plan: setup.plan(generations: generations),
                                           connectTimeout: connectTimeout, silence: silence,
                                           servesPresenter: mode.isExternalPresenter)
+            await coordinator.setRestarts(restarts)
             var launch: (() throws -> LocalWorkers)? = nil
             switch workers {
             case .launched(let count, let launcher, _):
@@ -234,7 +235,6 @@ package struct RunSession: Sendable {
                 }
                 try await coordinator.start()
                 await coordinator.setCheckpointing(checkpointing)
-                await coordinator.setRestarts(restarts)
                 let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
                 let from = try await head?.handOver(to: window, as: setup) ?? .init(setup: setup)
                 let remaining = generations - (head?.generations ?? 0)

@@ -79,6 +79,49 @@ import TesseraCore
         kill(busiest, SIGKILL)
     }
 
+    /// Before: a worker lost while the board was loading failed the run ("worker 1 … was
+    /// killed by signal 9", exit 2), though --max-restarts allows 3 losses. Each worker
+    /// here stops itself at the first tiles it is given (a hidden flag), so the loss
+    /// falls inside the loading for certain: one is killed there, the other goes on and
+    /// loads the whole board again, and the board ends as the undisturbed run's.
+    @Test(.timeLimit(.minutes(2)))
+    func aWorkerLostWhileTheBoardLoadsIsSurvived() throws {
+        let dir = try Harness.temporaryDirectory()
+        let board = ["--soup", "0.35", "--seed", "11", "--size", "1024x512", "--tiles", "2x2", "--generations", "200"]
+        let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
+        #expect(try Harness.tessera(["run"] + board + ["--workers", "0", "--output", undisturbed.path]).status == 0)
+        let tessera = try RunningTessera(["run"] + board + ["--workers", "2", "--silence", "30", "--workers-stop-before-building",
+                                                            "--output", output.path, "--report"])
+        let workers = try tessera.workerPids(2)
+        _ = try Processes.poll(timeout: 30, "both workers to stop at their tiles") { workers.allSatisfy(Self.stopped) ? true : nil }
+        kill(workers[0], SIGKILL)
+        kill(workers[1], SIGCONT)
+        #expect(tessera.wait(timeout: 60) == 0, "\(tessera.errorText)")
+        #expect(tessera.errorText.contains("while the tiles were being built"), "\(tessera.errorText)")
+        #expect(tessera.outputText.contains("survived 1 lost worker"), "\(tessera.outputText)")
+        #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed))
+    }
+
+    /// A worker killed as soon as it exists, before or after its hello: the run starts
+    /// on the others, and its board is the undisturbed run's.
+    @Test(.timeLimit(.minutes(2)))
+    func aWorkerKilledAsItStartsLeavesTheRunToTheOthers() throws {
+        let dir = try Harness.temporaryDirectory()
+        let board = ["--soup", "0.35", "--seed", "12", "--size", "512x512", "--tiles", "3x2", "--generations", "100"]
+        let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
+        #expect(try Harness.tessera(["run"] + board + ["--workers", "0", "--output", undisturbed.path]).status == 0)
+        let tessera = try RunningTessera(["run"] + board + ["--workers", "3", "--output", output.path, "--report"])
+        kill(try tessera.workerPids(3)[1], SIGKILL)
+        #expect(tessera.wait(timeout: 60) == 0, "\(tessera.errorText)")
+        #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed))
+    }
+
+    /// Whether `pid` is stopped (SIGSTOP): state T in /proc/PID/stat.
+    static func stopped(_ pid: Int32) -> Bool {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.contains(") T ")
+    }
+
     /// On the unbounded plane, with no flag: the window has moved, so neither the start
     /// nor a checkpoint can stand in for it, but a snapshot of it, or its own start, can.
     @Test(.timeLimit(.minutes(2)))

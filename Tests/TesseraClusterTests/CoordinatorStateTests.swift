@@ -332,6 +332,94 @@ import TesseraCore
         #expect(failure(state.workerExited(pid: 2, host: nil, how: "was killed by signal 9"))?.contains("worker 1") == true)
     }
 
+    /// The assignments among `effects`, by the peer each goes to.
+    func assignments(_ effects: [CoordinatorState.Effect]) -> [(Assignment, PeerID)] {
+        sent(effects).compactMap { message, peer in if case .assign(let assignment) = message { (assignment, peer) } else { nil } }
+    }
+
+    /// Before: a worker lost while the tiles were being built failed the run, restarts or
+    /// not (they were granted only once the run had started). Now the others finish
+    /// building, every request waits for the rollback, and the rollback deals every
+    /// tile to the worker left.
+    @Test func aWorkerLostWhileTheTilesAreBuiltIsSurvived() throws {
+        var state = Self.state()
+        state.restartsLeft = 1
+        for (peer, name, pid) in [(a, "a", UInt32(1)), (b, "b", 2)] {
+            _ = state.receive(Self.hello(name, pid: pid), from: peer, now: at(0))
+            _ = state.receive(Self.beat, from: peer, now: at(0))
+        }
+        #expect(state.phase == .preparing)
+        let lost = state.workerExited(pid: 1, host: nil, how: "was killed by signal 9")
+        #expect(failure(lost) == nil)
+        #expect(logs(lost).contains { $0.contains("was killed by signal 9 while the tiles were being built") }, "\(logs(lost))")
+        #expect(state.members[0].gone && state.restartsLeft == 0 && state.lostWhileIdle != nil)
+        #expect(state.receive(.ready, from: b, now: at(1)) == [.prepared])
+        // Nothing may use the tiles until they are dealt again: worker a's answer nothing.
+        let why = try #require(state.lostWhileIdle)
+        #expect(try state.begin(.advance(generations: 5)) == [.completed(.interrupted(why))])
+        #expect(try state.begin(.frame(Viewport(x: 0, y: 0, cellsPerDot: 8, width: 8, height: 4))) == [.completed(.interrupted(why))])
+        #expect(try state.begin(.checkpoint(folder: "cp")) == [.completed(.interrupted(why))])
+        // The shell's rollback (`Coordinator.recover`): the plan's start, on worker b alone.
+        state.recovered()
+        let dealt = assignments(try state.begin(.replan(Self.plan)))
+        #expect(dealt.map(\.1) == [b] && dealt.map(\.0.worker) == [0] && dealt[0].0.owners == [0, 0, 0, 0])
+        #expect(dealt[0].0.soup == Self.plan.soup && dealt[0].0.generation == 10, "made afresh from the plan")
+        #expect(state.receive(.ready, from: b, now: at(2)) == [.completed(.replanned)])
+        #expect(state.failure == nil && state.members.map(\.peer) == [b])
+    }
+
+    /// Without restarts, a loss while the tiles are built fails the run as it did.
+    @Test func withoutRestartsALossWhileBuildingFailsTheRun() {
+        var state = Self.state()
+        for (peer, name, pid) in [(a, "a", UInt32(1)), (b, "b", 2)] {
+            _ = state.receive(Self.hello(name, pid: pid), from: peer, now: at(0))
+            _ = state.receive(Self.beat, from: peer, now: at(0))
+        }
+        #expect(failure(state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")) == "worker 1 (pid 2 on b, tiles (0,1) (1,1)) was killed by signal 9")
+    }
+
+    /// Before: a worker process that ended before the tiles were dealt failed the run
+    /// ("before it connected"). With a restart left, the run gathers one worker fewer.
+    @Test func aWorkerLostBeforeTheTilesAreDealtLeavesThemToTheOthers() {
+        var state = Self.state(workers: 3)
+        state.restartsLeft = 2
+        _ = state.receive(Self.hello("a", pid: 1), from: a, now: at(0))
+        _ = state.receive(Self.beat, from: a, now: at(0))
+        // Before its hello: a process the coordinator never heard from.
+        let early = state.workerExited(pid: 3, host: nil, how: "was killed by signal 9")
+        #expect(failure(early) == nil && state.phase == .gathering && state.awaitedWorkers == 2)
+        #expect(logs(early) == ["worker process 3 was killed by signal 9 before the run started: it starts with 2 workers (1 more restart allowed)"])
+        // After its hello, before it proved itself: its place goes with it.
+        _ = state.receive(Self.hello("b", pid: 2), from: b, now: at(0.1))
+        let late = state.workerExited(pid: 2, host: nil, how: "exited with status 1")
+        #expect(logs(late).first == "worker pid 2 on b exited with status 1 before the run started: it starts with 1 worker (0 more restarts allowed)")
+        let dealt = assignments(late)
+        #expect(dealt.map(\.1) == [a] && dealt[0].0.owners == [0, 0, 0, 0], "the one left gets every tile at once")
+        #expect(state.phase == .preparing && state.members.map(\.peer) == [a])
+    }
+
+    /// Out of restarts, or with no other worker to go on with, the run fails as before.
+    @Test func aWorkerLostBeforeTheTilesAreDealtFailsTheRunWithoutARestart() {
+        var state = Self.state()
+        #expect(failure(state.workerExited(pid: 7, host: nil, how: "was killed by signal 9")) == "worker process 7 was killed by signal 9 before it connected")
+        var last = Self.state(workers: 1)
+        last.restartsLeft = 3
+        _ = last.receive(Self.hello("a", pid: 1), from: a, now: at(0))
+        #expect(failure(last.workerExited(pid: 1, host: nil, how: "was killed by signal 9")) == "worker pid 1 on a was killed by signal 9 before the run started")
+    }
+
+    /// Before: a worker lost while every tile was being loaded failed the run. Now the
+    /// load answers `interrupted`, and the shell loads every tile again after the rollback.
+    @Test func aWorkerLostDuringALoadInterruptsIt() throws {
+        var state = ready()
+        state.restartsLeft = 1
+        _ = try state.begin(.load(generation: 3) { BitGrid(width: $0.width, height: $0.height) })
+        let lost = state.workerExited(pid: 2, host: nil, how: "was killed by signal 9")
+        #expect(failure(lost) == nil)
+        #expect(lost.last == .completed(.interrupted("worker 1 (pid 2 on b, tiles (0,1) (1,1)) was killed by signal 9")))
+        #expect(state.phase == .idle && state.generation == 10)
+    }
+
     @Test func oneOperationAtATime() throws {
         var state = ready()
         _ = try state.begin(.advance(generations: 1))

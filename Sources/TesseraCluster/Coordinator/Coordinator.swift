@@ -302,7 +302,8 @@ package actor Coordinator {
 
     package private(set) var recoveries: [Recovery] = []
 
-    /// How many lost workers a batch run may survive.
+    /// How many lost workers the run may survive: set before its workers start, so that
+    /// one lost while the board loads is survived too.
     package func setRestarts(_ count: Int) { state.restartsLeft = count }
 
     /// Rolls every tile back to the last in-memory snapshot, if every tile of it
@@ -631,9 +632,12 @@ package actor Coordinator {
             .intersection(rect)
     }
 
-    /// Replaces every tile's cells with `cells` of its rectangle, at `generation`.
+    /// Replaces every tile's cells with `cells` of its rectangle, at `generation`. A
+    /// worker lost meanwhile: the tiles roll back, and every tile is loaded again.
     package func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
-        _ = try await perform(.load(generation: generation, cells: cells))
+        while case .interrupted(let why) = try await perform(.load(generation: generation, cells: cells)) {
+            try await recover(from: why, at: state.generation)
+        }
     }
 
     /// Replaces every worker's tiles with those of `plan`: the unbounded plane's window

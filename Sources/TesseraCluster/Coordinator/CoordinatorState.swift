@@ -63,6 +63,15 @@ package struct CoordinatorState {
         /// Every tile rolls back to the last in-memory snapshot, built by the worker that
         /// snapshotted it, or by its buddy if that one is gone.
         case restore
+
+        /// Whether it deals every tile afresh (a rollback, or new tiles): the one kind of
+        /// request that may begin while a worker lost between requests still holds tiles.
+        var rollsBack: Bool {
+            switch self {
+            case .replan, .restore: true
+            default: false
+            }
+        }
     }
 
     /// What a finished request yields.
@@ -162,8 +171,12 @@ package struct CoordinatorState {
     private var operation: Operation?
     /// The pids of workers that left the run: their exits are no failure.
     private var departed: Set<UInt32> = []
-    /// How many lost workers the run may still survive (`--max-restarts`).
+    /// How many lost workers the run may still survive (`--max-restarts`), from the
+    /// first worker started: one lost before its tiles were built costs a restart too.
     package var restartsLeft = 0
+    /// How many workers the run gathers before it deals the tiles: `settings.workers`,
+    /// less those started for it that were lost meanwhile.
+    package private(set) var awaitedWorkers: Int
     /// A worker lost while nothing ran: the run rolls back before it goes on.
     package private(set) var lostWhileIdle: String?
     /// The newest in-memory snapshot every host completed, if the board has not been
@@ -175,6 +188,7 @@ package struct CoordinatorState {
         self.settings = settings
         generation = settings.plan.generation
         plan = settings.plan
+        awaitedWorkers = settings.workers
     }
 
     /// What the workers run: the settings' plan, until the unbounded plane's window moves.
@@ -238,6 +252,10 @@ package struct CoordinatorState {
         case .busy: throw TesseraError("the coordinator is busy: one operation at a time")
         case .finished: throw TesseraError("the run is over")
         case .gathering, .preparing: throw TesseraError("the workers are not ready yet")
+        }
+        if let lostWhileIdle, !request.rollsBack {
+            // The lost worker's tiles answer nothing: the tiles roll back first.
+            return [.completed(.interrupted(lostWhileIdle))]
         }
         lastOp += 1
         let op = lastOp
@@ -524,11 +542,11 @@ package struct CoordinatorState {
 
     /// Once enough workers proved themselves: gives each its tiles.
     private mutating func assignIfGathered() -> [Effect] {
-        guard members.filter(\.proven).count == settings.workers else { return [] }
+        guard members.filter(\.proven).count == awaitedWorkers else { return [] }
         var effects: [Effect] = []
         // Those still unproven are not needed.
         for stray in members where !stray.proven {
-            effects.append(.send(.refused(reason: "this run already has its \(settings.workers) workers"), to: stray.peer))
+            effects.append(.send(.refused(reason: "this run already has its \(awaitedWorkers) workers"), to: stray.peer))
         }
         members.removeAll { !$0.proven }
         phase = .preparing
@@ -782,8 +800,8 @@ package struct CoordinatorState {
             }
             members.removeAll { member in quiet.contains { $0.peer == member.peer } }
             if now > settings.connectDeadline {
-                let proven = members.filter(\.proven).count, missing = settings.workers - proven
-                return effects + fail("only \(proven) of \(settings.workers) workers connected in time (\(missing) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
+                let proven = members.filter(\.proven).count, missing = awaitedWorkers - proven
+                return effects + fail("only \(proven) of \(awaitedWorkers) workers connected in time (\(missing) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
             }
         case .preparing, .idle, .busy:
             if case .snapshot(let op, let waiting, let taking) = operation, waited(op, now: now) > Self.snapshotLimit {
@@ -882,6 +900,7 @@ package struct CoordinatorState {
         guard phase != .finished else { return [] }
         if let host { return fail("the worker launched on \(host) (launch command pid \(pid)) \(how)") }
         if departed.contains(UInt32(bitPattern: pid)) { return [] }
+        if phase == .gathering { return lostBeforeDealing(pid: UInt32(bitPattern: pid), how: how) }
         if let index = members.firstIndex(where: { $0.hello.pid == UInt32(bitPattern: pid) }) {
             guard !members[index].gone else { return [] }
             guard !members[index].tiles.isEmpty else {
@@ -890,6 +909,23 @@ package struct CoordinatorState {
             return lose(index, "\(describe(index)) \(how)")
         }
         return fail("worker process \(pid) \(how) before it connected")
+    }
+
+    /// A worker process started for the run ended before the tiles were dealt (before
+    /// or after its hello): with a restart left and another worker to go on with, the
+    /// run gathers one worker fewer and deals the tiles to those, made from the plan as
+    /// they would have been; else the run fails.
+    private mutating func lostBeforeDealing(pid: UInt32, how: String) -> [Effect] {
+        let index = members.firstIndex { $0.hello.pid == pid }
+        let who = index.map { "worker pid \(pid) on \(members[$0].hello.host)" } ?? "worker process \(pid)"
+        guard restartsLeft > 0, awaitedWorkers > 1 else {
+            return fail("\(who) \(how) \(index == nil ? "before it connected" : "before the run started")")
+        }
+        restartsLeft -= 1
+        awaitedWorkers -= 1
+        if let index { members.remove(at: index) }
+        let line = Effect.log("\(who) \(how) before the run started: it starts with \(awaitedWorkers) worker\(awaitedWorkers == 1 ? "" : "s") (\(restartsLeft) more restart\(restartsLeft == 1 ? "" : "s") allowed)")
+        return [line] + assignIfGathered()
     }
 
     /// Worker `index` is lost (`why` says how). With restarts left, it is fenced (out of
@@ -915,22 +951,23 @@ package struct CoordinatorState {
             // Its folder never gets a manifest, or the snapshot never becomes the
             // newest whole one: it never counts.
             return [line] + complete(.interrupted(why))
-        case .collect, .frame:
-            // Reads: asked again once the tiles are back where they were.
+        case .collect, .frame, .load:
+            // Reads, and a load of every tile: done again once the tiles are back where they were.
             return [line] + complete(.interrupted(why))
         case .handOff:
             // Every tile is rebuilt from the snapshot anyway: the move is moot.
             lostWhileIdle = lostWhileIdle ?? why
             return [line] + complete(.interrupted(why))
         case .prepare:
-            // The others finish building; then the run rolls back again.
+            // The others finish building (their `ready` would be taken for one to a new
+            // assignment); then the tiles are dealt again to the workers left, made
+            // afresh from the plan, a snapshot or a checkpoint (see `Coordinator.recover`).
             lostWhileIdle = lostWhileIdle ?? why
-            return [line] + forget(index)
+            let building = Effect.log("\(why) while the tiles were being built: the others finish theirs, then the tiles are dealt again to the workers left (\(restartsLeft) more restart\(restartsLeft == 1 ? "" : "s") allowed)")
+            return [building] + forget(index)
         case nil:
             lostWhileIdle = lostWhileIdle ?? why
             return [line]
-        default:
-            return fail(why)
         }
     }
 

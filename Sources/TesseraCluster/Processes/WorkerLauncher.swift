@@ -12,6 +12,9 @@ package struct WorkerLauncher: Sendable {
     package var command: String
     /// The `tessera` binary on the hosts.
     package var executable: String
+    /// For tests: each worker stops itself at the first tiles it is given (`tessera
+    /// worker --stop-before-building`).
+    package var stopsBeforeBuilding = false
 
     package static let here = WorkerLauncher(hosts: [], command: "", executable: LocalWorkers.executable)
 
@@ -45,7 +48,7 @@ package struct WorkerLauncher: Sendable {
     func command(worker index: Int, of count: Int, coordinator: String, keys: String?) -> (host: String?, arguments: [String]) {
         let host = hosts.isEmpty ? nil : hosts[index * hosts.count / max(count, 1)]
         let worker = [executable, "worker", "--coordinator", coordinator, "--name", "\(host ?? "local")-\(index)"]
-            + (keys.map { ["--keys", $0] } ?? [])
+            + (keys.map { ["--keys", $0] } ?? []) + (stopsBeforeBuilding ? ["--stop-before-building"] : [])
         guard let host else {
             // One worker per core, each on its own: a worker's load is then its own, as on
             // a machine of its own. Fewer workers than cores float.

@@ -51,10 +51,14 @@ package actor WorkerNode {
     private var running: UInt64?
     /// The `halt` that stops it, once one came.
     private var halting: UInt64?
+    /// For tests: stop this process (SIGSTOP) at the first tiles it is given, before it
+    /// builds them, so that a test can lose it while the board loads, for certain.
+    private var stopsBeforeBuilding: Bool
 
-    private init(pump: MessagePump, progress: WorkerProgress) {
+    private init(pump: MessagePump, progress: WorkerProgress, stopsBeforeBuilding: Bool) {
         self.pump = pump
         self.progress = progress
+        self.stopsBeforeBuilding = stopsBeforeBuilding
     }
 
     /// Connects to the coordinator, serves until told to stop, and says why it stopped.
@@ -64,14 +68,15 @@ package actor WorkerNode {
     ///   - silence: how long the coordinator may stay silent before this worker leaves.
     ///   - parent: a local coordinator's pid: when it is gone, so is this worker.
     ///   - credentials: the cluster's keys, for the control link and the halo links.
+    ///   - stopsBeforeBuilding: for tests, see `stopsBeforeBuilding`.
     package static func serve(coordinator: String, listen: String, advertise: String,
                               silence: Duration = .seconds(5), parent: Int32? = nil,
-                              credentials: Credentials? = nil) async throws -> Ending {
+                              credentials: Credentials? = nil, stopsBeforeBuilding: Bool = false) async throws -> Ending {
         let progress = WorkerProgress()
         return try await MessagePump.with(.worker(coordinator: coordinator, listen: listen, advertise: advertise),
                                           credentials: credentials,
                                           heartbeat: { Wire.encode(.heartbeat(progress.snapshot)) }) { pump in
-            let node = WorkerNode(pump: pump, progress: progress)
+            let node = WorkerNode(pump: pump, progress: progress, stopsBeforeBuilding: stopsBeforeBuilding)
             pump.send(.hello(Hello(pid: UInt32(getpid()), endpoint: pump.boundEndpoint,
                                    host: ProcessInfo.processInfo.hostName)), to: .coordinator)
             // Proves at once that this is a live worker, not a lone hello.
@@ -294,6 +299,10 @@ package actor WorkerNode {
             return
         }
         tiles = [:]
+        if stopsBeforeBuilding {
+            stopsBeforeBuilding = false
+            raise(SIGSTOP)
+        }
         if assignment.cellsMadeByWorkers {
             // Painted where they lie: a huge tile costs what its pattern and soup cover.
             let start = TileStart.painted(StartingCells(soup: assignment.soup, overlays: assignment.overlays ?? []),

@@ -31,6 +31,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: .hidden)
     var handOverAt: UInt64?
 
+    /// Each worker stops itself (SIGSTOP) at the first tiles it is given: for tests that
+    /// lose a worker while the board loads.
+    @Flag(help: .hidden)
+    var workersStopBeforeBuilding = false
+
     func validate() throws {
         if view && !Terminal.isInteractive {
             throw TesseraError("--view needs a terminal", fix: "run it in a terminal, or use --view-listen and 'tessera view'")
@@ -131,7 +136,9 @@ struct RunCommand: AsyncParsableCommand {
             // A default worker count shrinks to the number of tiles instead of failing.
             let setup = rest.setup
             let workers = cluster.workers == nil ? min(chosen, setup.tiling.columns * setup.tiling.rows) : chosen
-            var session = RunSession(setup: setup, generations: rest.generations, workers: .launched(count: workers))
+            var launcher = WorkerLauncher.here
+            launcher.stopsBeforeBuilding = workersStopBeforeBuilding
+            var session = RunSession(setup: setup, generations: rest.generations, workers: .launched(count: workers, launcher: launcher))
             try session.configure(run: run, cluster: cluster, output: rest.output, view: view)
             session.checkpointing = try checkpoints.schedule(for: setup, generations: rest.generations,
                                                              origin: try rest.origin ?? board.origin())

@@ -45,6 +45,11 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var security: SecurityOptions
 
+    /// Stops this worker (SIGSTOP) at the first tiles it is given: for tests that lose a
+    /// worker while the board loads.
+    @Flag(help: .hidden)
+    var stopBeforeBuilding = false
+
     func validate() throws {
         if drain != nil {
             guard coordinator == nil, advertise == nil, listen == nil, parentPid == nil, cpu == nil else {
@@ -84,7 +89,8 @@ struct WorkerCommand: AsyncParsableCommand {
         let credentials = try security.memberCredentials()
         security.warnIfOpen([listen], role: "worker", exposes: "can send it halo strips and so change the board")
         let ending = try await WorkerNode.serve(coordinator: coordinator, listen: listen, advertise: advertise,
-                                                silence: silence, parent: parentPid, credentials: credentials)
+                                                silence: silence, parent: parentPid, credentials: credentials,
+                                                stopsBeforeBuilding: stopBeforeBuilding)
         let who = name.map { "worker \($0)" } ?? "worker"
         switch ending {
         case .shutdown: return
