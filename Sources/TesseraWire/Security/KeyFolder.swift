@@ -63,7 +63,37 @@ package enum KeyFolder {
         URL(fileURLWithPath: folder).appendingPathComponent(file).path
     }
 
-    /// A file's text, refusing files others may read when `secret`.
+    /// What a key folder must keep from other users, as `exposure` checks it.
+    package enum Guarded: Sendable {
+        /// A key pair file: others may neither read nor write it.
+        case secretKey
+        /// `allowed` or `cluster.pub`: public, but whoever may write it chooses which
+        /// keys are trusted.
+        case trustFile
+        /// The folder: whoever may write it can swap any file in it, whatever the file's mode.
+        case folder
+    }
+
+    /// Why `path`, with permission bits `mode`, cannot be trusted as `what`, or nil.
+    package static func exposure(of path: String, mode: mode_t, as what: Guarded) -> TesseraError? {
+        let octal = String(mode & 0o777, radix: 8)
+        switch what {
+        case .secretKey:
+            guard mode & 0o077 != 0 else { return nil }
+            return TesseraError("\(path) holds a secret key but others may read it (mode \(octal))", fix: "run chmod 600 \(path)")
+        case .trustFile:
+            guard mode & 0o022 != 0 else { return nil }
+            return TesseraError("\(path) may be changed by others (mode \(octal)), who could then choose which keys are trusted",
+                                fix: "run chmod go-w \(path)")
+        case .folder:
+            guard mode & 0o022 != 0 else { return nil }
+            return TesseraError("key folder \(path) may be changed by others (mode \(octal)), who could then replace the keys in it",
+                                fix: "run chmod go-w \(path)")
+        }
+    }
+
+    /// A file's text, refusing files others may read when `secret`, and files others may
+    /// write in any case.
     static func read(_ path: String, secret: Bool = false) throws -> String {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -73,10 +103,7 @@ package enum KeyFolder {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw TesseraError("cannot read \(path): it is not a file", fix: "give --keys the folder 'tessera keygen DIR' wrote")
         }
-        if secret, info.st_mode & 0o077 != 0 {
-            throw TesseraError("\(path) holds a secret key but others may read it (mode \(String(info.st_mode & 0o777, radix: 8)))",
-                               fix: "run chmod 600 \(path)")
-        }
+        if let exposure = exposure(of: path, mode: info.st_mode, as: secret ? .secretKey : .trustFile) { throw exposure }
         let data = try InputFile(path, fix: "check its permissions, or make new keys with 'tessera keygen DIR'").readToEnd()
         guard let text = String(data: data, encoding: .utf8) else {
             throw TesseraError("\(path) is not a file 'tessera keygen' wrote: it is not UTF-8 text",
@@ -204,9 +231,11 @@ package struct Credentials: Sendable {
         try CurveSupport.check()
         // Absolute, because local workers get the same folder and may start elsewhere.
         let folder = URL(fileURLWithPath: folder).standardizedFileURL.path
-        guard Files.isFolder(folder) else {
+        var info = stat()
+        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             throw TesseraError("key folder \(folder) does not exist", fix: "make one with 'tessera keygen \(folder)'")
         }
+        if let exposure = KeyFolder.exposure(of: folder, mode: info.st_mode, as: .folder) { throw exposure }
         let has = { (file: String) in FileManager.default.fileExists(atPath: KeyFolder.path(folder, file)) }
         switch standing {
         case .member:
