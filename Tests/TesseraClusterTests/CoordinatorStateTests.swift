@@ -44,8 +44,14 @@ import TesseraCore
         effects.compactMap { if case .send(let message, let peer) = $0 { (message, peer) } else { nil } }
     }
 
+    /// The lines logged, refusals (counted when many) among them.
     func logs(_ effects: [CoordinatorState.Effect]) -> [String] {
-        effects.compactMap { if case .log(let line) = $0 { line } else { nil } }
+        effects.compactMap {
+            switch $0 {
+            case .log(let line), .refused(let line): line
+            default: nil
+            }
+        }
     }
 
     func failure(_ effects: [CoordinatorState.Effect]) -> String? {

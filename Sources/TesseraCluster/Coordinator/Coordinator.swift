@@ -176,6 +176,7 @@ package actor Coordinator {
     private func tick() {
         let pump = self.pump
         apply(state.tick(now: .now) { pump.lastHeard(from: $0) })
+        Wire.logCountedRefusals()
     }
 
     private func apply(_ effects: [CoordinatorState.Effect]) {
@@ -199,6 +200,8 @@ package actor Coordinator {
                 presenterRequestsIn.yield((op, request))
             case .log(let line):
                 Wire.log("coordinator", line)
+            case .refused(let line):
+                Wire.logRefusal(line, at: Lane.toCoordinator.rawValue, as: "coordinator")
             }
         }
     }

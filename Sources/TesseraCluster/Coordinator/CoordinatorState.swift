@@ -101,6 +101,9 @@ package struct CoordinatorState {
         /// A presenter process asks for something; the shell serves it and replies.
         case presenter(op: UInt64, PresenterRequest)
         case log(String)
+        /// A line about a refused message: a peer may send those as often as it likes,
+        /// so they are counted rather than each logged (`Wire.logRefusal`).
+        case refused(String)
     }
 
     /// A worker in the run; its index in `members` is its worker number.
@@ -350,11 +353,11 @@ package struct CoordinatorState {
         case .hello(let hello):
             guard phase != .finished else { return [] }
             guard members.filter({ !$0.proven }).count < Self.maxUnproven, members.count < maxWorkers else {
-                return [.log("refused a hello from pid \(hello.pid) on \(hello.host): too many unproven workers")]
+                return [.refused("refused a hello from pid \(hello.pid) on \(hello.host): too many unproven workers")]
             }
             guard !members.contains(where: { $0.hello.endpoint == hello.endpoint }) else {
                 return [.send(.refused(reason: "another worker already has the endpoint \(hello.endpoint)"), to: peer),
-                        .log("refused worker pid \(hello.pid) on \(hello.host): another worker already has \(hello.endpoint)")]
+                        .refused("refused worker pid \(hello.pid) on \(hello.host): another worker already has \(hello.endpoint)")]
             }
             let holders = members.indices.filter(isActive).count
             members.append(Member(peer: peer, hello: hello, lastHeard: now))
@@ -368,11 +371,11 @@ package struct CoordinatorState {
         case .presenterHello:
             guard settings.servesPresenter else {
                 return [.send(.refused(reason: "this coordinator serves no presenter: start it with --external-presenter"), to: peer),
-                        .log("refused a presenter: this run was not started with --external-presenter")]
+                        .refused("refused a presenter: this run was not started with --external-presenter")]
             }
             guard presenter == nil else {
                 return [.send(.refused(reason: "another presenter already drives this run"), to: peer),
-                        .log("refused a second presenter")]
+                        .refused("refused a second presenter")]
             }
             presenter = (peer, now, false)
             return phase == .gathering || phase == .preparing ? [] : welcomePresenter()
@@ -380,7 +383,7 @@ package struct CoordinatorState {
             // A worker's pump starts beating before its hello arrives: not worth a line.
             return []
         default:
-            return [.log("refused a \(message.kind) message from an unknown peer")]
+            return [.refused("refused a \(message.kind) message from an unknown peer")]
         }
     }
 
@@ -504,7 +507,7 @@ package struct CoordinatorState {
         case .failure(let reason):
             return fail("\(describe(index)): \(reason)")
         default:
-            return [.log("refused a \(message.kind) message from \(describe(index))")]
+            return [.refused("refused a \(message.kind) message from \(describe(index))")]
         }
     }
 
@@ -520,7 +523,7 @@ package struct CoordinatorState {
             return []
         case .presenterRequest(let op, let request):
             guard presenter?.welcomed == true else {
-                return [.log("refused a presenter request before the run was ready")]
+                return [.refused("refused a presenter request before the run was ready")]
             }
             let shape = plan.tiling.shape
             if case .load(_, let board) = request, board.width != shape.width || board.height != shape.height {
@@ -528,7 +531,7 @@ package struct CoordinatorState {
             }
             return [.presenter(op: op, request)]
         default:
-            return [.log("refused a \(message.kind) message from the presenter")]
+            return [.refused("refused a \(message.kind) message from the presenter")]
         }
     }
 

@@ -160,6 +160,7 @@ package actor WorkerNode {
         let started = ContinuousClock.now
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
+            Wire.logCountedRefusals()
             if ContinuousClock.now - (pump.lastHeard() ?? started) > silence { return .coordinatorLost }
         }
         return nil
@@ -415,24 +416,29 @@ package actor WorkerNode {
         // worth a line: every strip in flight when a worker is lost ends here.
         if let assignment, epoch < assignment.epoch { return }
         guard let assignment, let tile = tiles[strip.tile] else {
-            Wire.log("worker", "refused a halo strip for tile \(strip.tile), which this worker does not host")
+            refuseStrip("refused a halo strip for tile \(strip.tile), which this worker does not host")
             return
         }
         guard epoch == assignment.epoch else {
-            Wire.log("worker", "refused a halo strip from \(sender) sent under assignment \(epoch): this worker has only \(assignment.epoch)")
+            refuseStrip("refused a halo strip from \(sender) sent under assignment \(epoch): this worker has only \(assignment.epoch)")
             return
         }
         let neighbour = assignment.tiling.neighbour(of: strip.tile, strip.side)
         let owed = neighbour.map { assignment.endpoints[assignment.owner(of: $0)] }
         guard owed == sender else {
-            Wire.log("worker", "refused a halo strip for the \(strip.side) side of tile \(strip.tile) from \(sender), which does not own the tile on that side")
+            refuseStrip("refused a halo strip for the \(strip.side) side of tile \(strip.tile) from \(sender), which does not own the tile on that side")
             return
         }
         do {
             try await tile.receive(strip)
         } catch {
-            Wire.log("worker", "refused a halo strip from \(sender): \(error)")
+            refuseStrip("refused a halo strip from \(sender): \(error)")
         }
+    }
+
+    /// A strip refused: a peer may send those as often as it likes, so they are counted.
+    private nonisolated func refuseStrip(_ line: String) {
+        Wire.logRefusal(line, at: Lane.halo.rawValue, as: "worker")
     }
 
     private func run(op: UInt64, generations: UInt64) async {

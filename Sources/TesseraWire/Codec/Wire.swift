@@ -202,13 +202,14 @@ package enum Wire {
         return message
     }
 
-    /// Decodes a message from a peer, or logs one line saying why it was refused (a
-    /// stranger or a broken peer must never bring `role` down) and returns nil.
+    /// Decodes a message from a peer, or logs why it was refused (a stranger or a broken
+    /// peer must never bring `role` down; a flood of them is counted: `logRefusal`) and
+    /// returns nil.
     package static func decodeOrLog(_ bytes: [UInt8], on lane: Lane, role: String) -> Message? {
         do {
             return try decode(bytes, on: lane)
         } catch {
-            log(role, "refused a message: \(error)")
+            logRefusal("refused a message: \(error)", at: lane.rawValue, as: role)
             return nil
         }
     }

@@ -97,6 +97,7 @@ package final class MessagePump: Sendable {
         let result: Result<T, any Error>
         do { result = .success(try await body(pump)) } catch { result = .failure(error) }
         await pump.stop()
+        Wire.logCountedRefusals(final: true)
         if let refusal = pump.refusal { throw refusal }
         return try result.get()
     }
