@@ -101,10 +101,11 @@ package struct RunSession: Sendable {
             throw TesseraError("checkpoints are written by batch runs on a bounded board (no viewers, no frames)",
                                fix: "leave out --checkpoint, or run without viewers on a board with --size WxH or a rule suffix")
         }
-        try RunPlan.check(workers: workers.count, tiling: setup.tiling)
         // The coordinator holds one band of the board at a time, and only to write it;
         // local workers share this machine's memory with it, remote ones check their own.
         let launchedHere = if case .launched(_, let launcher, _) = workers { launcher.hosts.isEmpty } else { false }
+        if launchedHere { try WorkerCount.checkLocal(workers.count) } else { try WorkerCount.check(workers.count) }
+        try RunPlan.check(workers: workers.count, tiling: setup.tiling)
         try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
                                     extraBytes: output?.bandBytes ?? 0)
         // Soups are made by the workers themselves, and are seldom over in a blink. The

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import TesseraCluster
+import TesseraCore
 
 /// The examples and the failure modes a new user meets first.
 @Suite struct CommandLineTests {
@@ -394,6 +396,41 @@ import Testing
                            "start it with --external-presenter")
         kill(coordinator.pid, SIGTERM)
         _ = coordinator.wait(timeout: 10)
+    }
+
+    /// Before: --tiles 1000x1000 on a 1024² board grew each worker to 3.5 GB with no
+    /// progress in a minute, and --workers 100000 started 474 processes in 8 s and went
+    /// on. What cannot work here is one line and status 2, from the flags and from a
+    /// config alike, and no worker process starts.
+    @Test(arguments: [
+        ("tiles", "1000x1000", "more than the 4096 a board is cut into"),
+        ("tiles", "65x64", "4160, more than the 4096 a board is cut into"),
+        ("workers", "100000", "more than this machine runs"),
+        ("workers", "\(WorkerCount.localLimit(cpus: CPUAffinity.usableCount, processLimit: WorkerCount.processLimit) + 1)",
+         "more than this machine runs"),
+    ])
+    func tilesAndWorkersThatCannotWorkHereAreRefusedBeforeAnyStarts(key: String, value: String, problem: String) throws {
+        let config = try Harness.temporaryDirectory().appendingPathComponent("run.toml")
+        try "soup = 0.3\ngenerations = 2\n\(key) = \(key == "tiles" ? "\"\(value)\"" : value)\n".write(to: config, atomically: true, encoding: .utf8)
+        for arguments in [["run", "--soup", "0.3", "--generations", "2", "--\(key)", value], ["run", "--config", config.path]] {
+            let (result, workers) = try Self.runCountingChildren(arguments)
+            expectOneLineError(result, problem, arguments.joined(separator: " "))
+            #expect(workers.isEmpty, "\(arguments): \(workers.count) worker processes started")
+        }
+    }
+
+    /// Runs `tessera` to its end (killed after 30 s), and the child processes /proc
+    /// showed it meanwhile, looked at every millisecond.
+    static func runCountingChildren(_ arguments: [String]) throws -> (Harness.Result, children: Set<Int32>) {
+        let run = try RunningTessera(arguments)
+        let deadline = Date().addingTimeInterval(30)
+        var children = Set<Int32>()
+        while run.process.isRunning && Date() < deadline {
+            children.formUnion(Processes.children(of: run.pid))
+            usleep(1000)
+        }
+        let status = run.wait(timeout: 0)
+        return (Harness.Result(status: status, stdout: run.outputText, stderr: run.errorText), children)
     }
 
     /// Before: "worker  leaving", with two spaces, when the worker had no --name.

@@ -29,6 +29,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         if let workers = cluster.workers, workers < 1 {
             throw TesseraError("a coordinator needs --workers 1 or more", fix: "give --workers N for the N workers you start")
         }
+        try cluster.checkWorkerCount(local: false)
         if let listen { _ = try Endpoint.split(listen) }
     }
 

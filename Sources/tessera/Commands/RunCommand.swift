@@ -45,6 +45,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// What holds for flags and config alike.
     private func check(_ cluster: ClusterOptions, _ run: RunOptions) throws {
+        try cluster.checkWorkerCount(local: true)
         if cluster.workers == 0 && (view || run.viewListen != nil || run.recordsFrames) {
             throw TesseraError("viewing and exporting frames need worker processes", fix: "give --workers 1 or more")
         }

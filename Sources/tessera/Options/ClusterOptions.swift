@@ -40,6 +40,13 @@ struct ClusterOptions: ParsableArguments {
         if let maxRestarts, maxRestarts < 0 { throw TesseraError("--max-restarts \(maxRestarts) is negative", fix: "give 0 or more") }
     }
 
+    /// Refuses a worker count that cannot work: more than a run has, or, for workers
+    /// started on this machine (`local`), more than it runs (`WorkerCount`).
+    func checkWorkerCount(local: Bool) throws {
+        guard let workers else { return }
+        if local { try WorkerCount.checkLocal(workers) } else { try WorkerCount.check(workers) }
+    }
+
     mutating func apply(_ config: ConfigFile) throws {
         workers = try workers ?? config.number("workers", as: Int.self)
         connectTimeout = try connectTimeout ?? config["connect-timeout"].map { try Seconds(parsing: $0, flag: "connect-timeout") }
