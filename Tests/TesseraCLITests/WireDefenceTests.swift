@@ -52,7 +52,7 @@ import TesseraCore
     /// Before: a `tileCells` at a worker's halo port hung the run forever (heartbeats kept
     /// coming, so no timeout fired); a shutdown, an abort, a start or a halo strip for a
     /// past generation each failed the whole run. A stranger has no halo token, so none of
-    /// it is even read: one line says so (`HaloImpostorTests`).
+    /// it is even read: a few lines say so (`HaloImpostorTests`).
     @Test func strayMessagesAtAWorkersHaloPortChangeNothing() throws {
         let cluster = try Cluster()
         let stranger = try StrangePeer(connectingTo: try cluster.haloEndpoint(of: 0))
@@ -71,7 +71,7 @@ import TesseraCore
         try cluster.expectFinishedLikeGolly()
         let log = cluster.workers[0].errorText
         #expect(log.contains("refused a halo message from a peer without this run's halo token"), "\(log)")
-        #expect(log.split(separator: "\n").count(where: { $0.contains("refused") }) <= 2, "\(log)")
+        #expect(!log.contains("refused a halo strip") && !log.contains("does not belong"), "\(log)")
     }
 
     /// Before: one `presenterHello` failed a run that serves no presenter, 5 s later.

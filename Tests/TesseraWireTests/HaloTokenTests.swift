@@ -1,8 +1,7 @@
 import Testing
 @testable import TesseraWire
 
-/// The run's halo token: whom a worker's halo port takes messages from, and how often it
-/// says it refused the others.
+/// The run's halo token: whom a worker's halo port takes messages from.
 @Suite struct HaloTokenTests {
     static let token = HaloToken(high: 0x0123_4567_89AB_CDEF, low: 0x0000_0000_0000_0001)
 
@@ -31,16 +30,5 @@ import Testing
         #expect(HaloToken.random() != HaloToken.random())
         let longest = "tcp://" + String(repeating: "h", count: HaloToken.longestEndpoint - "tcp://:65535".count) + ":65535"
         #expect(Self.token.identity(of: longest).count == 255)
-    }
-
-    /// Before: one log line for every message a stranger sent.
-    @Test func refusalsAreSaidOnceThenCounted() {
-        let start = ContinuousClock.now
-        var tally = RefusalTally(interval: .seconds(10))
-        #expect(tally.refuse(at: start) == .init(count: 1, first: true))
-        for second in 0..<10 { #expect(tally.refuse(at: start + .seconds(second)) == nil) }
-        #expect(tally.refuse(at: start + .seconds(10)) == .init(count: 11, first: false))
-        #expect(tally.refuse(at: start + .seconds(11)) == nil)
-        #expect(tally.refuse(at: start + .seconds(60)) == .init(count: 2, first: false))
     }
 }

@@ -129,12 +129,11 @@ package actor WorkerNode {
     }
 
     /// The halo inbox's loop. A message from a connection without the run's token is
-    /// refused before it is read; such refusals are counted, not logged one by one.
+    /// refused before it is read.
     private nonisolated func readHalos() async {
-        var strangers = RefusalTally()
         for await incoming in pump.inbox {
             guard let sender = haloToken.withLock({ $0 })?.endpoint(presenting: incoming.from) else {
-                if let report = strangers.refuse(at: .now) { Wire.log("worker", Self.strangerLine(report, claiming: incoming.from)) }
+                refuseStrip(Self.strangerLine(claiming: incoming.from))
                 continue
             }
             switch Wire.decodeOrLog(incoming.bytes, on: .halo, role: "worker") {
@@ -145,15 +144,12 @@ package actor WorkerNode {
         }
     }
 
-    private static func strangerLine(_ report: RefusalTally.Report, claiming identity: PeerID) -> String {
-        guard report.first else {
-            return "refused \(report.count) more halo messages from peers without this run's halo token"
-        }
+    private static func strangerLine(claiming identity: PeerID) -> String {
         // A ZeroMQ-made identity starts with a zero byte; any other is the peer's own claim.
         let claim = identity.first == 0 || identity.isEmpty
             ? "no identity"
             : "it claims to be '\(String(decoding: identity.prefix(64).map { (32..<127).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self))'"
-        return "refused a halo message from a peer without this run's halo token (\(claim)): only the workers the coordinator announced may send strips; more such refusals are counted, not logged one by one"
+        return "refused a halo message from a peer without this run's halo token (\(claim)): only the workers the coordinator announced may send strips"
     }
 
     private nonisolated func watchCoordinator(silence: Duration) async -> Ending? {
@@ -436,7 +432,8 @@ package actor WorkerNode {
         }
     }
 
-    /// A strip refused: a peer may send those as often as it likes, so they are counted.
+    /// A strip (or a stranger's message) refused: a peer may send those as often as it
+    /// likes, so they are counted.
     private nonisolated func refuseStrip(_ line: String) {
         Wire.logRefusal(line, at: Lane.halo.rawValue, as: "worker")
     }
