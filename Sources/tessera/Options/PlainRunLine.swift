@@ -64,6 +64,7 @@ struct PlainRunLine {
         command.checkpoints = .unset
         command.security = .unset
         (command.view, command.algorithm, command.headStart, command.handOverAt) = (false, algorithm, nil, nil)
+        command.workersStopBeforeBuilding = false
         try command.board.validate()
         try command.cluster.validate()
         try command.run.validate()
