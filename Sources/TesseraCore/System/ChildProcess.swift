@@ -18,14 +18,14 @@ package struct ChildProcess: Sendable {
     }
 
     package let pid: pid_t
-    private let ended: Completion<Termination>
+    private let ended: Completion<(termination: Termination, peakResidentBytes: Int)>
 
     /// Starts `arguments[0]` (a path) with the rest as its arguments. `newProcessGroup`
     /// keeps a terminal's Ctrl-C from reaching it; `quiet` sends its output to /dev/null,
-    /// `output` its standard output to that file instead. The child starts with no
-    /// signal blocked, whatever this process blocks.
+    /// `output` its standard output to that file instead, `errors` its standard error.
+    /// The child starts with no signal blocked, whatever this process blocks.
     package static func spawn(_ arguments: [String], newProcessGroup: Bool = false, quiet: Bool = false,
-                              output: String? = nil) throws -> ChildProcess {
+                              output: String? = nil, errors: String? = nil) throws -> ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -41,9 +41,9 @@ package struct ChildProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if quiet || output != nil {
+        if quiet || output != nil || errors != nil {
             posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, errors ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         }
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
@@ -53,16 +53,22 @@ package struct ChildProcess: Sendable {
             throw TesseraError("cannot start \(arguments[0]): \(String(cString: strerror(rc)))")
         }
         let child = pid
-        let ended = Completion<Termination>.onOwnThread(named: "tessera-wait-\(child)") {
+        let ended = Completion<(termination: Termination, peakResidentBytes: Int)>.onOwnThread(named: "tessera-wait-\(child)") {
             var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            return status & 0x7f == 0 ? .exited(status >> 8 & 0xff) : .signalled(status & 0x7f)
+            var usage = rusage()
+            while wait4(child, &status, 0, &usage) < 0 && errno == EINTR {}
+            let termination: Termination = status & 0x7f == 0 ? .exited(status >> 8 & 0xff) : .signalled(status & 0x7f)
+            return (termination, usage.ru_maxrss * 1024)
         }
         return ChildProcess(pid: child, ended: ended)
     }
 
     /// Waits until the process ends. Cancelling the wait leaves the process running.
-    package func termination() async throws -> Termination { try await ended.value() }
+    package func termination() async throws -> Termination { try await ended.value().termination }
+
+    /// How the process ended and the most memory it held resident at once (its
+    /// `ru_maxrss`; a process that exec'd a larger program counts that program's).
+    package func usage() async throws -> (termination: Termination, peakResidentBytes: Int) { try await ended.value() }
 
     package var hasEnded: Bool { ended.isDone }
 

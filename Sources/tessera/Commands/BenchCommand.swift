@@ -4,5 +4,5 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measures speed, side by side with Golly's bgolly where it is installed.",
-        subcommands: [KernelBenchCommand.self, ScalingBenchCommand.self, WorkloadsBenchCommand.self])
+        subcommands: [KernelBenchCommand.self, ScalingBenchCommand.self, WorkloadsBenchCommand.self, CorpusBenchCommand.self])
 }

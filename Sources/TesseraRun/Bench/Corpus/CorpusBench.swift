@@ -1,0 +1,192 @@
+import FoundationEssentials
+import Glibc
+import TesseraCore
+import TesseraPatterns
+
+/// Runs a corpus's files as a user would, `tessera run FILE --generations N --output
+/// OUT` beside `bgolly -a ENGINE -m N -o OUT FILE` for each engine that runs the file's
+/// rule, whole processes with their wall times and peak memory, and compares the two
+/// results cell by cell.
+package struct CorpusBench: Sendable {
+    package var tessera: String
+    package var bgolly: String
+    /// Golly's rule files, for bgolly's RuleLoader (`-s`).
+    package var rules: String
+    package var generations: UInt64
+    /// Runs per time; the median is reported (and the largest peak memory).
+    package var repeats: Int
+    /// Seconds a run may take before it is killed.
+    package var timeout: Double
+    /// Where unpacked inputs and the outputs go while the bench runs.
+    package var folder: String
+
+    package init(tessera: String, bgolly: String, rules: String, generations: UInt64, repeats: Int, timeout: Double, folder: String) {
+        (self.tessera, self.bgolly, self.rules, self.generations) = (tessera, bgolly, rules, generations)
+        (self.repeats, self.timeout, self.folder) = (repeats, timeout, folder)
+    }
+
+    package func measure(_ file: CorpusFile) async throws -> CorpusRow {
+        let input = try await unpacked(file)
+        let head = try String(decoding: InputFile(input, fix: "check the corpus folder").read(upTo: 1 << 16), as: UTF8.self)
+        let named = CorpusFile.rule(inText: head[...])
+        let engines = CorpusFile.engines(forRule: named?.rule, game: named?.game)
+        // bgolly's -m is a generation to reach, counted from the file's own.
+        let start = head.firstMatch(of: /(?m)^#CXRLE.*Gen=(\d+)|^#G (\d+)/).flatMap { UInt64($0.1 ?? $0.2 ?? "") } ?? 0
+        var row = CorpusRow(file: file.name, rule: named?.rule ?? "B3/S23", generations: generations, outcome: .failed, note: "")
+
+        let ours = try await runTessera(input)
+        (row.tesseraSeconds, row.tesseraPeakMiB) = (ours.seconds, ours.peak.map { Double($0) / 1_048_576 })
+        var reference: (engine: CorpusFile.Engine, output: String, seconds: Double, peak: Int)?
+        var bgollyProblem = ""
+        for engine in engines {
+            let theirs = try await runBgolly(input, engine: engine, to: start + generations)
+            guard let output = theirs.output, let seconds = theirs.seconds, let peak = theirs.peak else {
+                bgollyProblem = "bgolly -a \(engine.rawValue): \(theirs.problem)"
+                continue
+            }
+            if reference == nil || seconds < reference!.seconds { reference = (engine, output, seconds, peak) }
+        }
+        if let reference {
+            (row.bgollySeconds, row.bgollyEngine, row.bgollyPeakMiB) = (reference.seconds, reference.engine.rawValue, Double(reference.peak) / 1_048_576)
+        }
+        guard let output = ours.output else {
+            (row.outcome, row.note) = (ours.refused ? CorpusRow.Outcome.refused : .failed, ours.problem)
+            return row
+        }
+        guard let reference else {
+            (row.outcome, row.note) = (CorpusRow.Outcome.noReference, bgollyProblem)
+            return row
+        }
+        row.speedup = reference.seconds / ours.seconds!
+        row.memoryRatio = ours.peak.map { Double($0) / Double(max(reference.peak, 1)) }
+        let comparison = try CellComparison(PatternFile.load(output), PatternFile.load(reference.output))
+        row.population = comparison.population
+        row.outcome = comparison.same ? .matched : .differs
+        row.note = comparison.how
+        return row
+    }
+
+    /// The file as both programs read it: a gzipped one unpacked here (Tessera reads no
+    /// gzip yet), a `.gz` that is plain text under its plain name.
+    private func unpacked(_ file: CorpusFile) async throws -> String {
+        guard file.path.hasSuffix(".gz") else { return file.path }
+        let plain = folder + "/" + Files.lastComponent(of: String(file.path.dropLast(3)))
+        let magic = try InputFile(file.path, fix: "check the corpus folder").read(upTo: 2)
+        if Array(magic) == [0x1F, 0x8B] {
+            let process = try ChildProcess.spawn(["/bin/gzip", "-dc", file.path], output: plain)
+            guard try await process.termination() == .exited(0) else { throw TesseraError("cannot unpack \(file.path)") }
+        } else {
+            try? FileManager.default.removeItem(atPath: plain)
+            try FileManager.default.copyItem(atPath: file.path, toPath: plain)
+        }
+        return plain
+    }
+
+    private struct Outcome {
+        var output: String?
+        var seconds: Double?
+        var peak: Int?
+        var refused = false
+        var problem = ""
+    }
+
+    private func runTessera(_ input: String) async throws -> Outcome {
+        var output = folder + "/tessera.rle"
+        var outcome = try await timed([tessera, "run", input, "--generations", "\(generations)", "--output", output])
+        // Past Golly's ±10^9, RLE holds no position: a macrocell does (bgolly refuses the same RLE).
+        if outcome.problem.contains("(macrocell)") {
+            output = folder + "/tessera.mc"
+            outcome = try await timed([tessera, "run", input, "--generations", "\(generations)", "--output", output])
+        }
+        if outcome.seconds != nil { outcome.output = output }
+        return outcome
+    }
+
+    private func runBgolly(_ input: String, engine: CorpusFile.Engine, to generation: UInt64) async throws -> Outcome {
+        var arguments = [bgolly, "-q", "-q", "-a", engine.rawValue, "-m", "\(generation)"]
+        if engine == .hashLife { arguments += ["-i", "\(generations)"] }
+        if engine == .ruleLoader { arguments += ["-s", rules + "/"] }
+        let output = folder + "/bgolly-\(engine).rle"
+        var outcome = try await timed(arguments + ["-o", output, input])
+        // bgolly writes RLE only within ±10^9; its HashLife writes a macrocell instead.
+        if outcome.problem.contains("too large to write in RLE"), engine == .hashLife {
+            let macrocell = folder + "/bgolly-\(engine).mc"
+            outcome = try await timed(arguments + ["-o", macrocell, input])
+            if outcome.seconds != nil { outcome.output = macrocell }
+        } else if outcome.seconds != nil {
+            outcome.output = output
+        }
+        return outcome
+    }
+
+    /// Runs `arguments` `repeats` times (once if it fails): the median time and the
+    /// largest peak memory, or why it failed (its first line of output or errors).
+    private func timed(_ arguments: [String]) async throws -> Outcome {
+        var times: [Double] = [], peak = 0
+        let said = folder + "/said.txt"
+        for _ in 0..<repeats {
+            let clock = ContinuousClock(), started = clock.now
+            let process = try ChildProcess.spawn(arguments, output: said, errors: said + ".err")
+            let ended = try await withThrowingTaskGroup(of: (ChildProcess.Termination, Int)?.self) { group in
+                group.addTask { try await process.usage() }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(timeout))
+                    process.signal(SIGKILL)
+                    return nil
+                }
+                let first = try await group.next()!
+                group.cancelAll()
+                return first
+            }
+            guard let (termination, bytes) = ended, termination == .exited(0) else {
+                let lines = [said + ".err", said].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+                    .flatMap { $0.split(separator: "\n") }.filter { !$0.hasPrefix("This is bgolly") && !$0.hasPrefix("- ") }
+                let why = ended == nil ? "killed after \(Int(timeout)) s" : lines.first.map(String.init) ?? "\(ended!.0)"
+                return Outcome(refused: ended?.0 == .exited(2), problem: why)
+            }
+            times.append((clock.now - started).seconds)
+            peak = max(peak, bytes)
+        }
+        return Outcome(seconds: times.sorted()[(times.count - 1) / 2], peak: peak)
+    }
+}
+
+/// Two results compared as sets of live cells, wherever each program put its origin
+/// (bgolly's RLE has no position): cropped to their live cells, grid against grid.
+struct CellComparison {
+    let same: Bool
+    let population: Int
+    let how: String
+
+    init(_ a: Pattern, _ b: Pattern) {
+        let (ours, theirs) = (Self.live(a), Self.live(b))
+        population = ours.reduce(0) { $0 + $1.cells.population }
+        let theirPopulation = theirs.reduce(0) { $0 + $1.cells.population }
+        if ours.count <= 1 && theirs.count <= 1 {
+            same = ours.first?.cells == theirs.first?.cells
+            how = same ? "" : "cells differ (population \(population), bgolly's \(theirPopulation))"
+            return
+        }
+        // Groups far apart: each group's cells, placed from the leftmost, topmost cell.
+        func placed(_ parts: [PlacedCells]) -> [PlacedCells] {
+            let left = parts.map(\.left).min() ?? 0, top = parts.map(\.top).min() ?? 0
+            return parts.map { PlacedCells(cells: $0.cells, left: $0.left - left, top: $0.top - top) }
+                .sorted { ($0.top, $0.left) < ($1.top, $1.left) }
+        }
+        same = placed(ours) == placed(theirs)
+        how = same ? "\(ours.count) groups" : "cells differ (population \(population), bgolly's \(theirPopulation))"
+    }
+
+    /// Each part cropped to its live cells; parts with none dropped.
+    static func live(_ pattern: Pattern) -> [PlacedCells] {
+        pattern.placedParts(on: .torus).compactMap { part in
+            let grid = part.cells
+            let bounds = grid.words.withUnsafeBufferPointer { words in
+                BitCopy.liveBounds(x: 0, width: grid.width, rows: 0..<grid.height, row: { words.baseAddress! + $0 * grid.wordsPerRow })
+            }
+            guard let bounds else { return nil }
+            return PlacedCells(cells: grid.cropped(x: bounds.x, y: bounds.y, width: bounds.width, height: bounds.height),
+                               left: part.left + bounds.x, top: part.top + bounds.y)
+        }
+    }
+}
