@@ -157,9 +157,10 @@ import TesseraWire
     /// cells live: reading the bounding box whole took a 200000-generation acorn 7 s and
     /// 2.1 GB, and at 10^6 generations its coordinator stalled and lost its workers.
     @Test func aWindowSpreadFarIsRemadeAsGroupsReadWhereTheyLive() async throws {
-        var cells = BitGrid(width: 10003, height: 10003)
+        // Within the 8192 cells a side of a grid read as one group (`Pattern.groupedFarApart`).
+        var cells = BitGrid(width: 8000, height: 8000)
         let glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)]
-        for (x, y) in glider { cells[x, y] = true; cells[10000 + x, 10000 + y] = true }
+        for (x, y) in glider { cells[x, y] = true; cells[7997 + x, 7997 + y] = true }
         var choices = RunSetup.Choices()
         choices.pattern = (Pattern(cells: cells, position: (-5, 7)), "two.rle")
         let setup = try RunSetup(choices, defaultTiles: 1)
@@ -169,7 +170,7 @@ import TesseraWire
         #expect(live.width * live.height > UnboundedPlane.largestWholeRead)
         let parts = try await UnboundedPlane.liveParts(in: live, of: setup.shape, from: window)
         #expect(parts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 3, height: 3),
-                                        CellBounds(left: 9995, top: 10007, width: 3, height: 3)])
+                                        CellBounds(left: 7992, top: 8004, width: 3, height: 3)])
         #expect(parts.allSatisfy { $0.cells.population == 5 })
         let remade = try await UnboundedPlane.remade(setup, generation: 0, live: live, of: setup.shape, tileCount: 1, from: window)
         #expect(remade.atlas != nil)
