@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FoundationEssentials
 import TesseraCluster
 import TesseraCore
@@ -11,7 +14,8 @@ package struct FrameRecording: Sendable {
     package let gif: String?
     package let every: UInt64
 
-    /// Checks the request, and makes the folder, before any work is spent on frames.
+    /// Checks the request, and that the folder can be made, before any work is spent on
+    /// frames; `record` makes it.
     package init(folder: String?, gif: String?, every: UInt64, generations: UInt64) throws {
         guard every >= 1 else { throw TesseraError("--every 0 exports nothing", fix: "give --every 1 or more") }
         guard generations / every + 1 <= Self.maxFrames else {
@@ -23,13 +27,7 @@ package struct FrameRecording: Sendable {
             }
             try AtomicFile.checkWritable(gif)
         }
-        if let folder {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw TesseraError("cannot create folder \(folder)", fix: "check the path and permissions")
-            }
-        }
+        if let folder { try Files.checkFolderCanBeMade(folder, fix: "give --frames a folder in a place you may write") }
         (self.folder, self.gif, self.every) = (folder, gif, every)
     }
 
@@ -40,6 +38,24 @@ package struct FrameRecording: Sendable {
         let view = Viewport.fitting(x: board.x, y: board.y, width: board.width, height: board.height,
                                     dots: min(board.width, 1024), rows: min(board.height, 1024))
         let scale = max(1, min(8, 512 / max(view.width, view.height)))
+        // A folder made here and left empty by a failure goes again (rmdir takes only an empty one).
+        let made = folder.map { !Files.exists($0) } ?? false
+        if let folder {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw TesseraError("cannot create folder \(folder)", fix: "check the path and permissions")
+            }
+        }
+        do {
+            try await record(cluster, generations: generations, view: view, scale: scale)
+        } catch {
+            if made, let folder { rmdir(folder) }
+            throw error
+        }
+    }
+
+    private func record(_ cluster: any ClusterDriver, generations: UInt64, view: Viewport, scale: Int) async throws {
         let animation = try gif.map { try GIFAnimation(path: $0, width: view.width, height: view.height, scale: scale) }
         var done: UInt64 = 0, index = 0
         while true {

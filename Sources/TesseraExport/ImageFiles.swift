@@ -20,20 +20,34 @@ package enum ImageFiles {
         return pixels
     }
 
-    /// Writes one PNG (atomically).
+    /// Writes one PNG (atomically). libpng encodes it in memory and the file gets the
+    /// bytes through `AtomicFile`, which names the system's reason when a write fails
+    /// ("No space left on device"; libpng's own file writer says only "Write Error").
     package static func writePNG(_ dots: BitGrid, scale: Int = 1, to path: String) throws {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         image.width = UInt32(dots.width * scale)
         image.height = UInt32(dots.height * scale)
         image.format = UInt32(PNG_FORMAT_GRAY)
-        let file = try AtomicFile(path)
         let pixels = pixels(dots, scale: scale)
-        let ok = pixels.withUnsafeBytes {
-            png_image_write_to_file(&image, file.temporaryPath, 0, $0.baseAddress, 0, nil)
+        // Deflate's worst case is the raw rows (a filter byte each) and a little; a
+        // first guess too small is answered with the size needed.
+        var size = png_alloc_size_t(pixels.count + dots.height * scale + pixels.count / 64 + 4096)
+        var bytes: [UInt8] = []
+        var ok: Int32 = 0
+        for _ in 0..<2 where ok == 0 {
+            bytes = [UInt8](repeating: 0, count: Int(size))
+            ok = pixels.withUnsafeBytes { raw in
+                bytes.withUnsafeMutableBytes { png_image_write_to_memory(&image, $0.baseAddress, &size, 0, raw.baseAddress, 0, nil) }
+            }
+            if ok == 0 && size <= bytes.count { break }
         }
+        let reason = withUnsafeBytes(of: image.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         png_image_free(&image)
-        guard ok != 0 else { throw TesseraError("cannot write \(path)", fix: "check the disk and the folder") }
+        guard ok != 0 else { throw TesseraError("cannot make \(path) a PNG: \(reason)") }
+        bytes.removeSubrange(Int(size)...)
+        let file = try AtomicFile(path)
+        try file.write(bytes)
         try file.commit()
     }
 }

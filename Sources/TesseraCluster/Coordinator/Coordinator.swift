@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import TesseraCore
 import TesseraPatterns
 import TesseraWire
@@ -586,8 +587,15 @@ package actor Coordinator {
         let started = ContinuousClock.now
         let generation = state.generation, tiling = state.plan.tiling
         let folder = Checkpoint.folder(in: root, generation: generation)
+        let madeRoot = !Files.exists(root)
         try Checkpoint.createFolder(folder)
-        let answer = try await perform(.checkpoint(folder: folder))
+        let answer: CoordinatorState.Answer
+        do {
+            answer = try await perform(.checkpoint(folder: folder))
+        } catch {
+            Self.discardUnfinished(folder, root: madeRoot ? root : nil)
+            throw error
+        }
         if case .interrupted(let why) = answer { throw WorkerLost(why: why) }
         guard case .checkpointed(let sums) = answer else { throw TesseraError("no checkpoint came back") }
         let entries = tiling.tiles.map { tile in
@@ -601,8 +609,24 @@ package actor Coordinator {
                                            end: checkpointing?.end ?? generation,
                                            origin: checkpointing?.origin ?? Checkpoint.Origin(pattern: nil, name: nil, soup: nil),
                                            tiles: entries)
-        try Checkpoint.commit(manifest, in: folder, root: root)
+        do {
+            try Checkpoint.commit(manifest, in: folder, root: root)
+        } catch {
+            Self.discardUnfinished(folder, root: madeRoot ? root : nil)
+            throw error
+        }
         checkpoints.append((generation, (ContinuousClock.now - started).seconds))
+    }
+
+    /// Removes a checkpoint's folder that will never get its manifest: the run failed
+    /// while its tiles or its manifest were written (a full disk, say), and `root` too
+    /// when this checkpoint made it and nothing else is in it. After a lost worker the
+    /// run goes on and the others may still be writing there: that folder stays, and is
+    /// passed over as incomplete.
+    private static func discardUnfinished(_ folder: String, root: String?) {
+        guard !Files.exists(folder + "/" + Checkpoint.manifestName) else { return }
+        try? FileManager.default.removeItem(atPath: folder)
+        if let root { rmdir(root) }
     }
 
     /// The whole board, gathered from every tile.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A file a reader never sees half of: written into a temporary file beside the target
 /// and renamed over it only by `commit()`; dropped uncommitted, it leaves nothing. Text
@@ -19,6 +20,7 @@ public final class AtomicFile {
         try Self.checkWritable(path)
         self.path = path
         temporaryPath = path + ".tmp-\(getpid())"
+        Self.removeTemporaryFilesOfEndedProcesses(path)
         descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else {
             throw TesseraError("cannot create \(temporaryPath): \(Files.systemReason())", fix: "check the folder's permissions")
@@ -65,6 +67,37 @@ public final class AtomicFile {
         guard access(folder, W_OK) == 0 else {
             throw TesseraError("cannot write \(path): folder \(folder) is not writable", fix: "choose another path")
         }
+    }
+
+    /// Removes what a process killed while it wrote `path` left: `path.tmp-PID` for each
+    /// PID no process has any more (a killed process's files outlive it). One whose
+    /// process lives, still writing or a stranger that took the PID, is left alone.
+    static func removeTemporaryFilesOfEndedProcesses(_ path: String) {
+        let folder = Files.folder(of: path), prefix = Files.lastComponent(of: path) + ".tmp-"
+        let names = leftovers.withLock { leftovers in
+            var names = leftovers[folder] ?? Self.leftovers(in: folder)
+            defer { leftovers[folder] = names }
+            return names.filter { $0.hasPrefix(prefix) }.map { names.remove($0)! }
+        }
+        for name in names { unlink(folder + "/" + name) }
+    }
+
+    /// Each folder's leftovers, found by its first file of this process: one pass over a
+    /// folder however many files go there (a run's frames, a checkpoint's tiles).
+    private static let leftovers = Mutex<[String: Set<String>]>([:])
+
+    /// The names in `folder` of the form `NAME.tmp-PID` whose process has ended.
+    private static func leftovers(in folder: String) -> Set<String> {
+        guard let listing = opendir(folder) else { return [] }
+        defer { closedir(listing) }
+        var found: Set<String> = []
+        while let entry = readdir(listing) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let mark = name.ranges(of: ".tmp-").last, let pid = Int32(name[mark.upperBound...]),
+                  pid > 0, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            found.insert(name)
+        }
+        return found
     }
 
     /// Creates `path` from the chunks `produce` hands to its sink.

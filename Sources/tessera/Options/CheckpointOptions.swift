@@ -103,7 +103,8 @@ struct CheckpointOptions: ParsableArguments {
             throw TesseraError("\(root) already holds checkpoints of a run (the newest at generation \(newest))",
                                fix: "give an empty folder to --checkpoint, or --resume \(root) to go on from them")
         }
-        try Checkpoint.createFolder(root)
+        // Made with the first checkpoint: a run refused before then leaves no empty folder.
+        try Files.checkFolderCanBeMade(root, fix: "give --checkpoint a folder in a place you may write")
         return CheckpointSchedule(root: root, interval: checkpointEvery ?? .generations(10_000), end: try setup.end(after: generations),
                                   origin: try origin())
     }
