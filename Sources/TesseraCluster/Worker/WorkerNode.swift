@@ -23,8 +23,6 @@ package actor WorkerNode {
         /// The coordinator turned this worker away.
         case refused(String)
         case coordinatorLost
-        /// The local coordinator that started this worker is gone.
-        case parentGone
         /// A signal ended it before its tiles could move.
         case interrupted(String)
     }
@@ -66,11 +64,10 @@ package actor WorkerNode {
     ///   - listen: where to bind the halo inbox (`tcp://ADDRESS:*` picks a free port).
     ///   - advertise: the host peers use to reach the inbox.
     ///   - silence: how long the coordinator may stay silent before this worker leaves.
-    ///   - parent: a local coordinator's pid: when it is gone, so is this worker.
     ///   - credentials: the cluster's keys, for the control link and the halo links.
     ///   - stopsBeforeBuilding: for tests, see `stopsBeforeBuilding`.
     package static func serve(coordinator: String, listen: String, advertise: String,
-                              silence: Duration = .seconds(5), parent: Int32? = nil,
+                              silence: Duration = .seconds(5),
                               credentials: Credentials? = nil, stopsBeforeBuilding: Bool = false) async throws -> Ending {
         let progress = WorkerProgress()
         return try await MessagePump.with(.worker(coordinator: coordinator, listen: listen, advertise: advertise),
@@ -81,11 +78,11 @@ package actor WorkerNode {
                                    host: ProcessInfo.processInfo.hostName)), to: .coordinator)
             // Proves at once that this is a live worker, not a lone hello.
             pump.send(.heartbeat(progress.snapshot), to: .coordinator)
-            return await node.serve(silence: silence, parent: parent)
+            return await node.serve(silence: silence)
         }
     }
 
-    private nonisolated func serve(silence: Duration, parent: Int32?) async -> Ending {
+    private nonisolated func serve(silence: Duration) async -> Ending {
         await withTaskGroup(of: Ending?.self) { group in
             group.addTask { await self.readControl() }
             group.addTask {
@@ -94,7 +91,6 @@ package actor WorkerNode {
             }
             group.addTask { await self.watchCoordinator(silence: silence) }
             group.addTask { await self.drainOnSignal() }
-            if let parent { group.addTask { await Self.watchParent(parent) } }
             var ending = Ending.coordinatorLost
             for await result in group {
                 if let result {
@@ -171,15 +167,6 @@ package actor WorkerNode {
             asked = true
             Wire.log("worker", "SIGTERM: handing this worker's tiles to the others before leaving (again to leave at once)")
             pump.send(.leaving, to: .coordinator)
-        }
-        return nil
-    }
-
-    /// There is no event for another process's end: its child polls.
-    private static func watchParent(_ parent: Int32) async -> Ending? {
-        while !Task.isCancelled {
-            if getppid() != parent { return .parentGone }
-            try? await Task.sleep(for: .milliseconds(100))
         }
         return nil
     }

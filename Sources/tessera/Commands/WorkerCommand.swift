@@ -82,19 +82,19 @@ struct WorkerCommand: AsyncParsableCommand {
         let advertise = try self.advertise ?? Endpoint.localAddress(toward: coordinator)
         let listen = self.listen ?? "tcp://\(advertise):*"
         _ = try Endpoint.split(listen)
-        // A local coordinator that died before this worker started must not leave an orphan.
-        if let parentPid, getppid() != parentPid { Glibc.exit(3) }
+        // A local coordinator that died before this worker started, or dies later, leaves no orphan.
+        if let parentPid { ParentWatch.exitWhenGone(parentPid) }
         if let cpu { try CPUAffinity.pinProcess(to: cpu) }
         let silence = self.silence?.duration ?? .seconds(5)
         let credentials = try security.memberCredentials()
         security.warnIfOpen([listen], role: "worker", exposes: "can send it halo strips and so change the board")
         let ending = try await WorkerNode.serve(coordinator: coordinator, listen: listen, advertise: advertise,
-                                                silence: silence, parent: parentPid, credentials: credentials,
+                                                silence: silence, credentials: credentials,
                                                 stopsBeforeBuilding: stopBeforeBuilding)
         let who = name.map { "worker \($0)" } ?? "worker"
         switch ending {
         case .shutdown: return
-        case .aborted, .parentGone: Glibc.exit(3)
+        case .aborted: Glibc.exit(3)
         case .interrupted(let signal):
             throw TesseraError("\(signal): \(who) left at once, without handing off its tiles",
                                fix: "send SIGTERM once and let it finish handing them off")
