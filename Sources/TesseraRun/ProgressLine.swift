@@ -25,6 +25,19 @@ package enum ProgressLine {
         Files.writeToStandardOutput("\r\u{1B}[K")
     }
 
+    /// `measure` of each item in turn, the line naming the one being measured; cleared
+    /// at the end, or when one throws.
+    package static func each<Item, Result>(_ items: [Item], named name: (Item) -> String,
+                                           _ measure: (Item) async throws -> Result) async throws -> [Result] {
+        defer { clear() }
+        var results: [Result] = []
+        for (index, item) in items.enumerated() {
+            draw(fraction: Double(index) / Double(items.count), name(item))
+            results.append(try await measure(item))
+        }
+        return results
+    }
+
     /// Follows a run until its task is cancelled: generation of `total`, cell-updates/s,
     /// time left and the share of time spent waiting for halos; while `headStart` runs,
     /// its generations (with no coordinator, only those), and after it, the workers'

@@ -50,17 +50,7 @@ struct CorpusBenchCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let bench = CorpusBench(tessera: LocalWorkers.executable, bgolly: bgolly, rules: Self.gollyRules, generations: generations,
                                 repeats: self.repeat, timeout: timeout, folder: scratch)
-        var rows: [CorpusRow] = []
-        for (index, file) in files.enumerated() {
-            ProgressLine.draw(fraction: Double(index) / Double(files.count), file.name)
-            do {
-                rows.append(try await bench.measure(file))
-            } catch {
-                ProgressLine.clear()
-                throw error
-            }
-        }
-        ProgressLine.clear()
+        let rows = try await ProgressLine.each(files, named: \.name) { try await bench.measure($0) }
         try ResultsFolder.write([("corpus.csv", CorpusRow.csv(rows)), ("corpus.json", try CorpusRow.json(rows)),
                                  ("corpus.svg", CorpusPlot.svg(rows, generations: generations))], into: out)
         printTable(rows)

@@ -59,17 +59,7 @@ struct WorkloadsBenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { if files == nil { try? FileManager.default.removeItem(atPath: scratch) } }
         let bench = WorkloadBench(tessera: LocalWorkers.executable, workers: workers, repeats: self.repeat, folder: scratch)
-        var rows: [WorkloadRow] = []
-        for (index, workload) in suite.enumerated() {
-            ProgressLine.draw(fraction: Double(index) / Double(suite.count), "\(workload.name)")
-            do {
-                rows.append(try await bench.measure(workload))
-            } catch {
-                ProgressLine.clear()
-                throw error
-            }
-        }
-        ProgressLine.clear()
+        let rows = try await ProgressLine.each(suite, named: \.name) { try await bench.measure($0) }
         try ResultsFolder.write([("workloads.csv", WorkloadRow.csv(rows)), ("workloads.json", try WorkloadRow.json(rows))], into: out)
         printTable(rows)
     }
