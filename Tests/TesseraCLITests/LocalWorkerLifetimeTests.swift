@@ -16,4 +16,19 @@ import Testing
         let outlived = Date().timeIntervalSince(killed)
         #expect(outlived < 0.5, "the workers outlived their coordinator by \(outlived) s")
     }
+
+    /// Before: Ctrl-C while the workers built a large board printed three lines: the
+    /// stopping run sent each worker, still building, SIGTERM, which asks a worker to
+    /// hand off its tiles, and each said it was doing so.
+    @Test func ctrlCWhileTheBoardLoadsIsOneLine() throws {
+        let run = try RunningTessera(["run", "--soup", "0.35", "--size", "8192x8192", "--generations", "100000", "--workers", "2"])
+        let workers = try run.workerPids()
+        _ = try Processes.poll(timeout: 30, "the workers to build their tiles") {
+            workers.allSatisfy { Processes.cpuSeconds($0) > 0.05 } ? true : nil
+        }
+        kill(run.pid, SIGINT)
+        #expect(run.wait(timeout: 30) == 128 + SIGINT)
+        #expect(run.errorText == "error: interrupted by SIGINT: every worker stopped\n", "\(run.errorText)")
+        for pid in workers { #expect(!Processes.alive(pid), "worker \(pid) left behind") }
+    }
 }

@@ -54,7 +54,12 @@ package struct LocalWorkers: Sendable {
     }
 
     /// Waits for every worker to exit: they leave by themselves after the coordinator's
-    /// shutdown; after `grace / 2` they get SIGTERM, after `grace` SIGKILL.
+    /// shutdown; after `grace / 2` the launch commands of remote ones get SIGTERM, after
+    /// `grace` every one SIGKILL.
+    ///
+    /// SIGTERM would ask a worker here to hand its tiles to the others (saying so in a
+    /// line): one still busy building them when the run was stopped would ask a
+    /// coordinator that takes nothing any more. It holds nothing the run needs now.
     package func stop(grace: Duration = .seconds(1)) async {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -63,7 +68,7 @@ package struct LocalWorkers: Sendable {
             }
             group.addTask {
                 try? await Task.sleep(for: grace / 2)
-                signalAll(SIGTERM)
+                for (process, host) in processes where host != nil { process.signal(SIGTERM) }
                 try? await Task.sleep(for: grace / 2)
                 signalAll(SIGKILL)
                 return false
