@@ -33,6 +33,7 @@ import TesseraCore
                            endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true, epoch: 1 << 40, haloToken: Self.token)),
         .handOff(op: 8, tiles: [TileID(column: 2, row: 0), TileID(column: 0, row: 1)]),
         .leaving,
+        .stays(reason: "no other worker could take its tiles"),
         .halt(op: 12),
         .halted(op: 12),
         .checkpoint(op: 9, folder: "/scratch/run/generation-00000000000000001000"),

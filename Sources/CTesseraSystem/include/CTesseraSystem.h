@@ -28,4 +28,22 @@ void tessera_stop_noting(void);
 /// The first signal noted since `tessera_start_noting`, or 0.
 int tessera_noted_signal(void);
 
+/// Binds the abstract Unix socket worker `pid` answers `tessera worker --drain` on;
+/// its descriptor (non-blocking), or a negative errno value (-EADDRINUSE: another
+/// drain of that worker listens already).
+int tessera_drain_listen(int pid);
+
+/// Sends `text` as this process's answer to whoever drains it; 0, or a negative errno
+/// value (-ECONNREFUSED: no one does).
+int tessera_drain_answer(const char *text);
+
+/// Reads one answer that process `pid` sent to `fd` (datagrams from any other are
+/// dropped) into `buffer`, NUL-terminated: its length, 0 when none is waiting, or a
+/// negative errno value.
+int tessera_drain_read(int fd, int pid, char *buffer, int size);
+
+/// Waits until `first` or `second` is readable or `milliseconds` pass (-1: no limit):
+/// 1, 2 or 3 for which are, 0 on timeout, or -errno.
+int tessera_wait_either(int first, int second, int milliseconds);
+
 #endif

@@ -498,7 +498,8 @@ package struct CoordinatorState {
             }
             guard members[index].tiles.isEmpty else {
                 guard members.indices.contains(where: { $0 != index && isActive($0) }) else {
-                    return [.log("\(describe(index)) asked to leave, but no other worker could take its tiles: it stays")]
+                    return [.send(.stays(reason: "no other worker could take its tiles"), to: members[index].peer),
+                            .log("\(describe(index)) asked to leave, but no other worker could take its tiles: it stays")]
                 }
                 members[index].leaving = true
                 return [.log("\(describe(index)) asked to leave: its tiles move to the others when the workers next stop")]

@@ -52,6 +52,11 @@ package actor WorkerNode {
     /// For tests: stop this process (SIGSTOP) at the first tiles it is given, before it
     /// builds them, so that a test can lose it while the board loads, for certain.
     private var stopsBeforeBuilding: Bool
+    /// A SIGTERM's request to leave, while it stands (the coordinator may keep the
+    /// worker instead): read by the signal loop, outside this actor.
+    private let leaveAsked = Mutex(false)
+    /// Whether tiles went to others since the request to leave: all of them, once none is left.
+    private var handedOffSinceAsked = false
 
     private init(pump: MessagePump, progress: WorkerProgress, stopsBeforeBuilding: Bool) {
         self.pump = pump
@@ -99,7 +104,20 @@ package actor WorkerNode {
                 }
             }
             group.cancelAll()
+            if let answer = await drainAnswer(after: ending) { answer.send() }
             return ending
+        }
+    }
+
+    /// What to tell `tessera worker --drain` as this worker ends, if it was asked to leave.
+    private func drainAnswer(after ending: Ending) -> DrainAnswer? {
+        guard leaveAsked.withLock({ $0 }) else { return nil }
+        switch ending {
+        case .shutdown: return !tiles.isEmpty ? .runEnded : handedOffSinceAsked ? .handedOff : .heldNone
+        case .aborted(let reason): return .ended("its run was stopped: \(reason)")
+        case .refused(let reason): return .ended("its coordinator turned it away: \(reason)")
+        case .coordinatorLost: return .ended("its coordinator went silent")
+        case .interrupted(let signal): return .ended("\(signal) made it leave at once")
         }
     }
 
@@ -161,10 +179,12 @@ package actor WorkerNode {
     /// SIGTERM asks to leave: the coordinator moves this worker's tiles to others and then
     /// tells it to shut down, and the run goes on. A second signal (or SIGINT) leaves at once.
     private nonisolated func drainOnSignal() async -> Ending? {
-        var asked = false
         for await signal in Signals.stream([SIGTERM, SIGINT]) {
+            let asked = leaveAsked.withLock { asked in
+                defer { asked = asked || signal == SIGTERM }
+                return asked
+            }
             guard signal == SIGTERM, !asked else { return .interrupted(Signals.name(signal)) }
-            asked = true
             Wire.log("worker", "SIGTERM: handing this worker's tiles to the others before leaving (again to leave at once)")
             pump.send(.leaving, to: .coordinator)
         }
@@ -216,6 +236,11 @@ package actor WorkerNode {
             return .end(.aborted(reason))
         case .refused(let reason):
             return .end(.refused(reason))
+        case .stays(let reason):
+            // Asked again, it asks the coordinator again rather than leave at once.
+            leaveAsked.withLock { $0 = false }
+            Wire.log("worker", "the coordinator keeps this worker: \(reason) (SIGTERM asks again, SIGINT leaves at once)")
+            DrainAnswer.stays(reason).send()
         default:
             Wire.log("worker", "refused a \(message.kind) message from the coordinator")
         }
@@ -344,6 +369,7 @@ package actor WorkerNode {
         } catch {
             report("\(error)")
         }
+        if tiles.isEmpty, leaveAsked.withLock({ $0 }) { handedOffSinceAsked = true }
         progress.track(tiles.values.map(\.progress))
     }
 

@@ -16,8 +16,9 @@ package enum Wire {
     /// 5: in-memory snapshots kept by buddies. 6: large patterns as tiles' parts.
     /// 7: halo strips name the assignment they were sent under; `collect` asks for a
     /// rectangle; snapshot copies are a tile's live parts. 8: assignments carry the run's
-    /// halo token (`HaloToken`), which every halo connection presents.
-    package static let version: UInt16 = 8
+    /// halo token (`HaloToken`), which every halo connection presents. 9: `stays`, the
+    /// answer to a worker that asked to leave and cannot.
+    package static let version: UInt16 = 9
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30
@@ -30,13 +31,14 @@ package enum Wire {
         case view, detach, command, frame
         case handOff, tileState, leaving, checkpoint, checkpointed, halt, halted
         case snapshot, snapshotted, snapshotCopy
+        case stays
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
             switch self {
             case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed, .halted, .snapshotted:
                 [.toCoordinator]
-            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt, .snapshot: [.toWorker]
+            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt, .snapshot, .stays: [.toWorker]
             case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
             case .abort, .refused: [.toWorker, .toPresenter]
@@ -104,7 +106,7 @@ package enum Wire {
             tile.encode(to: &w)
             w.u64(checksum)
         case .heartbeat(let progress): progress.encode(to: &w)
-        case .failure(let reason), .abort(let reason), .refused(let reason):
+        case .failure(let reason), .abort(let reason), .refused(let reason), .stays(let reason):
             w.string(String(decoding: reason.utf8.prefix(4096), as: UTF8.self))
         case .halo(let strip, let epoch):
             w.u64(epoch)
@@ -186,6 +188,7 @@ package enum Wire {
         case .shutdown: message = .shutdown
         case .abort: message = .abort(reason: try r.string())
         case .refused: message = .refused(reason: try r.string())
+        case .stays: message = .stays(reason: try r.string())
         case .halo:
             let epoch = try r.u64()
             message = .halo(try HaloStrip(from: &r), epoch: epoch)
@@ -258,6 +261,7 @@ extension Message {
         case .snapshot: .snapshot
         case .snapshotted: .snapshotted
         case .snapshotCopy: .snapshotCopy
+        case .stays: .stays
         }
     }
 }

@@ -54,6 +54,9 @@ package enum Message: Sendable, Equatable {
     /// A worker asks to leave (it got SIGTERM): once its tiles moved to others, the
     /// coordinator tells it to shut down, and the run goes on without it.
     case leaving
+    /// The coordinator keeps a worker that asked to leave: why (no other worker could
+    /// take its tiles). The worker stays, and may ask again.
+    case stays(reason: String)
     /// Liveness, both ways, with how far the sender has come.
     case heartbeat(RunProgress)
     /// A worker could not do what it was asked; the run fails.

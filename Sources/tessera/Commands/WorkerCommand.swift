@@ -74,8 +74,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let drain {
-            let took = try await WorkerDrain.drain(pid: drain, timeout: drainTimeout?.duration ?? .seconds(60))
-            print(String(cFormat: "worker %d handed off its tiles and left (%.2f s)", drain, took.seconds))
+            print(try await WorkerDrain.drain(pid: drain, timeout: drainTimeout?.duration ?? .seconds(60)))
             return
         }
         let coordinator = coordinator!
