@@ -10,7 +10,9 @@ struct WorkerCommand: AsyncParsableCommand {
         abstract: "Hosts tiles for a coordinator, trading halos directly with other workers.",
         discussion: """
             With --drain PID it asks a running worker on this machine to hand its tiles \
-            to the others and leave, as SIGTERM does, and returns once it has left.
+            to the others and leave, as SIGTERM does, and returns once it has left; \
+            exit status 2 when it did not hand them off (its coordinator keeps a run's \
+            only worker).
             """)
 
     @Option(help: "The coordinator's endpoint, tcp://HOST:PORT.")
