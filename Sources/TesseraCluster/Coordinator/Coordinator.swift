@@ -766,7 +766,9 @@ package actor Coordinator {
     package var progress: RunProgress { state.progress }
 
     package var summaries: [WorkerSummary] {
-        state.members.indices.map { i in
+        // A lone hello (a stranger's, without keys) makes a member that is never proven,
+        // and never a worker of the run.
+        state.members.indices.filter { state.members[$0].proven }.map { i in
             let member = state.members[i]
             return WorkerSummary(index: i, pid: member.hello.pid, host: member.hello.host, tiles: member.tiles,
                                  report: member.report)
