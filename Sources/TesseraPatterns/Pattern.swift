@@ -14,9 +14,12 @@ public struct Pattern: Sendable, Equatable {
     public var generation: UInt64
     public var comments: [String]
     /// Groups of live cells lying too far apart for one grid to hold them (a macrocell
-    /// can place patterns a billion cells apart): each group in a grid of its own, where
-    /// Golly puts it. `cells` is then empty.
+    /// can place patterns a billion cells apart): each group in a grid of its own, placed
+    /// from the pattern's top-left (`topLeft(on:)`). `cells` is then empty.
     public var parts: [PlacedCells] = []
+    /// The size the file declared, when `parts` stand for a box too large to hold
+    /// whole: what Golly centres on a bounded grid when the file gives no position.
+    public var extent: (width: Int, height: Int)?
 
     public init(
         cells: BitGrid, position: (x: Int, y: Int)? = nil, rule: Rule? = nil,
@@ -30,11 +33,20 @@ public struct Pattern: Sendable, Equatable {
         self.comments = comments
     }
 
-    /// A pattern of groups far apart, each in a grid of its own (`parts`).
+    /// A pattern of groups far apart, each in a grid of its own (`parts`), where Golly puts them.
     public init(parts: [PlacedCells], rule: Rule?, board: BoardShape? = nil, generation: UInt64, comments: [String] = []) {
         self.init(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
                   generation: generation, comments: comments)
         self.parts = parts
+    }
+
+    /// A pattern declared `extent` cells large whose live cells are `parts`, placed from
+    /// the declared box's top-left: at `position`, or where Golly places such a box.
+    public init(parts: [PlacedCells], extent: (width: Int, height: Int), position: (x: Int, y: Int)?, rule: Rule?,
+                board: BoardShape?, generation: UInt64, comments: [String]) {
+        self.init(cells: BitGrid(width: 0, height: 0), position: position, rule: rule, board: board,
+                  generation: generation, comments: comments)
+        (self.parts, self.extent) = (parts, extent)
     }
 
     /// Golly coordinates of the top-left cell after Golly's placement rule on a bounded
@@ -45,13 +57,16 @@ public struct Pattern: Sendable, Equatable {
     /// pattern with no position on a bounded grid, and puts its top-left at the origin
     /// on the unbounded plane.
     public func topLeft(on topology: Topology) -> (x: Int, y: Int) {
-        position ?? (topology == .infinite ? (0, 0) : (-(cells.width / 2), -(cells.height / 2)))
+        let (width, height) = extent ?? (cells.width, cells.height)
+        return position ?? (topology == .infinite ? (0, 0) : (-(width / 2), -(height / 2)))
     }
 
     /// The pattern's live cells in one or more grids, where Golly puts them.
     public func placedParts(on topology: Topology) -> [PlacedCells] {
-        guard parts.isEmpty else { return parts }
         let (x, y) = topLeft(on: topology)
+        guard parts.isEmpty else {
+            return x == 0 && y == 0 ? parts : parts.map { PlacedCells(cells: $0.cells, left: $0.left + x, top: $0.top + y) }
+        }
         return [PlacedCells(cells: cells, left: x, top: y)]
     }
 
@@ -63,7 +78,7 @@ public struct Pattern: Sendable, Equatable {
     /// Throws unless every live cell lands on a board of `shape`.
     public func checkFits(on shape: BoardShape) throws {
         if !parts.isEmpty {
-            for part in parts { try Pattern(cells: part.cells, position: (part.left, part.top)).checkFits(on: shape) }
+            for part in placedParts(on: shape.topology) { try Pattern(cells: part.cells, position: (part.left, part.top)).checkFits(on: shape) }
             return
         }
         let (x, y) = topLeft(on: shape.topology)
@@ -87,6 +102,7 @@ public struct Pattern: Sendable, Equatable {
 
     public static func == (a: Pattern, b: Pattern) -> Bool {
         a.cells == b.cells && a.parts == b.parts && a.position?.x == b.position?.x && a.position?.y == b.position?.y
+            && a.extent?.width == b.extent?.width && a.extent?.height == b.extent?.height
             && a.rule == b.rule && a.board == b.board && a.generation == b.generation
     }
 }

@@ -133,8 +133,12 @@ public enum PCLife {
         }
         // Each coordinate within ±2^62: a span cannot overflow.
         let width = points.map(\.0).max()! - minX + 1, height = points.map(\.1).max()! - minY + 1
-        guard width.multipliedReportingOverflow(by: height).overflow == false, width * height <= 1 << 36 else {
-            throw TesseraError("Life 1.05/1.06 cells span \(width)x\(height), too large to load", fix: "use RLE for sparse huge patterns")
+        let (span, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || span > RLE.Header.largestWhole {
+            var blocks = SparseBlocks(what: "the Life 1.05/1.06 cells' \(width)x\(height) span")
+            for (x, y) in points { try blocks.setRun(y: y - minY, x: x - minX, count: 1) }
+            return Pattern(parts: try blocks.groups(origin: (minX, minY)), extent: (width, height), position: (minX, minY), rule: rule, board: board,
+                           generation: 0, comments: comments)
         }
         try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the Life 1.05/1.06 cells' \(width)x\(height) span",
                                fix: "use RLE for sparse huge patterns")

@@ -17,7 +17,11 @@ public enum RLE {
 
     /// The lines before the pattern data: `#` comments, `#CXRLE`, and `x = …, y = …, rule = …`.
     struct Header {
+        /// The most cells a declared box holds as one grid (64 MiB of it).
+        static let largestWhole = 1 << 29
         var width = 0, height = 0
+        /// Whether the declared box is larger than `largestWhole`.
+        var isSparse = false
         var rule: Rule?, board: BoardShape?
         var position: (x: Int, y: Int)?
         var generation: UInt64 = 0
@@ -102,11 +106,18 @@ public enum RLE {
             guard let width, let height, width >= 0, height >= 0 else {
                 throw TesseraError("RLE header '\(line)' lacks a valid x or y", fix: "write 'x = W, y = H' with sizes ≥ 0")
             }
-            guard width.multipliedReportingOverflow(by: height).overflow == false, width * height <= 1 << 36 else {
-                throw TesseraError("RLE header declares a \(width)x\(height) pattern, too large to load", fix: "split the pattern or declare its real size")
+            // A box within ±2^62 from wherever it lies; larger than `largestWhole`, its live
+            // cells are gathered in blocks made where they arrive (`SparseBlocks`).
+            guard Pattern.isPlaceable(width), Pattern.isPlaceable(height) else {
+                throw TesseraError("RLE header declares a \(width)x\(height) pattern, past the ±2^62 cells Tessera places",
+                                   fix: "declare the pattern's real size")
             }
-            try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the RLE header's \(width)x\(height) pattern",
-                                   fix: "declare the pattern's real size, or load it on a machine with more memory")
+            let (cells, overflow) = width.multipliedReportingOverflow(by: height)
+            isSparse = overflow || cells > Self.largestWhole
+            if !isSparse {
+                try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the RLE header's \(width)x\(height) pattern",
+                                       fix: "declare the pattern's real size, or load it on a machine with more memory")
+            }
             (self.width, self.height) = (width, height)
         }
     }
@@ -115,12 +126,14 @@ public enum RLE {
     struct Body {
         private let header: Header
         private var grid: BitGrid
+        private var blocks: SparseBlocks?
         private var x = 0, y = 0, count: Int? = nil, line: Int
         private var ended = false
 
         init(_ header: Header) {
             self.header = header
-            grid = BitGrid(width: header.width, height: header.height)
+            grid = BitGrid(width: header.isSparse ? 0 : header.width, height: header.isSparse ? 0 : header.height)
+            if header.isSparse { blocks = SparseBlocks(what: "the live cells of the RLE's \(header.width)x\(header.height) box") }
             line = header.bodyLine
         }
 
@@ -140,16 +153,19 @@ public enum RLE {
                 case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "o"), UInt8(ascii: "A"):
                     let run = count ?? 1
                     guard run > 0 else { throw fail("run count 0") }
-                    guard x + run <= grid.width, y < grid.height else {
-                        throw fail("cells beyond the declared size \(grid.width)x\(grid.height)")
+                    guard run <= header.width - x, y < header.height else {
+                        throw fail("cells beyond the declared size \(header.width)x\(header.height)")
                     }
-                    if byte == UInt8(ascii: "o") || byte == UInt8(ascii: "A") { grid.setRun(y: y, x: x, count: run) }
+                    if byte == UInt8(ascii: "o") || byte == UInt8(ascii: "A") {
+                        if blocks != nil { try blocks!.setRun(y: y, x: x, count: run) } else { grid.setRun(y: y, x: x, count: run) }
+                    }
                     x += run
                     count = nil
                 case UInt8(ascii: "$"):
                     let run = count ?? 1
                     guard run > 0 else { throw fail("run count 0") }
-                    y += run
+                    // Past the last row is fine while no cell comes there (`y < height` above).
+                    y = min(y + run, header.height)
                     x = 0
                     count = nil
                 case UInt8(ascii: "!"):
@@ -170,6 +186,11 @@ public enum RLE {
         func pattern() throws -> Pattern {
             guard ended else {
                 throw TesseraError("RLE ends without '!'", fix: "end the pattern data with '!' (the file may be truncated)")
+            }
+            if let blocks {
+                return Pattern(parts: try blocks.groups(origin: header.position ?? (0, 0)), extent: (header.width, header.height),
+                               position: header.position,
+                               rule: header.rule, board: header.board, generation: header.generation, comments: header.comments)
             }
             return Pattern(cells: grid, position: header.position, rule: header.rule, board: header.board,
                            generation: header.generation, comments: header.comments)

@@ -73,7 +73,7 @@ package struct RunSetup: Sendable {
         let shape: BoardShape
         if topology == .infinite { pattern = try pattern?.groupedFarApart() }
         var (placed, soup) = (pattern, choices.soup)
-        if topology == .infinite, let parts = pattern?.parts, !parts.isEmpty {
+        if topology == .infinite, let parts = pattern.map({ $0.parts.isEmpty ? [] : $0.placedParts(on: .infinite) }), !parts.isEmpty {
             // Groups of cells far apart (a macrocell's): a window each, unless near enough.
             var all = parts
             if let filled = soup {

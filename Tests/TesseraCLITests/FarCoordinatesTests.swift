@@ -11,7 +11,7 @@ import Testing
         ("#CXRLE Pos=0,4611686018427387000\nx = 3, y = 1, rule = B3/S23:T64,64\n3o!\n", "extends beyond the 64x64 board"),
         ("#CXRLE Pos=4611686018427387903,0\nx = 3, y = 1, rule = B3/S23\n3o!\n", "too far from the origin"),
         ("#Life 1.06\n-9223372036854775808 0\n", "beyond ±2^62"),
-        ("#Life 1.06\n0 0\n4611686018427387903 5\n-4611686018427387903 5\n", "too large to load"),
+        ("#Life 1.06\n0 0\n4611686018427387903 5\n-4611686018427387903 5\n", "are too far from the origin"),
     ])
     func farCoordinatesAreRefusedInOneLine(text: String, problem: String) throws {
         let dir = try Harness.temporaryDirectory()
@@ -55,6 +55,29 @@ import Testing
                 #expect(result.status == 0, "\(layout): \(result.stderr)")
                 #expect(try Harness.cells(ofPatternFile: output) == golly, "\(generations) generations, \(layout)")
             }
+        }
+    }
+
+    /// A file whose declared box is too large to hold whole (200000² cells, 4.7 GB as one
+    /// grid) is read into blocks where its cells are: on the unbounded plane its far
+    /// corners run as Golly runs them, and on a bounded grid the box is centred as Golly
+    /// centres it (a 25000² torus: a glider at its middle, a blinker across its corner).
+    @Test(.timeLimit(.minutes(2)), arguments: [
+        ("x = 200000, y = 200000, rule = B3/S23\nbo$2bo$3o199994$199997b3o!\n", [[], ["--algorithm", "tiles"], ["--workers", "2"]]),
+        ("#CXRLE Pos=-7,1000000\nx = 200000, y = 3, rule = B3/S23\nbo$2bo$3o199994b3o!\n", [[], ["--algorithm", "tiles"]]),
+        ("x = 25000, y = 25000, rule = B3/S23:T25000,25000\n12499$12490bo$12491bo$12489b3o12498$24997b3o!\n", [["--workers", "0"], ["--workers", "2"]]),
+    ])
+    func aHugeSparseBoxIsReadWhereItsCellsAre(text: String, layouts: [[String]]) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("huge.rle")
+        try text.write(to: input, atomically: true, encoding: .utf8)
+        let golly = try Harness.golly(input, generations: 100)
+        #expect(golly.count >= 5)
+        for layout in layouts {
+            let output = dir.appendingPathComponent("out\(layout.joined()).mc")
+            let result = try Harness.tessera(["run", input.path, "--generations", "100", "--output", output.path] + layout)
+            #expect(result.status == 0, "\(layout): \(result.stderr)")
+            #expect(try Harness.cells(ofPatternFile: output) == golly, "\(layout)")
         }
     }
 }

@@ -178,11 +178,17 @@ import TesseraCore
 /// A one-grid pattern whose live cells lie far apart reads as groups, each where Golly puts it.
 @Suite struct PatternGroupsTests {
     @Test func blocksABillionColumnsApartAreTwoGroups() throws {
-        let pattern = try RLE.parse("#CXRLE Pos=-5,7\nx = 1000000002, y = 2, rule = B3/S23\n2o999999998b2o$2o999999998b2o!\n")
-        let grouped = try pattern.groupedFarApart()
+        // One grid 100002 cells wide: two groups far apart.
+        let wide = try RLE.parse("#CXRLE Pos=-5,7\nx = 100002, y = 2, rule = B3/S23\n2o99998b2o$2o99998b2o!\n")
+        #expect(wide.cells.width == 100_002)
+        let grouped = try wide.groupedFarApart()
         #expect(grouped.parts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 2, height: 2),
-                                               CellBounds(left: 999_999_995, top: 7, width: 2, height: 2)])
+                                               CellBounds(left: 99_995, top: 7, width: 2, height: 2)])
         #expect(grouped.parts.allSatisfy { $0.cells.population == 4 })
+        // A billion columns wide, the reader finds the groups itself (`SparseBlocks`).
+        let pattern = try RLE.parse("#CXRLE Pos=-5,7\nx = 1000000002, y = 2, rule = B3/S23\n2o999999998b2o$2o999999998b2o!\n")
+        #expect(pattern.placedParts(on: .infinite).map(\.bounds) == [CellBounds(left: -5, top: 7, width: 2, height: 2),
+                                                                    CellBounds(left: 999_999_995, top: 7, width: 2, height: 2)])
     }
 
     @Test func nearCellsStayOneGrid() throws {
@@ -190,5 +196,36 @@ import TesseraCore
         #expect(try pattern.groupedFarApart() == pattern)
         let small = try RLE.parse("x = 3, y = 1\n3o!\n")
         #expect(try small.groupedFarApart() == small)
+    }
+}
+
+/// A declared box too large to hold whole is read into blocks where its cells are,
+/// placed as Golly places the box.
+@Suite struct SparseReadingTests {
+    @Test func farCornersOfAHugeBoxAreTwoGroupsPlacedFromItsTopLeft() throws {
+        let pattern = try RLE.parse("x = 200000, y = 200000, rule = B3/S23\nbo$2bo$3o199994$199997b3o!\n")
+        #expect(pattern.cells.width == 0 && pattern.extent?.width == 200_000 && pattern.extent?.height == 200_000)
+        #expect(pattern.parts.map(\.bounds) == [CellBounds(left: 0, top: 0, width: 3, height: 3),
+                                               CellBounds(left: 199_997, top: 199_996, width: 3, height: 1)])
+        // On the unbounded plane the box's top-left is at the origin; on a bounded grid it is centred.
+        #expect(pattern.placedParts(on: .infinite).map(\.bounds) == pattern.parts.map(\.bounds))
+        #expect(pattern.placedParts(on: .torus).map(\.bounds) == [CellBounds(left: -100_000, top: -100_000, width: 3, height: 3),
+                                                                 CellBounds(left: 99_997, top: 99_996, width: 3, height: 1)])
+        let placed = try RLE.parse("#CXRLE Pos=5,-6\nx = 200000, y = 200000\nbo$2bo$3o!\n")
+        #expect(placed.placedParts(on: .torus).map(\.bounds) == [CellBounds(left: 5, top: -6, width: 3, height: 3)])
+    }
+
+    @Test func cellsAcrossBlockEdgesReadAsOneGroup() throws {
+        // A row of 1500 cells from column 500 crosses three 512-cell blocks.
+        let pattern = try RLE.parse("x = 100000, y = 100000\n511$500b1500o!\n")
+        #expect(pattern.parts.count == 1)
+        #expect(pattern.parts[0].bounds == CellBounds(left: 500, top: 511, width: 1500, height: 1))
+        #expect(pattern.parts[0].cells.population == 1500)
+    }
+
+    @Test func aLife106SpanTooLargeToHoldIsReadInBlocks() throws {
+        let pattern = try PatternFile.parse("#Life 1.06\n-300000 5\n-299999 5\n-299998 5\n400000 -700000\n")
+        #expect(pattern.placedParts(on: .torus).map(\.bounds) == [CellBounds(left: 400_000, top: -700_000, width: 1, height: 1),
+                                                                 CellBounds(left: -300_000, top: 5, width: 3, height: 1)])
     }
 }
