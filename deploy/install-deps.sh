@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Tessera needs on a fresh Debian machine with Swift 6: libzmq (the
 # cluster transport), golly (bgolly is the test oracle and the benchmark reference),
-# tmux (viewer tests), iproute2 (multi-host tests in network namespaces) and Slurm with
+# GNU time (peak memory for bench corpus), tmux (viewer tests), iproute2 (multi-host tests in network namespaces) and Slurm with
 # munge (the throwaway cluster deploy/slurm/test-cluster.sh starts; nothing starts here),
 # systemd's systemd-analyze and pip's kubernetes-validate (the tests check deploy/'s unit
 # files and manifests offline). Safe to run again: it installs only what is missing.
@@ -9,7 +9,7 @@
 #   install-deps.sh              everything, then checks that Swift is on PATH
 #   install-deps.sh PACKAGE…     just these Debian packages (what a script of deploy/ needs)
 set -euo pipefail
-packages=(libzmq3-dev libpng-dev libgif-dev golly tmux iproute2 pkg-config slurmctld slurmd slurm-client munge systemd)
+packages=(libzmq3-dev libpng-dev libgif-dev golly tmux iproute2 pkg-config time slurmctld slurmd slurm-client munge systemd)
 (($#)) && packages=("$@")
 missing=()
 for p in "${packages[@]}"; do

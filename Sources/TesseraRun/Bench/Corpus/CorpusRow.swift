@@ -11,6 +11,8 @@ package struct CorpusRow: Codable, Sendable, Equatable, ResultRow {
         case matched
         /// Both ran, to different cells: a bug to chase.
         case differs
+        /// Both ran, to results too large for the bench to compare cell by cell.
+        case unchecked
         /// Tessera refused the file, with a line saying why (`note`).
         case refused
         /// Tessera failed otherwise: a crash, a signal, or past the time allowed.
@@ -76,7 +78,7 @@ package struct CorpusRow: Codable, Sendable, Equatable, ResultRow {
 
 /// What a corpus run comes to: how many files matched, and the speed-ups' spread.
 package struct CorpusSummary: Sendable, Equatable {
-    package var matched = 0, differing = 0, refused = 0, failed = 0, noReference = 0
+    package var matched = 0, differing = 0, unchecked = 0, refused = 0, failed = 0, noReference = 0
     /// Median and worst speed-up over the files that matched.
     package var medianSpeedup: Double?, worstSpeedup: Double?
     /// The same over the files bgolly needed `heavy` seconds or more for.
@@ -91,6 +93,7 @@ package struct CorpusSummary: Sendable, Equatable {
             switch row.outcome {
             case .matched: matched += 1
             case .differs: differing += 1
+            case .unchecked: unchecked += 1
             case .refused: refused += 1
             case .failed: failed += 1
             case .noReference: noReference += 1
@@ -108,7 +111,8 @@ package struct CorpusSummary: Sendable, Equatable {
     package var lines: [String] {
         func ratio(_ value: Double?) -> String { value.map { String(cFormat: "%.2fx", $0) } ?? "-" }
         return [
-            "\(matched) matched, \(differing) differ, \(refused) refused by tessera, \(failed) failed in tessera, \(noReference) without a bgolly result",
+            "\(matched) matched, \(differing) differ, \(unchecked) too large to compare, \(refused) refused by tessera, \(failed) failed in tessera, "
+                + "\(noReference) without a bgolly result",
             "speed-up over the faster bgolly engine, where matched: median \(ratio(medianSpeedup)), worst \(ratio(worstSpeedup)); "
                 + "where bgolly needs \(Int(Self.heavy * 1000)) ms or more (\(heavyCount) files): median \(ratio(heavyMedianSpeedup)), worst \(ratio(heavyWorstSpeedup))",
             "peak memory over bgolly's, worst where matched: \(ratio(worstMemoryRatio))",
