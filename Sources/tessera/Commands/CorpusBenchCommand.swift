@@ -71,7 +71,8 @@ struct CorpusBenchCommand: AsyncParsableCommand {
             print(String(row.file.prefix(width)).padded(width) + "  " + row.outcome.rawValue.padded(12) + figures.joined(separator: "  ") + note)
         }
         CorpusSummary(rows).lines.forEach { print($0) }
-        print("whole processes, \(generations) generations, each writing its result; speed-up: bgolly's time over tessera's; memory: tessera's peak over bgolly's")
+        print("whole processes, \(generations) generations, timed without writing the result (a run more of each writes it for the check); "
+            + "speed-up: bgolly's time over tessera's; memory: tessera's peak over bgolly's")
         print("wrote \(out)/corpus.csv, \(out)/corpus.json, \(out)/corpus.svg")
     }
 }

@@ -127,15 +127,21 @@ package struct CorpusBench: Sendable {
         var problem = ""
     }
 
+    /// Tessera's time and memory for the run alone (what bgolly is timed doing), then its
+    /// result from one more run that writes it.
     private func runTessera(_ input: String) async throws -> Outcome {
+        let run = [tessera, "run", input, "--generations", "\(generations)"]
+        var outcome = try await timed(run)
+        guard outcome.seconds != nil else { return outcome }
         var output = folder + "/tessera.rle"
-        var outcome = try await timed([tessera, "run", input, "--generations", "\(generations)", "--output", output])
+        var written = try await timed(run + ["--output", output], repeats: 1)
         // Past Golly's ±10^9, RLE holds no position: a macrocell does (bgolly refuses the same RLE).
-        if outcome.problem.contains("(macrocell)") {
+        if written.problem.contains("(macrocell)") {
             output = folder + "/tessera.mc"
-            outcome = try await timed([tessera, "run", input, "--generations", "\(generations)", "--output", output])
+            written = try await timed(run + ["--output", output], repeats: 1)
         }
-        if outcome.seconds != nil { outcome.output = output }
+        guard written.seconds != nil else { return written }
+        outcome.output = output
         return outcome
     }
 
@@ -143,16 +149,17 @@ package struct CorpusBench: Sendable {
         var arguments = [bgolly, "-q", "-q", "-a", engine.rawValue, "-m", "\(generation)"]
         if engine == .hashLife { arguments += ["-i", "\(generations)"] }
         if engine == .ruleLoader { arguments += ["-s", rules + "/"] }
-        let output = folder + "/bgolly-\(engine).rle"
-        var outcome = try await timed(arguments + ["-o", output, input])
+        var outcome = try await timed(arguments + [input])
+        guard outcome.seconds != nil else { return outcome }
+        var output = folder + "/bgolly-\(engine).rle"
+        var written = try await timed(arguments + ["-o", output, input], repeats: 1)
         // bgolly writes RLE only within ±10^9; its HashLife writes a macrocell instead.
-        if outcome.problem.contains("too large to write in RLE"), engine == .hashLife {
-            let macrocell = folder + "/bgolly-\(engine).mc"
-            outcome = try await timed(arguments + ["-o", macrocell, input])
-            if outcome.seconds != nil { outcome.output = macrocell }
-        } else if outcome.seconds != nil {
-            outcome.output = output
+        if written.problem.contains("too large to write in RLE"), engine == .hashLife {
+            output = folder + "/bgolly-\(engine).mc"
+            written = try await timed(arguments + ["-o", output, input], repeats: 1)
         }
+        guard written.seconds != nil else { return written }
+        outcome.output = output
         return outcome
     }
 
@@ -163,11 +170,11 @@ package struct CorpusBench: Sendable {
     /// process shares its memory until it execs, and Linux carries that high-water mark
     /// into the child's own `ru_maxrss`, so every program measured directly would seem
     /// to hold at least what this bench once held.
-    private func timed(_ arguments: [String]) async throws -> Outcome {
+    private func timed(_ arguments: [String], repeats: Int? = nil) async throws -> Outcome {
         var times: [Double] = [], peak = 0
         let said = folder + "/said.txt", peakFile = folder + "/peak.txt"
         let measured = Self.gnuTime.map { [$0, "-f", "%M", "-o", peakFile, "--"] + arguments } ?? arguments
-        for _ in 0..<repeats {
+        for _ in 0..<(repeats ?? self.repeats) {
             let clock = ContinuousClock(), started = clock.now
             let process = try ChildProcess.spawn(measured, newProcessGroup: true, output: said, errors: said + ".err")
             let ended = try await withThrowingTaskGroup(of: (ChildProcess.Termination, Int)?.self) { group in
