@@ -15,13 +15,11 @@ extension Pattern {
         guard parts.isEmpty, cells.width > Self.flatSide || cells.height > Self.flatSide else { return self }
         let side = 4096
         var pieces: [CellBounds] = []
-        cells.words.withUnsafeBufferPointer { words in
-            for y in stride(from: 0, to: cells.height, by: side) {
-                for x in stride(from: 0, to: cells.width, by: side) {
-                    guard let live = BitCopy.liveBounds(x: x, width: min(side, cells.width - x), rows: y..<min(y + side, cells.height),
-                                                        row: { words.baseAddress! + $0 * cells.wordsPerRow }) else { continue }
-                    pieces.append(CellBounds(left: live.x, top: live.y, width: live.width, height: live.height))
-                }
+        for y in stride(from: 0, to: cells.height, by: side) {
+            for x in stride(from: 0, to: cells.width, by: side) {
+                let block = TileRect(x: x, y: y, width: min(side, cells.width - x), height: min(side, cells.height - y))
+                guard let live = cells.liveBounds(in: block) else { continue }
+                pieces.append(CellBounds(left: live.x, top: live.y, width: live.width, height: live.height))
             }
         }
         let groups = try PlaneAtlas.groups(of: pieces, minSide: 1)

@@ -50,10 +50,7 @@ struct SparseBlocks {
 
     /// The live box of a block (which holds a live cell: blocks are made by one).
     private func box(of key: Key) -> CellBounds {
-        let grid = blocks[key]!
-        let live = grid.words.withUnsafeBufferPointer { words in
-            BitCopy.liveBounds(x: 0, width: grid.width, rows: 0..<grid.height, row: { words.baseAddress! + $0 * grid.wordsPerRow })
-        }!
+        let live = blocks[key]!.liveBounds!
         return CellBounds(left: key.column * Self.side + live.x, top: key.row * Self.side + live.y, width: live.width, height: live.height)
     }
 }

@@ -87,9 +87,13 @@ public struct BitGrid: Hashable, Sendable {
     }
 
     /// The smallest rectangle holding every live cell; nil when none is.
-    public var liveBounds: TileRect? {
+    public var liveBounds: TileRect? { liveBounds(in: TileRect(x: 0, y: 0, width: width, height: height)) }
+
+    /// The smallest rectangle holding every live cell of `area` (within the grid), in
+    /// the grid's coordinates; nil when none is alive there.
+    public func liveBounds(in area: TileRect) -> TileRect? {
         words.withUnsafeBufferPointer { p in
-            BitCopy.liveBounds(x: 0, width: width, rows: 0..<height) { p.baseAddress! + $0 * wordsPerRow }
+            BitCopy.liveBounds(x: area.x, width: area.width, rows: area.y..<(area.y + area.height)) { p.baseAddress! + $0 * wordsPerRow }
         }.map { TileRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
     }
 

@@ -234,13 +234,9 @@ struct CellComparison {
     /// Each part cropped to its live cells; parts with none dropped.
     static func live(_ pattern: Pattern) -> [PlacedCells] {
         pattern.placedParts(on: .torus).compactMap { part in
-            let grid = part.cells
-            let bounds = grid.words.withUnsafeBufferPointer { words in
-                BitCopy.liveBounds(x: 0, width: grid.width, rows: 0..<grid.height, row: { words.baseAddress! + $0 * grid.wordsPerRow })
-            }
-            guard let bounds else { return nil }
-            return PlacedCells(cells: grid.cropped(x: bounds.x, y: bounds.y, width: bounds.width, height: bounds.height),
-                               left: part.left + bounds.x, top: part.top + bounds.y)
+            guard let live = part.cells.liveBounds else { return nil }
+            return PlacedCells(cells: part.cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height),
+                               left: part.left + live.x, top: part.top + live.y)
         }
     }
 }
