@@ -66,8 +66,9 @@ package struct ChildProcess: Sendable {
     /// Waits until the process ends. Cancelling the wait leaves the process running.
     package func termination() async throws -> Termination { try await ended.value().termination }
 
-    /// How the process ended and the most memory it held resident at once (its
-    /// `ru_maxrss`; a process that exec'd a larger program counts that program's).
+    /// How the process ended and its `ru_maxrss`: the most memory it held resident at
+    /// once, but never less than this process held when it spawned it (the child shares
+    /// this memory until it execs, and Linux keeps that mark).
     package func usage() async throws -> (termination: Termination, peakResidentBytes: Int) { try await ended.value() }
 
     package var hasEnded: Bool { ended.isDone }

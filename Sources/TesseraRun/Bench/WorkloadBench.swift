@@ -143,7 +143,7 @@ package struct WorkloadBench: Sendable {
     private func median(_ measure: () async throws -> Double) async throws -> Double {
         var times: [Double] = []
         for _ in 0..<repeats { times.append(try await measure()) }
-        return times.sorted()[(times.count - 1) / 2]
+        return times.median!
     }
 
     /// Runs a program to its end; its wall time, in seconds.

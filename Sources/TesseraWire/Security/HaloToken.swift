@@ -23,10 +23,7 @@ package struct HaloToken: Sendable, Equatable {
 
     package init(high: UInt64, low: UInt64) {
         (self.high, self.low) = (high, low)
-        hex = Array([high, low].map { word in
-            let digits = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined().utf8)
+        hex = Array(String(cFormat: "%016llx%016llx", high, low).utf8)
     }
 
     /// A fresh token: `SystemRandomNumberGenerator` reads getrandom(2), fit for secrets.

@@ -3,10 +3,10 @@ import Glibc
 import TesseraCore
 import TesseraPatterns
 
-/// Runs a corpus's files as a user would, `tessera run FILE --generations N --output
-/// OUT` beside `bgolly -a ENGINE -m N -o OUT FILE` for each engine that runs the file's
-/// rule, whole processes with their wall times and peak memory, and compares the two
-/// results cell by cell.
+/// Runs a corpus's files as a user would, `tessera run FILE --generations N` beside
+/// `bgolly -a ENGINE -m N FILE` for each engine that runs the file's rule, whole
+/// processes with their wall times and peak memory; then once more each with its result
+/// written (`--output`, `-o`), and compares the two results.
 package struct CorpusBench: Sendable {
     package var tessera: String
     package var bgolly: String
@@ -50,11 +50,11 @@ package struct CorpusBench: Sendable {
             (row.bgollySeconds, row.bgollyEngine, row.bgollyPeakMiB) = (reference.seconds, reference.engine.rawValue, Double(reference.peak) / 1_048_576)
         }
         guard let output = ours.output else {
-            (row.outcome, row.note) = (ours.refused ? CorpusRow.Outcome.refused : .failed, ours.problem)
+            (row.outcome, row.note) = (ours.refused ? .refused : .failed, ours.problem)
             return row
         }
         guard let reference else {
-            (row.outcome, row.note) = (CorpusRow.Outcome.noReference, bgollyProblem)
+            (row.outcome, row.note) = (.noReference, bgollyProblem)
             return row
         }
         row.speedup = reference.seconds / ours.seconds!
@@ -119,7 +119,8 @@ package struct CorpusBench: Sendable {
         return plain
     }
 
-    private struct Outcome {
+    /// A program's runs of one file: time, peak memory and result, or why it failed.
+    private struct Measured {
         var output: String?
         var seconds: Double?
         var peak: Int?
@@ -129,7 +130,7 @@ package struct CorpusBench: Sendable {
 
     /// Tessera's time and memory for the run alone (what bgolly is timed doing), then its
     /// result from one more run that writes it.
-    private func runTessera(_ input: String) async throws -> Outcome {
+    private func runTessera(_ input: String) async throws -> Measured {
         let run = [tessera, "run", input, "--generations", "\(generations)"]
         var outcome = try await timed(run)
         guard outcome.seconds != nil else { return outcome }
@@ -145,7 +146,7 @@ package struct CorpusBench: Sendable {
         return outcome
     }
 
-    private func runBgolly(_ input: String, engine: CorpusFile.Engine, to generation: UInt64) async throws -> Outcome {
+    private func runBgolly(_ input: String, engine: CorpusFile.Engine, to generation: UInt64) async throws -> Measured {
         var arguments = [bgolly, "-q", "-q", "-a", engine.rawValue, "-m", "\(generation)"]
         if engine == .hashLife { arguments += ["-i", "\(generations)"] }
         if engine == .ruleLoader { arguments += ["-s", rules + "/"] }
@@ -170,7 +171,7 @@ package struct CorpusBench: Sendable {
     /// process shares its memory until it execs, and Linux carries that high-water mark
     /// into the child's own `ru_maxrss`, so every program measured directly would seem
     /// to hold at least what this bench once held.
-    private func timed(_ arguments: [String], repeats: Int? = nil) async throws -> Outcome {
+    private func timed(_ arguments: [String], repeats: Int? = nil) async throws -> Measured {
         var times: [Double] = [], peak = 0
         let said = folder + "/said.txt", peakFile = folder + "/peak.txt"
         let measured = Self.gnuTime.map { [$0, "-f", "%M", "-o", peakFile, "--"] + arguments } ?? arguments
@@ -193,13 +194,13 @@ package struct CorpusBench: Sendable {
                     .flatMap { $0.split(separator: "\n") }
                     .filter { !$0.hasPrefix("This is bgolly") && !$0.hasPrefix("- ") && !$0.hasPrefix("Command exited with") }
                 let why = ended == nil ? "killed after \(Int(timeout)) s" : lines.first.map(String.init) ?? "\(ended!.0)"
-                return Outcome(refused: ended?.0 == .exited(2), problem: why)
+                return Measured(refused: ended?.0 == .exited(2), problem: why)
             }
             times.append((clock.now - started).seconds)
             let reported = (try? String(contentsOfFile: peakFile, encoding: .utf8)).flatMap { Int($0.trimmingWhitespace) }.map { $0 * 1024 }
             peak = max(peak, reported ?? bytes)
         }
-        return Outcome(seconds: times.sorted()[(times.count - 1) / 2], peak: peak)
+        return Measured(seconds: times.median, peak: peak)
     }
 
     static let gnuTime = ["/usr/bin/time"].first { FileManager.default.isExecutableFile(atPath: $0) }

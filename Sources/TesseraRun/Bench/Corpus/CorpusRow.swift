@@ -99,12 +99,11 @@ package struct CorpusSummary: Sendable, Equatable {
             case .noReference: noReference += 1
             }
         }
-        func median(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.sorted()[(values.count - 1) / 2] }
         let compared = rows.filter { $0.outcome == .matched }
         let speedups = compared.compactMap(\.speedup)
-        (medianSpeedup, worstSpeedup) = (median(speedups), speedups.min())
+        (medianSpeedup, worstSpeedup) = (speedups.median, speedups.min())
         let heavy = compared.filter { ($0.bgollySeconds ?? 0) >= Self.heavy }.compactMap(\.speedup)
-        (heavyMedianSpeedup, heavyWorstSpeedup, heavyCount) = (median(heavy), heavy.min(), heavy.count)
+        (heavyMedianSpeedup, heavyWorstSpeedup, heavyCount) = (heavy.median, heavy.min(), heavy.count)
         worstMemoryRatio = compared.compactMap(\.memoryRatio).max()
     }
 

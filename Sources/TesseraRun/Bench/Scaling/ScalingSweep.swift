@@ -94,7 +94,7 @@ package struct ScalingSweep: Sendable {
             var result = ScalingPoint(mode: mode.rawValue, workers: point.workers, series: point.series,
                                       plan: point.setup.plan(generations: generations), outcomes: outcomes)
             if !ceilings.isEmpty {
-                let median = ceilings.sorted()[(ceilings.count - 1) / 2]
+                let median = ceilings.median!
                 result.ceilingCellUpdatesPerSecond = median
                 result.shareOfCeiling = result.cellUpdatesPerSecondMedian / median
             }
