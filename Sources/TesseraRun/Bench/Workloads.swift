@@ -19,7 +19,7 @@ package struct Workload: Sendable {
     /// Whether Golly's HashLife is worth measuring too (it loses badly on soups).
     package let hashLife: Bool
 
-    /// The suite the README quotes. `scale` below 1 shrinks boards and generations for a
+    /// The suite docs/performance.md quotes. `scale` below 1 shrinks boards and generations for a
     /// quick look (the tests use it); 1 is the real thing.
     package static func suite(scale: Double = 1) throws -> [Workload] {
         func side(_ n: Int) -> Int { max(256, Int(Double(n) * scale) / 256 * 256) }
