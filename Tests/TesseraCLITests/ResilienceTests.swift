@@ -50,21 +50,28 @@ import TesseraCore
         #expect(survived >= 10, "\(survived) of 20 runs survived a lost worker")
     }
 
+    /// `board` run undisturbed in this process (`--workers 0`): its output's bytes, which
+    /// a disturbed run of the same board must write too, and where that run writes.
+    static func undisturbed(_ board: [String], in dir: URL) throws -> (Data, output: URL) {
+        let undisturbed = dir.appendingPathComponent("undisturbed.rle")
+        #expect(try Harness.tessera(["run"] + board + ["--workers", "0", "--output", undisturbed.path]).status == 0)
+        return (try Data(contentsOf: undisturbed), dir.appendingPathComponent("out.rle"))
+    }
+
     /// With no checkpoint on disk and no flag at all, a lost worker's tiles come back
     /// from its buddy's copy (snapshots every 2 s) rather than from the run's start.
     @Test(.timeLimit(.minutes(2)))
     func aLostWorkersTilesComeBackFromItsBuddy() throws {
         let dir = try Harness.temporaryDirectory()
         let board = ["--soup", "0.35", "--seed", "5", "--size", "1024x512", "--tiles", "4x2", "--generations", "3000"]
-        let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
-        #expect(try Harness.tessera(["run"] + board + ["--workers", "0", "--output", undisturbed.path]).status == 0)
+        let (undisturbed, output) = try Self.undisturbed(board, in: dir)
         let tessera = try RunningTessera(["run"] + board + ["--workers", "3", "--output", output.path, "--report"])
         // Past the first snapshot (taken once the workers have stepped for 2 s).
         try Self.killTheBusiestWorker(of: tessera, count: 3, after: 4)
         #expect(tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")
         #expect(tessera.outputText.contains("(in-memory snapshot)"), "\(tessera.outputText)")
         #expect(!tessera.outputText.contains("rolled back to 0 "), "\(tessera.outputText)")
-        #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed))
+        #expect(try Data(contentsOf: output) == undisturbed)
     }
 
     /// SIGKILL to the worker that has computed most, `after` seconds after its workers
@@ -88,8 +95,7 @@ import TesseraCore
     func aWorkerLostWhileTheBoardLoadsIsSurvived() throws {
         let dir = try Harness.temporaryDirectory()
         let board = ["--soup", "0.35", "--seed", "11", "--size", "1024x512", "--tiles", "2x2", "--generations", "200"]
-        let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
-        #expect(try Harness.tessera(["run"] + board + ["--workers", "0", "--output", undisturbed.path]).status == 0)
+        let (undisturbed, output) = try Self.undisturbed(board, in: dir)
         let tessera = try RunningTessera(["run"] + board + ["--workers", "2", "--silence", "30", "--workers-stop-before-building",
                                                             "--output", output.path, "--report"])
         let workers = try tessera.workerPids(2)
@@ -99,7 +105,7 @@ import TesseraCore
         #expect(tessera.wait(timeout: 60) == 0, "\(tessera.errorText)")
         #expect(tessera.errorText.contains("while the tiles were being built"), "\(tessera.errorText)")
         #expect(tessera.outputText.contains("survived 1 lost worker"), "\(tessera.outputText)")
-        #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed))
+        #expect(try Data(contentsOf: output) == undisturbed)
     }
 
     /// A worker killed as soon as it exists, before or after its hello: the run starts
@@ -108,12 +114,11 @@ import TesseraCore
     func aWorkerKilledAsItStartsLeavesTheRunToTheOthers() throws {
         let dir = try Harness.temporaryDirectory()
         let board = ["--soup", "0.35", "--seed", "12", "--size", "512x512", "--tiles", "3x2", "--generations", "100"]
-        let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
-        #expect(try Harness.tessera(["run"] + board + ["--workers", "0", "--output", undisturbed.path]).status == 0)
+        let (undisturbed, output) = try Self.undisturbed(board, in: dir)
         let tessera = try RunningTessera(["run"] + board + ["--workers", "3", "--output", output.path, "--report"])
         kill(try tessera.workerPids(3)[1], SIGKILL)
         #expect(tessera.wait(timeout: 60) == 0, "\(tessera.errorText)")
-        #expect(try Data(contentsOf: output) == Data(contentsOf: undisturbed))
+        #expect(try Data(contentsOf: output) == undisturbed)
     }
 
     /// Whether `pid` is stopped (SIGSTOP): state T in /proc/PID/stat.
