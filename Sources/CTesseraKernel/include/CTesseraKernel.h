@@ -64,4 +64,16 @@ tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations,
 /// The same without AVX2 whatever the CPU, so tests can hold the two paths to each other.
 tessera_leaves tessera_square_result_narrow(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive);
 
+/// One generation of a 64x64 tile of the sparse plane (64 words, word r its row r, bit
+/// c its column c) into `next`, which holds the generation before last and is
+/// overwritten. `around` is the 3x3 of tiles centred on it, in rows from the north-west
+/// (around[4] the tile itself); a missing one is a tile of zeros. Returns which
+/// neighbours the step touched, bit k for around[k] and bit 4 for anywhere: bits 0-8
+/// where a cell differs from the one it overwrote (on the edge shared with around[k]),
+/// bits 16-24 where a cell is alive. Both run on every CPU; the avx2 one falls back to
+/// the portable one where the CPU family has none, and must be called only where
+/// `tessera_cpu_has_avx2()` is nonzero on x86.
+uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive);
+uint32_t tessera_tile_step_portable(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive);
+
 #endif

@@ -1,0 +1,225 @@
+// One generation of a 64x64 tile of the sparse plane, from the tile and its eight
+// neighbours. A tile is 64 words, word r its row r, bit c of it column c; a missing
+// neighbour is passed as a tile of zeros. The rows above and below come from the
+// north and south tiles, each row's edge bits from the west and east ones; the three
+// columns of words (west, centre, east) are laid out as 66 rows each (row -1 and row
+// 64 from the corners and the north and south tiles), so four rows at a time go
+// through one AVX2 vector with unaligned loads one row up and down.
+#include "CTesseraKernel.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TESSERA_X86 1
+#endif
+
+enum { ROWS = 64, PADDED = 68 };
+
+// The three columns of words, row -1 at index 0.
+typedef struct { uint64_t west[PADDED], centre[PADDED], east[PADDED]; } padded_columns;
+
+static void pad(const uint64_t *const around[9], padded_columns *p) {
+    p->west[0] = around[0][ROWS - 1];
+    p->centre[0] = around[1][ROWS - 1];
+    p->east[0] = around[2][ROWS - 1];
+    memcpy(p->west + 1, around[3], ROWS * 8);
+    memcpy(p->centre + 1, around[4], ROWS * 8);
+    memcpy(p->east + 1, around[5], ROWS * 8);
+    p->west[ROWS + 1] = around[6][0];
+    p->centre[ROWS + 1] = around[7][0];
+    p->east[ROWS + 1] = around[8][0];
+    p->west[ROWS + 2] = p->west[ROWS + 3] = 0;
+    p->centre[ROWS + 2] = p->centre[ROWS + 3] = 0;
+    p->east[ROWS + 2] = p->east[ROWS + 3] = 0;
+}
+
+// Which neighbours (bit k: around[k], bit 4 the tile itself) the rows `first` (row 0),
+// `last` (row 63) and the OR of every row touch: where any cell of `rows` is set.
+static uint32_t edges(uint64_t first, uint64_t last, uint64_t any) {
+    uint32_t bits = 0;
+    if (any) bits |= 1u << 4;
+    if (first) bits |= 1u << 1;
+    if (last) bits |= 1u << 7;
+    if (first & 1) bits |= 1u << 0;
+    if (first >> 63) bits |= 1u << 2;
+    if (last & 1) bits |= 1u << 6;
+    if (last >> 63) bits |= 1u << 8;
+    return bits;
+}
+
+static uint32_t side_edges(uint64_t westBits, uint64_t eastBits) {
+    return (westBits ? 1u << 3 : 0) | (eastBits ? 1u << 5 : 0);
+}
+
+// The rule as boolean logic on the bit-sliced neighbour count, one word at a time.
+static uint64_t next_word(uint64_t above3_0, uint64_t above3_1, uint64_t here2_0, uint64_t here2_1,
+                          uint64_t below3_0, uint64_t below3_1, uint64_t alive, uint16_t birth, uint16_t survive) {
+    uint64_t x0 = above3_0 ^ here2_0, x1 = above3_1 ^ here2_1;
+    uint64_t n0 = x0 ^ below3_0;
+    uint64_t k = (above3_0 & here2_0) | (x0 & below3_0);
+    uint64_t p = x1 ^ below3_1;
+    uint64_t q = (above3_1 & here2_1) | (x1 & below3_1);
+    uint64_t n1 = p ^ k, carry = p & k;
+    uint64_t n2 = q ^ carry, n3 = q & carry;
+    uint64_t born = 0, stays = 0;
+    for (int n = 0; n <= 8; n++) {
+        if (!((birth | survive) >> n & 1)) continue;
+        uint64_t is = (n & 1 ? n0 : ~n0) & (n & 2 ? n1 : ~n1) & (n & 4 ? n2 : ~n2) & (n & 8 ? n3 : ~n3);
+        if (birth >> n & 1) born |= is;
+        if (survive >> n & 1) stays |= is;
+    }
+    return (~alive & born) | (alive & stays);
+}
+
+uint32_t tessera_tile_step_portable(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
+    padded_columns p;
+    pad(around, &p);
+    uint64_t three0[ROWS + 2], three1[ROWS + 2], two0[ROWS + 2], two1[ROWS + 2];
+    for (int r = 0; r < ROWS + 2; r++) {
+        uint64_t c = p.centre[r];
+        uint64_t west = c << 1 | p.west[r] >> 63, east = c >> 1 | p.east[r] << 63;
+        two0[r] = west ^ east;
+        two1[r] = west & east;
+        three0[r] = two0[r] ^ c;
+        three1[r] = two1[r] | (two0[r] & c);
+    }
+    uint64_t diffAny = 0, liveAny = 0, diffWest = 0, diffEast = 0, liveWest = 0, liveEast = 0;
+    uint64_t diffFirst = 0, diffLast = 0, liveFirst = 0, liveLast = 0;
+    for (int r = 0; r < ROWS; r++) {
+        uint64_t n = next_word(three0[r], three1[r], two0[r + 1], two1[r + 1], three0[r + 2], three1[r + 2],
+                               p.centre[r + 1], birth, survive);
+        uint64_t changed = n ^ next[r];
+        next[r] = n;
+        diffAny |= changed;
+        liveAny |= n;
+        diffWest |= changed & 1;
+        diffEast |= changed >> 63;
+        liveWest |= n & 1;
+        liveEast |= n >> 63;
+        if (r == 0) diffFirst = changed, liveFirst = n;
+        if (r == ROWS - 1) diffLast = changed, liveLast = n;
+    }
+    return edges(diffFirst, diffLast, diffAny) | side_edges(diffWest, diffEast)
+        | (edges(liveFirst, liveLast, liveAny) | side_edges(liveWest, liveEast)) << 16;
+}
+
+#ifdef TESSERA_X86
+
+#define AVX2 __attribute__((target("avx2"), always_inline)) static inline
+
+typedef struct { __m256i three0, three1, two0, two1, centre; } sums4;
+
+// The horizontal sums of four rows from `row` on (padded index).
+AVX2 sums4 horizontal4(const padded_columns *p, int row) {
+    sums4 s;
+    __m256i c = _mm256_loadu_si256((const __m256i *)(p->centre + row));
+    __m256i w = _mm256_loadu_si256((const __m256i *)(p->west + row));
+    __m256i e = _mm256_loadu_si256((const __m256i *)(p->east + row));
+    __m256i west = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(w, 63));
+    __m256i east = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(e, 63));
+    s.two0 = _mm256_xor_si256(west, east);
+    s.two1 = _mm256_and_si256(west, east);
+    s.three0 = _mm256_xor_si256(s.two0, c);
+    s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
+    s.centre = c;
+    return s;
+}
+
+AVX2 __m256i next4(sums4 above, sums4 here, sums4 below, int life, uint16_t birth, uint16_t survive) {
+    __m256i a0 = above.three0, b0 = here.two0, c0 = below.three0;
+    __m256i a1 = above.three1, b1 = here.two1, c1 = below.three1;
+    __m256i x0 = _mm256_xor_si256(a0, b0), x1 = _mm256_xor_si256(a1, b1);
+    __m256i n0 = _mm256_xor_si256(x0, c0);
+    __m256i k = _mm256_or_si256(_mm256_and_si256(a0, b0), _mm256_and_si256(x0, c0));
+    __m256i p = _mm256_xor_si256(x1, c1);
+    __m256i q = _mm256_or_si256(_mm256_and_si256(a1, b1), _mm256_and_si256(x1, c1));
+    __m256i n1 = _mm256_xor_si256(p, k);
+    __m256i carry = _mm256_and_si256(p, k);
+    __m256i alive = here.centre;
+    if (life) {
+        __m256i atLeast4 = _mm256_or_si256(q, carry);
+        return _mm256_andnot_si256(atLeast4, _mm256_and_si256(n1, _mm256_or_si256(n0, alive)));
+    }
+    __m256i n2 = _mm256_xor_si256(q, carry), n3 = _mm256_and_si256(q, carry);
+    __m256i ones = _mm256_set1_epi64x(-1);
+    __m256i bits[4][2] = {{_mm256_xor_si256(n0, ones), n0}, {_mm256_xor_si256(n1, ones), n1},
+                          {_mm256_xor_si256(n2, ones), n2}, {_mm256_xor_si256(n3, ones), n3}};
+    __m256i born = _mm256_setzero_si256(), stays = _mm256_setzero_si256();
+    for (int n = 0; n <= 8; n++) {
+        if (!((birth | survive) >> n & 1)) continue;
+        __m256i is = _mm256_and_si256(_mm256_and_si256(bits[0][n & 1], bits[1][n >> 1 & 1]),
+                                      _mm256_and_si256(bits[2][n >> 2 & 1], bits[3][n >> 3 & 1]));
+        if (birth >> n & 1) born = _mm256_or_si256(born, is);
+        if (survive >> n & 1) stays = _mm256_or_si256(stays, is);
+    }
+    return _mm256_or_si256(_mm256_andnot_si256(alive, born), _mm256_and_si256(alive, stays));
+}
+
+AVX2 uint64_t any_bit(__m256i v) {
+    return !_mm256_testz_si256(v, v);
+}
+
+AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int life, uint16_t birth, uint16_t survive) {
+    padded_columns p;
+    pad(around, &p);
+    __m256i diffAny = _mm256_setzero_si256(), liveAny = diffAny, diffWest = diffAny, diffEast = diffAny;
+    __m256i liveWest = diffAny, liveEast = diffAny;
+    __m256i low = _mm256_set1_epi64x(1), high = _mm256_set1_epi64x((long long)(1ull << 63));
+    for (int r = 0; r < ROWS; r += 4) {
+        // Rows r-1.. (padded r), r.. (padded r+1), r+1.. (padded r+2).
+        __m256i n = next4(horizontal4(&p, r), horizontal4(&p, r + 1), horizontal4(&p, r + 2), life, birth, survive);
+        __m256i *target = (__m256i *)(next + r);
+        __m256i changed = _mm256_xor_si256(n, _mm256_loadu_si256(target));
+        _mm256_storeu_si256(target, n);
+        diffAny = _mm256_or_si256(diffAny, changed);
+        liveAny = _mm256_or_si256(liveAny, n);
+        diffWest = _mm256_or_si256(diffWest, _mm256_and_si256(changed, low));
+        diffEast = _mm256_or_si256(diffEast, _mm256_and_si256(changed, high));
+        liveWest = _mm256_or_si256(liveWest, _mm256_and_si256(n, low));
+        liveEast = _mm256_or_si256(liveEast, _mm256_and_si256(n, high));
+    }
+    uint32_t changedBits = 0;
+    if (any_bit(diffAny)) {
+        // Rows 0 and 63 the caller compares with what they overwrote.
+        changedBits = 1u << 4 | side_edges(any_bit(diffWest), any_bit(diffEast));
+    }
+    uint32_t liveBits = edges(next[0], next[ROWS - 1], any_bit(liveAny)) | side_edges(any_bit(liveWest), any_bit(liveEast));
+    return changedBits | liveBits << 16;
+}
+
+__attribute__((target("avx2"))) static uint32_t tile_step_life(const uint64_t *const around[9], uint64_t *next,
+                                                             uint64_t *firstLast) {
+    uint64_t before0 = next[0], before63 = next[ROWS - 1];
+    uint32_t bits = tile_step(around, next, 1, 0, 0);
+    firstLast[0] = before0 ^ next[0];
+    firstLast[1] = before63 ^ next[ROWS - 1];
+    return bits;
+}
+
+__attribute__((target("avx2"))) static uint32_t tile_step_any(const uint64_t *const around[9], uint64_t *next,
+                                                            uint16_t birth, uint16_t survive, uint64_t *firstLast) {
+    uint64_t before0 = next[0], before63 = next[ROWS - 1];
+    uint32_t bits = tile_step(around, next, 0, birth, survive);
+    firstLast[0] = before0 ^ next[0];
+    firstLast[1] = before63 ^ next[ROWS - 1];
+    return bits;
+}
+
+uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
+    uint64_t firstLast[2];
+    uint32_t bits = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3))
+        ? tile_step_life(around, next, firstLast)
+        : tile_step_any(around, next, birth, survive, firstLast);
+    // The changed edges of row 0 and row 63 (and the corners they hold).
+    if (bits & (1u << 4)) bits |= edges(firstLast[0], firstLast[1], 1);
+    return bits;
+}
+
+#else
+
+uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
+    return tessera_tile_step_portable(around, next, birth, survive);
+}
+
+#endif

@@ -1,0 +1,304 @@
+import CTesseraKernel
+
+/// Golly's unbounded plane as a sparse map of 64x64 tiles: a tile exists only where
+/// cells are alive or may be born next, is made when life reaches its edge and
+/// dropped once it and the edges around it are dead. Memory and time follow the live
+/// cells, never the pattern's extent: two gliders a billion cells apart cost two
+/// gliders.
+///
+/// Each tile keeps two generations, the present one and the one before, and steps
+/// only when something in its 3x3 neighbourhood changed since the generation before
+/// last: then the cells it would compute are the ones it already holds (the older
+/// buffer), so still lifes and period-2 oscillators cost nothing, as in Golly's
+/// QuickLife.
+///
+/// Invariants, before every step: a tile whose present cells touch an edge has the
+/// neighbour across it (so every birth lands in a tile); a missing tile is dead in
+/// both generations; a tile not due to step holds the next generation in its older
+/// buffer already.
+///
+/// Owned by one actor and never shared; deliberately not `Sendable`.
+public final class SparsePlane {
+    public let rule: Rule
+    public private(set) var generation: UInt64
+    public let implementation: Kernel.Implementation
+    private let store = TileStore()
+    /// The tiles due to step next.
+    private var due: [Int32] = []
+    /// Tiles whose older generation is not known (loaded cells): their first step
+    /// counts as a change everywhere.
+    private var unsure: Set<Int32> = []
+    /// `marks[slot] == stamp` when the slot is already in the next `due`.
+    private var marks: [UInt64] = []
+    private var stamp: UInt64 = 0
+    private let zero: UnsafeMutablePointer<UInt64>
+    private let around: UnsafeMutablePointer<UnsafePointer<UInt64>?>
+    private var reports: [UInt32] = []
+    /// Tiles stepped so far, one generation each: what the plane's time follows.
+    public private(set) var tilesStepped = 0
+
+    public init(rule: Rule, generation: UInt64 = 0, implementation: Kernel.Implementation = Kernel.best) throws {
+        guard rule.emulation == .none else {
+            throw TesseraError("rule \(rule) has B0: on the unbounded plane every empty cell would be born",
+                               fix: "give a bounded grid: a rule suffix such as \(rule):T1024,1024")
+        }
+        try implementation.checkSupported()
+        (self.rule, self.generation, self.implementation) = (rule, generation, implementation)
+        zero = .allocate(capacity: TileStore.words)
+        zero.initialize(repeating: 0, count: TileStore.words)
+        around = .allocate(capacity: 9)
+        around.initialize(repeating: nil, count: 9)
+    }
+
+    /// `parts` (Golly's coordinates) at `generation`.
+    public convenience init(parts: [PlacedCells], rule: Rule, generation: UInt64 = 0,
+                            implementation: Kernel.Implementation = Kernel.best) throws {
+        try self.init(rule: rule, generation: generation, implementation: implementation)
+        for part in parts { add(part) }
+    }
+
+    deinit {
+        zero.deallocate()
+        around.deallocate()
+    }
+
+    /// Tiles present.
+    public var tileCount: Int { store.count }
+
+    /// Bytes the tiles' cells take: two generations of 64x64 cells each.
+    public var byteCount: Int { store.keys.count * 2 * TileStore.words * 8 }
+
+    private var parity: Int { Int(generation & 1) }
+
+    // MARK: Cells in
+
+    /// Brings `part`'s live cells (Golly's coordinates) to life, on top of what lives.
+    public func add(_ part: PlacedCells) {
+        let cells = part.cells
+        guard cells.width > 0, cells.height > 0 else { return }
+        let first = TileKey(cellX: part.left, y: part.top)
+        let last = TileKey(cellX: part.left + cells.width - 1, y: part.top + cells.height - 1)
+        for ty in first.y...last.y {
+            for tx in first.x...last.x {
+                let (x0, y0) = (tx << 6, ty << 6)
+                var words = [UInt64](repeating: 0, count: TileStore.words)
+                var any: UInt64 = 0
+                for r in max(0, part.top - y0)..<min(64, part.top + cells.height - y0) {
+                    words[r] = cells.bits(x: x0 - part.left, y: y0 + r - part.top, count: 64)
+                    any |= words[r]
+                }
+                guard any != 0 else { continue }
+                let key = TileKey(x: tx, y: ty)
+                let slot = store.slot(of: key) ?? made(key)
+                let present = store.cells(slot, parity)
+                for r in 0..<TileStore.words { present[r] |= words[r] }
+                store.alive[2 * Int(slot) + parity] = Self.aliveBits(present)
+                unsure.insert(slot)
+                mark(slot)
+            }
+        }
+        // Every edge that touches life gets its neighbour before the next step.
+        for slot in due { addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity]) }
+    }
+
+    private func made(_ key: TileKey) -> Int32 {
+        let slot = store.add(key)
+        if marks.count <= Int(slot) { marks += repeatElement(0, count: Int(slot) + 1 - marks.count) }
+        return slot
+    }
+
+    private func mark(_ slot: Int32) {
+        guard marks[Int(slot)] != stamp &+ 1 else { return }
+        marks[Int(slot)] = stamp &+ 1
+        due.append(slot)
+    }
+
+    private func addNeighbours(of slot: Int32, where alive: UInt32) {
+        var edges = alive & 0x1EF
+        let base = 9 * Int(slot)
+        while edges != 0 {
+            let k = edges.trailingZeroBitCount
+            edges &= edges - 1
+            if store.neighbours[base + k] < 0 { mark(made(store.keys[Int(slot)].neighbour(k))) }
+        }
+    }
+
+    /// Where the 64 words at `cells` are alive, as the step reports it (bits 0-8).
+    static func aliveBits(_ cells: UnsafePointer<UInt64>) -> UInt32 {
+        var any: UInt64 = 0, west: UInt64 = 0, east: UInt64 = 0
+        for r in 0..<TileStore.words {
+            any |= cells[r]
+            west |= cells[r] & 1
+            east |= cells[r] >> 63
+        }
+        guard any != 0 else { return 0 }
+        let (first, last) = (cells[0], cells[TileStore.words - 1])
+        var bits: UInt32 = 1 << 4
+        if first != 0 { bits |= 1 << 1 }
+        if last != 0 { bits |= 1 << 7 }
+        if west != 0 { bits |= 1 << 3 }
+        if east != 0 { bits |= 1 << 5 }
+        if first & 1 != 0 { bits |= 1 << 0 }
+        if first >> 63 != 0 { bits |= 1 << 2 }
+        if last & 1 != 0 { bits |= 1 << 6 }
+        if last >> 63 != 0 { bits |= 1 << 8 }
+        return bits
+    }
+
+    // MARK: Stepping
+
+    /// Advances `generations` generations. Once nothing is due to step (still lifes and
+    /// period-2 oscillators only, or nothing alive), the rest cost nothing.
+    public func advance(_ generations: UInt64) {
+        var left = generations
+        while left > 0 {
+            guard !due.isEmpty else {
+                generation &+= left
+                return
+            }
+            step()
+            left -= 1
+        }
+    }
+
+    private func step() {
+        let (present, older) = (parity, parity ^ 1)
+        let (birth, survive) = (rule.birth, rule.survive)
+        let avx2 = implementation == .avx2
+        reports.removeAll(keepingCapacity: true)
+        store.neighbours.withUnsafeBufferPointer { neighbours in
+            for slot in due {
+                let base = 9 * Int(slot)
+                for k in 0..<9 {
+                    let other = neighbours[base + k]
+                    around[k] = UnsafePointer(other < 0 ? zero : store.cells(other, present))
+                }
+                let target = store.cells(slot, older)
+                reports.append(avx2 ? tessera_tile_step_avx2(around, target, birth, survive)
+                                    : tessera_tile_step_portable(around, target, birth, survive))
+            }
+        }
+        tilesStepped += due.count
+        generation &+= 1
+        let stepped = due
+        due.removeAll(keepingCapacity: true)
+        stamp &+= 1
+        var empty: [Int32] = []
+        for (i, slot) in stepped.enumerated() {
+            var report = reports[i]
+            if !unsure.isEmpty, unsure.remove(slot) != nil { report |= 0x1FF }
+            let alive = report >> 16
+            store.alive[2 * Int(slot) + older] = alive
+            if report & 0x10 != 0 { mark(slot) }
+            var changed = report & 0x1EF
+            let base = 9 * Int(slot)
+            while changed != 0 {
+                let k = changed.trailingZeroBitCount
+                changed &= changed - 1
+                let other = store.neighbours[base + k]
+                if other >= 0 { mark(other) }
+            }
+            addNeighbours(of: slot, where: alive)
+            if alive == 0, store.alive[2 * Int(slot) + present] == 0 { empty.append(slot) }
+        }
+        var dropped = false
+        for slot in empty where canDrop(slot) {
+            store.remove(slot)
+            dropped = true
+        }
+        if dropped { due.removeAll { !store.inUse[Int($0)] } }
+    }
+
+    /// Whether the tile in `slot`, dead in both generations, borders no live cell of
+    /// either generation: no birth can reach it while it is gone.
+    private func canDrop(_ slot: Int32) -> Bool {
+        let base = 9 * Int(slot)
+        for k in 0..<9 where k != 4 {
+            let other = store.neighbours[base + k]
+            if other >= 0, (store.alive[2 * Int(other)] | store.alive[2 * Int(other) + 1]) >> (8 - k) & 1 != 0 { return false }
+        }
+        return true
+    }
+
+    // MARK: Cells out
+
+    /// The tiles whose present cells are alive, in order of rows, then columns.
+    private var liveSlots: [Int32] {
+        let parity = parity
+        return store.slots.filter { store.alive[2 * Int($0) + parity] & 0x10 != 0 }
+            .sorted { store.keys[Int($0)] < store.keys[Int($1)] }
+    }
+
+    public var population: Int {
+        let parity = parity
+        var total = 0
+        for slot in store.slots {
+            let cells = store.cells(slot, parity)
+            for r in 0..<TileStore.words { total += cells[r].nonzeroBitCount }
+        }
+        return total
+    }
+
+    /// The smallest rectangle holding every live cell; nil when none is alive.
+    public var bounds: CellBounds? {
+        var box: CellBounds? = nil
+        for slot in liveSlots {
+            let cells = store.cells(slot, parity), key = store.keys[Int(slot)]
+            var any: UInt64 = 0, top = -1, bottom = 0
+            for r in 0..<TileStore.words where cells[r] != 0 {
+                any |= cells[r]
+                if top < 0 { top = r }
+                bottom = r
+            }
+            let left = any.trailingZeroBitCount, right = 63 - any.leadingZeroBitCount
+            let part = CellBounds(left: key.x << 6 + left, top: key.y << 6 + top, width: right - left + 1, height: bottom - top + 1)
+            box = box.map { $0.union(part) } ?? part
+        }
+        return box
+    }
+
+    /// The cells of `area` (Golly's coordinates).
+    public func cells(in area: CellBounds) -> BitGrid {
+        var grid = BitGrid(width: area.width, height: area.height)
+        guard area.width > 0, area.height > 0 else { return grid }
+        let first = TileKey(cellX: area.left, y: area.top)
+        let last = TileKey(cellX: area.right - 1, y: area.bottom - 1)
+        let (columns, rows) = (last.x - first.x + 1, last.y - first.y + 1)
+        // Whichever is fewer: the tiles the area spans, or the tiles there are.
+        let (spanned, overflow) = columns.multipliedReportingOverflow(by: rows)
+        let slots: [Int32] = !overflow && spanned <= store.count
+            ? (first.y...last.y).flatMap { y in (first.x...last.x).compactMap { store.slot(of: TileKey(x: $0, y: y)) } }
+            : store.slots.filter {
+                let key = store.keys[Int($0)]
+                return first.x <= key.x && key.x <= last.x && first.y <= key.y && key.y <= last.y
+            }
+        for slot in slots {
+            let cells = store.cells(slot, parity), key = store.keys[Int(slot)]
+            for r in 0..<TileStore.words where cells[r] != 0 {
+                grid.insertBits(cells[r], count: 64, x: key.x << 6 - area.left, y: key.y << 6 + r - area.top)
+            }
+        }
+        return grid
+    }
+
+    /// The live cells as parts (Golly's coordinates): each run of live tiles side by
+    /// side in a row of tiles, cut to its live cells.
+    public func liveParts() -> [PlacedCells] {
+        let slots = liveSlots
+        var parts: [PlacedCells] = []
+        var start = 0
+        while start < slots.count {
+            var end = start + 1
+            let first = store.keys[Int(slots[start])]
+            while end < slots.count, store.keys[Int(slots[end])] == TileKey(x: first.x + end - start, y: first.y) { end += 1 }
+            var grid = BitGrid(width: (end - start) << 6, height: TileStore.words)
+            for (i, slot) in slots[start..<end].enumerated() {
+                let cells = store.cells(slot, parity)
+                for r in 0..<TileStore.words where cells[r] != 0 { grid.insertBits(cells[r], count: 64, x: i << 6, y: r) }
+            }
+            if let part = PlacedCells(trimming: grid, left: first.x << 6, top: first.y << 6) { parts.append(part) }
+            start = end
+        }
+        return parts
+    }
+}
