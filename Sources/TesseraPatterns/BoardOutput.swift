@@ -111,19 +111,26 @@ public struct BoardOutput: Sendable {
         try placed.checkGollyReadsPosition()
         let file = try AtomicFile(path)
         var encoder = RLE.Encoder(shape: placed.shape, rule: rule, generation: generation)
-        // Runs of rows some part covers, in order.
-        var y = box.top
+        // A sweep down the rows: the parts whose rows these are, in order of columns,
+        // change only where one begins or ends.
+        let byTop = parts.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
+        var next = 0, open: [PlacedCells] = [], y = box.top
         while y < box.bottom {
-            let covering = parts.filter { $0.top <= y && y < $0.bounds.bottom }
-            guard !covering.isEmpty else {
-                let next = parts.map(\.top).filter { $0 > y }.min()!
-                encoder.skip(rows: next - y)
-                y = next
+            while next < byTop.count, byTop[next].top <= y {
+                let part = byTop[next]
+                open.insert(part, at: open.firstIndex { $0.left > part.left } ?? open.count)
+                next += 1
+            }
+            open.removeAll { $0.bounds.bottom <= y }
+            let nextTop = next < byTop.count ? byTop[next].top : box.bottom
+            guard let firstEnd = open.map(\.bounds.bottom).min() else {
+                encoder.skip(rows: nextTop - y)
+                y = nextTop
                 continue
             }
-            let end = min(parts.map(\.top).filter { $0 > y }.min() ?? box.bottom, covering.map(\.bounds.bottom).min()!)
+            let end = min(nextTop, firstEnd)
             for row in y..<end {
-                encoder.append(segments: covering.map { ($0.left - box.left, $0.cells.row(row - $0.top), $0.cells.width) })
+                encoder.append(segments: open.map { ($0.left - box.left, $0.cells.row(row - $0.top), $0.cells.width) })
                 if row & 255 == 255 { try file.write(encoder.take()) }
             }
             y = end

@@ -137,7 +137,7 @@ public enum PCLife {
         if overflow || span > RLE.Header.largestWhole {
             var blocks = SparseBlocks(what: "the Life 1.05/1.06 cells' \(width)x\(height) span")
             for (x, y) in points { try blocks.setRun(y: y - minY, x: x - minX, count: 1) }
-            return Pattern(parts: try blocks.groups(origin: (minX, minY)), extent: (width, height), position: (minX, minY), rule: rule, board: board,
+            return Pattern(parts: blocks.parts(), extent: (width, height), position: (minX, minY), rule: rule, board: board,
                            generation: 0, comments: comments)
         }
         try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the Life 1.05/1.06 cells' \(width)x\(height) span",

@@ -188,7 +188,7 @@ public enum RLE {
                 throw TesseraError("RLE ends without '!'", fix: "end the pattern data with '!' (the file may be truncated)")
             }
             if let blocks {
-                return Pattern(parts: try blocks.groups(origin: header.position ?? (0, 0)), extent: (header.width, header.height),
+                return Pattern(parts: blocks.parts(), extent: (header.width, header.height),
                                position: header.position,
                                rule: header.rule, board: header.board, generation: header.generation, comments: header.comments)
             }

@@ -28,35 +28,14 @@ struct SparseBlocks {
         }
     }
 
-    /// The live cells in groups that lie far apart (`PlaneAtlas.groups`), each in a grid
-    /// of its live box, placed from the declared box's top-left; `origin` is where that
-    /// top-left lies, where the file says (the groups are found, and named in messages,
-    /// where they lie).
-    func groups(origin: (x: Int, y: Int) = (0, 0)) throws -> [PlacedCells] {
-        let keys = Array(blocks.keys), boxes = keys.map(box(of:))
-        let groups = try PlaneAtlas.groups(of: boxes.map { $0.moved(by: origin) }, minSide: 1)
-        let enclosing = groups.map { members in CellBounds.enclosing(members.map { boxes[$0] })! }
-        try MemoryBudget.check(bytes: enclosing.reduce(0) { $0 + ($1.width + 63) / 64 * 8 * $1.height }, what: what,
-                               fix: "split the pattern, or save it from Golly as a macrocell (.mc)")
-        return zip(groups, enclosing).map { members, box in
-            var cells = BitGrid(width: box.width, height: box.height)
-            for member in members {
-                let key = keys[member]
-                blocks[key]!.copy(into: &cells, atX: key.column * Self.side - box.left, y: key.row * Self.side - box.top)
-            }
-            return PlacedCells(cells: cells, left: box.left, top: box.top)
+    /// The live cells, a part for each block cut to its live cells, placed from the
+    /// declared box's top-left, in order of rows: what is alive and no more, for the
+    /// sparse plane's tiles, or for the windows that group them (`RunSetup`).
+    func parts() -> [PlacedCells] {
+        blocks.map { key, cells in
+            let live = cells.liveBounds!
+            return PlacedCells(cells: cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height),
+                               left: key.column * Self.side + live.x, top: key.row * Self.side + live.y)
         }.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
-    }
-
-    /// The live box of a block (which holds a live cell: blocks are made by one).
-    private func box(of key: Key) -> CellBounds {
-        let live = blocks[key]!.liveBounds!
-        return CellBounds(left: key.column * Self.side + live.x, top: key.row * Self.side + live.y, width: live.width, height: live.height)
-    }
-}
-
-private extension CellBounds {
-    func moved(by offset: (x: Int, y: Int)) -> CellBounds {
-        CellBounds(left: left + offset.x, top: top + offset.y, width: width, height: height)
     }
 }

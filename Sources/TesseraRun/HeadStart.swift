@@ -14,8 +14,12 @@ import TesseraPatterns
 /// loopback round trip and halo strips: more than a sparse pattern's whole run takes
 /// here, and more than Golly takes for it.
 package struct HeadStart: Sendable {
-    /// The tiles stepped here.
-    let local: LocalWindow
+    /// What steps here: a bounded board's one tile, or the unbounded plane's sparse tiles.
+    private enum Local {
+        case board(LocalWindow)
+        case plane(LocalPlane)
+    }
+    private let local: Local
     /// The run on one tile, as it started.
     private let board: RunSetup
     /// Where the tiles got to, and the seconds spent building and stepping them.
@@ -47,7 +51,7 @@ package struct HeadStart: Sendable {
     init(_ alone: RunSetup) async throws {
         let started = ContinuousClock.now
         board = alone
-        local = try await LocalWindow(board)
+        local = alone.isUnbounded ? .plane(try LocalPlane(alone)) : .board(try await LocalWindow(alone))
         position = UnboundedPlane.Position(setup: board)
         pace = 16
         seconds = (ContinuousClock.now - started).seconds
@@ -68,33 +72,38 @@ package struct HeadStart: Sendable {
             progress?.note(generations: generations, seconds: before + (clock.now - started).seconds)
             if try await stop(position.generation) { break }
             let count = min(pace, total - generations)
-            if position.setup.isUnbounded {
-                position = try await UnboundedPlane.advance(count, from: position, on: local)
-            } else {
-                try await local.advance(count)
-                position.generation += count
+            switch local {
+            case .board(let tiles): try await tiles.advance(count)
+            case .plane(let plane): try await plane.advance(count)
             }
+            position.generation += count
             pace = min(pace * 2, longest)
         }
-        if !position.setup.isUnbounded { position.live = try await local.liveBounds() }
+        if case .board(let tiles) = local { position.live = try await tiles.liveBounds() }
+    }
+
+    func population() async throws -> Int {
+        switch local {
+        case .board(let tiles): try await tiles.population()
+        case .plane(let plane): await plane.population
+        }
     }
 
     /// The cells as they stand here, as `setup`'s cells at this generation: on a bounded
     /// board, where they stand on it; on the unbounded plane, in a window around them.
     private func handedOver(as setup: RunSetup) async throws -> RunSetup {
-        if position.setup.atlas != nil {
-            return try setup.regrouped(parts: try await UnboundedPlane.parts(at: position, from: local),
-                                       generation: position.generation, tileCount: setup.tiling.tiles.count)
-        }
-        guard let live = position.live, let bounds = position.bounds else {
-            return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
+        switch local {
+        case .plane(let plane):
+            return try setup.regrouped(parts: await plane.liveParts(), generation: position.generation,
+                                       tileCount: setup.tiling.tiles.count)
+        case .board(let tiles):
+            guard let live = position.live, let bounds = position.bounds else {
+                return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
+                                        generation: position.generation)
+            }
+            return setup.handedOver(cells: try await tiles.cells(in: live), at: bounds.rect(on: setup.shape),
                                     generation: position.generation)
         }
-        guard !setup.isUnbounded else {
-            return try await UnboundedPlane.remade(setup, generation: position.generation, live: live, of: position.setup.shape,
-                                                   tileCount: setup.tiling.tiles.count, from: local)
-        }
-        return setup.handedOver(cells: try await local.cells(in: live), at: bounds.rect(on: setup.shape), generation: position.generation)
     }
 
     /// Says, round by round, when a board keeps a core busy enough for the workers: two
@@ -136,10 +145,10 @@ package struct HeadStart: Sendable {
 
     /// Writes the cells as they stand here.
     func write(_ output: BoardOutput) async throws {
-        if position.setup.isUnbounded {
-            try await UnboundedPlane.write(output, at: position, from: local)
-        } else {
-            try await output.write(generation: position.generation, live: try await local.liveBounds()) { try await local.cells(in: $0) }
+        switch local {
+        case .plane(let plane): try await plane.write(output)
+        case .board(let tiles):
+            try await output.write(generation: position.generation, live: try await tiles.liveBounds()) { try await tiles.cells(in: $0) }
         }
     }
 

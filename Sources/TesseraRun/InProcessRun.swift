@@ -28,12 +28,12 @@ package enum InProcessRun {
     }
 
     private static func runUnbounded(_ setup: RunSetup, generations: UInt64, output: BoardOutput?) async throws -> RunOutcome {
-        let window = try await LocalWindow(setup)
+        let plane = try LocalPlane(setup)
         let clock = ContinuousClock()
         let start = clock.now
-        let end = try await UnboundedPlane.advance(generations, from: .init(setup: setup), on: window)
+        try await plane.advance(generations)
         let seconds = (clock.now - start).seconds
-        if let output { try await UnboundedPlane.write(output, at: end, from: window) }
-        return RunOutcome(seconds: seconds, population: try await window.population(), workers: [], generations: generations)
+        if let output { try await plane.write(output) }
+        return RunOutcome(seconds: seconds, population: await plane.population, workers: [], generations: generations)
     }
 }

@@ -175,7 +175,7 @@ package struct RunSession: Sendable {
     /// and says what the run did.
     private func finishHere(_ head: HeadStart, workers: Int, started: Bool) async throws -> RunOutcome {
         if let output { try await head.write(output) }
-        let outcome = RunOutcome(seconds: 0, population: try await head.local.population(), workers: [], generations: 0)
+        let outcome = RunOutcome(seconds: 0, population: try await head.population(), workers: [], generations: 0)
         return outcome.after(head.record(workers: workers, started: started, handedOver: false))
     }
 

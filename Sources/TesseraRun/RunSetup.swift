@@ -222,12 +222,10 @@ package struct RunSetup: Sendable {
             let box = boxes.first ?? CellBounds(left: 0, top: 0, width: 1, height: 1)
             shape = try PlaneWindow.around(box, minSide: minSide)
             if parts.count == 1 {
-                // Its own box: the grid as it is, not a copy (a 31473 x 31101 circuit's 122 MB).
                 pattern = Pattern(cells: parts[0].cells, position: (box.left, box.top), rule: rule, generation: generation)
             } else if !parts.isEmpty {
-                var cells = BitGrid(width: box.width, height: box.height)
-                for part in parts { cells.formUnion(part.cells, atX: part.left - box.left, y: part.top - box.top) }
-                pattern = Pattern(cells: cells, position: (box.left, box.top), rule: rule, generation: generation)
+                // Each part as it is, not one grid of their box (a 31473 x 31101 circuit's 122 MB).
+                pattern = Pattern(parts: parts, rule: rule, generation: generation)
             }
             atlas = nil
         } else {

@@ -215,12 +215,15 @@ import TesseraCore
         #expect(placed.placedParts(on: .torus).map(\.bounds) == [CellBounds(left: 5, top: -6, width: 3, height: 3)])
     }
 
-    @Test func cellsAcrossBlockEdgesReadAsOneGroup() throws {
-        // A row of 1500 cells from column 500 crosses three 512-cell blocks.
+    @Test func cellsAcrossBlockEdgesArePartsOfTheirBlocks() throws {
+        // A row of 1500 cells from column 500 crosses four 512-cell blocks: a part for
+        // each, cut to its cells, holding no more than what lives.
         let pattern = try RLE.parse("x = 100000, y = 100000\n511$500b1500o!\n")
-        #expect(pattern.parts.count == 1)
-        #expect(pattern.parts[0].bounds == CellBounds(left: 500, top: 511, width: 1500, height: 1))
-        #expect(pattern.parts[0].cells.population == 1500)
+        #expect(pattern.parts.map(\.bounds) == [CellBounds(left: 500, top: 511, width: 12, height: 1),
+                                               CellBounds(left: 512, top: 511, width: 512, height: 1),
+                                               CellBounds(left: 1024, top: 511, width: 512, height: 1),
+                                               CellBounds(left: 1536, top: 511, width: 464, height: 1)])
+        #expect(pattern.parts.allSatisfy { $0.cells.population == $0.cells.width })
     }
 
     @Test func aLife106SpanTooLargeToHoldIsReadInBlocks() throws {

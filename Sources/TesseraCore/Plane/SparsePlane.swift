@@ -20,6 +20,8 @@ import CTesseraKernel
 /// Owned by one actor and never shared; deliberately not `Sendable`.
 public final class SparsePlane {
     public let rule: Rule
+    /// The rule the kernel applies to the cells as stored.
+    private let stepping: Rule
     public private(set) var generation: UInt64
     public let implementation: Kernel.Implementation
     private let store = TileStore()
@@ -38,12 +40,15 @@ public final class SparsePlane {
     public private(set) var tilesStepped = 0
 
     public init(rule: Rule, generation: UInt64 = 0, implementation: Kernel.Implementation = Kernel.best) throws {
-        guard rule.emulation == .none else {
-            throw TesseraError("rule \(rule) has B0: on the unbounded plane every empty cell would be born",
+        guard rule.emulation != .alternating else {
+            throw TesseraError("rule \(rule) has B0 without S8: on the unbounded plane every empty cell would blink",
                                fix: "give a bounded grid: a rule suffix such as \(rule):T1024,1024")
         }
         try implementation.checkSupported()
         (self.rule, self.generation, self.implementation) = (rule, generation, implementation)
+        // B0 with S8: Golly keeps the cells inverted and steps them by the complementary
+        // rule, which has no B0.
+        stepping = rule.steps.even
         zero = .allocate(capacity: TileStore.words)
         zero.initialize(repeating: 0, count: TileStore.words)
         around = .allocate(capacity: 9)
@@ -163,7 +168,7 @@ public final class SparsePlane {
 
     private func step() {
         let (present, older) = (parity, parity ^ 1)
-        let (birth, survive) = (rule.birth, rule.survive)
+        let (birth, survive) = (stepping.birth, stepping.survive)
         let avx2 = implementation == .avx2
         reports.removeAll(keepingCapacity: true)
         store.neighbours.withUnsafeBufferPointer { neighbours in
