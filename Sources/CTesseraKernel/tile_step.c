@@ -1,10 +1,10 @@
 // One generation of a 64x64 tile of the sparse plane, from the tile and its eight
 // neighbours. A tile is 64 words, word r its row r, bit c of it column c; a missing
 // neighbour is passed as a tile of zeros. The rows above and below come from the
-// north and south tiles, each row's edge bits from the west and east ones; the three
-// columns of words (west, centre, east) are laid out as 66 rows each (row -1 and row
-// 64 from the corners and the north and south tiles), so four rows at a time go
-// through one AVX2 vector with unaligned loads one row up and down.
+// north and south tiles, each row's edge bits from the west and east ones. The AVX2
+// step takes four rows at a time in a vector, with unaligned loads one row up and
+// down; the portable one a word at a time, from the three columns of words copied
+// out with a row more at each end.
 #include "CTesseraKernel.h"
 
 #include <string.h>
@@ -104,18 +104,32 @@ uint32_t tessera_tile_step_portable(const uint64_t *const around[9], uint64_t *n
         | (edges(liveFirst, liveLast, liveAny) | side_edges(liveWest, liveEast)) << 16;
 }
 
+static void tiles_step_portable(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
+                                int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, uint32_t *reports) {
+    const uint64_t *around[9];
+    for (size_t i = 0; i < count; i++) {
+        int32_t slot = due[i];
+        for (int k = 0; k < 9; k++) {
+            int32_t other = neighbours[9 * (size_t)slot + k];
+            around[k] = other < 0 ? zero : tessera_tile_cells(chunks, other, parity);
+        }
+        reports[i] = tessera_tile_step_portable(around, tessera_tile_cells(chunks, slot, parity ^ 1), birth, survive);
+    }
+}
+
 #ifdef TESSERA_X86
 
 #define AVX2 __attribute__((target("avx2"), always_inline)) static inline
 
 typedef struct { __m256i three0, three1, two0, two1, centre; } sums4;
 
-// The horizontal sums of four rows from `row` on (padded index).
-AVX2 sums4 horizontal4(const padded_columns *p, int row) {
+// The horizontal sums of the four rows whose west, centre and east words start at
+// `w`, `c` and `e`.
+AVX2 sums4 horizontal4(const uint64_t *w4, const uint64_t *c4, const uint64_t *e4) {
     sums4 s;
-    __m256i c = _mm256_loadu_si256((const __m256i *)(p->centre + row));
-    __m256i w = _mm256_loadu_si256((const __m256i *)(p->west + row));
-    __m256i e = _mm256_loadu_si256((const __m256i *)(p->east + row));
+    __m256i c = _mm256_loadu_si256((const __m256i *)c4);
+    __m256i w = _mm256_loadu_si256((const __m256i *)w4);
+    __m256i e = _mm256_loadu_si256((const __m256i *)e4);
     __m256i west = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(w, 63));
     __m256i east = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(e, 63));
     s.two0 = _mm256_xor_si256(west, east);
@@ -160,15 +174,24 @@ AVX2 uint64_t any_bit(__m256i v) {
     return !_mm256_testz_si256(v, v);
 }
 
+// Rows are read in place, four at a time; only the four rows that reach across the
+// tile's top or bottom edge are gathered (a copy of the whole columns, as the portable
+// step makes, was a tenth of a soup's time).
 AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int life, uint16_t birth, uint16_t survive) {
-    padded_columns p;
-    pad(around, &p);
+    const uint64_t *w = around[3], *c = around[4], *e = around[5];
+    const uint64_t topW[4] = {around[0][ROWS - 1], w[0], w[1], w[2]};
+    const uint64_t topC[4] = {around[1][ROWS - 1], c[0], c[1], c[2]};
+    const uint64_t topE[4] = {around[2][ROWS - 1], e[0], e[1], e[2]};
+    const uint64_t bottomW[4] = {w[ROWS - 3], w[ROWS - 2], w[ROWS - 1], around[6][0]};
+    const uint64_t bottomC[4] = {c[ROWS - 3], c[ROWS - 2], c[ROWS - 1], around[7][0]};
+    const uint64_t bottomE[4] = {e[ROWS - 3], e[ROWS - 2], e[ROWS - 1], around[8][0]};
     __m256i diffAny = _mm256_setzero_si256(), liveAny = diffAny, diffWest = diffAny, diffEast = diffAny;
     __m256i liveWest = diffAny, liveEast = diffAny;
     __m256i low = _mm256_set1_epi64x(1), high = _mm256_set1_epi64x((long long)(1ull << 63));
     for (int r = 0; r < ROWS; r += 4) {
-        // Rows r-1.. (padded r), r.. (padded r+1), r+1.. (padded r+2).
-        __m256i n = next4(horizontal4(&p, r), horizontal4(&p, r + 1), horizontal4(&p, r + 2), life, birth, survive);
+        sums4 above = r == 0 ? horizontal4(topW, topC, topE) : horizontal4(w + r - 1, c + r - 1, e + r - 1);
+        sums4 below = r == ROWS - 4 ? horizontal4(bottomW, bottomC, bottomE) : horizontal4(w + r + 1, c + r + 1, e + r + 1);
+        __m256i n = next4(above, horizontal4(w + r, c + r, e + r), below, life, birth, survive);
         __m256i *target = (__m256i *)(next + r);
         __m256i changed = _mm256_xor_si256(n, _mm256_loadu_si256(target));
         _mm256_storeu_si256(target, n);
@@ -188,38 +211,76 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int lif
     return changedBits | liveBits << 16;
 }
 
-__attribute__((target("avx2"))) static uint32_t tile_step_life(const uint64_t *const around[9], uint64_t *next,
-                                                             uint64_t *firstLast) {
+AVX2 uint32_t tile_step_reported(const uint64_t *const around[9], uint64_t *next, int life, uint16_t birth,
+                                 uint16_t survive) {
     uint64_t before0 = next[0], before63 = next[ROWS - 1];
-    uint32_t bits = tile_step(around, next, 1, 0, 0);
-    firstLast[0] = before0 ^ next[0];
-    firstLast[1] = before63 ^ next[ROWS - 1];
+    uint32_t bits = tile_step(around, next, life, birth, survive);
+    // The changed edges of row 0 and row 63 (and the corners they hold).
+    if (bits & (1u << 4)) bits |= edges(before0 ^ next[0], before63 ^ next[ROWS - 1], 1);
     return bits;
 }
 
-__attribute__((target("avx2"))) static uint32_t tile_step_any(const uint64_t *const around[9], uint64_t *next,
-                                                            uint16_t birth, uint16_t survive, uint64_t *firstLast) {
-    uint64_t before0 = next[0], before63 = next[ROWS - 1];
-    uint32_t bits = tile_step(around, next, 0, birth, survive);
-    firstLast[0] = before0 ^ next[0];
-    firstLast[1] = before63 ^ next[ROWS - 1];
-    return bits;
+AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks, int parity,
+                     const uint64_t *zero, int life, uint16_t birth, uint16_t survive, uint32_t *reports) {
+    const uint64_t *around[9];
+    for (size_t i = 0; i < count; i++) {
+        int32_t slot = due[i];
+        for (int k = 0; k < 9; k++) {
+            int32_t other = neighbours[9 * (size_t)slot + k];
+            around[k] = other < 0 ? zero : tessera_tile_cells(chunks, other, parity);
+        }
+        reports[i] = tile_step_reported(around, tessera_tile_cells(chunks, slot, parity ^ 1), life, birth, survive);
+    }
+}
+
+__attribute__((target("avx2"))) static void tiles_step_life(const int32_t *due, size_t count, const int32_t *neighbours,
+                                                            uint64_t *const *chunks, int parity, const uint64_t *zero,
+                                                            uint32_t *reports) {
+    tiles_step(due, count, neighbours, chunks, parity, zero, 1, 0, 0, reports);
+}
+
+__attribute__((target("avx2"))) static void tiles_step_any(const int32_t *due, size_t count, const int32_t *neighbours,
+                                                           uint64_t *const *chunks, int parity, const uint64_t *zero,
+                                                           uint16_t birth, uint16_t survive, uint32_t *reports) {
+    tiles_step(due, count, neighbours, chunks, parity, zero, 0, birth, survive, reports);
+}
+
+__attribute__((target("avx2"))) static uint32_t tile_step_one(const uint64_t *const around[9], uint64_t *next,
+                                                            uint16_t birth, uint16_t survive) {
+    return tile_step_reported(around, next, 0, birth, survive);
 }
 
 uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
-    uint64_t firstLast[2];
-    uint32_t bits = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3))
-        ? tile_step_life(around, next, firstLast)
-        : tile_step_any(around, next, birth, survive, firstLast);
-    // The changed edges of row 0 and row 63 (and the corners they hold).
-    if (bits & (1u << 4)) bits |= edges(firstLast[0], firstLast[1], 1);
-    return bits;
+    return tile_step_one(around, next, birth, survive);
+}
+
+static int is_life(uint16_t birth, uint16_t survive) {
+    return birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
+}
+
+void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
+                        int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,
+                        uint32_t *reports) {
+    if (!avx2) {
+        tiles_step_portable(due, count, neighbours, chunks, parity, zero, birth, survive, reports);
+    } else if (is_life(birth, survive)) {
+        tiles_step_life(due, count, neighbours, chunks, parity, zero, reports);
+    } else {
+        tiles_step_any(due, count, neighbours, chunks, parity, zero, birth, survive, reports);
+    }
 }
 
 #else
 
 uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
     return tessera_tile_step_portable(around, next, birth, survive);
+}
+
+void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
+                        int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,
+                        uint32_t *reports) {
+    (void)avx2;
+    tiles_step_portable(due, count, neighbours, chunks, parity, zero, birth, survive, reports);
 }
 
 #endif

@@ -144,8 +144,9 @@ public enum Macrocell {
         if whole.width <= flatSide, whole.height <= flatSide {
             return pattern(cells: try grid(whole, holding: [(nodes.count, 0, 0)]), at: whole)
         }
-        // A large span: the pattern may be groups of cells far apart, which the unbounded
-        // plane runs in windows of their own (`PlaneAtlas`). Only each group is painted.
+        // A large span: each populated node of `pieceLevel` becomes a part of its own,
+        // cut to its live cells, so memory follows what lives, not the span (the sparse
+        // plane takes the parts as they are; windows group them, `RunSetup`).
         var pieces: [(index: Int, x: Int, y: Int, box: CellBounds)] = []
         func collect(_ index: Int, level: Int, _ x: Int, _ y: Int) throws {
             guard index > 0, let b = bounds[index] else { return }
@@ -161,22 +162,19 @@ public enum Macrocell {
             for (q, child) in children.enumerated() { try collect(child, level: level - 1, x + q % 2 * half, y + q / 2 * half) }
         }
         try collect(nodes.count, level: root.level, 0, 0)
-        let groups = try PlaneAtlas.groups(of: pieces.map(\.box), minSide: 1)
-        if groups.count == 1 { return pattern(cells: try grid(whole, holding: pieces.map { ($0.index, $0.x, $0.y) }), at: whole) }
-        let boxes = groups.map { members in CellBounds.enclosing(members.map { pieces[$0].box })! }
-        try MemoryBudget.check(bytes: boxes.reduce(0) { $0 + $1.width / 8 * $1.height }, what: "the macrocell's \(groups.count) groups of live cells",
-                               fix: "crop the pattern in Golly first")
-        let parts = try zip(groups, boxes).map { members, box in
-            PlacedCells(cells: try grid(box, holding: members.map { (pieces[$0].index, pieces[$0].x, pieces[$0].y) }),
-                        left: left + box.left, top: top + box.top)
+        try MemoryBudget.check(bytes: pieces.reduce(0) { $0 + ($1.box.width + 63) / 64 * 8 * $1.box.height },
+                               what: "the macrocell's \(pieces.count) pieces of live cells", fix: "crop the pattern in Golly first")
+        let parts = try pieces.map { piece in
+            PlacedCells(cells: try grid(piece.box, holding: [(piece.index, piece.x, piece.y)]),
+                        left: left + piece.box.left, top: top + piece.box.top)
         }
         return Pattern(parts: parts, rule: rule, board: board, generation: generation, comments: comments)
     }
 
     /// The widest live span read as one grid without looking for groups far apart.
     static let flatSide = 8192
-    /// Pieces (nodes of this level, 4096 cells a side, or smaller) whose groups are looked for.
-    static let pieceLevel = 12
+    /// Parts of a large span: nodes of this level, 512 cells a side (as `SparseBlocks`).
+    static let pieceLevel = 9
     static let maxPieces = 1 << 20
 
     /// `cells` whose top-left is at Golly (`left`, `top`), as a macrocell file.

@@ -76,4 +76,21 @@ tessera_leaves tessera_square_result_narrow(const uint64_t leaves[16], int gener
 uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive);
 uint32_t tessera_tile_step_portable(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive);
 
+/// Tiles per chunk of the sparse plane's cell memory: a slot's two generations lie in
+/// chunk slot / TESSERA_TILE_CHUNK, generation of parity p at 64 words times
+/// 2 * (slot % TESSERA_TILE_CHUNK) + p.
+enum { TESSERA_TILE_CHUNK = 64 };
+
+static inline uint64_t *tessera_tile_cells(uint64_t *const *chunks, int32_t slot, int parity) {
+    return chunks[slot / TESSERA_TILE_CHUNK] + ((size_t)(slot % TESSERA_TILE_CHUNK) * 2 + (size_t)parity) * 64;
+}
+
+/// One generation of the tiles `due[0..<count]` (slots), each from its generation of
+/// `parity` and its neighbours' (`neighbours[9 * slot + k]`, -1 where none, read as
+/// `zero`) into its other one, as `tessera_tile_step_avx2` steps one tile; its report
+/// goes to `reports[i]`. With `avx2` zero, the portable loop.
+void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
+                        int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,
+                        uint32_t *reports);
+
 #endif

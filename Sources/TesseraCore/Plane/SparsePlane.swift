@@ -26,16 +26,14 @@ public final class SparsePlane {
     public let implementation: Kernel.Implementation
     private let store = TileStore()
     /// The tiles due to step next.
-    private var due: [Int32] = []
+    @exclusivity(unchecked) private var due: [Int32] = []
     /// Tiles whose older generation is not known (loaded cells): their first step
     /// counts as a change everywhere.
-    private var unsure: Set<Int32> = []
-    /// `marks[slot] == stamp` when the slot is already in the next `due`.
-    private var marks: [UInt64] = []
-    private var stamp: UInt64 = 0
+    @exclusivity(unchecked) private var unsure: Set<Int32> = []
+    /// `store.marks[slot] == stamp + 1` when the slot is already in the next `due`.
+    @exclusivity(unchecked) private var stamp: UInt64 = 0
     private let zero: UnsafeMutablePointer<UInt64>
-    private let around: UnsafeMutablePointer<UnsafePointer<UInt64>?>
-    private var reports: [UInt32] = []
+    @exclusivity(unchecked) private var reports: [UInt32] = []
     /// Tiles stepped so far, one generation each: what the plane's time follows.
     public private(set) var tilesStepped = 0
 
@@ -51,8 +49,6 @@ public final class SparsePlane {
         stepping = rule.steps.even
         zero = .allocate(capacity: TileStore.words)
         zero.initialize(repeating: 0, count: TileStore.words)
-        around = .allocate(capacity: 9)
-        around.initialize(repeating: nil, count: 9)
     }
 
     /// `parts` (Golly's coordinates) at `generation`.
@@ -64,14 +60,13 @@ public final class SparsePlane {
 
     deinit {
         zero.deallocate()
-        around.deallocate()
     }
 
     /// Tiles present.
     public var tileCount: Int { store.count }
 
     /// Bytes the tiles' cells take: two generations of 64x64 cells each.
-    public var byteCount: Int { store.keys.count * 2 * TileStore.words * 8 }
+    public var byteCount: Int { store.slotCount * 2 * TileStore.words * 8 }
 
     private var parity: Int { Int(generation & 1) }
 
@@ -106,15 +101,12 @@ public final class SparsePlane {
         for slot in due { addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity]) }
     }
 
-    private func made(_ key: TileKey) -> Int32 {
-        let slot = store.add(key)
-        if marks.count <= Int(slot) { marks += repeatElement(0, count: Int(slot) + 1 - marks.count) }
-        return slot
-    }
+    private func made(_ key: TileKey) -> Int32 { store.add(key) }
 
+    @inline(__always)
     private func mark(_ slot: Int32) {
-        guard marks[Int(slot)] != stamp &+ 1 else { return }
-        marks[Int(slot)] = stamp &+ 1
+        guard store.marks[Int(slot)] != stamp &+ 1 else { return }
+        store.marks[Int(slot)] = stamp &+ 1
         due.append(slot)
     }
 
@@ -168,19 +160,12 @@ public final class SparsePlane {
 
     private func step() {
         let (present, older) = (parity, parity ^ 1)
-        let (birth, survive) = (stepping.birth, stepping.survive)
-        let avx2 = implementation == .avx2
         reports.removeAll(keepingCapacity: true)
-        store.neighbours.withUnsafeBufferPointer { neighbours in
-            for slot in due {
-                let base = 9 * Int(slot)
-                for k in 0..<9 {
-                    let other = neighbours[base + k]
-                    around[k] = UnsafePointer(other < 0 ? zero : store.cells(other, present))
-                }
-                let target = store.cells(slot, older)
-                reports.append(avx2 ? tessera_tile_step_avx2(around, target, birth, survive)
-                                    : tessera_tile_step_portable(around, target, birth, survive))
+        reports.append(contentsOf: repeatElement(0, count: due.count))
+        due.withUnsafeBufferPointer { due in
+            reports.withUnsafeMutableBufferPointer { reports in
+                tessera_tiles_step(due.baseAddress, due.count, store.neighbours, store.chunks, Int32(present), zero,
+                                   stepping.birth, stepping.survive, implementation == .avx2 ? 1 : 0, reports.baseAddress)
             }
         }
         tilesStepped += due.count

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import TesseraCore
+
+/// The unbounded plane's memory follows its live cells: a file that declares a box of
+/// 2^30 cells a side, or strings cells out over a million of them, is read as its live
+/// blocks and stepped as tiles where life is, and gives bgolly's board.
+@Suite struct SparseUniverseTests {
+    /// Peak resident memory of `tessera` with `arguments`, in KiB, from GNU time.
+    func peakKiB(_ arguments: [String]) throws -> (status: Int32, stderr: String, kib: Int) {
+        let time = URL(fileURLWithPath: "/usr/bin/time")
+        guard FileManager.default.isExecutableFile(atPath: time.path) else {
+            throw TesseraError("GNU time is not installed", fix: "apt-get install time (deploy/install-deps.sh installs it)")
+        }
+        let result = try Harness.run(time, ["-f", "peak %M", Harness.tessera.path] + arguments)
+        let line = result.stderr.split(separator: "\n").last { $0.hasPrefix("peak ") } ?? ""
+        return (result.status, result.stderr, Int(line.dropFirst(5)) ?? .max)
+    }
+
+    /// Gliders in two far corners of a 2^30 box, and 350 blinkers 3000 cells apart on a
+    /// diagonal a million cells long: one window around the diagonal would be 10^12
+    /// cells; the tiles around what lives are a few hundred kilobytes.
+    @Test(.timeLimit(.minutes(2)))
+    func aHugeSparseFileRunsInTheMemoryOfItsCells() throws {
+        let side = 1 << 30
+        var rows: [String] = ["bo", "2bo", "3o"]
+        var y = 2
+        for i in 0..<350 {
+            let row = 1000 + 3000 * i
+            rows.append("\(row - y)$\(row)b3o")
+            y = row
+        }
+        let text = "x = \(side), y = \(side), rule = B3/S23\n" + rows[0] + "$" + rows[1] + "$" + rows[2]
+            + rows[3...].joined() + "\(side - 3 - y)$\(side - 2)bo$\(side - 1)bo$\(side - 3)b3o!\n"
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("huge.rle")
+        try text.write(to: input, atomically: true, encoding: .utf8)
+        let golly = try Harness.golly(input, generations: 301)
+        #expect(golly.count == 10 + 350 * 3)
+        for layout in [["--algorithm", "tiles", "--workers", "0"], []] {
+            let output = dir.appendingPathComponent("out\(layout.count).mc")
+            let run = try peakKiB(["run", input.path, "--generations", "301", "--output", output.path] + layout)
+            #expect(run.status == 0, "\(layout): \(run.stderr)")
+            #expect(try Harness.cells(ofPatternFile: output) == golly, "\(layout)")
+            // The process itself (the Swift runtime and libraries) is about 16 MB.
+            #expect(run.kib < 48 << 10, "\(layout): peak \(run.kib) KiB")
+        }
+    }
+}
