@@ -33,7 +33,12 @@ public final class SparsePlane {
     /// `store.marks[slot] == stamp + 1` when the slot is already in the next `due`.
     @exclusivity(unchecked) private var stamp: UInt64 = 0
     private let zero: UnsafeMutablePointer<UInt64>
-    @exclusivity(unchecked) private var reports: [UInt32] = []
+    /// The list `due` was, kept for its storage.
+    @exclusivity(unchecked) private var wasDue: [Int32] = []
+    /// What `Work` reads and writes: the due tiles and their reports.
+    @exclusivity(unchecked) private var scratchDue: UnsafeMutablePointer<Int32> = .allocate(capacity: 0)
+    @exclusivity(unchecked) private var scratchReports: UnsafeMutablePointer<UInt32> = .allocate(capacity: 0)
+    private var scratchCapacity = 0
     /// Tiles stepped so far, one generation each: what the plane's time follows.
     public private(set) var tilesStepped = 0
 
@@ -60,10 +65,15 @@ public final class SparsePlane {
 
     deinit {
         zero.deallocate()
+        scratchDue.deallocate()
+        scratchReports.deallocate()
     }
 
     /// Tiles present.
     public var tileCount: Int { store.count }
+
+    /// Tiles due to step next.
+    public var dueCount: Int { due.count }
 
     /// Bytes the tiles' cells take: two generations of 64x64 cells each.
     public var byteCount: Int { store.slotCount * 2 * TileStore.words * 8 }
@@ -159,23 +169,64 @@ public final class SparsePlane {
     }
 
     private func step() {
-        let (present, older) = (parity, parity ^ 1)
-        reports.removeAll(keepingCapacity: true)
-        reports.append(contentsOf: repeatElement(0, count: due.count))
-        due.withUnsafeBufferPointer { due in
-            reports.withUnsafeMutableBufferPointer { reports in
-                tessera_tiles_step(due.baseAddress, due.count, store.neighbours, store.chunks, Int32(present), zero,
-                                   stepping.birth, stepping.survive, implementation == .avx2 ? 1 : 0, reports.baseAddress)
-            }
+        guard let work = work() else { return }
+        work.run(0..<work.count)
+        finish()
+    }
+
+    /// The kernel's share of the next generation: the due tiles, which threads may
+    /// step in ranges at once. Nil when none is due.
+    ///
+    /// Sendable, though it points into the plane: each range writes only its own tiles'
+    /// older generation and its own reports, and reads only present generations, which
+    /// no range writes; and the plane touches none of it until `finish()`, which its
+    /// owner calls once every range has run.
+    public struct Work: @unchecked Sendable {
+        let due: UnsafePointer<Int32>
+        public let count: Int
+        let neighbours: UnsafePointer<Int32>
+        let chunks: UnsafePointer<UnsafeMutablePointer<UInt64>?>
+        let parity: Int32
+        let zero: UnsafePointer<UInt64>
+        let rule: Rule
+        let avx2: Int32
+        let reports: UnsafeMutablePointer<UInt32>
+
+        public func run(_ range: Range<Int>) {
+            precondition(range.lowerBound >= 0 && range.upperBound <= count)
+            tessera_tiles_step(due + range.lowerBound, range.count, neighbours, chunks, parity, zero, rule.birth, rule.survive,
+                               avx2, reports + range.lowerBound)
         }
-        tilesStepped += due.count
+    }
+
+    /// The due tiles' work (see `Work`); `finish()` must follow before anything else.
+    public func work() -> Work? {
+        guard !due.isEmpty else { return nil }
+        if scratchCapacity < due.count {
+            scratchDue.deallocate()
+            scratchReports.deallocate()
+            scratchCapacity = max(due.count, 2 * scratchCapacity)
+            (scratchDue, scratchReports) = (.allocate(capacity: scratchCapacity), .allocate(capacity: scratchCapacity))
+        }
+        due.withUnsafeBufferPointer { scratchDue.update(from: $0.baseAddress!, count: $0.count) }
+        return Work(due: scratchDue, count: due.count, neighbours: store.neighbours, chunks: store.chunks, parity: Int32(parity),
+                    zero: zero, rule: stepping, avx2: implementation == .avx2 ? 1 : 0, reports: scratchReports)
+    }
+
+    /// Ends the generation whose `work()` ran: learns where life went, lists the tiles
+    /// due next, makes the tiles it reached and drops those it left.
+    public func finish() {
+        let (present, older) = (parity, parity ^ 1)
+        let stepped = due.count
+        tilesStepped += stepped
         generation &+= 1
-        let stepped = due
+        swap(&due, &wasDue)
         due.removeAll(keepingCapacity: true)
         stamp &+= 1
         var empty: [Int32] = []
-        for (i, slot) in stepped.enumerated() {
-            var report = reports[i]
+        for i in 0..<stepped {
+            let slot = scratchDue[i]
+            var report = scratchReports[i]
             if !unsure.isEmpty, unsure.remove(slot) != nil { report |= 0x1FF }
             let alive = report >> 16
             store.alive[2 * Int(slot) + older] = alive
