@@ -5,11 +5,11 @@ import TesseraCluster
 import TesseraCore
 import TesseraPatterns
 
-/// A local run's first generations, stepped on one tile in this process before any
-/// worker exists. The workers (and the coordinator's sockets) are started only once a
+/// A local run's first generations, stepped in this process before any worker exists:
+/// a bounded board on one tile, the unbounded plane on the sparse plane's tiles
+/// (`LocalPlane`). The workers (and the coordinator's sockets) are started only once a
 /// generation keeps this process busy for longer than `busy`, and are handed the live
-/// cells once they are up, as a moved window of the unbounded plane is handed its
-/// cells. Starting them costs tens of milliseconds (each is an exec, libzmq's shared
+/// cells once they are up (on the unbounded plane, in windows around them). Starting them costs tens of milliseconds (each is an exec, libzmq's shared
 /// libraries, flag parsing, a connection and a handshake), and every round on them a
 /// loopback round trip and halo strips: more than a sparse pattern's whole run takes
 /// here, and more than Golly takes for it.

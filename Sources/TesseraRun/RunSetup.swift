@@ -2,6 +2,7 @@ import FoundationEssentials
 import TesseraCluster
 import TesseraCore
 import TesseraPatterns
+import TesseraTiles
 
 /// A resolved run: the board, the rule, the tiles and the starting cells.
 package struct RunSetup: Sendable {
@@ -37,6 +38,9 @@ package struct RunSetup: Sendable {
 
     /// Whether this runs Golly's unbounded plane, through a window that moves.
     package var isUnbounded: Bool { shape.topology == .infinite }
+
+    /// Whether every tile of this board fits in this machine's memory at once.
+    package var tilesFitInMemory: Bool { (try? TileCluster.checkMemory(tiling.tiles, of: tiling, halo: halo)) != nil }
 
     /// What a user chose; anything nil comes from the pattern file, else the defaults.
     package struct Choices: Sendable {

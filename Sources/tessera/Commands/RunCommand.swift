@@ -123,7 +123,14 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The rest of the run, on tiles: in this process, or on worker processes.
     func finish(_ rest: Rest) async throws {
-        let chosen = rest.workers
+        var chosen = rest.workers
+        // On the unbounded plane, a default worker count gives way to this process's
+        // sparse plane, which holds only what lives, where the workers' window around
+        // the live cells would not fit in memory (demonoid-c512: 817408 x 813312 cells).
+        let setup = rest.setup
+        if cluster.workers == nil, setup.isUnbounded, !asks.beyondHashLife, !setup.tilesFitInMemory {
+            chosen = 0
+        }
         var outcome: RunOutcome
         if chosen == 0 {
             if security.keys != nil {
@@ -135,7 +142,6 @@ struct RunCommand: AsyncParsableCommand {
             outcome = try await InProcessRun.run(rest.setup, generations: rest.generations, output: rest.output)
         } else {
             // A default worker count shrinks to the number of tiles instead of failing.
-            let setup = rest.setup
             let workers = cluster.workers == nil ? min(chosen, setup.tiling.columns * setup.tiling.rows) : chosen
             var launcher = WorkerLauncher.here
             launcher.stopsBeforeBuilding = workersStopBeforeBuilding
