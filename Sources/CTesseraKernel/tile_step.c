@@ -104,29 +104,33 @@ uint32_t tessera_tile_step_portable(const uint64_t *const around[9], uint64_t *n
         | (edges(liveFirst, liveLast, liveAny) | side_edges(liveWest, liveEast)) << 16;
 }
 
+// The 3x3 of tiles around `slot` (its generation of `parity`), `zero` where none is.
+static inline void gather(const uint64_t *around[9], const int32_t *neighbours, uint64_t *const *chunks, int32_t slot,
+                          int parity, const uint64_t *zero) {
+    for (int k = 0; k < 9; k++) {
+        int32_t other = neighbours[9 * (size_t)slot + k];
+        around[k] = other < 0 ? zero : tessera_tile_cells(chunks, other, parity);
+    }
+}
+
 static void tiles_step_portable(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
                                 int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, uint32_t *reports) {
     const uint64_t *around[9];
     for (size_t i = 0; i < count; i++) {
         int32_t slot = due[i];
-        for (int k = 0; k < 9; k++) {
-            int32_t other = neighbours[9 * (size_t)slot + k];
-            around[k] = other < 0 ? zero : tessera_tile_cells(chunks, other, parity);
-        }
+        gather(around, neighbours, chunks, slot, parity, zero);
         reports[i] = tessera_tile_step_portable(around, tessera_tile_cells(chunks, slot, parity ^ 1), birth, survive);
     }
 }
 
 #ifdef TESSERA_X86
 
-#define AVX2 __attribute__((target("avx2"), always_inline)) static inline
-
-typedef struct { __m256i three0, three1, two0, two1, centre; } sums4;
+#include "life_avx2.h"
 
 // The horizontal sums of the four rows whose west, centre and east words start at
 // `w`, `c` and `e`.
-AVX2 sums4 horizontal4(const uint64_t *w4, const uint64_t *c4, const uint64_t *e4) {
-    sums4 s;
+AVX2 row_sums horizontal4(const uint64_t *w4, const uint64_t *c4, const uint64_t *e4) {
+    row_sums s;
     __m256i c = _mm256_loadu_si256((const __m256i *)c4);
     __m256i w = _mm256_loadu_si256((const __m256i *)w4);
     __m256i e = _mm256_loadu_si256((const __m256i *)e4);
@@ -138,36 +142,6 @@ AVX2 sums4 horizontal4(const uint64_t *w4, const uint64_t *c4, const uint64_t *e
     s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
     s.centre = c;
     return s;
-}
-
-AVX2 __m256i next4(sums4 above, sums4 here, sums4 below, int life, uint16_t birth, uint16_t survive) {
-    __m256i a0 = above.three0, b0 = here.two0, c0 = below.three0;
-    __m256i a1 = above.three1, b1 = here.two1, c1 = below.three1;
-    __m256i x0 = _mm256_xor_si256(a0, b0), x1 = _mm256_xor_si256(a1, b1);
-    __m256i n0 = _mm256_xor_si256(x0, c0);
-    __m256i k = _mm256_or_si256(_mm256_and_si256(a0, b0), _mm256_and_si256(x0, c0));
-    __m256i p = _mm256_xor_si256(x1, c1);
-    __m256i q = _mm256_or_si256(_mm256_and_si256(a1, b1), _mm256_and_si256(x1, c1));
-    __m256i n1 = _mm256_xor_si256(p, k);
-    __m256i carry = _mm256_and_si256(p, k);
-    __m256i alive = here.centre;
-    if (life) {
-        __m256i atLeast4 = _mm256_or_si256(q, carry);
-        return _mm256_andnot_si256(atLeast4, _mm256_and_si256(n1, _mm256_or_si256(n0, alive)));
-    }
-    __m256i n2 = _mm256_xor_si256(q, carry), n3 = _mm256_and_si256(q, carry);
-    __m256i ones = _mm256_set1_epi64x(-1);
-    __m256i bits[4][2] = {{_mm256_xor_si256(n0, ones), n0}, {_mm256_xor_si256(n1, ones), n1},
-                          {_mm256_xor_si256(n2, ones), n2}, {_mm256_xor_si256(n3, ones), n3}};
-    __m256i born = _mm256_setzero_si256(), stays = _mm256_setzero_si256();
-    for (int n = 0; n <= 8; n++) {
-        if (!((birth | survive) >> n & 1)) continue;
-        __m256i is = _mm256_and_si256(_mm256_and_si256(bits[0][n & 1], bits[1][n >> 1 & 1]),
-                                      _mm256_and_si256(bits[2][n >> 2 & 1], bits[3][n >> 3 & 1]));
-        if (birth >> n & 1) born = _mm256_or_si256(born, is);
-        if (survive >> n & 1) stays = _mm256_or_si256(stays, is);
-    }
-    return _mm256_or_si256(_mm256_andnot_si256(alive, born), _mm256_and_si256(alive, stays));
 }
 
 AVX2 uint64_t any_bit(__m256i v) {
@@ -189,9 +163,10 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int lif
     __m256i liveWest = diffAny, liveEast = diffAny;
     __m256i low = _mm256_set1_epi64x(1), high = _mm256_set1_epi64x((long long)(1ull << 63));
     for (int r = 0; r < ROWS; r += 4) {
-        sums4 above = r == 0 ? horizontal4(topW, topC, topE) : horizontal4(w + r - 1, c + r - 1, e + r - 1);
-        sums4 below = r == ROWS - 4 ? horizontal4(bottomW, bottomC, bottomE) : horizontal4(w + r + 1, c + r + 1, e + r + 1);
-        __m256i n = next4(above, horizontal4(w + r, c + r, e + r), below, life, birth, survive);
+        row_sums above = r == 0 ? horizontal4(topW, topC, topE) : horizontal4(w + r - 1, c + r - 1, e + r - 1);
+        row_sums below = r == ROWS - 4 ? horizontal4(bottomW, bottomC, bottomE) : horizontal4(w + r + 1, c + r + 1, e + r + 1);
+        row_sums here = horizontal4(w + r, c + r, e + r);
+        __m256i n = next_state(&above, &here, &below, life, birth, survive);
         __m256i *target = (__m256i *)(next + r);
         __m256i changed = _mm256_xor_si256(n, _mm256_loadu_si256(target));
         _mm256_storeu_si256(target, n);
@@ -225,10 +200,7 @@ AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours
     const uint64_t *around[9];
     for (size_t i = 0; i < count; i++) {
         int32_t slot = due[i];
-        for (int k = 0; k < 9; k++) {
-            int32_t other = neighbours[9 * (size_t)slot + k];
-            around[k] = other < 0 ? zero : tessera_tile_cells(chunks, other, parity);
-        }
+        gather(around, neighbours, chunks, slot, parity, zero);
         reports[i] = tile_step_reported(around, tessera_tile_cells(chunks, slot, parity ^ 1), life, birth, survive);
     }
 }

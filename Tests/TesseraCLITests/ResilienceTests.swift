@@ -63,7 +63,8 @@ import TesseraCore
     @Test(.timeLimit(.minutes(2)))
     func aLostWorkersTilesComeBackFromItsBuddy() throws {
         let dir = try Harness.temporaryDirectory()
-        let board = ["--soup", "0.35", "--seed", "5", "--size", "1024x512", "--tiles", "4x2", "--generations", "3000"]
+        // Some 9 s alone in a debug build: long enough to lose a worker after 4.
+        let board = ["--soup", "0.35", "--seed", "5", "--size", "1024x512", "--tiles", "4x2", "--generations", "10000"]
         let (undisturbed, output) = try Self.undisturbed(board, in: dir)
         let tessera = try RunningTessera(["run"] + board + ["--workers", "3", "--output", output.path, "--report"])
         // Past the first snapshot (taken once the workers have stepped for 2 s).

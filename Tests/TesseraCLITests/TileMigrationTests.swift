@@ -51,11 +51,13 @@ import TesseraPatterns
     /// and the board is the one an unbalanced run gives.
     @Test func aLopsidedLoadIsBalancedAndTheBoardIsTheSame() throws {
         let dir = try Harness.temporaryDirectory()
-        let soup = try Harness.soupFile(density: "0.35", seed: 6, rule: "B3/S23:P512,512", in: dir)
-        // The same cells, in the top-left quarter of a 1024² plane.
+        // A million cells of soup: enough compute that the loads stand out from the
+        // noise of a busy machine.
+        let soup = try Harness.soupFile(density: "0.35", seed: 6, rule: "B3/S23:P1024,1024", in: dir)
+        // The same cells, in the top-left quarter of a 2048² plane.
         let text = try String(contentsOf: soup, encoding: .utf8)
-        let quarter = try write(text.replacingOccurrences(of: "#CXRLE Pos=-256,-256", with: "#CXRLE Pos=-512,-512")
-                                    .replacingOccurrences(of: ":P512,512", with: ":P1024,1024"), "lopsided.rle", in: dir)
+        let quarter = try write(text.replacingOccurrences(of: "#CXRLE Pos=-512,-512", with: "#CXRLE Pos=-1024,-1024")
+                                    .replacingOccurrences(of: ":P1024,1024", with: ":P2048,2048"), "lopsided.rle", in: dir)
         let (balanced, report) = try run(quarter, generations: 300, ["--tiles", "4x4", "--halo", "8", "--report"], in: dir)
         let (pinned, plain) = try run(quarter, generations: 300, ["--tiles", "4x4", "--halo", "8", "--no-balance"], in: dir)
         #expect(balanced == pinned)
