@@ -13,6 +13,20 @@
 // above and below a cell), `two` = west + east (for the cell's own row), and the row.
 typedef struct { __m256i three0, three1, two0, two1, centre; } row_sums;
 
+// The sums of the cells `c`, whose west neighbours' words are `before` (bit 63 of each
+// is the cell west of bit 0) and east neighbours' `after` (bit 0 east of bit 63).
+AVX2 row_sums sums_of(__m256i before, __m256i c, __m256i after) {
+    row_sums s;
+    __m256i west = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(before, 63));
+    __m256i east = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(after, 63));
+    s.two0 = _mm256_xor_si256(west, east);
+    s.two1 = _mm256_and_si256(west, east);
+    s.three0 = _mm256_xor_si256(s.two0, c);
+    s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
+    s.centre = c;
+    return s;
+}
+
 // Next state from the sums above, beside and below: the eight-neighbour count n is
 // added with full adders. Life needs only n's low two bits and whether n ≥ 4:
 // alive next = (n | alive) == 3.

@@ -19,18 +19,8 @@ int tessera_cpu_has_avx2(void) {
 
 // The unaligned loads one word either side carry the edge bit across words.
 AVX2 row_sums horizontal(const uint64_t *p) {
-    row_sums s;
-    __m256i c = _mm256_load_si256((const __m256i *)p);
-    __m256i before = _mm256_loadu_si256((const __m256i *)(p - 1));
-    __m256i after = _mm256_loadu_si256((const __m256i *)(p + 1));
-    __m256i west = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(before, 63));
-    __m256i east = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(after, 63));
-    s.two0 = _mm256_xor_si256(west, east);
-    s.two1 = _mm256_and_si256(west, east);
-    s.three0 = _mm256_xor_si256(s.two0, c);
-    s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
-    s.centre = c;
-    return s;
+    return sums_of(_mm256_loadu_si256((const __m256i *)(p - 1)), _mm256_load_si256((const __m256i *)p),
+                   _mm256_loadu_si256((const __m256i *)(p + 1)));
 }
 
 #ifndef TESSERA_PREFETCH_WORDS

@@ -130,18 +130,8 @@ static void tiles_step_portable(const int32_t *due, size_t count, const int32_t 
 // The horizontal sums of the four rows whose west, centre and east words start at
 // `w`, `c` and `e`.
 AVX2 row_sums horizontal4(const uint64_t *w4, const uint64_t *c4, const uint64_t *e4) {
-    row_sums s;
-    __m256i c = _mm256_loadu_si256((const __m256i *)c4);
-    __m256i w = _mm256_loadu_si256((const __m256i *)w4);
-    __m256i e = _mm256_loadu_si256((const __m256i *)e4);
-    __m256i west = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(w, 63));
-    __m256i east = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(e, 63));
-    s.two0 = _mm256_xor_si256(west, east);
-    s.two1 = _mm256_and_si256(west, east);
-    s.three0 = _mm256_xor_si256(s.two0, c);
-    s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
-    s.centre = c;
-    return s;
+    return sums_of(_mm256_loadu_si256((const __m256i *)w4), _mm256_loadu_si256((const __m256i *)c4),
+                   _mm256_loadu_si256((const __m256i *)e4));
 }
 
 AVX2 uint64_t any_bit(__m256i v) {
