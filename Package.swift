@@ -38,7 +38,9 @@ let package = Package(
         // CPU affinity, which needs _GNU_SOURCE.
         .target(name: "CTesseraSystem"),
         .target(name: "TesseraCore", dependencies: ["CTesseraKernel", "CTesseraSystem"]),
-        .target(name: "TesseraPatterns", dependencies: ["TesseraCore"]),
+        // zlib from the system (Debian: zlib1g-dev), for gzipped pattern files.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "TesseraPatterns", dependencies: ["CZlib", "TesseraCore"]),
         // Golly's other engine, for patterns that repeat: one process, the unbounded plane.
         .target(name: "TesseraHashLife", dependencies: ["CTesseraKernel", "TesseraCore"]),
         .target(name: "TesseraTiles", dependencies: ["TesseraCore"]),

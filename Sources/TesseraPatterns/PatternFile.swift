@@ -24,9 +24,8 @@ public enum PatternFile {
         return .rle
     }
 
-    /// Compressed files, told by their first bytes.
+    /// Compressed files Tessera does not unpack, told by their first bytes.
     private static func compression(of bytes: Data) -> (name: String, tool: String)? {
-        if bytes.starts(with: [0x1F, 0x8B]) { return ("gzip", "gunzip") }
         if bytes.starts(with: Array("PK\u{03}\u{04}".utf8)) { return ("zip", "unzip") }
         if bytes.starts(with: Array("BZh".utf8)) { return ("bzip2", "bunzip2") }
         if bytes.starts(with: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]) { return ("xz", "unxz") }
@@ -48,6 +47,18 @@ public enum PatternFile {
         let file = try InputFile(path, fix: "check the path, or run 'tessera patterns' for built-in names")
         do {
             let first = try file.read(upTo: 1 << 16)
+            if Gzip.isGzip(first) {
+                // What Golly reads of `x.rle.gz` is `x.rle`: the inner name tells the format.
+                let inner = path.lowercased().hasSuffix(".gz") ? String(path.dropLast(3)) : path
+                let data = try Gzip.unpack(first + file.readToEnd())
+                if Gzip.isGzip(data) || compression(of: data) != nil {
+                    throw TesseraError("compressed twice", fix: "unpack it by hand and give the pattern inside")
+                }
+                guard let text = String(data: data, encoding: .utf8) else {
+                    throw TesseraError("not UTF-8 text inside the gzip data", fix: "give an RLE, .cells, Life 1.06 or macrocell file")
+                }
+                return try parse(text, path: inner)
+            }
             if let compression = compression(of: first) {
                 throw TesseraError("\(compression.name)-compressed, which Tessera does not read",
                                    fix: "unpack it first (\(compression.tool)) and give the RLE, .cells, Life 1.06 or macrocell inside")
