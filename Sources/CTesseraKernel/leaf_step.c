@@ -110,7 +110,7 @@ __attribute__((target("avx2"))) static void step_wide(__m128i rows[8], int gener
     transpose(bottom);
     __m256i wide[4];
     for (int k = 0; k < 4; k++) wide[k] = _mm256_inserti128_si256(_mm256_castsi128_si256(top[k]), bottom[k], 1);
-    int life = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
+    int life = tessera_is_life(birth, survive);
     if (life) run_wide(wide, generations, 1, birth, survive);
     else run_wide(wide, generations, 0, birth, survive);
     for (int k = 0; k < 4; k++) {
@@ -139,7 +139,7 @@ static tessera_leaves square_result(const uint64_t leaves[16], int generations, 
     if (wide) {
         step_wide(rows, generations, birth, survive);
     } else {
-        int life = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
+        int life = tessera_is_life(birth, survive);
         if (life) run(rows, generations, 1, birth, survive);
         else run(rows, generations, 0, birth, survive);
     }
@@ -195,7 +195,7 @@ tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations,
         rows[r] = 0;
         for (int column = 0; column < 4; column++) rows[r] |= (uint32_t)(band[column] >> (8 * (r % 8)) & 0xFF) << (8 * column);
     }
-    int life = birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
+    int life = tessera_is_life(birth, survive);
     if (life) run(rows, generations, 1, birth, survive);
     else run(rows, generations, 0, birth, survive);
     tessera_leaves centre = {0, 0, 0, 0};

@@ -161,7 +161,7 @@ int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                               size_t rowBegin, size_t rowEnd, uint32_t rowMask, uint16_t birth,
                               uint16_t survive, uint64_t *flags) {
     if (rowBegin >= rowEnd) return 1;
-    if (birth == (1u << 3) && survive == ((1u << 2) | (1u << 3)))
+    if (tessera_is_life(birth, survive))
         step_tracked_life(src, dst, stride, words, rowBegin, rowEnd, rowMask, flags);
     else
         step_tracked_any(src, dst, stride, words, rowBegin, rowEnd, rowMask, birth, survive, flags);
@@ -171,7 +171,7 @@ int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                            size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive) {
     if (rowBegin >= rowEnd) return 1;
-    if (birth == (1u << 3) && survive == ((1u << 2) | (1u << 3)))
+    if (tessera_is_life(birth, survive))
         step_life(src, dst, stride, words, rowBegin, rowEnd);
     else
         step_any(src, dst, stride, words, rowBegin, rowEnd, birth, survive);

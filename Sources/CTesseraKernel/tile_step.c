@@ -14,7 +14,7 @@
 #define TESSERA_X86 1
 #endif
 
-enum { ROWS = 64, PADDED = 68 };
+enum { ROWS = 64, PADDED = ROWS + 2 };
 
 // The three columns of words, row -1 at index 0.
 typedef struct { uint64_t west[PADDED], centre[PADDED], east[PADDED]; } padded_columns;
@@ -29,9 +29,6 @@ static void pad(const uint64_t *const around[9], padded_columns *p) {
     p->west[ROWS + 1] = around[6][0];
     p->centre[ROWS + 1] = around[7][0];
     p->east[ROWS + 1] = around[8][0];
-    p->west[ROWS + 2] = p->west[ROWS + 3] = 0;
-    p->centre[ROWS + 2] = p->centre[ROWS + 3] = 0;
-    p->east[ROWS + 2] = p->east[ROWS + 3] = 0;
 }
 
 // Which neighbours (bit k: around[k], bit 4 the tile itself) the rows `first` (row 0),
@@ -72,7 +69,7 @@ static uint64_t next_word(uint64_t above3_0, uint64_t above3_1, uint64_t here2_0
     return (~alive & born) | (alive & stays);
 }
 
-uint32_t tessera_tile_step_portable(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
+static uint32_t tile_step_portable(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
     padded_columns p;
     pad(around, &p);
     uint64_t three0[ROWS + 2], three1[ROWS + 2], two0[ROWS + 2], two1[ROWS + 2];
@@ -104,6 +101,16 @@ uint32_t tessera_tile_step_portable(const uint64_t *const around[9], uint64_t *n
         | (edges(liveFirst, liveLast, liveAny) | side_edges(liveWest, liveEast)) << 16;
 }
 
+uint32_t tessera_tile_alive(const uint64_t *cells) {
+    uint64_t any = 0, west = 0, east = 0;
+    for (int r = 0; r < ROWS; r++) {
+        any |= cells[r];
+        west |= cells[r] & 1;
+        east |= cells[r] >> 63;
+    }
+    return edges(cells[0], cells[ROWS - 1], any) | side_edges(west, east);
+}
+
 // The 3x3 of tiles around `slot` (its generation of `parity`), `zero` where none is.
 static inline void gather(const uint64_t *around[9], const int32_t *neighbours, uint64_t *const *chunks, int32_t slot,
                           int parity, const uint64_t *zero) {
@@ -119,7 +126,7 @@ static void tiles_step_portable(const int32_t *due, size_t count, const int32_t 
     for (size_t i = 0; i < count; i++) {
         int32_t slot = due[i];
         gather(around, neighbours, chunks, slot, parity, zero);
-        reports[i] = tessera_tile_step_portable(around, tessera_tile_cells(chunks, slot, parity ^ 1), birth, survive);
+        reports[i] = tile_step_portable(around, tessera_tile_cells(chunks, slot, parity ^ 1), birth, survive);
     }
 }
 
@@ -207,25 +214,12 @@ __attribute__((target("avx2"))) static void tiles_step_any(const int32_t *due, s
     tiles_step(due, count, neighbours, chunks, parity, zero, 0, birth, survive, reports);
 }
 
-__attribute__((target("avx2"))) static uint32_t tile_step_one(const uint64_t *const around[9], uint64_t *next,
-                                                            uint16_t birth, uint16_t survive) {
-    return tile_step_reported(around, next, 0, birth, survive);
-}
-
-uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
-    return tile_step_one(around, next, birth, survive);
-}
-
-static int is_life(uint16_t birth, uint16_t survive) {
-    return birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
-}
-
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
                         int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,
                         uint32_t *reports) {
     if (!avx2) {
         tiles_step_portable(due, count, neighbours, chunks, parity, zero, birth, survive, reports);
-    } else if (is_life(birth, survive)) {
+    } else if (tessera_is_life(birth, survive)) {
         tiles_step_life(due, count, neighbours, chunks, parity, zero, reports);
     } else {
         tiles_step_any(due, count, neighbours, chunks, parity, zero, birth, survive, reports);
@@ -233,10 +227,6 @@ void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbo
 }
 
 #else
-
-uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
-    return tessera_tile_step_portable(around, next, birth, survive);
-}
 
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
                         int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,

@@ -32,10 +32,7 @@ struct SparseBlocks {
     /// declared box's top-left, in order of rows: what is alive and no more, for the
     /// sparse plane's tiles, or for the windows that group them (`RunSetup`).
     func parts() -> [PlacedCells] {
-        blocks.map { key, cells in
-            let live = cells.liveBounds!
-            return PlacedCells(cells: cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height),
-                               left: key.column * Self.side + live.x, top: key.row * Self.side + live.y)
-        }.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
+        // Blocks are made by a live cell: each has one to be cut to.
+        blocks.map { key, cells in PlacedCells(trimming: cells, left: key.column * Self.side, top: key.row * Self.side)! }.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
     }
 }

@@ -9,14 +9,15 @@ import TesseraPatterns
 /// a bounded board on one tile, the unbounded plane on the sparse plane's tiles
 /// (`LocalPlane`). The workers (and the coordinator's sockets) are started only once a
 /// generation keeps this process busy for longer than `busy`, and are handed the live
-/// cells once they are up (on the unbounded plane, in windows around them). Starting them costs tens of milliseconds (each is an exec, libzmq's shared
-/// libraries, flag parsing, a connection and a handshake), and every round on them a
-/// loopback round trip and halo strips: more than a sparse pattern's whole run takes
-/// here, and more than Golly takes for it.
+/// cells once they are up (on the unbounded plane, in windows around them). Starting
+/// them costs tens of milliseconds (each is an exec, libzmq's shared libraries, flag
+/// parsing, a connection and a handshake), and every round on them a loopback round
+/// trip and halo strips: more than a sparse pattern's whole run takes here, and more
+/// than Golly takes for it.
 package struct HeadStart: Sendable {
     /// What steps here: a bounded board's one tile, or the unbounded plane's sparse tiles.
     private enum Local {
-        case board(LocalWindow)
+        case board(LocalBoard)
         case plane(LocalPlane)
     }
     private let local: Local
@@ -51,7 +52,7 @@ package struct HeadStart: Sendable {
     init(_ alone: RunSetup) async throws {
         let started = ContinuousClock.now
         board = alone
-        local = alone.isUnbounded ? .plane(try LocalPlane(alone)) : .board(try await LocalWindow(alone))
+        local = alone.isUnbounded ? .plane(try LocalPlane(alone)) : .board(try await LocalBoard(alone))
         position = UnboundedPlane.Position(setup: board)
         pace = 16
         seconds = (ContinuousClock.now - started).seconds

@@ -2,7 +2,6 @@ import FoundationEssentials
 import TesseraCluster
 import TesseraCore
 import TesseraPatterns
-import TesseraTiles
 
 /// Every tile as an actor in this process: no worker processes, no sockets.
 package enum InProcessRun {
@@ -12,17 +11,15 @@ package enum InProcessRun {
         _ = try setup.end(after: generations)
         return try await Interrupted.unlessSignalled(output: output?.path) {
             if setup.isUnbounded { return try await runUnbounded(setup, generations: generations, output: output) }
-            let cells = TileStart.painted(setup.start, board: setup.shape)
-            let cluster = try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo,
-                                                generation: setup.generation) { _ in cells }
+            let board = try await LocalBoard(setup)
             let clock = ContinuousClock()
             let start = clock.now
-            try await cluster.run(generations: generations)
+            try await board.advance(generations)
             let seconds = (clock.now - start).seconds
-            try await output?.write(generation: setup.generation + generations, live: try await cluster.liveBounds()) {
-                try await cluster.cells(in: $0)
+            try await output?.write(generation: setup.generation + generations, live: try await board.liveBounds()) {
+                try await board.cells(in: $0)
             }
-            return RunOutcome(seconds: seconds, population: try await cluster.population(), workers: [],
+            return RunOutcome(seconds: seconds, population: try await board.population(), workers: [],
                               generations: generations)
         }
     }

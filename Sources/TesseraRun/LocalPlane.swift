@@ -18,10 +18,7 @@ actor LocalPlane {
         self.threads = max(1, threads)
     }
 
-    var generation: UInt64 { plane.generation }
     var population: Int { plane.population }
-    var bounds: CellBounds? { plane.bounds }
-    var tileCount: Int { plane.tileCount }
 
     /// Advances `generations` generations; a cancelled task stops between slices.
     /// Nothing else reads the plane while a generation's tiles are stepped on other

@@ -1,9 +1,9 @@
 import TesseraCluster
 import TesseraCore
 import TesseraPatterns
-import TesseraTiles
 
-/// What runs one window of the unbounded plane: tiles in this process, or a cluster.
+/// What runs one window of the unbounded plane: a cluster's workers, or `LocalBoard`
+/// in tests (a run in this process steps the plane as `LocalPlane`, with no window).
 package protocol WindowRunner: Sendable {
     func advance(_ generations: UInt64) async throws
     /// The live cells' bounds (board coordinates) as the last advance left them.
@@ -165,28 +165,6 @@ package enum UnboundedPlane {
             try await runner.cells(in: TileRect(x: live.x + rect.x, y: live.y + rect.y, width: rect.width, height: rect.height))
         }
     }
-}
-
-/// A window's tiles as actors in this process; a move builds the new window's.
-actor LocalWindow: WindowRunner {
-    private var cluster: TileCluster
-
-    init(_ setup: RunSetup) async throws {
-        cluster = try await Self.tiles(of: setup)
-    }
-
-    static func tiles(of setup: RunSetup) async throws -> TileCluster {
-        let cells = TileStart.painted(setup.start, board: setup.shape)
-        return try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation) { _ in cells }
-    }
-
-    func advance(_ generations: UInt64) async throws { try await cluster.run(generations: generations) }
-    func liveBounds() async throws -> TileRect? { try await cluster.liveBounds() }
-    func liveBounds(in rect: TileRect) async throws -> TileRect? { try await cluster.liveBounds(in: rect) }
-    func cells(in rect: TileRect) async throws -> BitGrid { try await cluster.cells(in: rect) }
-    func move(to setup: RunSetup) async throws { cluster = try await Self.tiles(of: setup) }
-    func tileCount() async -> Int { cluster.tiling.tiles.count }
-    func population() async throws -> Int { try await cluster.population() }
 }
 
 /// A window on the cluster's workers; a move gives them the new window's tiles.

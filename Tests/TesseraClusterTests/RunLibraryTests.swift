@@ -165,7 +165,7 @@ import TesseraWire
         choices.pattern = (Pattern(cells: cells, position: (-5, 7)), "two.rle")
         let setup = try RunSetup(choices, defaultTiles: 1)
         #expect(setup.atlas == nil)
-        let window = try await LocalWindow(setup)
+        let window = try await LocalBoard(setup)
         let live = try #require(setup.startingBounds)
         #expect(live.width * live.height > UnboundedPlane.largestWholeRead)
         let parts = try await UnboundedPlane.liveParts(in: live, of: setup.shape, from: window)

@@ -64,18 +64,6 @@ tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations,
 /// The same without AVX2 whatever the CPU, so tests can hold the two paths to each other.
 tessera_leaves tessera_square_result_narrow(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive);
 
-/// One generation of a 64x64 tile of the sparse plane (64 words, word r its row r, bit
-/// c its column c) into `next`, which holds the generation before last and is
-/// overwritten. `around` is the 3x3 of tiles centred on it, in rows from the north-west
-/// (around[4] the tile itself); a missing one is a tile of zeros. Returns which
-/// neighbours the step touched, bit k for around[k] and bit 4 for anywhere: bits 0-8
-/// where a cell differs from the one it overwrote (on the edge shared with around[k]),
-/// bits 16-24 where a cell is alive. Both run on every CPU; the avx2 one falls back to
-/// the portable one where the CPU family has none, and must be called only where
-/// `tessera_cpu_has_avx2()` is nonzero on x86.
-uint32_t tessera_tile_step_avx2(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive);
-uint32_t tessera_tile_step_portable(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive);
-
 /// Tiles per chunk of the sparse plane's cell memory: a slot's two generations lie in
 /// chunk slot / TESSERA_TILE_CHUNK, generation of parity p at 64 words times
 /// 2 * (slot % TESSERA_TILE_CHUNK) + p.
@@ -85,12 +73,25 @@ static inline uint64_t *tessera_tile_cells(uint64_t *const *chunks, int32_t slot
     return chunks[slot / TESSERA_TILE_CHUNK] + ((size_t)(slot % TESSERA_TILE_CHUNK) * 2 + (size_t)parity) * 64;
 }
 
-/// One generation of the tiles `due[0..<count]` (slots), each from its generation of
-/// `parity` and its neighbours' (`neighbours[9 * slot + k]`, -1 where none, read as
-/// `zero`) into its other one, as `tessera_tile_step_avx2` steps one tile; its report
-/// goes to `reports[i]`. With `avx2` zero, the portable loop.
+/// One generation of the sparse plane's tiles `due[0..<count]` (slots). A tile is 64
+/// words, word r its row r, bit c its column c; each steps from its generation of
+/// `parity` and its neighbours' (`neighbours[9 * slot + k]`, the 3x3 in rows from the
+/// north-west, k = 4 itself; -1 where none, read as `zero`) into its other generation,
+/// which holds the generation before last and is overwritten. `reports[i]` says which
+/// neighbours the step touched, bit k for neighbour k and bit 4 for anywhere: bits 0-8
+/// where a cell differs from the one it overwrote (on the edge shared with neighbour k),
+/// bits 16-24 where a cell is alive (as `tessera_tile_alive`). With `avx2` nonzero (only
+/// where `tessera_cpu_has_avx2()` says so), the AVX2 loop, else the portable one.
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
                         int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,
                         uint32_t *reports);
+
+/// Where a tile's 64 words are alive, as bits 0-8 of a report of `tessera_tiles_step`.
+uint32_t tessera_tile_alive(const uint64_t *cells);
+
+/// Whether the masks are Conway's Life, B3/S23, which every kernel steps by a shorter path.
+static inline int tessera_is_life(uint16_t birth, uint16_t survive) {
+    return birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
+}
 
 #endif

@@ -75,9 +75,6 @@ public final class SparsePlane {
     /// Tiles due to step next.
     public var dueCount: Int { due.count }
 
-    /// Bytes the tiles' cells take: two generations of 64x64 cells each.
-    public var byteCount: Int { store.slotCount * 2 * TileStore.words * 8 }
-
     private var parity: Int { Int(generation & 1) }
 
     // MARK: Cells in
@@ -99,10 +96,10 @@ public final class SparsePlane {
                 }
                 guard any != 0 else { continue }
                 let key = TileKey(x: tx, y: ty)
-                let slot = store.slot(of: key) ?? made(key)
+                let slot = store.slot(of: key) ?? store.add(key)
                 let present = store.cells(slot, parity)
                 for r in 0..<TileStore.words { present[r] |= words[r] }
-                store.alive[2 * Int(slot) + parity] = Self.aliveBits(present)
+                store.alive[2 * Int(slot) + parity] = tessera_tile_alive(present)
                 unsure.insert(slot)
                 mark(slot)
             }
@@ -110,8 +107,6 @@ public final class SparsePlane {
         // Every edge that touches life gets its neighbour before the next step.
         for slot in due { addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity]) }
     }
-
-    private func made(_ key: TileKey) -> Int32 { store.add(key) }
 
     @inline(__always)
     private func mark(_ slot: Int32) {
@@ -126,30 +121,8 @@ public final class SparsePlane {
         while edges != 0 {
             let k = edges.trailingZeroBitCount
             edges &= edges - 1
-            if store.neighbours[base + k] < 0 { mark(made(store.keys[Int(slot)].neighbour(k))) }
+            if store.neighbours[base + k] < 0 { mark(store.add(store.keys[Int(slot)].neighbour(k))) }
         }
-    }
-
-    /// Where the 64 words at `cells` are alive, as the step reports it (bits 0-8).
-    static func aliveBits(_ cells: UnsafePointer<UInt64>) -> UInt32 {
-        var any: UInt64 = 0, west: UInt64 = 0, east: UInt64 = 0
-        for r in 0..<TileStore.words {
-            any |= cells[r]
-            west |= cells[r] & 1
-            east |= cells[r] >> 63
-        }
-        guard any != 0 else { return 0 }
-        let (first, last) = (cells[0], cells[TileStore.words - 1])
-        var bits: UInt32 = 1 << 4
-        if first != 0 { bits |= 1 << 1 }
-        if last != 0 { bits |= 1 << 7 }
-        if west != 0 { bits |= 1 << 3 }
-        if east != 0 { bits |= 1 << 5 }
-        if first & 1 != 0 { bits |= 1 << 0 }
-        if first >> 63 != 0 { bits |= 1 << 2 }
-        if last & 1 != 0 { bits |= 1 << 6 }
-        if last >> 63 != 0 { bits |= 1 << 8 }
-        return bits
     }
 
     // MARK: Stepping
@@ -284,15 +257,9 @@ public final class SparsePlane {
     public var bounds: CellBounds? {
         var box: CellBounds? = nil
         for slot in liveSlots {
-            let cells = store.cells(slot, parity), key = store.keys[Int(slot)]
-            var any: UInt64 = 0, top = -1, bottom = 0
-            for r in 0..<TileStore.words where cells[r] != 0 {
-                any |= cells[r]
-                if top < 0 { top = r }
-                bottom = r
-            }
-            let left = any.trailingZeroBitCount, right = 63 - any.leadingZeroBitCount
-            let part = CellBounds(left: key.x << 6 + left, top: key.y << 6 + top, width: right - left + 1, height: bottom - top + 1)
+            let cells = UnsafePointer(store.cells(slot, parity)), key = store.keys[Int(slot)]
+            let live = BitCopy.liveBounds(x: 0, width: 64, rows: 0..<TileStore.words) { cells + $0 }!
+            let part = CellBounds(left: key.x << 6 + live.x, top: key.y << 6 + live.y, width: live.width, height: live.height)
             box = box.map { $0.union(part) } ?? part
         }
         return box

@@ -39,7 +39,7 @@ final class TileStore {
     /// `neighbours[9 * slot + k]`: the slot of neighbour k (as `TileKey.neighbour`), -1 if none.
     @exclusivity(unchecked) private(set) var neighbours: UnsafeMutablePointer<Int32> = .allocate(capacity: 0)
     /// `alive[2 * slot + parity]`: where the cells of that parity's generation are
-    /// alive, as `tessera_tile_step_avx2` reports it (bit k: on the edge shared with
+    /// alive, as `tessera_tiles_step` reports it (bit k: on the edge shared with
     /// neighbour k; bit 4: anywhere).
     @exclusivity(unchecked) private(set) var alive: UnsafeMutablePointer<UInt32> = .allocate(capacity: 0)
     @exclusivity(unchecked) private(set) var inUse: UnsafeMutablePointer<Bool> = .allocate(capacity: 0)

@@ -26,7 +26,7 @@ package struct CorpusBench: Sendable {
     }
 
     package func measure(_ file: CorpusFile) async throws -> CorpusRow {
-        let input = try await unpacked(file)
+        let input = try self.input(for: file)
         let head = try String(decoding: InputFile(input, fix: "check the corpus folder").read(upTo: 1 << 16), as: UTF8.self)
         let named = CorpusFile.rule(inText: head[...])
         let engines = CorpusFile.engines(forRule: named?.rule, game: named?.game)
@@ -105,7 +105,7 @@ package struct CorpusBench: Sendable {
 
     /// The file as both programs read it: a gzipped one as it is (both unpack it, and
     /// the time to do so is theirs), a `.gz` that is plain text under its plain name.
-    private func unpacked(_ file: CorpusFile) async throws -> String {
+    private func input(for file: CorpusFile) throws -> String {
         guard file.path.hasSuffix(".gz") else { return file.path }
         let magic = try InputFile(file.path, fix: "check the corpus folder").read(upTo: 2)
         if Array(magic) == [0x1F, 0x8B] { return file.path }
@@ -230,10 +230,6 @@ struct CellComparison {
 
     /// Each part cropped to its live cells; parts with none dropped.
     static func live(_ pattern: Pattern) -> [PlacedCells] {
-        pattern.placedParts(on: .torus).compactMap { part in
-            guard let live = part.cells.liveBounds else { return nil }
-            return PlacedCells(cells: part.cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height),
-                               left: part.left + live.x, top: part.top + live.y)
-        }
+        pattern.placedParts(on: .torus).compactMap { PlacedCells(trimming: $0.cells, left: $0.left, top: $0.top) }
     }
 }
