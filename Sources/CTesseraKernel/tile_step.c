@@ -120,13 +120,43 @@ static inline void gather(const uint64_t *around[9], const int32_t *neighbours, 
     }
 }
 
+// The report of a step that overwrote `before` with `next` (as `tessera_tiles_step`'s).
+static uint32_t report_of(const uint64_t *before, const uint64_t *next) {
+    uint64_t diffAny = 0, liveAny = 0, diffWest = 0, diffEast = 0, liveWest = 0, liveEast = 0;
+    for (int r = 0; r < ROWS; r++) {
+        uint64_t changed = before[r] ^ next[r];
+        diffAny |= changed;
+        liveAny |= next[r];
+        diffWest |= changed & 1;
+        diffEast |= changed >> 63;
+        liveWest |= next[r] & 1;
+        liveEast |= next[r] >> 63;
+    }
+    return edges(before[0] ^ next[0], before[ROWS - 1] ^ next[ROWS - 1], diffAny) | side_edges(diffWest, diffEast)
+        | (edges(next[0], next[ROWS - 1], liveAny) | side_edges(liveWest, liveEast)) << 16;
+}
+
+// A tile on a bounded grid's edge, just stepped from `before` into `next`: only the
+// cells `mask` keeps may live (those beyond the edge are dead for ever), and its report
+// is of the cells as kept.
+static uint32_t clip(const uint64_t *before, uint64_t *next, const uint64_t *mask) {
+    for (int r = 0; r < ROWS; r++) next[r] &= mask[r];
+    return report_of(before, next);
+}
+
 static void tiles_step_portable(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                                int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, uint32_t *reports) {
+                                int parity, const uint64_t *zero, const uint64_t *const *masks, uint16_t birth,
+                                uint16_t survive, uint32_t *reports) {
     const uint64_t *around[9];
     for (size_t i = 0; i < count; i++) {
         int32_t slot = due[i];
         gather(around, neighbours, chunks, slot, parity, zero);
-        reports[i] = tile_step_portable(around, tessera_tile_cells(chunks, slot, parity ^ 1), birth, survive);
+        uint64_t *next = tessera_tile_cells(chunks, slot, parity ^ 1);
+        const uint64_t *mask = masks ? masks[slot] : NULL;
+        uint64_t before[ROWS];
+        if (mask) memcpy(before, next, sizeof before);
+        reports[i] = tile_step_portable(around, next, birth, survive);
+        if (mask) reports[i] = clip(before, next, mask);
     }
 }
 
@@ -193,46 +223,53 @@ AVX2 uint32_t tile_step_reported(const uint64_t *const around[9], uint64_t *next
 }
 
 AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks, int parity,
-                     const uint64_t *zero, int life, uint16_t birth, uint16_t survive, uint32_t *reports) {
+                     const uint64_t *zero, const uint64_t *const *masks, int life, uint16_t birth, uint16_t survive,
+                     uint32_t *reports) {
     const uint64_t *around[9];
     for (size_t i = 0; i < count; i++) {
         int32_t slot = due[i];
         gather(around, neighbours, chunks, slot, parity, zero);
-        reports[i] = tile_step_reported(around, tessera_tile_cells(chunks, slot, parity ^ 1), life, birth, survive);
+        uint64_t *next = tessera_tile_cells(chunks, slot, parity ^ 1);
+        const uint64_t *mask = masks ? masks[slot] : NULL;
+        uint64_t before[ROWS];
+        if (mask) memcpy(before, next, sizeof before);
+        reports[i] = tile_step_reported(around, next, life, birth, survive);
+        if (mask) reports[i] = clip(before, next, mask);
     }
 }
 
 __attribute__((target("avx2"))) static void tiles_step_life(const int32_t *due, size_t count, const int32_t *neighbours,
                                                             uint64_t *const *chunks, int parity, const uint64_t *zero,
-                                                            uint32_t *reports) {
-    tiles_step(due, count, neighbours, chunks, parity, zero, 1, 0, 0, reports);
+                                                            const uint64_t *const *masks, uint32_t *reports) {
+    tiles_step(due, count, neighbours, chunks, parity, zero, masks, 1, 0, 0, reports);
 }
 
 __attribute__((target("avx2"))) static void tiles_step_any(const int32_t *due, size_t count, const int32_t *neighbours,
                                                            uint64_t *const *chunks, int parity, const uint64_t *zero,
-                                                           uint16_t birth, uint16_t survive, uint32_t *reports) {
-    tiles_step(due, count, neighbours, chunks, parity, zero, 0, birth, survive, reports);
+                                                           const uint64_t *const *masks, uint16_t birth, uint16_t survive,
+                                                           uint32_t *reports) {
+    tiles_step(due, count, neighbours, chunks, parity, zero, masks, 0, birth, survive, reports);
 }
 
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,
-                        uint32_t *reports) {
+                        int parity, const uint64_t *zero, const uint64_t *const *masks, uint16_t birth,
+                        uint16_t survive, int avx2, uint32_t *reports) {
     if (!avx2) {
-        tiles_step_portable(due, count, neighbours, chunks, parity, zero, birth, survive, reports);
+        tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, birth, survive, reports);
     } else if (tessera_is_life(birth, survive)) {
-        tiles_step_life(due, count, neighbours, chunks, parity, zero, reports);
+        tiles_step_life(due, count, neighbours, chunks, parity, zero, masks, reports);
     } else {
-        tiles_step_any(due, count, neighbours, chunks, parity, zero, birth, survive, reports);
+        tiles_step_any(due, count, neighbours, chunks, parity, zero, masks, birth, survive, reports);
     }
 }
 
 #else
 
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,
-                        uint32_t *reports) {
+                        int parity, const uint64_t *zero, const uint64_t *const *masks, uint16_t birth,
+                        uint16_t survive, int avx2, uint32_t *reports) {
     (void)avx2;
-    tiles_step_portable(due, count, neighbours, chunks, parity, zero, birth, survive, reports);
+    tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, birth, survive, reports);
 }
 
 #endif

@@ -124,4 +124,82 @@ import TesseraHashLife
         #expect(plane.bounds == box)
         #expect(plane.cells(in: box) == life.cells(in: box))
     }
+
+    /// Bounded grids as sparse maps, every generation against naive Life on the whole
+    /// board: tori of whole tiles (one tile its own neighbour, two tiles each other's
+    /// on both sides) and dead-edge planes whose last tiles hold cells beyond the edge.
+    @Test(arguments: [(Topology.torus, 64, 64), (.torus, 128, 64), (.torus, 192, 128), (.plane, 100, 70), (.plane, 37, 5),
+                      (.plane, 64, 129), (.plane, 1, 1)])
+    func boundedGridsMatchNaiveLifeEveryGeneration(topology: Topology, width: Int, height: Int) throws {
+        let board = BoardShape(width: width, height: height, topology: topology)
+        for (rule, seed) in [(Rule.life, UInt64(width)), (try Rule(parsing: "B36/S23"), UInt64(height)), (try Rule(parsing: "B2/S"), 5)] {
+            let soup = Self.soup(seed: seed, width: width, height: height, density: 0.35)
+            let area = CellBounds(left: board.left, top: board.top, width: width, height: height)
+            for implementation in Kernel.Implementation.allCases where implementation.isSupported {
+                let plane = try SparsePlane(parts: [PlacedCells(cells: soup, left: board.left, top: board.top)], rule: rule,
+                                            board: board, implementation: implementation)
+                var expected = soup
+                for g in 0...60 {
+                    #expect(plane.cells(in: area) == expected, "\(rule) \(board) \(implementation) generation \(g)")
+                    #expect(plane.population == expected.population)
+                    let box = expected.liveBounds.map { CellBounds(left: board.left + $0.x, top: board.top + $0.y, width: $0.width, height: $0.height) }
+                    #expect(plane.bounds == box)
+                    plane.advance(1)
+                    expected = NaiveLife.step(expected, rule: rule, topology: topology)
+                }
+            }
+        }
+    }
+
+    /// A glider on a dead-edge plane 2^20 cells a side, in its corner, becomes a block
+    /// at the edge (as Golly's does), in a tile or two; one on a torus of whole tiles
+    /// comes round to where it began.
+    @Test func aGliderMeetsTheEdgeOfAHugeBoard() throws {
+        let side = 1 << 20
+        let plane = BoardShape(width: side, height: side, topology: .plane)
+        let corner = PlacedCells(cells: Self.glider, left: plane.left + side - 10, top: plane.top + side - 10)
+        let edged = try SparsePlane(parts: [corner], rule: .life, board: plane)
+        edged.advance(100)
+        #expect(edged.population == 4)
+        #expect(edged.bounds == CellBounds(left: plane.left + side - 2, top: plane.top + side - 2, width: 2, height: 2))
+        #expect(edged.tileCount <= 4)
+        let torus = BoardShape(width: 256, height: 128, topology: .torus)
+        let round = try SparsePlane(parts: [PlacedCells(cells: Self.glider, left: 100, top: 50)], rule: .life, board: torus)
+        round.advance(4 * 256)
+        #expect(round.cells(in: CellBounds(left: 100, top: 50, width: 3, height: 3)) == Self.glider)
+        #expect(round.population == 5)
+    }
+
+    /// What a sparse map cannot hold is said: B0 rules on a bounded grid, a torus whose
+    /// sides are not whole tiles.
+    @Test func boundedGridsItCannotHoldAreRefused() throws {
+        #expect(!SparsePlane.holds(BoardShape(width: 100, height: 64, topology: .torus), rule: .life))
+        #expect(!SparsePlane.holds(BoardShape(width: 64, height: 64, topology: .plane), rule: try Rule(parsing: "B0/S8")))
+        #expect(SparsePlane.holds(BoardShape(width: 100, height: 3, topology: .plane), rule: .life))
+        #expect(throws: TesseraError.self) { try SparsePlane(rule: .life, board: BoardShape(width: 65, height: 64, topology: .torus)) }
+    }
+
+    /// A frame from the tiles in view is the cells reduced dot by dot, at every zoom,
+    /// from dots smaller than a tile to dots many tiles wide, on and off tile edges.
+    @Test func framesAreTheCellsReducedToDots() throws {
+        let soup = Self.soup(seed: 11, width: 300, height: 200, density: 0.02)
+        let plane = try SparsePlane(parts: [PlacedCells(cells: soup, left: -130, top: -77),
+                                            PlacedCells(cells: Self.glider, left: 100_000, top: -40_000)], rule: .life)
+        plane.advance(9)
+        var generator = SplitMix64(seed: 5)
+        for z in [1, 2, 3, 7, 64, 100, 128, 1000] {
+            for _ in 0..<6 {
+                let x = Int(generator.next() % 400) - 250, y = Int(generator.next() % 300) - 150
+                let most = max(1, 2000 / z)
+                let view = Viewport(x: x, y: y, cellsPerDot: z, width: 1 + Int(generator.next() % UInt64(most)),
+                                    height: 1 + Int(generator.next() % UInt64(most)))
+                let cells = plane.cells(in: CellBounds(left: view.x, top: view.y, width: view.width * z, height: view.height * z))
+                var expected = BitGrid(width: view.width, height: view.height)
+                for cy in 0..<cells.height {
+                    for cx in 0..<cells.width where cells[cx, cy] { expected[cx / z, cy / z] = true }
+                }
+                #expect(plane.dots(in: view) == expected, "\(view)")
+            }
+        }
+    }
 }

@@ -82,9 +82,11 @@ static inline uint64_t *tessera_tile_cells(uint64_t *const *chunks, int32_t slot
 /// where a cell differs from the one it overwrote (on the edge shared with neighbour k),
 /// bits 16-24 where a cell is alive (as `tessera_tile_alive`). With `avx2` nonzero (only
 /// where `tessera_cpu_has_avx2()` says so), the AVX2 loop, else the portable one.
+/// `masks`, where not NULL, gives each slot the cells that may live (NULL: all), as on
+/// a bounded grid's last tiles, whose cells beyond its edge are dead for ever.
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, uint16_t birth, uint16_t survive, int avx2,
-                        uint32_t *reports);
+                        int parity, const uint64_t *zero, const uint64_t *const *masks, uint16_t birth,
+                        uint16_t survive, int avx2, uint32_t *reports);
 
 /// Where a tile's 64 words are alive, as bits 0-8 of a report of `tessera_tiles_step`.
 uint32_t tessera_tile_alive(const uint64_t *cells);

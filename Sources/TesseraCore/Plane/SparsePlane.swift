@@ -17,14 +17,22 @@ import CTesseraKernel
 /// both generations; a tile not due to step holds the next generation in its older
 /// buffer already.
 ///
+/// A bounded grid is the same map clipped at its edges (Golly's `:P`) or wrapped
+/// around them (`:T`, whose sides are then whole tiles): tiles lie at whole tiles from
+/// its top-left cell, and none beyond it.
+///
 /// Owned by one actor and never shared; deliberately not `Sendable`.
 public final class SparsePlane {
     public let rule: Rule
+    /// The bounded grid, nil on the unbounded plane.
+    public let board: BoardShape?
+    /// Golly's cell at the top-left of tile (0, 0).
+    private let origin: (x: Int, y: Int)
     /// The rule the kernel applies to the cells as stored.
     private let stepping: Rule
     public private(set) var generation: UInt64
     public let implementation: Kernel.Implementation
-    private let store = TileStore()
+    private let store: TileStore
     /// The tiles due to step next.
     @exclusivity(unchecked) private var due: [Int32] = []
     /// Tiles whose older generation is not known (loaded cells): their first step
@@ -42,13 +50,26 @@ public final class SparsePlane {
     /// Tiles stepped so far, one generation each: what the plane's time follows.
     public private(set) var tilesStepped = 0
 
-    public init(rule: Rule, generation: UInt64 = 0, implementation: Kernel.Implementation = Kernel.best) throws {
-        guard rule.emulation != .alternating else {
-            throw TesseraError("rule \(rule) has B0 without S8: on the unbounded plane every empty cell would blink",
-                               fix: "give a bounded grid: a rule suffix such as \(rule):T1024,1024")
+    /// An empty plane: the unbounded one, or the bounded grid `board` (see `holds`).
+    public init(rule: Rule, board: BoardShape? = nil, generation: UInt64 = 0,
+                implementation: Kernel.Implementation = Kernel.best) throws {
+        if let board {
+            guard Self.holds(board, rule: rule), let space = TileSpace(width: board.width, height: board.height, wraps: board.topology == .torus) else {
+                throw TesseraError("a \(board) board under \(rule) is not a sparse map of tiles",
+                                   fix: "step it as a dense board")
+            }
+            store = TileStore(space: space)
+            origin = (board.left, board.top)
+        } else {
+            guard rule.emulation != .alternating else {
+                throw TesseraError("rule \(rule) has B0 without S8: on the unbounded plane every empty cell would blink",
+                                   fix: "give a bounded grid: a rule suffix such as \(rule):T1024,1024")
+            }
+            store = TileStore()
+            origin = (0, 0)
         }
         try implementation.checkSupported()
-        (self.rule, self.generation, self.implementation) = (rule, generation, implementation)
+        (self.rule, self.board, self.generation, self.implementation) = (rule, board, generation, implementation)
         // B0 with S8: Golly keeps the cells inverted and steps them by the complementary
         // rule, which has no B0.
         stepping = rule.steps.even
@@ -57,10 +78,18 @@ public final class SparsePlane {
     }
 
     /// `parts` (Golly's coordinates) at `generation`.
-    public convenience init(parts: [PlacedCells], rule: Rule, generation: UInt64 = 0,
+    public convenience init(parts: [PlacedCells], rule: Rule, board: BoardShape? = nil, generation: UInt64 = 0,
                             implementation: Kernel.Implementation = Kernel.best) throws {
-        try self.init(rule: rule, generation: generation, implementation: implementation)
+        try self.init(rule: rule, board: board, generation: generation, implementation: implementation)
         for part in parts { add(part) }
+    }
+
+    /// Whether a sparse map holds the bounded grid `board` under `rule`: a rule without
+    /// B0 (with it, empty cells are born, and a missing tile is not dead), on a plane
+    /// or on a torus whose sides are whole tiles.
+    public static func holds(_ board: BoardShape, rule: Rule) -> Bool {
+        board.topology != .infinite && rule.birth & 1 == 0
+            && TileSpace(width: board.width, height: board.height, wraps: board.topology == .torus) != nil
     }
 
     deinit {
@@ -79,23 +108,27 @@ public final class SparsePlane {
 
     // MARK: Cells in
 
-    /// Brings `part`'s live cells (Golly's coordinates) to life, on top of what lives.
+    /// Brings `part`'s live cells (Golly's coordinates) to life, on top of what lives;
+    /// on a bounded grid, those on it.
     public func add(_ part: PlacedCells) {
         let cells = part.cells
         guard cells.width > 0, cells.height > 0 else { return }
-        let first = TileKey(cellX: part.left, y: part.top)
-        let last = TileKey(cellX: part.left + cells.width - 1, y: part.top + cells.height - 1)
+        let (left, top) = (part.left - origin.x, part.top - origin.y)
+        let first = TileKey(cellX: left, y: top)
+        let last = TileKey(cellX: left + cells.width - 1, y: top + cells.height - 1)
         for ty in first.y...last.y {
             for tx in first.x...last.x {
+                let key = TileKey(x: tx, y: ty)
+                guard store.space.contains(key) else { continue }
                 let (x0, y0) = (tx << 6, ty << 6)
+                let mask = store.space.mask(of: key).map(store.space.words(of:))
                 var words = [UInt64](repeating: 0, count: TileStore.words)
                 var any: UInt64 = 0
-                for r in max(0, part.top - y0)..<min(64, part.top + cells.height - y0) {
-                    words[r] = cells.bits(x: x0 - part.left, y: y0 + r - part.top, count: 64)
+                for r in max(0, top - y0)..<min(64, top + cells.height - y0) {
+                    words[r] = cells.bits(x: x0 - left, y: y0 + r - top, count: 64) & (mask?[r] ?? ~0)
                     any |= words[r]
                 }
                 guard any != 0 else { continue }
-                let key = TileKey(x: tx, y: ty)
                 let slot = store.slot(of: key) ?? store.add(key)
                 let present = store.cells(slot, parity)
                 for r in 0..<TileStore.words { present[r] |= words[r] }
@@ -121,7 +154,7 @@ public final class SparsePlane {
         while edges != 0 {
             let k = edges.trailingZeroBitCount
             edges &= edges - 1
-            if store.neighbours[base + k] < 0 { mark(store.add(store.keys[Int(slot)].neighbour(k))) }
+            if store.neighbours[base + k] < 0, let key = store.space.neighbour(of: store.keys[Int(slot)], k) { mark(store.add(key)) }
         }
     }
 
@@ -161,14 +194,15 @@ public final class SparsePlane {
         let chunks: UnsafePointer<UnsafeMutablePointer<UInt64>?>
         let parity: Int32
         let zero: UnsafePointer<UInt64>
+        let masks: UnsafePointer<UnsafePointer<UInt64>?>?
         let rule: Rule
         let avx2: Int32
         let reports: UnsafeMutablePointer<UInt32>
 
         public func run(_ range: Range<Int>) {
             precondition(range.lowerBound >= 0 && range.upperBound <= count)
-            tessera_tiles_step(due + range.lowerBound, range.count, neighbours, chunks, parity, zero, rule.birth, rule.survive,
-                               avx2, reports + range.lowerBound)
+            tessera_tiles_step(due + range.lowerBound, range.count, neighbours, chunks, parity, zero, masks, rule.birth,
+                               rule.survive, avx2, reports + range.lowerBound)
         }
     }
 
@@ -183,7 +217,7 @@ public final class SparsePlane {
         }
         due.withUnsafeBufferPointer { scratchDue.update(from: $0.baseAddress!, count: $0.count) }
         return Work(due: scratchDue, count: due.count, neighbours: store.neighbours, chunks: store.chunks, parity: Int32(parity),
-                    zero: zero, rule: stepping, avx2: implementation == .avx2 ? 1 : 0, reports: scratchReports)
+                    zero: zero, masks: store.masks.map { UnsafePointer($0) }, rule: stepping, avx2: implementation == .avx2 ? 1 : 0, reports: scratchReports)
     }
 
     /// Ends the generation whose `work()` ran: learns where life went, lists the tiles
@@ -259,7 +293,8 @@ public final class SparsePlane {
         for slot in liveSlots {
             let cells = UnsafePointer(store.cells(slot, parity)), key = store.keys[Int(slot)]
             let live = BitCopy.liveBounds(x: 0, width: 64, rows: 0..<TileStore.words) { cells + $0 }!
-            let part = CellBounds(left: key.x << 6 + live.x, top: key.y << 6 + live.y, width: live.width, height: live.height)
+            let part = CellBounds(left: key.x << 6 + live.x + origin.x, top: key.y << 6 + live.y + origin.y,
+                                  width: live.width, height: live.height)
             box = box.map { $0.union(part) } ?? part
         }
         return box
@@ -269,24 +304,66 @@ public final class SparsePlane {
     public func cells(in area: CellBounds) -> BitGrid {
         var grid = BitGrid(width: area.width, height: area.height)
         guard area.width > 0, area.height > 0 else { return grid }
-        let first = TileKey(cellX: area.left, y: area.top)
-        let last = TileKey(cellX: area.right - 1, y: area.bottom - 1)
-        let (columns, rows) = (last.x - first.x + 1, last.y - first.y + 1)
-        // Whichever is fewer: the tiles the area spans, or the tiles there are.
-        let (spanned, overflow) = columns.multipliedReportingOverflow(by: rows)
-        let slots: [Int32] = !overflow && spanned <= store.count
-            ? (first.y...last.y).flatMap { y in (first.x...last.x).compactMap { store.slot(of: TileKey(x: $0, y: y)) } }
-            : store.slots.filter {
-                let key = store.keys[Int($0)]
-                return first.x <= key.x && key.x <= last.x && first.y <= key.y && key.y <= last.y
-            }
-        for slot in slots {
+        let (left, top) = (area.left - origin.x, area.top - origin.y)
+        let first = TileKey(cellX: left, y: top)
+        let last = TileKey(cellX: left + area.width - 1, y: top + area.height - 1)
+        for slot in slots(from: first, to: last) {
             let cells = store.cells(slot, parity), key = store.keys[Int(slot)]
             for r in 0..<TileStore.words where cells[r] != 0 {
-                grid.insertBits(cells[r], count: 64, x: key.x << 6 - area.left, y: key.y << 6 + r - area.top)
+                grid.insertBits(cells[r], count: 64, x: key.x << 6 - left, y: key.y << 6 + r - top)
             }
         }
         return grid
+    }
+
+    /// The tiles from `first` to `last` (inclusive, rows and columns): looked up one by
+    /// one where they are fewer than the tiles there are, else the tiles filtered.
+    private func slots(from first: TileKey, to last: TileKey) -> [Int32] {
+        let (columns, rows) = (last.x - first.x + 1, last.y - first.y + 1)
+        let (spanned, overflow) = columns.multipliedReportingOverflow(by: rows)
+        guard overflow || spanned > store.count else {
+            return (first.y...last.y).flatMap { y in (first.x...last.x).compactMap { store.slot(of: TileKey(x: $0, y: y)) } }
+        }
+        return store.slots.filter {
+            let key = store.keys[Int($0)]
+            return first.x <= key.x && key.x <= last.x && first.y <= key.y && key.y <= last.y
+        }
+    }
+
+    /// The dots of `view` (Golly's coordinates): a dot is lit when any cell under it is
+    /// alive. Only the tiles in view are read, and a tile that lies under one dot is
+    /// read by its summary alone, without touching its cells: zoomed out, a frame costs
+    /// the live tiles in view.
+    public func dots(in view: Viewport) -> BitGrid {
+        var dots = BitGrid(width: view.width, height: view.height)
+        let z = view.cellsPerDot
+        guard view.width > 0, view.height > 0 else { return dots }
+        let (left, top) = (view.x - origin.x, view.y - origin.y)
+        let first = TileKey(cellX: left, y: top)
+        let last = TileKey(cellX: left + view.width * z - 1, y: top + view.height * z - 1)
+        let parity = parity
+        for slot in slots(from: first, to: last) where store.alive[2 * Int(slot) + parity] & 0x10 != 0 {
+            let key = store.keys[Int(slot)]
+            let (x0, y0) = (key.x << 6 - left, key.y << 6 - top)
+            let (firstColumn, lastColumn) = (max(0, x0 >= 0 ? x0 / z : -1), min(view.width - 1, (x0 + 63) / z))
+            let (firstRow, lastRow) = (max(0, y0 >= 0 ? y0 / z : -1), min(view.height - 1, (y0 + 63) / z))
+            guard firstColumn <= lastColumn, firstRow <= lastRow else { continue }
+            if x0 >= 0, y0 >= 0, firstColumn == (x0 + 63) / z, firstRow == (y0 + 63) / z {
+                dots[firstColumn, firstRow] = true
+                continue
+            }
+            let cells = store.cells(slot, parity)
+            for r in 0..<TileStore.words where cells[r] != 0 && y0 + r >= 0 && y0 + r < view.height * z {
+                let row = (y0 + r) / z
+                for column in firstColumn...lastColumn where !dots[column, row] {
+                    // The tile's columns under this dot.
+                    let (from, to) = (max(0, column * z - x0), min(64, (column + 1) * z - x0))
+                    let bits = to - from == 64 ? ~UInt64(0) : ((UInt64(1) << UInt64(to - from)) - 1) << UInt64(from)
+                    if cells[r] & bits != 0 { dots[column, row] = true }
+                }
+            }
+        }
+        return dots
     }
 
     /// The live cells as parts (Golly's coordinates): each run of live tiles side by
@@ -304,7 +381,7 @@ public final class SparsePlane {
                 let cells = store.cells(slot, parity)
                 for r in 0..<TileStore.words where cells[r] != 0 { grid.insertBits(cells[r], count: 64, x: i << 6, y: r) }
             }
-            if let part = PlacedCells(trimming: grid, left: first.x << 6, top: first.y << 6) { parts.append(part) }
+            if let part = PlacedCells(trimming: grid, left: first.x << 6 + origin.x, top: first.y << 6 + origin.y) { parts.append(part) }
             start = end
         }
         return parts

@@ -16,6 +16,75 @@ public struct TileKey: Hashable, Sendable, Comparable {
     public static func < (a: TileKey, b: TileKey) -> Bool { (a.y, a.x) < (b.y, b.x) }
 }
 
+/// Where tiles may lie: anywhere on the unbounded plane, or on a bounded grid's
+/// `columns` x `rows` tiles, whose edges wrap on a torus and end in dead cells on a
+/// plane. A torus's sides are whole tiles; a plane's last column and row of tiles may
+/// hold cells beyond its edge, which `masks` keeps dead.
+struct TileSpace {
+    /// Tiles across and down a bounded grid; nil on the unbounded plane.
+    let columns: Int?, rows: Int?
+    let wraps: Bool
+    /// The cells of a tile in the last column that lie on the grid (bit c of each row:
+    /// column c), and the rows of a tile in the last row.
+    let lastColumnBits: UInt64, lastRowRows: Int
+
+    static let unbounded = TileSpace(columns: nil, rows: nil, wraps: false, lastColumnBits: ~0, lastRowRows: 64)
+
+    /// A bounded grid of `width` x `height` cells; nil for a torus whose sides are not
+    /// whole tiles.
+    init?(width: Int, height: Int, wraps: Bool) {
+        guard !wraps || (width % 64 == 0 && height % 64 == 0) else { return nil }
+        let (columnCells, rowCells) = ((width - 1) % 64 + 1, (height - 1) % 64 + 1)
+        self.init(columns: (width + 63) / 64, rows: (height + 63) / 64, wraps: wraps,
+                  lastColumnBits: columnCells == 64 ? ~0 : (1 << UInt64(columnCells)) - 1, lastRowRows: rowCells)
+    }
+
+    private init(columns: Int?, rows: Int?, wraps: Bool, lastColumnBits: UInt64, lastRowRows: Int) {
+        (self.columns, self.rows, self.wraps) = (columns, rows, wraps)
+        (self.lastColumnBits, self.lastRowRows) = (lastColumnBits, lastRowRows)
+    }
+
+    /// Whether tiles at the grid's edges hold cells beyond it.
+    var clips: Bool { lastColumnBits != ~0 || lastRowRows != 64 }
+
+    func contains(_ key: TileKey) -> Bool {
+        guard let columns, let rows else { return true }
+        return (0..<columns).contains(key.x) && (0..<rows).contains(key.y)
+    }
+
+    /// The neighbour `k` of `key` (as `TileKey.neighbour`): wrapped on a torus, nil
+    /// beyond a plane's edge.
+    func neighbour(of key: TileKey, _ k: Int) -> TileKey? {
+        var next = key.neighbour(k)
+        guard let columns, let rows else { return next }
+        if wraps {
+            next = TileKey(x: (next.x + columns) % columns, y: (next.y + rows) % rows)
+        }
+        return contains(next) ? next : nil
+    }
+
+    /// Which cells of the tile at `key` lie on the grid: nil where all do.
+    func mask(of key: TileKey) -> Mask? {
+        let (right, bottom) = (key.x == (columns ?? 0) - 1 && lastColumnBits != ~0, key.y == (rows ?? 0) - 1 && lastRowRows != 64)
+        switch (right, bottom) {
+        case (false, false): return nil
+        case (true, false): return .lastColumn
+        case (false, true): return .lastRow
+        case (true, true): return .corner
+        }
+    }
+
+    enum Mask: Int, CaseIterable { case lastColumn, lastRow, corner }
+
+    /// The 64 words of `mask`.
+    func words(of mask: Mask) -> [UInt64] {
+        (0..<64).map { row in
+            if mask != .lastColumn && row >= lastRowRows { return 0 }
+            return mask == .lastRow ? ~0 : lastColumnBits
+        }
+    }
+}
+
 /// The tiles of a `SparsePlane`: each a slot with two generations of cells (64 words
 /// each, whichever is the present one given by the generation's parity), its eight
 /// neighbours' slots, and where its cells of each generation are alive. Slots of
@@ -48,8 +117,26 @@ final class TileStore {
     /// Each chunk's cells, for the kernel: `tessera_tile_cells` finds a slot's in it.
     @exclusivity(unchecked) private(set) var chunks: UnsafeMutablePointer<UnsafeMutablePointer<UInt64>?> = .allocate(capacity: 0)
     private var chunkCount = 0
+    /// `masks[slot]`: the cells of the tile that may live, nil where all may (see
+    /// `TileSpace.mask`); nil itself where no tile has a mask.
+    @exclusivity(unchecked) private(set) var masks: UnsafeMutablePointer<UnsafePointer<UInt64>?>? = nil
     private var free: [Int32] = []
     private var index: [TileKey: Int32] = [:]
+    let space: TileSpace
+    /// The words of each of `space`'s masks, as `TileSpace.Mask` orders them.
+    private let maskWords: UnsafeMutablePointer<UInt64>?
+
+    init(space: TileSpace = .unbounded) {
+        self.space = space
+        if space.clips {
+            let words = UnsafeMutablePointer<UInt64>.allocate(capacity: 64 * TileSpace.Mask.allCases.count)
+            for mask in TileSpace.Mask.allCases { (words + 64 * mask.rawValue).initialize(from: space.words(of: mask), count: 64) }
+            maskWords = words
+            masks = .allocate(capacity: 0)
+        } else {
+            maskWords = nil
+        }
+    }
 
     var count: Int { index.count }
 
@@ -59,6 +146,8 @@ final class TileStore {
                       UnsafeMutableRawPointer(inUse), UnsafeMutableRawPointer(marks), UnsafeMutableRawPointer(chunks)] {
             table.deallocate()
         }
+        masks?.deallocate()
+        maskWords?.deallocate()
     }
 
     /// The cells of `slot`'s generation of `parity`.
@@ -69,7 +158,8 @@ final class TileStore {
 
     func slot(of key: TileKey) -> Int32? { index[key] }
 
-    /// A new tile of dead cells at `key`, linked to the neighbours present.
+    /// A new tile of dead cells at `key` (which `space` holds), linked to the
+    /// neighbours present.
     func add(_ key: TileKey) -> Int32 {
         let slot: Int32
         if let reused = free.popLast() {
@@ -90,9 +180,11 @@ final class TileStore {
         inUse[i] = true
         (alive[2 * i], alive[2 * i + 1]) = (0, 0)
         cells(slot, 0).initialize(repeating: 0, count: 2 * Self.words)
+        if let masks, let maskWords { masks[i] = space.mask(of: key).map { UnsafePointer(maskWords + 64 * $0.rawValue) } }
         index[key] = slot
         for k in 0..<9 where k != 4 {
-            let other = index[key.neighbour(k)] ?? -1
+            // On a small torus a tile may be its own neighbour, or two of another's.
+            let other = space.neighbour(of: key, k).flatMap { index[$0] } ?? -1
             neighbours[9 * i + k] = other
             if other >= 0 { neighbours[9 * Int(other) + 8 - k] = slot }
         }
@@ -114,6 +206,7 @@ final class TileStore {
         alive = moved(alive, count: 2 * slotCount, to: 2 * next)
         inUse = moved(inUse, count: slotCount, to: next)
         marks = moved(marks, count: slotCount, to: next)
+        if let masks { self.masks = moved(masks, count: slotCount, to: next) }
         chunks = moved(chunks, count: chunkCount, to: next / Self.chunkSlots + 1)
         capacity = next
     }
