@@ -83,22 +83,28 @@ public struct BoardOutput: Sendable {
         try encoder.write(board, to: path)
     }
 
-    /// Writes `parts` (in Golly's coordinates, apart from each other) as one pattern of
-    /// the unbounded plane: their bounding box, placed where it lies. Rows between parts
-    /// go as runs of empty rows, so parts a billion cells apart cost what they hold.
+    /// Writes `parts` (in Golly's coordinates, apart from each other) as one pattern:
+    /// on the unbounded plane their bounding box, placed where it lies; on a bounded
+    /// grid (RLE or macrocell) the board. Rows between parts go as runs of empty rows, so
+    /// parts a billion cells apart cost what they hold.
     public func write(parts: [PlacedCells], rule: Rule, generation: UInt64) throws {
         // Whether a part holds a live cell, asked without counting them: one grid over
         // acorn's 2325×2497 box would be counted whole for it.
         let parts = parts.filter { !$0.cells.isEmpty(x: 0, y: 0, width: $0.cells.width, height: $0.cells.height) }
             .sorted { $0.left < $1.left }
-        let box = CellBounds.enclosing(parts.map(\.bounds)) ?? CellBounds(left: 0, top: 0, width: 0, height: 0)
-        let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top))
         if isMacrocell {
             let file = try AtomicFile(path)
-            try file.write(Macrocell.string(for: parts, rule: "\(rule)", generation: generation))
+            try file.write(Macrocell.string(for: parts, rule: "\(rule)\(shape.gollySuffix)", generation: generation))
             try file.commit()
             return
         }
+        if shape.topology != .infinite {
+            precondition(!isPlainText, "a bounded grid's .cells file is written band by band")
+            return try sweep(parts, rule: rule, generation: generation,
+                             box: CellBounds(left: shape.left, top: shape.top, width: shape.width, height: shape.height))
+        }
+        let box = CellBounds.enclosing(parts.map(\.bounds)) ?? CellBounds(left: 0, top: 0, width: 0, height: 0)
+        let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top))
         guard parts.count <= 1 || !isPlainText else {
             throw TesseraError("the live cells lie \(box.width)x\(box.height) cells apart, too far for a .cells file, which spells out every cell",
                                fix: "name the output *.rle or *.mc")
@@ -109,8 +115,14 @@ public struct BoardOutput: Sendable {
             return try placed.write(board, generation: generation)
         }
         try placed.checkGollyReadsPosition()
+        try placed.sweep(parts, rule: rule, generation: generation, box: box)
+    }
+
+    /// Writes `parts` as RLE of this file's board, whose cells `box` spans, in a sweep
+    /// down the rows.
+    private func sweep(_ parts: [PlacedCells], rule: Rule, generation: UInt64, box: CellBounds) throws {
         let file = try AtomicFile(path)
-        var encoder = RLE.Encoder(shape: placed.shape, rule: rule, generation: generation)
+        var encoder = RLE.Encoder(shape: shape, rule: rule, generation: generation)
         // A sweep down the rows: the parts whose rows these are, in order of columns,
         // change only where one begins or ends.
         let byTop = parts.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
@@ -145,9 +157,11 @@ public struct BoardOutput: Sendable {
     /// so the rows and columns around it are written as empty without being read. Neither
     /// the board nor its text is ever held whole, however large the board. If `cells`
     /// throws, nothing is written.
-    /// A macrocell shares subtrees across the whole board, so it is built from the
-    /// board whole (1 bit a cell).
-    public func write(generation: UInt64, live: TileRect?, cells: (TileRect) async throws -> BitGrid) async throws {
+    /// A macrocell shares subtrees across the whole board, so it is built from the live
+    /// cells whole (1 bit a cell of their bounding box).
+    /// It runs on the caller's actor, which `cells` may then read.
+    public func write(generation: UInt64, live: TileRect?, isolation: isolated (any Actor)? = #isolation,
+                      cells: (TileRect) async throws -> BitGrid) async throws {
         let live = live?.intersection(TileRect(x: 0, y: 0, width: shape.width, height: shape.height))
         let band = Self.bandRows(width: live?.width ?? 1)
         let bands = live.map { live in
@@ -156,12 +170,14 @@ public struct BoardOutput: Sendable {
             }
         } ?? []
         if isMacrocell {
-            var board = BitGrid(width: shape.width, height: shape.height)
+            var parts: [PlacedCells] = []
             for rect in bands {
                 try Task.checkCancellation()
-                try await cells(rect).copy(into: &board, atX: rect.x, y: rect.y)
+                parts.append(PlacedCells(cells: try await cells(rect), left: shape.left + rect.x, top: shape.top + rect.y))
             }
-            try write(board, generation: generation)
+            let file = try AtomicFile(path)
+            try file.write(Macrocell.string(for: parts, rule: "\(rule)\(shape.gollySuffix)", generation: generation))
+            try file.commit()
             return
         }
         var encoder = try encoder(generation: generation)

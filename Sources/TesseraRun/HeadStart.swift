@@ -6,8 +6,8 @@ import TesseraCore
 import TesseraPatterns
 
 /// A local run's first generations, stepped in this process before any worker exists:
-/// a bounded board on one tile, the unbounded plane on the sparse plane's tiles
-/// (`LocalPlane`). The workers (and the coordinator's sockets) are started only once a
+/// as a sparse map of tiles (`LocalPlane`) where the run is one (`RunSetup.runsSparse`),
+/// else a bounded board on one dense tile. The workers (and the coordinator's sockets) are started only once a
 /// generation keeps this process busy for longer than `busy`, and are handed the live
 /// cells once they are up (on the unbounded plane, in windows around them). Starting
 /// them costs tens of milliseconds (each is an exec, libzmq's shared libraries, flag
@@ -15,12 +15,8 @@ import TesseraPatterns
 /// trip and halo strips: more than a sparse pattern's whole run takes here, and more
 /// than Golly takes for it.
 package struct HeadStart: Sendable {
-    /// What steps here: a bounded board's one tile, or the unbounded plane's sparse tiles.
-    private enum Local {
-        case board(LocalBoard)
-        case plane(LocalPlane)
-    }
-    private let local: Local
+    /// What steps here: a bounded board's one dense tile, or a sparse map's tiles.
+    private let local: any LocalUniverse
     /// The run on one tile, as it started.
     private let board: RunSetup
     /// Where the tiles got to, and the seconds spent building and stepping them.
@@ -52,7 +48,7 @@ package struct HeadStart: Sendable {
     init(_ alone: RunSetup) async throws {
         let started = ContinuousClock.now
         board = alone
-        local = alone.isUnbounded ? .plane(try LocalPlane(alone)) : .board(try await LocalBoard(alone))
+        local = try await InProcessRun.universe(of: alone)
         position = UnboundedPlane.Position(setup: board)
         pace = 16
         seconds = (ContinuousClock.now - started).seconds
@@ -73,38 +69,28 @@ package struct HeadStart: Sendable {
             progress?.note(generations: generations, seconds: before + (clock.now - started).seconds)
             if try await stop(position.generation) { break }
             let count = min(pace, total - generations)
-            switch local {
-            case .board(let tiles): try await tiles.advance(count)
-            case .plane(let plane): try await plane.advance(count)
-            }
+            try await local.advance(count)
             position.generation += count
             pace = min(pace * 2, longest)
         }
-        if case .board(let tiles) = local { position.live = try await tiles.liveBounds() }
+        if !board.isUnbounded { position.live = try await local.liveBounds() }
     }
 
-    func population() async throws -> Int {
-        switch local {
-        case .board(let tiles): try await tiles.population()
-        case .plane(let plane): await plane.population
-        }
-    }
+    func population() async throws -> Int { try await local.population() }
 
     /// The cells as they stand here, as `setup`'s cells at this generation: on a bounded
     /// board, where they stand on it; on the unbounded plane, in a window around them.
     private func handedOver(as setup: RunSetup) async throws -> RunSetup {
-        switch local {
-        case .plane(let plane):
+        if let plane = local as? LocalPlane, board.isUnbounded {
             return try setup.regrouped(parts: await plane.liveParts(), generation: position.generation,
                                        tileCount: setup.tiling.tiles.count)
-        case .board(let tiles):
-            guard let live = position.live, let bounds = position.bounds else {
-                return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
-                                        generation: position.generation)
-            }
-            return setup.handedOver(cells: try await tiles.cells(in: live), at: bounds.rect(on: setup.shape),
+        }
+        guard let live = position.live, let bounds = position.bounds else {
+            return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
                                     generation: position.generation)
         }
+        return setup.handedOver(cells: try await local.cells(in: live), at: bounds.rect(on: setup.shape),
+                                generation: position.generation)
     }
 
     /// Says, round by round, when a board keeps a core busy enough for the workers: two
@@ -145,13 +131,7 @@ package struct HeadStart: Sendable {
     }
 
     /// Writes the cells as they stand here.
-    func write(_ output: BoardOutput) async throws {
-        switch local {
-        case .plane(let plane): try await plane.write(output)
-        case .board(let tiles):
-            try await output.write(generation: position.generation, live: try await tiles.liveBounds()) { try await tiles.cells(in: $0) }
-        }
-    }
+    func write(_ output: BoardOutput) async throws { try await local.write(output) }
 
     func record(workers: Int, started: Bool, handedOver: Bool) -> RunOutcome.HeadStart {
         RunOutcome.HeadStart(generations: generations, seconds: seconds, workers: workers, started: started, handedOver: handedOver)

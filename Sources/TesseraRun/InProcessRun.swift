@@ -3,34 +3,31 @@ import TesseraCluster
 import TesseraCore
 import TesseraPatterns
 
-/// Every tile as an actor in this process: no worker processes, no sockets.
+/// A run with no worker processes and no sockets: a sparse map of tiles where the run
+/// is one (`RunSetup.runsSparse`), else a bounded board's tiles as actors here.
 package enum InProcessRun {
     /// Runs `generations` of `setup`, writes `output` if asked, and says what it did.
     /// A stopping signal ends it, with nothing written, as `Interrupted`.
     package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?) async throws -> RunOutcome {
         _ = try setup.end(after: generations)
         return try await Interrupted.unlessSignalled(output: output?.path) {
-            if setup.isUnbounded { return try await runUnbounded(setup, generations: generations, output: output) }
-            let board = try await LocalBoard(setup)
+            let local = try await universe(of: setup)
             let clock = ContinuousClock()
             let start = clock.now
-            try await board.advance(generations)
+            try await local.advance(generations)
             let seconds = (clock.now - start).seconds
-            try await output?.write(generation: setup.generation + generations, live: try await board.liveBounds()) {
-                try await board.cells(in: $0)
-            }
-            return RunOutcome(seconds: seconds, population: try await board.population(), workers: [],
-                              generations: generations)
+            if let output { try await local.write(output) }
+            return try await outcome(of: local, seconds: seconds, generations: generations)
         }
     }
 
-    private static func runUnbounded(_ setup: RunSetup, generations: UInt64, output: BoardOutput?) async throws -> RunOutcome {
-        let plane = try LocalPlane(setup)
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await plane.advance(generations)
-        let seconds = (clock.now - start).seconds
-        if let output { try await plane.write(output) }
-        return RunOutcome(seconds: seconds, population: await plane.population, workers: [], generations: generations)
+    static func universe(of setup: RunSetup) async throws -> any LocalUniverse {
+        setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
+    }
+
+    static func outcome(of local: any LocalUniverse, seconds: Double, generations: UInt64) async throws -> RunOutcome {
+        var outcome = RunOutcome(seconds: seconds, population: try await local.population(), workers: [], generations: generations)
+        if let plane = local as? LocalPlane { outcome.sparseTiles = await plane.tileCount }
+        return outcome
     }
 }

@@ -1,15 +1,19 @@
 import TesseraCluster
 import TesseraCore
+import TesseraPatterns
 import TesseraTiles
 
 /// A board's tiles as actors in this process, trading halos in memory: a bounded
 /// board's head start and `--workers 0` run, and (as a `WindowRunner`) one window of the
 /// unbounded plane, which the window logic's tests step without workers.
-actor LocalBoard: WindowRunner {
+actor LocalBoard: WindowRunner, LocalUniverse {
     private var cluster: TileCluster
+    private var setup: RunSetup
+    private(set) var generation: UInt64
 
     init(_ setup: RunSetup) async throws {
         cluster = try await Self.tiles(of: setup)
+        (self.setup, generation) = (setup, setup.generation)
     }
 
     private static func tiles(of setup: RunSetup) async throws -> TileCluster {
@@ -17,11 +21,38 @@ actor LocalBoard: WindowRunner {
         return try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation) { _ in cells }
     }
 
-    func advance(_ generations: UInt64) async throws { try await cluster.run(generations: generations) }
+    func advance(_ generations: UInt64) async throws {
+        try await cluster.run(generations: generations)
+        generation += generations
+    }
+
     func liveBounds() async throws -> TileRect? { try await cluster.liveBounds() }
     func liveBounds(in rect: TileRect) async throws -> TileRect? { try await cluster.liveBounds(in: rect) }
     func cells(in rect: TileRect) async throws -> BitGrid { try await cluster.cells(in: rect) }
-    func move(to setup: RunSetup) async throws { cluster = try await Self.tiles(of: setup) }
+
+    func move(to setup: RunSetup) async throws {
+        cluster = try await Self.tiles(of: setup)
+        (self.setup, generation) = (setup, setup.generation)
+    }
+
     func tileCount() async -> Int { cluster.tiling.tiles.count }
     func population() async throws -> Int { try await cluster.population() }
+
+    // MARK: As viewers see it
+
+    func extent() -> (x: Int, y: Int, width: Int, height: Int) { (0, 0, setup.shape.width, setup.shape.height) }
+    var tiles: (columns: Int, rows: Int) { (cluster.tiling.columns, cluster.tiling.rows) }
+    func frame(_ viewport: Viewport) async throws -> BitGrid { try await cluster.dots(in: viewport) }
+    nonisolated var isEditable: Bool { true }
+    func collect() async throws -> BitGrid { try await cluster.board() }
+
+    func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
+        let setup = self.setup
+        cluster = try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: generation) { cells($0) }
+        self.generation = generation
+    }
+
+    func write(_ output: BoardOutput) async throws {
+        try await output.write(generation: generation, live: try await cluster.liveBounds()) { try await cluster.cells(in: $0) }
+    }
 }

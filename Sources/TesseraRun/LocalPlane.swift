@@ -1,12 +1,15 @@
 import TesseraCore
 import TesseraPatterns
 
-/// Golly's unbounded plane stepped in this process as a sparse map of tiles
-/// (`SparsePlane`): no window, no atlas, nothing the size of the pattern's extent.
-actor LocalPlane {
-    private let plane: SparsePlane
+/// Golly's unbounded plane, or a bounded grid a sparse map holds (`holds`), stepped in
+/// this process as a sparse map of tiles (`SparsePlane`): no window, no atlas, nothing
+/// the size of the pattern's extent or the board's.
+actor LocalPlane: LocalUniverse {
+    private var plane: SparsePlane
     /// Threads a generation's tiles are shared among, when enough are due.
     private let threads: Int
+    /// On a bounded grid.
+    nonisolated let isEditable: Bool
     /// Due tiles worth sharing among threads: a tile takes about 0.1 µs, a task a few.
     private static let sharedFrom = 256
     /// Generations stepped on one thread between looks at cancellation and at how
@@ -14,11 +17,37 @@ actor LocalPlane {
     private static let slice: UInt64 = 16
 
     init(_ setup: RunSetup, threads: Int = CPUAffinity.usableCount) throws {
-        plane = try SparsePlane(parts: setup.startingParts, rule: setup.rule, generation: setup.generation)
+        if setup.isUnbounded {
+            plane = try SparsePlane(parts: setup.startingParts, rule: setup.rule, generation: setup.generation)
+        } else if setup.soup == nil {
+            plane = try SparsePlane(parts: setup.pattern?.placedParts(on: setup.shape.topology) ?? [], rule: setup.rule,
+                                    board: setup.shape, generation: setup.generation)
+        } else {
+            let start = setup.start
+            plane = try Self.filled(setup.shape, rule: setup.rule, generation: setup.generation) {
+                start.cells(x: $0.x, y: $0.y, width: $0.width, height: $0.height, of: setup.shape)
+            }
+        }
         self.threads = max(1, threads)
+        isEditable = !setup.isUnbounded
     }
 
-    var population: Int { plane.population }
+    /// The bounded grid `board` with `cells` (board coordinates) asked a band of 64
+    /// rows at a time: a soup, or a viewer's board.
+    private static func filled(_ board: BoardShape, rule: Rule, generation: UInt64,
+                               cells: (TileRect) -> BitGrid) throws -> SparsePlane {
+        let plane = try SparsePlane(rule: rule, board: board, generation: generation)
+        for top in stride(from: 0, to: board.height, by: 64) {
+            let band = cells(TileRect(x: 0, y: top, width: board.width, height: min(64, board.height - top)))
+            plane.add(PlacedCells(cells: band, left: board.left, top: board.top + top))
+        }
+        return plane
+    }
+
+
+    func population() -> Int { plane.population }
+    var tileCount: Int { plane.tileCount }
+    var generation: UInt64 { plane.generation }
 
     /// Advances `generations` generations; a cancelled task stops between slices.
     /// Nothing else reads the plane while a generation's tiles are stepped on other
@@ -54,6 +83,47 @@ actor LocalPlane {
         }
     }
 
+    // MARK: As viewers see it
+
+    /// A bounded board, or the live cells' bounding box on the unbounded plane (the
+    /// origin when none is alive), within a viewport's reach.
+    func extent() -> (x: Int, y: Int, width: Int, height: Int) {
+        if let board = plane.board { return (0, 0, board.width, board.height) }
+        guard let live = plane.bounds else { return (0, 0, 1, 1) }
+        let far = Viewport.maxCoordinate
+        return (min(max(live.left, -far), far), min(max(live.top, -far), far), min(live.width, 2 * far), min(live.height, 2 * far))
+    }
+
+    /// The tiles there are, and no rows: a sparse map has no columns and rows of tiles.
+    var tiles: (columns: Int, rows: Int) { (plane.tileCount, 0) }
+
+    func frame(_ viewport: Viewport) -> BitGrid {
+        guard let board = plane.board else { return plane.dots(in: viewport) }
+        return plane.dots(in: viewport.moved(dx: board.left, dy: board.top))
+    }
+
+    func collect() throws -> BitGrid {
+        guard let board = plane.board else { throw TesseraError.unboundedIsNotEditable }
+        return cells(in: TileRect(x: 0, y: 0, width: board.width, height: board.height))
+    }
+
+    func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) throws {
+        guard let board = plane.board else { throw TesseraError.unboundedIsNotEditable }
+        plane = try Self.filled(board, rule: plane.rule, generation: generation, cells: cells)
+    }
+
+    /// Where a bounded grid's cells live, in its coordinates.
+    func liveBounds() -> TileRect? {
+        guard let board = plane.board else { preconditionFailure("the unbounded plane has no board coordinates") }
+        return plane.bounds.map { TileRect(x: $0.left - board.left, y: $0.top - board.top, width: $0.width, height: $0.height) }
+    }
+
+    /// A bounded grid's cells in `rect` (its coordinates).
+    func cells(in rect: TileRect) -> BitGrid {
+        guard let board = plane.board else { preconditionFailure("the unbounded plane has no board coordinates") }
+        return plane.cells(in: CellBounds(left: board.left + rect.x, top: board.top + rect.y, width: rect.width, height: rect.height))
+    }
+
     /// The live cells, in parts (Golly's coordinates): one grid where their bounding box
     /// is small, else runs of tiles.
     func liveParts() -> [PlacedCells] {
@@ -68,9 +138,30 @@ actor LocalPlane {
     /// Bounding boxes up to this many cells (2 MiB) are read as one grid.
     private static let largestWholePart = 1 << 24
 
-    /// Writes the live cells placed where they are (`#CXRLE Pos=x,y`), so Golly reopens
-    /// them as the same pattern on its unbounded plane.
-    func write(_ output: BoardOutput) throws {
-        try output.write(parts: liveParts(), rule: plane.rule, generation: plane.generation)
+    /// Writes the live cells as Golly writes them: on the unbounded plane placed where
+    /// they are (`#CXRLE Pos=x,y`), so Golly reopens them as the same pattern; on a
+    /// bounded grid as the board. Only a bounded grid's `.cells` file, which spells out
+    /// every cell, reads the board band by band.
+    func write(_ output: BoardOutput) async throws {
+        guard plane.board != nil, output.path.lowercased().hasSuffix(".cells") else {
+            return try output.write(parts: liveParts(), rule: plane.rule, generation: plane.generation)
+        }
+        try await output.write(generation: plane.generation, live: liveBounds()) { cells(in: $0) }
+    }
+}
+
+extension RunSetup {
+    /// Whether a run in this process steps it as a sparse map (`LocalPlane`) rather than
+    /// as a dense board (`LocalBoard`): on the unbounded plane always; on a bounded grid
+    /// that a sparse map holds (`SparsePlane.holds`), where the dense board would not fit
+    /// in memory, or where a pattern covers less than 1% of it. A soup, or a pattern
+    /// that fills its board, steps 2-3 times faster dense, whose kernel blocks
+    /// generations in cache.
+    package var runsSparse: Bool {
+        if isUnbounded { return true }
+        guard SparsePlane.holds(shape, rule: rule), soup == nil, let pattern else { return false }
+        if !tilesFitInMemory { return true }
+        let live = pattern.parts.isEmpty ? pattern.cells.population : pattern.parts.reduce(0) { $0 + $1.cells.population }
+        return live.multipliedReportingOverflow(by: 100).partialValue < shape.cellCount
     }
 }

@@ -40,7 +40,7 @@ package struct RunSession: Sendable {
         /// A `tessera presenter` process drives the run until it says it is done.
         case externalPresenter
 
-        var isBatch: Bool {
+        package var isBatch: Bool {
             if case .batch = self { true } else { false }
         }
 
@@ -293,18 +293,28 @@ package struct RunSession: Sendable {
         switch mode {
         case .batch:
             try await coordinator.advance(generations, balancing: balancing)
-        case .record(let recording):
-            try await recording.record(board, generations: generations)
         case .externalPresenter:
             say("tessera coordinator: waiting for 'tessera presenter --coordinator \(pump.boundEndpoint)'")
             try await coordinator.serveRemotePresenter()
+        case .record, .serveViewers, .viewHere:
+            try await present(board, generations: generations, viewers: pump.viewerEndpoint)
+        }
+    }
+
+    /// What a viewing mode does with `board`: frames to files, or a presenter for the
+    /// viewers that attach on `viewers` (the one in this terminal, with `viewHere`).
+    private func present(_ board: any ClusterDriver, generations: UInt64, viewers endpoint: String?) async throws {
+        switch mode {
+        case .batch, .externalPresenter:
+            preconditionFailure("\(mode) has no presenter here")
+        case .record(let recording):
+            try await recording.record(board, generations: generations)
         case .serveViewers:
             let presenter = makePresenter(board, stopAt: setup.generation + generations, delay: 0)
-            say("tessera: viewers can attach with 'tessera view --connect \(pump.viewerEndpoint ?? "")'")
+            say("tessera: viewers can attach with 'tessera view --connect \(endpoint ?? "")'")
             try await presenter.run()
         case .viewHere:
             let presenter = makePresenter(board, stopAt: nil, delay: 0.03)
-            let endpoint = pump.viewerEndpoint ?? ""
             enum Ended { case presenter, viewer }
             // Whichever ends first ends the other: quitting the viewer, or a failed run.
             try await withThrowingTaskGroup(of: Ended.self) { group in
@@ -314,7 +324,7 @@ package struct RunSession: Sendable {
                 }
                 group.addTask {
                     do {
-                        try await ViewerApp.run(presenter: endpoint, credentials: credentials)
+                        try await ViewerApp.run(presenter: endpoint ?? "", credentials: credentials)
                     } catch {
                         await presenter.stop()
                         throw error
@@ -325,6 +335,40 @@ package struct RunSession: Sendable {
                 if try await group.next() == .presenter { group.cancelAll() }
                 try await group.waitForAll()
             }
+        }
+    }
+
+    /// Runs the session's viewing mode (viewers or frames) on a run stepped in this
+    /// process, with no workers and no coordinator (`--workers 0`): viewers attach to a
+    /// socket of this process. Says what the run did; throws `Interrupted` after a
+    /// stopping signal, with nothing written.
+    package func runHere() async throws -> RunOutcome {
+        _ = try setup.end(after: generations)
+        precondition(!mode.isBatch && !mode.isExternalPresenter, "a batch run in this process is InProcessRun's")
+        if setup.isUnbounded, !mode.viewsThePlane {
+            throw TesseraError("recording frames needs a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
+                               fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
+        }
+        let viewers: String? = switch mode {
+        case .serveViewers(let endpoint): endpoint
+        case .viewHere: "tcp://127.0.0.1:*"
+        default: nil
+        }
+        let (setup, generations, output, credentials) = (setup, generations, output, credentials)
+        return try await Interrupted.unlessSignalled(output: output?.path) {
+            let local = try await InProcessRun.universe(of: setup)
+            let clock = ContinuousClock(), started = clock.now
+            if let viewers {
+                try await MessagePump.with(.viewers(listen: viewers), credentials: credentials) { pump in
+                    try await present(LocalDriver(universe: local, pump: pump), generations: generations, viewers: pump.viewerEndpoint)
+                }
+            } else {
+                try await present(LocalDriver(universe: local, pump: nil), generations: generations, viewers: nil)
+            }
+            let seconds = (clock.now - started).seconds
+            if let output { try await local.write(output) }
+            let (ran, rewound) = await local.generation.subtractingReportingOverflow(setup.generation)
+            return try await InProcessRun.outcome(of: local, seconds: seconds, generations: rewound ? 0 : ran)
         }
     }
 

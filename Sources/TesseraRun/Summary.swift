@@ -22,10 +22,14 @@ package enum Summary {
         }
         var line: String
         let recut = outcome.recuts.last.map { "cut again into \($0.columns)x\($0.rows) at generation \($0.generation) for joining workers" }
-        if setup.isUnbounded {
+        if let tiles = outcome.sparseTiles {
+            placement += " as a sparse map (\(tiles) tile\(tiles == 1 ? "" : "s") of 64x64 at the end)"
+        }
+        if setup.isUnbounded || outcome.sparseTiles != nil {
             // Windows come and go with the pattern: no one board size or tiling to name.
             let speed = Double(generations) / max(outcome.seconds, 1e-9)
-            line = "\(setup.name): \(generations) generations on the unbounded plane \(setup.rule), \(placement)\(recut.map { ", tiles " + $0 } ?? ""): "
+            let board = setup.isUnbounded ? "the unbounded plane" : "\(setup.shape)"
+            line = "\(setup.name): \(generations) generations on \(board) \(setup.rule), \(placement)\(recut.map { ", tiles " + $0 } ?? ""): "
                 + "population \(outcome.population), \(String(cFormat: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
         } else {
             line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement), "

@@ -72,12 +72,11 @@ actor ViewedPlane: ClusterDriver {
                                                     width: viewport.width, height: viewport.height), clip: clip)
     }
 
-    func collect() async throws -> BitGrid { throw Self.bounded }
+    func collect() async throws -> BitGrid { throw TesseraError.unboundedIsNotEditable }
 
-    func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws { throw Self.bounded }
-
-    private static let bounded = TesseraError("changing the cells needs a bounded board; this run is on the unbounded plane",
-                                              fix: "give --size WxH or a rule suffix such as :P1024,1024")
+    func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
+        throw TesseraError.unboundedIsNotEditable
+    }
 
     nonisolated var viewerInbox: AsyncStream<MessagePump.Incoming> { coordinator.viewerInbox }
 

@@ -131,6 +131,16 @@ public final class TileCluster: Sendable {
         return found
     }
 
+    /// The board reduced to `view`'s dots (board coordinates), each tile drawing its
+    /// own: no cell leaves a tile.
+    public func dots(in view: Viewport) async throws -> BitGrid {
+        var dots = BitGrid(width: view.width, height: view.height)
+        for actor in actors.values {
+            if let part = try await actor.dots(in: view) { dots.formUnion(part.dots, atX: part.x, y: part.y) }
+        }
+        return dots
+    }
+
     /// The whole board, assembled from every tile's cells.
     public func board() async throws -> BitGrid {
         try await board(rows: 0..<tiling.shape.height)

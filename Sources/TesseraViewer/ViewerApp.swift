@@ -189,7 +189,10 @@ package struct ViewerApp {
         if !note.isEmpty { parts.append(note) }
         parts += [
             String(cFormat: "%.0f gen/s", f.generationsPerSecond), Format.rate(f.cellUpdatesPerSecond, decimals: 1) + " cells/s",
-            "\(f.workers) workers", "tiles \(f.tiles.columns)x\(f.tiles.rows)", "zoom 1:\(view.cellsPerDot)", "? help",
+            f.workers == 0 ? "in process" : "\(f.workers) workers",
+            // No rows: a sparse map's tiles, made where life is.
+            f.tiles.rows == 0 ? "\(f.tiles.columns) tiles of 64x64" : "tiles \(f.tiles.columns)x\(f.tiles.rows)",
+            "zoom 1:\(view.cellsPerDot)", "? help",
         ]
         return " " + parts.joined(separator: " · ")
     }

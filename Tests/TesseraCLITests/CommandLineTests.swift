@@ -65,7 +65,7 @@ import TesseraCore
         ("too many tiles", nil, ["run", "glider", "--size", "8x8", "--tiles", "9x1"], "more tiles"),
         ("halo too deep", nil, ["run", "glider", "--size", "8x8", "--tiles", "2x2", "--halo", "5"], "halo depth"),
         ("workers without tiles", nil, ["run", "glider", "--size", "8x8", "--tiles", "2x1", "--workers", "3"], "fewer workers"),
-        ("board too big", nil, ["run", "glider", "--size", "4000000x4000000"], "MiB"),
+        ("board too big", nil, ["run", "--soup", "0.3", "--size", "4000000x4000000"], "MiB"),
         ("pattern too big", nil, ["run", "gosper", "--size", "20x20"], "larger --size"),
         ("unknown topology", nil, ["run", "glider", "--topology", "sphere"], "'torus', 'plane' or 'infinite'"),
         ("bad RLE count", "x = 3, y = 1\n0o!", ["run", "@"], "run count 0"),

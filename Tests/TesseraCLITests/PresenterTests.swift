@@ -63,11 +63,29 @@ import TesseraWire
         #expect(Array(gif.prefix(6)) == Array("GIF89a".utf8))
         let controls = (0..<(gif.count - 2)).filter { gif[$0] == 0x21 && gif[$0 + 1] == 0xF9 && gif[$0 + 2] == 4 }
         #expect(controls.count == 4, "one graphic control block per frame")
-        for bad in [["--gif", dir.appendingPathComponent("x.png").path], ["--frames", dir.path, "--every", "0"],
-                    ["--frames", dir.path, "--workers", "0"]] {
+        for bad in [["--gif", dir.appendingPathComponent("x.png").path], ["--frames", dir.path, "--every", "0"]] {
             let failed = try Harness.tessera(["run", "glider", "--size", "32x32"] + bad)
             #expect(failed.status == 2 && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
         }
+    }
+
+    /// A run in this process (`--workers 0`) records the frames workers record, byte for
+    /// byte: as a bounded board's dense tiles (32x32) and as a sparse map (64x64, a
+    /// torus of whole tiles), whose frames read only the tiles in view.
+    @Test(arguments: ["32x32", "64x64"])
+    func framesInThisProcessAreTheWorkersFrames(size: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        var recorded: [[Data]] = []
+        for workers in ["2", "0"] {
+            let frames = dir.appendingPathComponent("frames-\(workers)"), gif = dir.appendingPathComponent("run-\(workers).gif")
+            let result = try Harness.tessera(["run", "glider", "--size", size, "--generations", "40", "--every", "8",
+                                              "--frames", frames.path, "--gif", gif.path, "--workers", workers])
+            #expect(result.status == 0, "\(result.stderr)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted()
+            #expect(names.count == 6)
+            recorded.append(try names.map { try Data(contentsOf: frames.appendingPathComponent($0)) } + [try Data(contentsOf: gif)])
+        }
+        #expect(recorded[0] == recorded[1])
     }
 }
 

@@ -46,4 +46,47 @@ import TesseraCore
             #expect(run.kib < 48 << 10, "\(layout): peak \(run.kib) KiB")
         }
     }
+
+    /// A dead-edge plane 2^20 cells a side (2^40 cells, 128 GiB dense), with a glider
+    /// headed for each corner and a spaceship along an edge: by default it runs in this
+    /// process as a sparse map of tiles, in the memory of what lives, and ends as
+    /// bgolly's board (each glider a block in its corner, or gone).
+    @Test(.timeLimit(.minutes(2)))
+    func aHugeDeadEdgePlaneRunsInTheMemoryOfItsCells() throws {
+        let side = 1 << 20, half = side / 2
+        let text = """
+            #CXRLE Pos=\(-half),\(-half)
+            x = \(side), y = \(side), rule = B3/S23:P\(side),\(side)
+            40$40b3o\(side - 86)b3o$40bo\(side - 84)bo$41bo\(side - 86)bo$\(side / 2)$\(side / 2)bo2bo$\(side / 2 - 1)bo$\(side / 2 - 1)bo3bo$\(side / 2 - 1)b4o\(side / 2 - 110)$
+            40bo\(side - 86)bo$40bo\(side - 84)bo$40b3o\(side - 86)b3o!
+
+            """
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("edges.rle")
+        try text.write(to: input, atomically: true, encoding: .utf8)
+        let golly = try Harness.golly(input, generations: 4000)
+        #expect(!golly.isEmpty)
+        let output = dir.appendingPathComponent("out.mc")
+        let run = try peakKiB(["run", input.path, "--generations", "4000", "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Harness.cells(ofPatternFile: output) == golly)
+        #expect(run.kib < 48 << 10, "peak \(run.kib) KiB")
+    }
+
+    /// A torus of whole tiles steps as a sparse map too: a glider gun whose gliders
+    /// come round the torus and wreck it, against bgolly.
+    @Test func aGunOnATorusOfWholeTilesMatchesGolly() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("gun.rle")
+        try """
+            x = 36, y = 9, rule = B3/S23:T512,256
+            24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!
+
+            """.write(to: input, atomically: true, encoding: .utf8)
+        let golly = try Harness.golly(input, generations: 3000)
+        let output = dir.appendingPathComponent("out.rle")
+        let run = try Harness.tessera(["run", input.path, "--generations", "3000", "--workers", "0", "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Harness.cells(ofPatternFile: output) == golly)
+    }
 }

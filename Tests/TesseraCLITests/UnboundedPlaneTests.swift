@@ -133,10 +133,13 @@ import TesseraWire
     /// run is in: a glider a billion cells out, followed for thousands of generations
     /// (the window moves every thousand or so), is always where it should be, and `0`
     /// (the frame's board) fits its 3×3 box.
-    @Test func viewersFollowAGliderAcrossTheWindowsItMovesThrough() throws {
+    /// The same in this process (`--workers 0`), where the plane is a sparse map of
+    /// tiles and a frame reads the tiles in view.
+    @Test(arguments: [[], ["--workers", "0"]])
+    func viewersFollowAGliderAcrossTheWindowsItMovesThrough(layout: [String]) throws {
         let dir = try Harness.temporaryDirectory()
         let input = try write("#CXRLE Pos=1000000000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", "glider.rle", in: dir)
-        let run = try RunningTessera(["run", input.path, "--generations", "100000000", "--view-listen", "tcp://127.0.0.1:*"])
+        let run = try RunningTessera(["run", input.path, "--generations", "1000000000000", "--view-listen", "tcp://127.0.0.1:*"] + layout)
         let endpoint = try run.viewerEndpoint()
         var seen: [Frame] = []
         // Frames over 6000 generations, from wherever the run is when the viewer comes:
@@ -222,13 +225,15 @@ import TesseraWire
     /// nothing of the window that lies beside it on the atlas board: two blocks 10^12
     /// apart have windows one above the other there, so a tall viewport over one block
     /// would show the other's ghost 4352 cells off were frames not clipped per window.
-    @Test func viewersOfGroupsFarApartSeeEachWhereItLies() throws {
+    @Test(arguments: [[], ["--workers", "0"]])
+    func viewersOfGroupsFarApartSeeEachWhereItLies(layout: [String]) throws {
         let dir = try Harness.temporaryDirectory()
         let block = try RLE.parse("x = 2, y = 2\n2o$2o!").cells
         let far = 1_000_000_000_000
         let parts = [PlacedCells(cells: block, left: 0, top: 0), PlacedCells(cells: block, left: far, top: far)]
         let input = try write(Macrocell.string(for: parts, rule: "B3/S23", generation: 0), "blocks.mc", in: dir)
-        let run = try RunningTessera(["run", input.path, "--generations", "100000000", "--view-listen", "tcp://127.0.0.1:*"])
+        // Still lifes: in this process their generations cost nothing, and a shorter run would be over.
+        let run = try RunningTessera(["run", input.path, "--generations", "1000000000000000", "--view-listen", "tcp://127.0.0.1:*"] + layout)
         let endpoint = try run.viewerEndpoint()
         let one = { (x: Int, y: Int) in Viewport(x: x, y: y, cellsPerDot: 1, width: 2, height: 2) }
         #expect(try ScriptedViewer.watch(endpoint, frames: 1, viewport: one(0, 0)).first?.dots.population == 4)

@@ -93,9 +93,11 @@ import TesseraCore
         #expect(!pane.screen.contains("ETA"), "the progress line is cleared at the end: \(pane.screen)")
     }
 
-    @Test(.enabled(if: available, "tmux is not installed"))
-    func gliderAcrossFourTilesAlwaysHasFiveCells() throws {
-        let pane = try Pane("\(Harness.tessera.path) run glider --size 60x40 --tiles 2x2 --workers 2 --view")
+    /// On workers' tiles, and in this process as a sparse map (a torus of whole tiles).
+    @Test(.enabled(if: available, "tmux is not installed"),
+          arguments: ["--size 60x40 --tiles 2x2 --workers 2", "--size 128x64 --workers 0"])
+    func gliderAcrossFourTilesAlwaysHasFiveCells(layout: String) throws {
+        let pane = try Pane("\(Harness.tessera.path) run glider \(layout) --view")
         try pane.until("a frame") { $0.generation }
         try pane.keys("Space")
         var generation = try pane.until("PAUSED") { $0.status.contains("PAUSED") ? $0.generation : nil }
@@ -109,12 +111,13 @@ import TesseraCore
         try pane.keys("q")
     }
 
-    @Test(.enabled(if: available, "tmux is not installed"))
-    func editSaveAndRewind() throws {
+    /// On workers' tiles, in this process on dense tiles (40x30) and as a sparse map (64x64).
+    @Test(.enabled(if: available, "tmux is not installed"),
+          arguments: ["--size 40x30 --workers 2", "--size 40x30 --workers 0", "--size 64x64 --workers 0"])
+    func editSaveAndRewind(layout: String) throws {
         let dir = try Harness.temporaryDirectory()
         // Wide enough for the status line to hold the saved file's whole path.
-        let pane = try Pane("cd \(dir.path) && \(Harness.tessera.path) run blinker --size 40x30 --workers 2 --view",
-                            columns: 220)
+        let pane = try Pane("cd \(dir.path) && \(Harness.tessera.path) run blinker \(layout) --view", columns: 220)
         try pane.until("a frame") { $0.generation }
         try pane.until("a few seconds of snapshots") { ($0.generation ?? 0) > 80 ? true : nil }
         try pane.keys("Space")

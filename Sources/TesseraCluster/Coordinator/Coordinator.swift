@@ -31,6 +31,9 @@ package struct RunOutcome: Sendable {
     package let snapshots: [(generation: UInt64, seconds: Double)]
     /// The board cut again for workers that joined: generation, and the new tiles.
     package let recuts: [(generation: UInt64, columns: Int, rows: Int)]
+    /// For a run stepped in one process as a sparse map of 64x64 tiles: the tiles it
+    /// held at the end.
+    package var sparseTiles: Int?
 
     package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64, rebalances: [Rebalance] = [],
                  checkpoints: [(generation: UInt64, seconds: Double)] = [], recoveries: [Coordinator.Recovery] = [],

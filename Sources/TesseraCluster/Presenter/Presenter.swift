@@ -91,7 +91,8 @@ package actor Presenter {
         var lastAdvance = ContinuousClock.now - .seconds(10)
         while !quit {
             // A paused run steps nothing that would fail: look whether it ended (a
-            // signal, a lost worker) each time the loop comes round.
+            // signal, a lost worker, its task cancelled) each time the loop comes round.
+            try Task.checkCancellation()
             if let failure = await coordinator.failure { throw failure }
             try await performActions()
             let generation = await coordinator.generation

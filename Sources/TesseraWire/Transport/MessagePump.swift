@@ -25,6 +25,9 @@ package final class MessagePump: Sendable {
         /// A presenter in its own process: connects `control` as a DEALER to the
         /// coordinator and binds `inbox` for viewers.
         case presenter(coordinator: String, viewers: String)
+        /// A run stepped in this process, with no workers and no coordinator: binds
+        /// `inbox` for viewers; `control` stays unconnected.
+        case viewers(listen: String)
     }
 
     package enum Route: Sendable, Hashable {
@@ -200,6 +203,9 @@ package final class MessagePump: Sendable {
                 try inboxSocket.bind(viewerListen)
                 viewers = inboxSocket.lastEndpoint
                 try controlSocket.connect(coordinator)
+            case .viewers(let listen):
+                try inboxSocket.bind(listen)
+                viewers = inboxSocket.lastEndpoint
             }
             pump = MessagePump(control: control, inbox: inbox, boundEndpoint: bound, viewerEndpoint: viewers,
                                wake: wake, finished: finished)
@@ -404,7 +410,7 @@ extension MessagePump.Role {
     var bindsInbox: Bool {
         switch self {
         case .coordinator(_, let viewers): viewers != nil
-        case .worker, .presenter: true
+        case .worker, .presenter, .viewers: true
         case .viewer: false
         }
     }
@@ -416,6 +422,7 @@ extension MessagePump.Role {
         case .worker: "worker"
         case .presenter: "presenter"
         case .viewer: "view"
+        case .viewers: "run"
         }
     }
 
@@ -425,13 +432,14 @@ extension MessagePump.Role {
         case .coordinator(let listen, _): "the workers' port \(listen)"
         case .worker(let coordinator, _, _), .presenter(let coordinator, _): "coordinator \(coordinator)"
         case .viewer(let presenter): "the viewer port \(presenter)"
+        case .viewers: "no one"
         }
     }
 
     /// Whether `inbox` takes viewers (rather than halo strips from peers).
     var servesViewers: Bool {
         switch self {
-        case .coordinator, .presenter: true
+        case .coordinator, .presenter, .viewers: true
         case .worker, .viewer: false
         }
     }

@@ -46,9 +46,6 @@ struct RunCommand: AsyncParsableCommand {
     /// What holds for flags and config alike.
     private func check(_ cluster: ClusterOptions, _ run: RunOptions) throws {
         try cluster.checkWorkerCount(local: true)
-        if cluster.workers == 0 && (view || run.viewListen != nil || run.recordsFrames) {
-            throw TesseraError("viewing and exporting frames need worker processes", fix: "give --workers 1 or more")
-        }
     }
 
     func run() async throws {
@@ -124,11 +121,12 @@ struct RunCommand: AsyncParsableCommand {
     /// The rest of the run, on tiles: in this process, or on worker processes.
     func finish(_ rest: Rest) async throws {
         var chosen = rest.workers
-        // On the unbounded plane, a default worker count gives way to this process's
-        // sparse plane, which holds only what lives, where the workers' window around
-        // the live cells would not fit in memory (demonoid-c512: 817408 x 813312 cells).
+        // A default worker count gives way to this process's sparse map of tiles, which
+        // holds only what lives, where the workers' tiles would not fit in memory: a
+        // window around the live cells of the unbounded plane (demonoid-c512: 817408 x
+        // 813312 cells), or a bounded grid 2^20 cells a side.
         let setup = rest.setup
-        if cluster.workers == nil, setup.isUnbounded, !asks.beyondHashLife, !setup.tilesFitInMemory {
+        if cluster.workers == nil, setup.runsSparse, checkpoints.checkpoint == nil, !setup.tilesFitInMemory {
             chosen = 0
         }
         var outcome: RunOutcome
@@ -139,7 +137,14 @@ struct RunCommand: AsyncParsableCommand {
             if checkpoints.checkpoint != nil {
                 throw TesseraError("--checkpoint needs worker processes, which write their tiles", fix: "give --workers 1 or more")
             }
-            outcome = try await InProcessRun.run(rest.setup, generations: rest.generations, output: rest.output)
+            var session = RunSession(setup: setup, generations: rest.generations, workers: .launched(count: 0))
+            try session.configure(run: run, cluster: cluster, output: rest.output, view: view)
+            if session.mode.isBatch {
+                outcome = try await InProcessRun.run(rest.setup, generations: rest.generations, output: rest.output)
+            } else {
+                security.warnIfOpen([run.viewListen], role: "run", exposes: "can watch and steer the run and edit its cells")
+                outcome = try await session.runHere()
+            }
         } else {
             // A default worker count shrinks to the number of tiles instead of failing.
             let workers = cluster.workers == nil ? min(chosen, setup.tiling.columns * setup.tiling.rows) : chosen
