@@ -50,7 +50,14 @@ struct CorpusBenchCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let bench = CorpusBench(tessera: LocalWorkers.executable, bgolly: bgolly, rules: Self.gollyRules, generations: generations,
                                 repeats: self.repeat, timeout: timeout, folder: scratch)
-        let rows = try await ProgressLine.each(files, named: \.name) { try await bench.measure($0) }
+        var measured: [CorpusRow] = []
+        let rows = try await ProgressLine.each(files, named: \.name) { file in
+            let row = try await bench.measure(file)
+            measured.append(row)
+            // After every file: a long corpus stopped part way keeps the rows it measured.
+            try ResultsFolder.write([("corpus.csv", CorpusRow.csv(measured))], into: out)
+            return row
+        }
         try ResultsFolder.write([("corpus.csv", CorpusRow.csv(rows)), ("corpus.json", try CorpusRow.json(rows)),
                                  ("corpus.svg", CorpusPlot.svg(rows, generations: generations))], into: out)
         printTable(rows)
