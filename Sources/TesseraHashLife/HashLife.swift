@@ -70,6 +70,41 @@ public struct HashLife: ~Copyable {
         }
     }
 
+    /// The universe of a macrocell's quadtree at `generation`, its squares taken node
+    /// for node: a metapixel's 128 million cells are its six thousand nodes, where
+    /// reading them as cells and building squares from those took seconds.
+    public init(tree: QuadTree, rule: Rule, generation: UInt64, nodeLimit: Int) throws {
+        guard rule.emulation != .alternating else {
+            throw TesseraError("HashLife cannot run \(rule) on the unbounded plane: with B0 and without S8 every empty cell of it blinks",
+                               fix: "give the rule a bounded grid such as \(rule):T1024,1024")
+        }
+        let squares = try NodeStore(limit: max(nodeLimit, 2 * tree.nodes.count) + 1024)
+        (self.rule, self.generation) = (rule.steps.even, generation)
+        store = squares
+        self.nodeLimit = min(max(nodeLimit, 2 * tree.nodes.count), store.limit - 1024)
+        (left, top) = (tree.left, tree.top)
+        level = max(4, tree.nodes.last?.level ?? 4)
+        root = 0
+        var made = [UInt32](repeating: 0, count: tree.nodes.count + 1)
+        for (i, node) in tree.nodes.enumerated() {
+            switch node {
+            case .leaf(let cells):
+                made[i + 1] = store.leaf(cells)
+            case .branch(let level, let children):
+                let quadrant = children.map { $0 == 0 ? store.empty(level - 1) : made[$0] }
+                made[i + 1] = store.find(quadrant[0], quadrant[1], quadrant[2], quadrant[3])
+            }
+        }
+        switch tree.nodes.last {
+        case nil: root = store.empty(level)
+        case .leaf?:
+            // A lone leaf as the root: the north-west quadrant of the smallest square.
+            let empty = store.empty(3)
+            root = store.find(made[tree.nodes.count], empty, empty, empty)
+        case .branch?: root = made[tree.nodes.count]
+        }
+    }
+
     static func tooFar(_ bounds: CellBounds) -> TesseraError {
         TesseraError("live cells at \(bounds) are too far apart for HashLife: Tessera's coordinates reach ±2^62",
                      fix: "move the pattern nearer the origin (#CXRLE Pos=x,y)")

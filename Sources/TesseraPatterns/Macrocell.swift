@@ -14,17 +14,7 @@ public enum Macrocell {
     /// Deepest root read: its corners still fit in 64-bit coordinates.
     static let maxLevel = 62
 
-    private enum Node {
-        case leaf(UInt64)  // row r in bits 8r..<8r+8, column c at bit c
-        case branch(level: Int, children: [Int])
-
-        var level: Int {
-            switch self {
-            case .leaf: 3
-            case .branch(let level, _): level
-            }
-        }
-    }
+    private typealias Node = QuadTree.Node
 
     public static func parse(_ text: String) throws -> Pattern {
         var lines = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).makeIterator()
@@ -109,22 +99,7 @@ public enum Macrocell {
             return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
                            generation: generation, comments: comments)
         }
-        // Paints node `index`, whose corner is (x, y) from the root's, into `cells`
-        // whose corner is `origin` from the root's.
-        func paint(_ index: Int, _ x: Int, _ y: Int, into cells: inout BitGrid, origin: (x: Int, y: Int)) {
-            guard index > 0, bounds[index] != nil else { return }
-            switch nodes[index - 1] {
-            case .leaf(let bits):
-                for bit in 0..<64 where bits >> UInt64(bit) & 1 == 1 {
-                    cells[x + bit % 8 - origin.x, y + bit / 8 - origin.y] = true
-                }
-            case .branch(let level, let children):
-                let half = 1 << (level - 1)
-                for (q, child) in children.enumerated() {
-                    paint(child, x + q % 2 * half, y + q / 2 * half, into: &cells, origin: origin)
-                }
-            }
-        }
+        let (nodeList, liveBounds) = (nodes, bounds)
         func grid(_ box: CellBounds, holding pieces: [(index: Int, x: Int, y: Int)]) throws -> BitGrid {
             guard box.width <= BoardShape.maxSide, box.height <= BoardShape.maxSide else {
                 throw TesseraError("the macrocell's live cells span \(box.width)x\(box.height), more than Tessera holds as one pattern",
@@ -132,9 +107,7 @@ public enum Macrocell {
             }
             try MemoryBudget.check(bytes: box.width / 8 * box.height, what: "the macrocell's \(box.width)x\(box.height) live area",
                                    fix: "crop the pattern in Golly first")
-            var cells = BitGrid(width: box.width, height: box.height)
-            for piece in pieces { paint(piece.index, piece.x, piece.y, into: &cells, origin: (box.left, box.top)) }
-            return cells
+            return Self.paint(pieces, of: nodeList, live: liveBounds, box: box)
         }
         let whole = CellBounds(left: live.x0, top: live.y0, width: live.x1 - live.x0, height: live.y1 - live.y0)
         func pattern(cells: BitGrid, at box: CellBounds) -> Pattern {
@@ -164,11 +137,36 @@ public enum Macrocell {
         try collect(nodes.count, level: root.level, 0, 0)
         try MemoryBudget.check(bytes: pieces.reduce(0) { $0 + ($1.box.width + 63) / 64 * 8 * $1.box.height },
                                what: "the macrocell's \(pieces.count) pieces of live cells", fix: "crop the pattern in Golly first")
-        let parts = try pieces.map { piece in
-            PlacedCells(cells: try grid(piece.box, holding: [(piece.index, piece.x, piece.y)]),
-                        left: left + piece.box.left, top: top + piece.box.top)
+        // The pieces' cells are painted when first asked for: HashLife takes the tree.
+        let found = pieces
+        let pending = PendingParts(bounds: found.map { CellBounds(left: left + $0.box.left, top: top + $0.box.top,
+                                                                  width: $0.box.width, height: $0.box.height) }) {
+            found.map { piece in
+                PlacedCells(cells: paint([(piece.index, piece.x, piece.y)], of: nodeList, live: liveBounds, box: piece.box),
+                            left: left + piece.box.left, top: top + piece.box.top)
+            }
         }
-        return Pattern(parts: parts, rule: rule, board: board, generation: generation, comments: comments)
+        return Pattern(tree: QuadTree(nodes: nodes, left: left, top: top), pending: pending, rule: rule, board: board,
+                       generation: generation, comments: comments)
+    }
+
+    /// The cells of `box` (from the root's corner) that the nodes `pieces` hold, each at
+    /// its corner (x, y) from the root's; `live` is each node's live cells' bounds.
+    private static func paint(_ pieces: [(index: Int, x: Int, y: Int)], of nodes: [Node],
+                              live: [(x0: Int, y0: Int, x1: Int, y1: Int)?], box: CellBounds) -> BitGrid {
+        var cells = BitGrid(width: box.width, height: box.height)
+        func paint(_ index: Int, _ x: Int, _ y: Int) {
+            guard index > 0, live[index] != nil else { return }
+            switch nodes[index - 1] {
+            case .leaf(let bits):
+                for bit in 0..<64 where bits >> UInt64(bit) & 1 == 1 { cells[x + bit % 8 - box.left, y + bit / 8 - box.top] = true }
+            case .branch(let level, let children):
+                let half = 1 << (level - 1)
+                for (q, child) in children.enumerated() { paint(child, x + q % 2 * half, y + q / 2 * half) }
+            }
+        }
+        for piece in pieces { paint(piece.index, piece.x, piece.y) }
+        return cells
     }
 
     /// The widest live span read as one grid without looking for groups far apart.

@@ -15,8 +15,24 @@ public struct Pattern: Sendable, Equatable {
     public var comments: [String]
     /// Groups of live cells lying too far apart for one grid to hold them (a macrocell
     /// can place patterns a billion cells apart): each group in a grid of its own, placed
-    /// from the pattern's top-left (`topLeft(on:)`). `cells` is then empty.
-    public var parts: [PlacedCells] = []
+    /// from the pattern's top-left (`topLeft(on:)`). `cells` is then empty. A large
+    /// macrocell's are made on first use (`pending`).
+    public var parts: [PlacedCells] {
+        get { pending?.parts ?? heldParts }
+        set { (heldParts, pending, tree) = (newValue, nil, nil) }
+    }
+    private var heldParts: [PlacedCells] = []
+    /// Parts whose cells are made when first asked for, nil where `parts` are held.
+    public private(set) var pending: PendingParts?
+    /// The quadtree the parts were read from (a large macrocell), which HashLife takes
+    /// as it is.
+    public private(set) var tree: QuadTree?
+
+    /// Whether the pattern is its `parts`, asked without making them.
+    public var hasParts: Bool { pending != nil || !heldParts.isEmpty }
+
+    /// Where each part's cells lie (placed from the top-left), without making them.
+    public var partBounds: [CellBounds] { pending?.bounds ?? heldParts.map(\.bounds) }
     /// The size the file declared, when `parts` stand for a box too large to hold
     /// whole: what Golly centres on a bounded grid when the file gives no position.
     public var extent: (width: Int, height: Int)?
@@ -38,6 +54,26 @@ public struct Pattern: Sendable, Equatable {
         self.init(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
                   generation: generation, comments: comments)
         self.parts = parts
+    }
+
+    /// A macrocell's cells, `tree`, as `pending` parts in Golly's coordinates.
+    public init(tree: QuadTree, pending: PendingParts, rule: Rule?, board: BoardShape?, generation: UInt64, comments: [String]) {
+        self.init(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
+                  generation: generation, comments: comments)
+        (self.tree, self.pending) = (tree, pending)
+    }
+
+    /// The same cells with their parts placed (Golly's coordinates) from the origin, as
+    /// on a board of `topology`: a pattern already there stays as it is, its parts
+    /// unmade.
+    public func placedAtOrigin(on topology: Topology) -> Pattern {
+        let (x, y) = topLeft(on: topology)
+        guard x != 0 || y != 0 || !hasParts else {
+            var placed = self
+            (placed.position, placed.extent) = ((0, 0), nil)
+            return placed
+        }
+        return Pattern(parts: placedParts(on: topology), rule: rule, board: board, generation: generation, comments: comments)
     }
 
     /// A pattern declared `extent` cells large whose live cells are `parts`, placed from
@@ -64,7 +100,7 @@ public struct Pattern: Sendable, Equatable {
     /// The pattern's live cells in one or more grids, where Golly puts them.
     public func placedParts(on topology: Topology) -> [PlacedCells] {
         let (x, y) = topLeft(on: topology)
-        guard parts.isEmpty else {
+        guard !hasParts else {
             return x == 0 && y == 0 ? parts : parts.map { PlacedCells(cells: $0.cells, left: $0.left + x, top: $0.top + y) }
         }
         return [PlacedCells(cells: cells, left: x, top: y)]
@@ -77,7 +113,7 @@ public struct Pattern: Sendable, Equatable {
 
     /// Throws unless every live cell lands on a board of `shape`.
     public func checkFits(on shape: BoardShape) throws {
-        if !parts.isEmpty {
+        if hasParts {
             for part in placedParts(on: shape.topology) { try Pattern(cells: part.cells, position: (part.left, part.top)).checkFits(on: shape) }
             return
         }

@@ -12,7 +12,7 @@ extension Pattern {
     /// columns wide with a block at each end becomes two small parts, where one window
     /// around both could not be made.
     public func groupedFarApart() throws -> Pattern {
-        guard parts.isEmpty, cells.width > Self.flatSide || cells.height > Self.flatSide else { return self }
+        guard !hasParts, cells.width > Self.flatSide || cells.height > Self.flatSide else { return self }
         let side = 4096
         var pieces: [CellBounds] = []
         for y in stride(from: 0, to: cells.height, by: side) {

@@ -157,7 +157,9 @@ package enum HashLifeRun {
     private static func steps(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool,
                               isStopped: @escaping () -> Bool) throws -> Ending {
         _ = try setup.end(after: generations)
-        var life = try HashLife(parts: setup.startingParts, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit)
+        // A macrocell's own tree where the run starts from one: its squares as they are.
+        var life = try setup.startingTree.map { try HashLife(tree: $0, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit) }
+            ?? HashLife(parts: setup.startingParts, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit)
         life.isStopped = isStopped
         let clock = ContinuousClock(), start = clock.now
         let madeBefore = life.squaresMade

@@ -161,7 +161,7 @@ extension RunSetup {
         if isUnbounded { return true }
         guard SparsePlane.holds(shape, rule: rule), soup == nil, let pattern else { return false }
         if !tilesFitInMemory { return true }
-        let live = pattern.parts.isEmpty ? pattern.cells.population : pattern.parts.reduce(0) { $0 + $1.cells.population }
+        let live = pattern.hasParts ? pattern.parts.reduce(0) { $0 + $1.cells.population } : pattern.cells.population
         return live.multipliedReportingOverflow(by: 100).partialValue < shape.cellCount
     }
 }

@@ -77,17 +77,18 @@ package struct RunSetup: Sendable {
         let shape: BoardShape
         if topology == .infinite { pattern = try pattern?.groupedFarApart() }
         var (placed, soup) = (pattern, choices.soup)
-        if topology == .infinite, let parts = pattern.map({ $0.parts.isEmpty ? [] : $0.placedParts(on: .infinite) }), !parts.isEmpty {
+        if topology == .infinite, let grouped = pattern, grouped.hasParts {
             // Groups of cells far apart (a macrocell's): a window each, unless near enough.
-            var all = parts
+            var all = grouped.placedAtOrigin(on: .infinite)
             if let filled = soup {
                 guard let (width, height) = choices.size else {
                     throw TesseraError("a soup on the unbounded plane needs an area", fix: "give --size WxH, the area the soup fills")
                 }
-                all.append(PlacedCells(cells: filled.cells(x: -(width / 2), y: -(height / 2), width: width, height: height),
-                                       left: -(width / 2), top: -(height / 2)))
+                let area = PlacedCells(cells: filled.cells(x: -(width / 2), y: -(height / 2), width: width, height: height),
+                                       left: -(width / 2), top: -(height / 2))
+                all = Pattern(parts: all.parts + [area], rule: rule, generation: grouped.generation)
             }
-            self = try Self.unbounded(name: choices.pattern?.name ?? "soup", rule: rule, parts: all, generation: pattern?.generation ?? 0,
+            self = try Self.unbounded(name: choices.pattern?.name ?? "soup", rule: rule, pattern: all, generation: grouped.generation,
                                       tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
             return
         }
@@ -178,6 +179,13 @@ package struct RunSetup: Sendable {
         return atlas == nil ? pattern.placedParts(on: .infinite) : pattern.parts
     }
 
+    /// On the unbounded plane, the macrocell tree the pattern was read from, where its
+    /// cells are the tree's as they stand (placed from the origin).
+    package var startingTree: QuadTree? {
+        guard isUnbounded, let pattern, let tree = pattern.tree, pattern.topLeft(on: .infinite) == (0, 0) else { return nil }
+        return tree
+    }
+
     /// The same run in a new window of the unbounded plane around `cells`, whose top-left
     /// is at `live`'s, at `generation`, cut into at least `present` tiles (those of the
     /// window it replaces).
@@ -198,7 +206,8 @@ package struct RunSetup: Sendable {
     /// in one window around them when they lie near enough together (as `moved`), else
     /// in a window for each group of them, side by side on one board (`PlaneAtlas`).
     package func regrouped(parts: [PlacedCells], generation: UInt64, tileCount present: Int) throws -> RunSetup {
-        try Self.unbounded(name: name, rule: rule, parts: parts, generation: generation, tiles: chosenTiles, halo: chosenHalo,
+        try Self.unbounded(name: name, rule: rule, pattern: Pattern(parts: parts, rule: rule, generation: generation),
+                           generation: generation, tiles: chosenTiles, halo: chosenHalo,
                            tileCount: chosenTiles == nil ? max(tileCount, present) : tileCount)
     }
 
@@ -212,30 +221,37 @@ package struct RunSetup: Sendable {
         return next
     }
 
-    private static func unbounded(name: String, rule: Rule, parts: [PlacedCells], generation: UInt64,
+    /// The run of `placed`'s parts (Golly's coordinates, as `Pattern.placedAtOrigin`
+    /// gives them), grouped into windows by their bounds alone: a macrocell's parts are
+    /// not made here (HashLife takes its tree).
+    private static func unbounded(name: String, rule: Rule, pattern placed: Pattern, generation: UInt64,
                                   tiles: (columns: Int, rows: Int)?, halo chosenHalo: Int?, tileCount: Int) throws -> RunSetup {
         let minSide = minWindowSide(tiles: tiles, halo: chosenHalo, tileCount: tileCount)
-        let parts = parts.filter { $0.cells.width > 0 && $0.cells.height > 0 }
-        var groups = try PlaneAtlas.groups(of: parts.map(\.bounds), minSide: minSide)
+        var placed = placed
+        if placed.partBounds.contains(where: { $0.width == 0 || $0.height == 0 }) {
+            placed = Pattern(parts: placed.parts.filter { $0.cells.width > 0 && $0.cells.height > 0 }, rule: rule, generation: generation)
+        }
+        let bounds = placed.partBounds
+        var groups = try PlaneAtlas.groups(of: bounds, minSide: minSide)
         let margin = PlaneAtlas.margin(forGroups: groups.count)
-        if margin > PlaneAtlas.leastMargin { groups = try PlaneAtlas.groups(of: parts.map(\.bounds), minSide: minSide, margin: margin) }
-        let boxes = groups.map { members in CellBounds.enclosing(members.map { parts[$0].bounds })! }
+        if margin > PlaneAtlas.leastMargin { groups = try PlaneAtlas.groups(of: bounds, minSide: minSide, margin: margin) }
+        let boxes = groups.map { members in CellBounds.enclosing(members.map { bounds[$0] })! }
         var pattern = Pattern(parts: [], rule: rule, generation: generation)
         let shape: BoardShape, atlas: PlaneAtlas?
         if boxes.count <= 1 {
             let box = boxes.first ?? CellBounds(left: 0, top: 0, width: 1, height: 1)
             shape = try PlaneWindow.around(box, minSide: minSide)
-            if parts.count == 1 {
-                pattern = Pattern(cells: parts[0].cells, position: (box.left, box.top), rule: rule, generation: generation)
-            } else if !parts.isEmpty {
+            if bounds.count == 1 {
+                pattern = Pattern(cells: placed.parts[0].cells, position: (box.left, box.top), rule: rule, generation: generation)
+            } else if !bounds.isEmpty {
                 // Each part as it is, not one grid of their box (a 31473 x 31101 circuit's 122 MB).
-                pattern = Pattern(parts: parts, rule: rule, generation: generation)
+                pattern = placed
             }
             atlas = nil
         } else {
             let made = try PlaneAtlas(groups: boxes, minSide: minSide, margin: margin)
             (shape, atlas) = (made.board, made)
-            pattern = Pattern(parts: parts, rule: rule, generation: generation)
+            pattern = placed
         }
         let (tiling, halo) = try Self.tiling(of: shape, tiles: tiles, halo: chosenHalo, tileCount: tileCount)
         var setup = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,

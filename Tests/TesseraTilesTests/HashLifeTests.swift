@@ -2,6 +2,7 @@ import CTesseraKernel
 import Testing
 import TesseraCore
 import TesseraHashLife
+import TesseraPatterns
 
 /// HashLife against the rule applied cell by cell, on a plane wide enough that nothing
 /// reaches its edge: the unbounded plane, for as long as the test runs.
@@ -153,5 +154,33 @@ import TesseraHashLife
         #expect(life.generation == 1_000_005)
         #expect(life.population == 0)
         #expect(life.bounds == nil)
+    }
+
+    /// A macrocell whose live cells span millions of cells is read as its tree, its
+    /// parts unmade; HashLife built from the tree node for node steps as one built from
+    /// the cells, and the parts, made when asked for, are the tree's cells.
+    @Test func aMacrocellTreeIsTakenNodeForNode() throws {
+        let soup = Case(seed: 21, side: 40).soup
+        let parts = [PlacedCells(cells: soup, left: -3_000_000, top: 17),
+                     PlacedCells(cells: Case(seed: 22, side: 30).soup, left: 5_000_000, top: -2_000_000)]
+        let pattern = try Macrocell.parse(Macrocell.string(for: parts, rule: "B3/S23", generation: 0))
+        let tree = try #require(pattern.tree)
+        #expect(pattern.pending != nil && pattern.hasParts)
+        var fromTree = try HashLife(tree: tree, rule: .life, generation: 0, nodeLimit: 1 << 22)
+        var fromCells = try HashLife(parts: parts, rule: .life, generation: 0, nodeLimit: 1 << 22)
+        #expect(fromTree.population == fromCells.population && fromTree.bounds == fromCells.bounds)
+        for generations: UInt64 in [1, 30, 1000] {
+            try fromTree.advance(generations)
+            try fromCells.advance(generations)
+            #expect(fromTree.population == fromCells.population, "generation \(fromTree.generation)")
+            let cellsBounds = fromCells.bounds
+            let box = try #require(cellsBounds)
+            #expect(fromTree.bounds == box)
+            for part in fromCells.placedCells() { #expect(fromTree.cells(in: part.bounds) == part.cells) }
+        }
+        // The parts, made now, hold the file's cells where they lie.
+        let made = pattern.parts
+        #expect(made.reduce(0) { $0 + $1.cells.population } == soup.population + parts[1].cells.population)
+        #expect(made.allSatisfy { part in parts.contains { $0.bounds.intersection(part.bounds) != nil } })
     }
 }
