@@ -14,14 +14,14 @@ import TesseraCore
 /// Exact for every Life-like rule without B0 (which has no meaning on an unbounded
 /// plane, and which Golly's HashLife refuses too). Not `Sendable`: one task owns it.
 public struct HashLife: ~Copyable {
-    private var store: NodeStore
+    var store: NodeStore
     /// The rule the stored cells step by: B0 with S8 is stored inverted and steps by
     /// its complement, as Golly runs it (`Rule.Emulation`).
     private let rule: Rule
-    private var root: UInt32
-    private var level: Int
+    var root: UInt32
+    var level: Int
     /// Golly coordinates of the root square's top-left cell.
-    private var left: Int, top: Int
+    var left: Int, top: Int
     public private(set) var generation: UInt64
     /// A result advances 2^min(exponent, level − 2) generations; results in the store are for this exponent.
     private var exponent = -1
@@ -260,7 +260,7 @@ public struct HashLife: ~Copyable {
     }
 
     /// The root, centred in one twice its side.
-    private mutating func expand() throws {
+    mutating func expand() throws {
         guard level < Self.highestLevel else {
             throw TesseraError("the pattern grew past 2^\(Self.highestLevel) cells a side, the most Tessera's coordinates hold",
                                fix: "run fewer generations")

@@ -65,7 +65,16 @@ public struct BoardOutput: Sendable {
         }
     }
 
-    private var isMacrocell: Bool { path.lowercased().hasSuffix(".mc") }
+    public var isMacrocell: Bool { path.lowercased().hasSuffix(".mc") }
+
+    /// Writes the cells of the unbounded plane that `tree` holds, rooted as Golly roots
+    /// a macrocell file (`isMacrocell` only).
+    public func write(tree: QuadTree, rule: Rule, generation: UInt64) throws {
+        precondition(isMacrocell, "a quadtree is written as a macrocell")
+        let file = try AtomicFile(path)
+        try file.write(Macrocell.string(for: tree, rule: "\(rule)", generation: generation))
+        try file.commit()
+    }
 
     private func macrocell(_ board: BitGrid, generation: UInt64) -> String {
         Macrocell.string(for: board, left: shape.left, top: shape.top, rule: "\(rule)\(shape.gollySuffix)", generation: generation)

@@ -180,6 +180,33 @@ public enum Macrocell {
         string(for: [PlacedCells(cells: cells, left: left, top: top)], rule: rule, generation: generation)
     }
 
+    /// A leaf's line as Golly writes it: rows of `.` and `*` to the last live cell, each
+    /// ended by `$`, to the last live row.
+    static func leafLine(_ bits: UInt64) -> String {
+        var line = "", lastRow = 7
+        while lastRow > 0, bits >> UInt64(lastRow * 8) & 0xFF == 0 { lastRow -= 1 }
+        for r in 0...lastRow {
+            let row = bits >> UInt64(r * 8) & 0xFF
+            if row != 0 { for c in 0..<(64 - row.leadingZeroBitCount) { line += row >> UInt64(c) & 1 == 1 ? "*" : "." } }
+            line += "$"
+        }
+        return line
+    }
+
+    /// `tree` (its root where Golly roots a file: the smallest centred square that holds
+    /// the cells) as a macrocell file, node for node.
+    public static func string(for tree: QuadTree, rule: String, generation: UInt64) -> String {
+        var out = "[M2] (tessera)\n#R \(rule)\n"
+        if generation > 0 { out += "#G \(generation)\n" }
+        for node in tree.nodes {
+            switch node {
+            case .leaf(let bits): out += leafLine(bits) + "\n"
+            case .branch(let level, let children): out += "\(level) \(children.map(String.init).joined(separator: " "))\n"
+            }
+        }
+        return out
+    }
+
     /// `parts`, each at its place in Golly's coordinates, as one macrocell file: a
     /// quadtree, so parts a billion cells apart take no more than the parts themselves.
     public static func string(for parts: [PlacedCells], rule: String, generation: UInt64) -> String {
@@ -213,14 +240,7 @@ public enum Macrocell {
             }
             guard bits != 0 else { return 0 }
             if let known = leaves[bits] { return known }
-            var line = "", lastRow = 7
-            while bits >> UInt64(lastRow * 8) & 0xFF == 0 { lastRow -= 1 }
-            for r in 0...lastRow {
-                let row = bits >> UInt64(r * 8) & 0xFF
-                if row != 0 { for c in 0..<(64 - row.leadingZeroBitCount) { line += row >> UInt64(c) & 1 == 1 ? "*" : "." } }
-                line += "$"
-            }
-            out += line + "\n"
+            out += leafLine(bits) + "\n"
             count += 1
             leaves[bits] = count
             return count

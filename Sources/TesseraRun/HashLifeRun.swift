@@ -203,7 +203,14 @@ package enum HashLifeRun {
         // space to zero and read (the gun's 100000 generations with --output 14.0 →
         // 12.1 ms), and the writer joins them row by row. Tiles take 1024² ones, a
         // sixteenth as many parts to group.
-        if let output { try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation) }
+        if let output {
+            // A macrocell straight from the squares: a metapixel's 10^8 cells as cells were 11 s.
+            if output.isMacrocell, let tree = life.quadTree() {
+                try output.write(tree: tree, rule: setup.rule, generation: life.generation)
+            } else {
+                try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation)
+            }
+        }
         let outcome = RunOutcome(seconds: 0, population: Int(clamping: life.population), workers: [], generations: 0)
         return .finished(outcome.after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds,
                                                                 squares: life.nodeCount, handedOver: false)))
