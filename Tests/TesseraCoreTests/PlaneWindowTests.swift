@@ -57,6 +57,42 @@ import TesseraCore
         #expect(try PlaneAtlas.groups(of: apart, minSide: 1, margin: PlaneWindow.minMargin).count == 1)
     }
 
+    /// Groups found through the grid of cells are the groups of every pair compared:
+    /// seeded boxes of mixed sizes (many small, a few over four times the median),
+    /// near and far apart.
+    @Test func groupsAreThoseOfEveryPairCompared() throws {
+        var generator = SplitMix64(seed: 17)
+        func random(_ n: UInt64) -> Int { Int(generator.next() % n) }
+        var boxes: [CellBounds] = []
+        for _ in 0..<300 {
+            let side = random(20) == 0 ? 2000 + random(20_000) : 1 + random(500)
+            let spread = random(10) == 0 ? 1 << 40 : 60_000
+            boxes.append(CellBounds(left: random(UInt64(spread)) - spread / 2, top: random(60_000) - 30_000, width: side, height: 1 + random(400)))
+        }
+        // Every pair, as groups: windows that overlap join, until none do.
+        var group = Array(boxes.indices)
+        func find(_ i: Int) -> Int { group[i] == i ? i : find(group[i]) }
+        while true {
+            var bounds: [Int: CellBounds] = [:]
+            for (i, box) in boxes.enumerated() { bounds[find(i)] = bounds[find(i)].map { $0.union(box) } ?? box }
+            let windows = try bounds.map { ($0.key, try PlaneWindow.around($0.value, minSide: 1)) }
+            var joined = false
+            for (a, wa) in windows {
+                for (b, wb) in windows where a < b && wa.left < wb.left + wb.width && wb.left < wa.left + wa.width
+                    && wa.top < wb.top + wb.height && wb.top < wa.top + wa.height {
+                    let (ra, rb) = (find(a), find(b))
+                    if ra != rb { group[max(ra, rb)] = min(ra, rb); joined = true }
+                }
+            }
+            if !joined { break }
+        }
+        var expected: [Int: [Int]] = [:]
+        for i in boxes.indices { expected[find(i), default: []].append(i) }
+        let groups = try PlaneAtlas.groups(of: boxes, minSide: 1)
+        #expect(groups == expected.values.sorted { $0[0] < $1[0] })
+        #expect(groups.count > 1 && groups.count < boxes.count)
+    }
+
     @Test func anAtlasLaysWindowsApartWithTheirMarginsWhole() throws {
         let groups = [CellBounds(left: 0, top: 0, width: 40, height: 9), CellBounds(left: 1 << 50, top: -(1 << 45), width: 3, height: 3),
                       CellBounds(left: -7_000_000, top: 5, width: 5000, height: 2)]
