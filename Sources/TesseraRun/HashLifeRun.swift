@@ -45,6 +45,12 @@ package enum HashLifeRun {
     /// Squares HashLife may make before its steps have paid for any (half a millisecond):
     /// what a small gun's first steps need, and all a soup wastes.
     static let allowance = 1 << 12
+    /// Or this many for each occupied square at the start, where that is more: a large
+    /// pattern's first steps make squares in proportion to its area before any result
+    /// repeats (demonoid-c512's 23740 occupied squares: its 1000 generations fell behind
+    /// at once, and tiles took 4.2 s where HashLife takes 0.6), and a soup wastes less
+    /// than a generation of tiles' time on them.
+    static let allowancePerOccupied = 8.0
     /// Or, in a run of `longRun` generations or more, this share of what tiles would spend
     /// on the whole run at the pattern's starting area, where that is more. A large gun's
     /// first steps make up to a million squares before its results repeat, and repay them
@@ -59,9 +65,9 @@ package enum HashLifeRun {
     /// `generations` of a pattern filling `occupied` squares: at most a quarter of what
     /// the store holds, so that running out of it is not what ends HashLife's turn.
     static func investment(occupied: Double, generations: UInt64, nodeLimit: Int) -> Int {
-        guard generations >= longRun else { return allowance }
-        let share = occupied * Double(generations) * squaresPerOccupiedGeneration * investedShare
-        return max(allowance, Int(min(share, Double(nodeLimit / 4))))
+        let least = max(Double(allowance), occupied * allowancePerOccupied)
+        let share = generations >= longRun ? occupied * Double(generations) * squaresPerOccupiedGeneration * investedShare : 0
+        return Int(min(max(least, share), Double(nodeLimit / 4)))
     }
 
     /// How much more area a step is allowed than its pattern fills when it starts: a

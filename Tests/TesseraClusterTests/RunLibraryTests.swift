@@ -212,11 +212,12 @@ import TesseraWire
     }
 
     /// What HashLife may spend before it has to keep ahead: half a millisecond in a
-    /// short run, a 64th of what tiles would spend on a long one, never more than a
-    /// quarter of the store.
+    /// short run, or 8 squares for each occupied one of a large pattern; a 64th of what
+    /// tiles would spend on a long one; never more than a quarter of the store.
     @Test func onlyALongRunInvestsInHashLife() {
         let limit = 1 << 30
-        #expect(HashLifeRun.investment(occupied: 2000, generations: 65_535, nodeLimit: limit) == HashLifeRun.allowance)
+        #expect(HashLifeRun.investment(occupied: 300, generations: 65_535, nodeLimit: limit) == HashLifeRun.allowance)
+        #expect(HashLifeRun.investment(occupied: 2000, generations: 65_535, nodeLimit: limit) == 8 * 2000)
         #expect(HashLifeRun.investment(occupied: 2000, generations: 100_000, nodeLimit: limit) == 2000 * 100_000 / 64)
         #expect(HashLifeRun.investment(occupied: 1, generations: 100_000, nodeLimit: limit) == HashLifeRun.allowance)
         #expect(HashLifeRun.investment(occupied: 65536, generations: 1 << 40, nodeLimit: limit) == limit / 4)
