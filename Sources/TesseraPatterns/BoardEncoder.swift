@@ -35,9 +35,9 @@ extension BoardEncoder {
         return text + take()
     }
 
-    /// Writes all of `grid` as `path`, atomically.
+    /// Writes all of `grid` as `path`, atomically (gzip-compressed for a `.gz` path).
     public mutating func write(_ grid: BitGrid, to path: String) throws {
-        let file = try AtomicFile(path)
+        let file = try OutputFile(path)
         try append(grid, to: file.write)
         finish()
         try file.write(take())

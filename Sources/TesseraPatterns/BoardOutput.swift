@@ -12,9 +12,9 @@ public struct BoardOutput: Sendable {
 
     /// Checks that `path` names a format and can be written, before any work is spent.
     public init(path: String, shape: BoardShape, rule: Rule, name: String) throws {
-        let lower = path.lowercased()
-        guard lower.hasSuffix(".rle") || lower.hasSuffix(".cells") || lower.hasSuffix(".mc") else {
-            throw TesseraError("cannot tell the format of output '\(path)'", fix: "name it *.rle, *.mc or *.cells")
+        guard [".rle", ".cells", ".mc"].contains(where: { Self.format(of: path).hasSuffix($0) }) else {
+            throw TesseraError("cannot tell the format of output '\(path)'",
+                               fix: "name it *.rle, *.mc or *.cells (each may end .gz, gzip-compressed)")
         }
         try AtomicFile.checkWritable(path)
         (self.path, self.shape, self.rule, self.name) = (path, shape, rule, name)
@@ -51,7 +51,13 @@ public struct BoardOutput: Sendable {
         return RLE.Encoder(shape: shape, rule: rule, generation: generation)
     }
 
-    private var isPlainText: Bool { path.lowercased().hasSuffix(".cells") }
+    public var isPlainText: Bool { Self.format(of: path).hasSuffix(".cells") }
+
+    /// The path's name, lower case, as it tells the format: without a `.gz`.
+    private static func format(of path: String) -> String {
+        let lower = path.lowercased()
+        return OutputFile.isCompressed(lower) ? String(lower.dropLast(3)) : lower
+    }
 
     /// Golly writes RLE only within ±10⁹ of the origin, and reads its `Pos` as 32-bit
     /// numbers: an RLE of the unbounded plane past that would reopen somewhere else.
@@ -65,13 +71,13 @@ public struct BoardOutput: Sendable {
         }
     }
 
-    public var isMacrocell: Bool { path.lowercased().hasSuffix(".mc") }
+    public var isMacrocell: Bool { Self.format(of: path).hasSuffix(".mc") }
 
     /// Writes the cells of the unbounded plane that `tree` holds, rooted as Golly roots
     /// a macrocell file (`isMacrocell` only).
     public func write(tree: QuadTree, rule: Rule, generation: UInt64) throws {
         precondition(isMacrocell, "a quadtree is written as a macrocell")
-        let file = try AtomicFile(path)
+        let file = try OutputFile(path)
         try file.write(Macrocell.string(for: tree, rule: "\(rule)", generation: generation))
         try file.commit()
     }
@@ -83,7 +89,7 @@ public struct BoardOutput: Sendable {
     /// Writes `board` whole.
     public func write(_ board: BitGrid, generation: UInt64) throws {
         if isMacrocell {
-            let file = try AtomicFile(path)
+            let file = try OutputFile(path)
             try file.write(macrocell(board, generation: generation))
             try file.commit()
             return
@@ -102,7 +108,7 @@ public struct BoardOutput: Sendable {
         let parts = parts.filter { !$0.cells.isEmpty(x: 0, y: 0, width: $0.cells.width, height: $0.cells.height) }
             .sorted { $0.left < $1.left }
         if isMacrocell {
-            let file = try AtomicFile(path)
+            let file = try OutputFile(path)
             try file.write(Macrocell.string(for: parts, rule: "\(rule)\(shape.gollySuffix)", generation: generation))
             try file.commit()
             return
@@ -130,7 +136,7 @@ public struct BoardOutput: Sendable {
     /// Writes `parts` as RLE of this file's board, whose cells `box` spans, in a sweep
     /// down the rows.
     private func sweep(_ parts: [PlacedCells], rule: Rule, generation: UInt64, box: CellBounds) throws {
-        let file = try AtomicFile(path)
+        let file = try OutputFile(path)
         var encoder = RLE.Encoder(shape: shape, rule: rule, generation: generation)
         // A sweep down the rows: the parts whose rows these are, in order of columns,
         // change only where one begins or ends.
@@ -184,13 +190,13 @@ public struct BoardOutput: Sendable {
                 try Task.checkCancellation()
                 parts.append(PlacedCells(cells: try await cells(rect), left: shape.left + rect.x, top: shape.top + rect.y))
             }
-            let file = try AtomicFile(path)
+            let file = try OutputFile(path)
             try file.write(Macrocell.string(for: parts, rule: "\(rule)\(shape.gollySuffix)", generation: generation))
             try file.commit()
             return
         }
         var encoder = try encoder(generation: generation)
-        let file = try AtomicFile(path)
+        let file = try OutputFile(path)
         // Empty rows a few hundred at a time: a .cells file spells each one out.
         func skip(to y: Int, from done: inout Int) throws {
             while done < y {

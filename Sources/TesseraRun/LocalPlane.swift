@@ -143,7 +143,7 @@ actor LocalPlane: LocalUniverse {
     /// bounded grid as the board. Only a bounded grid's `.cells` file, which spells out
     /// every cell, reads the board band by band.
     func write(_ output: BoardOutput) async throws {
-        guard plane.board != nil, output.path.lowercased().hasSuffix(".cells") else {
+        guard plane.board != nil, output.isPlainText else {
             return try output.write(parts: liveParts(), rule: plane.rule, generation: plane.generation)
         }
         try await output.write(generation: plane.generation, live: liveBounds()) { cells(in: $0) }
