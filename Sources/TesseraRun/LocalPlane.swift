@@ -1,9 +1,9 @@
 import TesseraCore
 import TesseraPatterns
 
-/// Golly's unbounded plane, or a bounded grid a sparse map holds (`holds`), stepped in
-/// this process as a sparse map of tiles (`SparsePlane`): no window, no atlas, nothing
-/// the size of the pattern's extent or the board's.
+/// Golly's unbounded plane, or a bounded grid a sparse map holds (`RunSetup.runsSparse`),
+/// stepped in this process as a sparse map of tiles (`SparsePlane`): no window, no atlas,
+/// nothing the size of the pattern's extent or the board's.
 actor LocalPlane: LocalUniverse {
     private var plane: SparsePlane
     /// Threads a generation's tiles are shared among, when enough are due.
@@ -44,14 +44,14 @@ actor LocalPlane: LocalUniverse {
         return plane
     }
 
-
     func population() -> Int { plane.population }
     var tileCount: Int { plane.tileCount }
     var generation: UInt64 { plane.generation }
 
     /// Advances `generations` generations; a cancelled task stops between slices.
-    /// Nothing else reads the plane while a generation's tiles are stepped on other
-    /// threads: the run that owns it awaits this.
+    /// While a generation's tiles are stepped on other threads, this actor may serve a
+    /// read (a frame): it reads the present generation, which the stepping tasks never
+    /// write (`SparsePlane.Work`), and nothing else changes the plane until they end.
     func advance(_ generations: UInt64) async throws {
         var left = generations
         while left > 0 {
