@@ -70,6 +70,21 @@ package enum HashLifeRun {
         return Int(min(max(least, share), Double(nodeLimit / 4)))
     }
 
+    /// Squares HashLife may hold, whatever it has earned: this many (32 MiB), and this
+    /// many more for each occupied square. Memory follows the live cells: a growing
+    /// pattern that never repeats (triple-Snark-wick-extruder, 20180 cells) had HashLife
+    /// hold 19 million squares, 731 MiB, by 100000 generations, each costing about a
+    /// microsecond once the store outgrew the caches, and finish behind tiles (20 s
+    /// against 7 s and 18 MiB). A metapixel holds 3 million for its 10^8 cells.
+    static let squaresHeldAlways = 1 << 20
+    static let squaresHeldPerOccupied = 128.0
+
+    /// Whether HashLife holding `squares` for a pattern filling `occupied` squares holds
+    /// more than the live cells warrant, and tiles should take the pattern on.
+    static func holdsTooMany(squares: Int, occupied: Double) -> Bool {
+        Double(squares) > Double(squaresHeldAlways) + squaresHeldPerOccupied * occupied
+    }
+
     /// How much more area a step is allowed than its pattern fills when it starts: a
     /// methuselah's area doubles within some of its steps.
     static let growthRoom = 2.0
@@ -178,9 +193,8 @@ package enum HashLifeRun {
             let span = Double(UInt64(1) << UInt64(power))
             let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
             let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
-            do {
-                try life.step(power: power, madeAtMost: budget)
-            } catch is HashLife.OverBudget {
+            // Tiles take the pattern on from where HashLife stands.
+            func handOver() throws -> Ending {
                 let share = RunOutcome.HashLifeShare(generations: done, seconds: (clock.now - start).seconds,
                                                      squares: life.nodeCount, handedOver: true)
                 // Behind from the first step: tiles start from the run's own start,
@@ -188,6 +202,11 @@ package enum HashLifeRun {
                 guard done > 0 else { return .handedOver(setup, share) }
                 let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
                 return .handedOver(rest, share)
+            }
+            do {
+                try life.step(power: power, madeAtMost: budget)
+            } catch is HashLife.OverBudget {
+                return try handOver()
             } catch is HashLife.OutOfNodes {
                 guard life.nodeLimit == nodeLimit else {
                     throw TesseraError("HashLife needs more than the \(life.nodeLimit) squares this process's limit on address space leaves room for",
@@ -202,6 +221,7 @@ package enum HashLifeRun {
                 let after = Double(life.occupiedSquares)
                 stepped += (occupied + after) / 2 * span
                 occupied = after
+                if done < generations, holdsTooMany(squares: life.nodeCount, occupied: after) { return try handOver() }
             }
         }
         let seconds = (clock.now - start).seconds

@@ -211,6 +211,17 @@ import TesseraWire
         #expect(HashLifeRun.powers(of: 0).isEmpty)
     }
 
+    /// HashLife hands over once it holds more squares than the live cells warrant: a
+    /// million always, and 128 more for each occupied square (the wick extruder's 19
+    /// million for its 20180 cells are far past; a metapixel's 3 million for 10^8 cells
+    /// are not).
+    @Test func hashLifeHoldsWhatTheLiveCellsWarrant() {
+        #expect(!HashLifeRun.holdsTooMany(squares: 1 << 20, occupied: 0))
+        #expect(HashLifeRun.holdsTooMany(squares: (1 << 20) + 1, occupied: 0))
+        #expect(HashLifeRun.holdsTooMany(squares: 19_000_000, occupied: 3000))
+        #expect(!HashLifeRun.holdsTooMany(squares: 3_000_000, occupied: 120_000))
+    }
+
     /// What HashLife may spend before it has to keep ahead: half a millisecond in a
     /// short run, or 8 squares for each occupied one of a large pattern; a 64th of what
     /// tiles would spend on a long one; never more than a quarter of the store.
