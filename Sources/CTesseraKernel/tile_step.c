@@ -122,18 +122,15 @@ static inline void gather(const uint64_t *around[9], const int32_t *neighbours, 
 
 // The report of a step that overwrote `before` with `next` (as `tessera_tiles_step`'s).
 static uint32_t report_of(const uint64_t *before, const uint64_t *next) {
-    uint64_t diffAny = 0, liveAny = 0, diffWest = 0, diffEast = 0, liveWest = 0, liveEast = 0;
+    uint64_t diffAny = 0, diffWest = 0, diffEast = 0;
     for (int r = 0; r < ROWS; r++) {
         uint64_t changed = before[r] ^ next[r];
         diffAny |= changed;
-        liveAny |= next[r];
         diffWest |= changed & 1;
         diffEast |= changed >> 63;
-        liveWest |= next[r] & 1;
-        liveEast |= next[r] >> 63;
     }
     return edges(before[0] ^ next[0], before[ROWS - 1] ^ next[ROWS - 1], diffAny) | side_edges(diffWest, diffEast)
-        | (edges(next[0], next[ROWS - 1], liveAny) | side_edges(liveWest, liveEast)) << 16;
+        | tessera_tile_alive(next) << 16;
 }
 
 // A tile on a bounded grid's edge, just stepped from `before` into `next`: only the

@@ -10,14 +10,8 @@ extension HashLife {
     /// Tessera's coordinates for a root with room around it.
     public mutating func quadTree() -> QuadTree? {
         guard let span = bounds else { return QuadTree(nodes: [], left: 0, top: 0) }
-        var target = 4
-        while target < Self.highestLevel {
-            let half = 1 << (target - 1)
-            if -half <= span.left, span.right <= half, -half + 1 <= span.top, span.bottom <= half + 1 { break }
-            target += 1
-        }
-        let side = 1 << target
-        let (rootLeft, rootTop) = (-side / 2, -side / 2 + 1)
+        let target = QuadTree.gollyRootLevel(holding: span), side = 1 << target
+        let (rootLeft, rootTop) = QuadTree.gollyRootCorner(level: target)
         // Grown until the root holds Golly's root square with a level to spare, so the
         // squares of its level that Golly's straddles all lie within.
         while level <= target || rootLeft < left || rootTop < top

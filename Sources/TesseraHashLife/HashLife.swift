@@ -43,10 +43,7 @@ public struct HashLife: ~Copyable {
     /// The universe of `parts`' live cells at `generation`. `nodeLimit` bounds its
     /// memory: about 32 bytes a node, as Golly's HashLife takes a memory limit.
     public init(parts: [PlacedCells], rule: Rule, generation: UInt64, nodeLimit: Int) throws {
-        guard rule.emulation != .alternating else {
-            throw TesseraError("HashLife cannot run \(rule) on the unbounded plane: with B0 and without S8 every empty cell of it blinks",
-                               fix: "give the rule a bounded grid such as \(rule):T1024,1024")
-        }
+        try Self.checkRuns(rule)
         let live = parts.filter { $0.cells.width > 0 && $0.cells.height > 0 }
         let bounds = live.dropFirst().reduce(live.first?.bounds) { all, part in all!.union(part.bounds) }
         var level = 4
@@ -74,10 +71,7 @@ public struct HashLife: ~Copyable {
     /// for node: a metapixel's 128 million cells are its six thousand nodes, where
     /// reading them as cells and building squares from those took seconds.
     public init(tree: QuadTree, rule: Rule, generation: UInt64, nodeLimit: Int) throws {
-        guard rule.emulation != .alternating else {
-            throw TesseraError("HashLife cannot run \(rule) on the unbounded plane: with B0 and without S8 every empty cell of it blinks",
-                               fix: "give the rule a bounded grid such as \(rule):T1024,1024")
-        }
+        try Self.checkRuns(rule)
         let squares = try NodeStore(limit: max(nodeLimit, 2 * tree.nodes.count) + 1024)
         (self.rule, self.generation) = (rule.steps.even, generation)
         store = squares
@@ -102,6 +96,14 @@ public struct HashLife: ~Copyable {
             let empty = store.empty(3)
             root = store.find(made[tree.nodes.count], empty, empty, empty)
         case .branch?: root = made[tree.nodes.count]
+        }
+    }
+
+    /// Refuses a rule with B0 and without S8, which has no meaning on an unbounded plane.
+    private static func checkRuns(_ rule: Rule) throws {
+        guard rule.emulation != .alternating else {
+            throw TesseraError("HashLife cannot run \(rule) on the unbounded plane: with B0 and without S8 every empty cell of it blinks",
+                               fix: "give the rule a bounded grid such as \(rule):T1024,1024")
         }
     }
 

@@ -77,22 +77,25 @@ public struct BoardOutput: Sendable {
     /// a macrocell file (`isMacrocell` only).
     public func write(tree: QuadTree, rule: Rule, generation: UInt64) throws {
         precondition(isMacrocell, "a quadtree is written as a macrocell")
-        let file = try OutputFile(path)
-        try file.write(Macrocell.string(for: tree, rule: "\(rule)", generation: generation))
-        try file.commit()
+        try writeWhole(Macrocell.string(for: tree, rule: "\(rule)", generation: generation))
     }
 
-    private func macrocell(_ board: BitGrid, generation: UInt64) -> String {
-        Macrocell.string(for: board, left: shape.left, top: shape.top, rule: "\(rule)\(shape.gollySuffix)", generation: generation)
+    /// `parts` (Golly's coordinates) as this file's macrocell, whole.
+    private func writeMacrocell(_ parts: [PlacedCells], rule: Rule, generation: UInt64) throws {
+        try writeWhole(Macrocell.string(for: parts, rule: "\(rule)\(shape.gollySuffix)", generation: generation))
+    }
+
+    /// `text` as the whole file.
+    private func writeWhole(_ text: String) throws {
+        let file = try OutputFile(path)
+        try file.write(text)
+        try file.commit()
     }
 
     /// Writes `board` whole.
     public func write(_ board: BitGrid, generation: UInt64) throws {
         if isMacrocell {
-            let file = try OutputFile(path)
-            try file.write(macrocell(board, generation: generation))
-            try file.commit()
-            return
+            return try writeMacrocell([PlacedCells(cells: board, left: shape.left, top: shape.top)], rule: rule, generation: generation)
         }
         var encoder = try encoder(generation: generation)
         try encoder.write(board, to: path)
@@ -108,10 +111,7 @@ public struct BoardOutput: Sendable {
         let parts = parts.filter { !$0.cells.isEmpty(x: 0, y: 0, width: $0.cells.width, height: $0.cells.height) }
             .sorted { $0.left < $1.left }
         if isMacrocell {
-            let file = try OutputFile(path)
-            try file.write(Macrocell.string(for: parts, rule: "\(rule)\(shape.gollySuffix)", generation: generation))
-            try file.commit()
-            return
+            return try writeMacrocell(parts, rule: rule, generation: generation)
         }
         if shape.topology != .infinite {
             precondition(!isPlainText, "a bounded grid's .cells file is written band by band")
@@ -190,10 +190,7 @@ public struct BoardOutput: Sendable {
                 try Task.checkCancellation()
                 parts.append(PlacedCells(cells: try await cells(rect), left: shape.left + rect.x, top: shape.top + rect.y))
             }
-            let file = try OutputFile(path)
-            try file.write(Macrocell.string(for: parts, rule: "\(rule)\(shape.gollySuffix)", generation: generation))
-            try file.commit()
-            return
+            return try writeMacrocell(parts, rule: rule, generation: generation)
         }
         var encoder = try encoder(generation: generation)
         let file = try OutputFile(path)

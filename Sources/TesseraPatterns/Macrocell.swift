@@ -12,7 +12,7 @@ import TesseraCore
 ///   as bgolly writes it.
 public enum Macrocell {
     /// Deepest root read: its corners still fit in 64-bit coordinates.
-    static let maxLevel = 62
+    static let maxLevel = QuadTree.maxLevel
 
     private typealias Node = QuadTree.Node
 
@@ -180,6 +180,11 @@ public enum Macrocell {
         string(for: [PlacedCells(cells: cells, left: left, top: top)], rule: rule, generation: generation)
     }
 
+    /// A file's first lines: the format, the rule, and the generation unless it is 0.
+    private static func header(rule: String, generation: UInt64) -> String {
+        "[M2] (tessera)\n#R \(rule)\n" + (generation > 0 ? "#G \(generation)\n" : "")
+    }
+
     /// A leaf's line as Golly writes it: rows of `.` and `*` to the last live cell, each
     /// ended by `$`, to the last live row.
     static func leafLine(_ bits: UInt64) -> String {
@@ -196,8 +201,7 @@ public enum Macrocell {
     /// `tree` (its root where Golly roots a file: the smallest centred square that holds
     /// the cells) as a macrocell file, node for node.
     public static func string(for tree: QuadTree, rule: String, generation: UInt64) -> String {
-        var out = "[M2] (tessera)\n#R \(rule)\n"
-        if generation > 0 { out += "#G \(generation)\n" }
+        var out = header(rule: rule, generation: generation)
         for node in tree.nodes {
             switch node {
             case .leaf(let bits): out += leafLine(bits) + "\n"
@@ -210,20 +214,12 @@ public enum Macrocell {
     /// `parts`, each at its place in Golly's coordinates, as one macrocell file: a
     /// quadtree, so parts a billion cells apart take no more than the parts themselves.
     public static func string(for parts: [PlacedCells], rule: String, generation: UInt64) -> String {
-        var out = "[M2] (tessera)\n#R \(rule)\n"
-        if generation > 0 { out += "#G \(generation)\n" }
+        var out = header(rule: rule, generation: generation)
         let parts = parts.filter { $0.cells.population > 0 }
         guard let first = parts.first else { return out }
         let span = CellBounds.enclosing(parts.map(\.bounds)) ?? first.bounds
-        // The smallest root, centred as Golly centres it, that holds every cell.
-        var level = 4
-        while level < maxLevel {
-            let half = 1 << (level - 1)
-            if -half <= span.left, span.right <= half, -half + 1 <= span.top, span.bottom <= half + 1 { break }
-            level += 1
-        }
-        let side = 1 << level
-        let (rootLeft, rootTop) = (-side / 2, -side / 2 + 1)
+        let level = QuadTree.gollyRootLevel(holding: span)
+        let (rootLeft, rootTop) = QuadTree.gollyRootCorner(level: level)
         var leaves: [UInt64: Int] = [:], branches: [[Int]: Int] = [:], count = 0
         func leaf(_ x: Int, _ y: Int, _ parts: [PlacedCells]) -> Int {
             var bits: UInt64 = 0

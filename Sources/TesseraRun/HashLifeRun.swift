@@ -188,21 +188,21 @@ package enum HashLifeRun {
         var stepped = 0.0, done: UInt64 = 0
         var occupied = budgeted ? Double(life.occupiedSquares) : 0
         let invested = investment(occupied: occupied, generations: generations, nodeLimit: life.nodeLimit)
+        // Tiles take the pattern on from where HashLife stands.
+        func handOver() throws -> Ending {
+            let share = RunOutcome.HashLifeShare(generations: done, seconds: (clock.now - start).seconds,
+                                                 squares: life.nodeCount, handedOver: true)
+            // Behind from the first step: tiles start from the run's own start,
+            // with no need to read the cells back out of HashLife.
+            guard done > 0 else { return .handedOver(setup, share) }
+            let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
+            return .handedOver(rest, share)
+        }
         for power in powers(of: generations) {
             if isStopped() { throw CancellationError() }
             let span = Double(UInt64(1) << UInt64(power))
             let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
             let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
-            // Tiles take the pattern on from where HashLife stands.
-            func handOver() throws -> Ending {
-                let share = RunOutcome.HashLifeShare(generations: done, seconds: (clock.now - start).seconds,
-                                                     squares: life.nodeCount, handedOver: true)
-                // Behind from the first step: tiles start from the run's own start,
-                // with no need to read the cells back out of HashLife.
-                guard done > 0 else { return .handedOver(setup, share) }
-                let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
-                return .handedOver(rest, share)
-            }
             do {
                 try life.step(power: power, madeAtMost: budget)
             } catch is HashLife.OverBudget {

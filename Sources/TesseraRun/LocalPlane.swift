@@ -85,13 +85,10 @@ actor LocalPlane: LocalUniverse {
 
     // MARK: As viewers see it
 
-    /// A bounded board, or the live cells' bounding box on the unbounded plane (the
-    /// origin when none is alive), within a viewport's reach.
+    /// A bounded board, or the live cells' bounding box on the unbounded plane.
     func extent() -> (x: Int, y: Int, width: Int, height: Int) {
-        if let board = plane.board { return (0, 0, board.width, board.height) }
-        guard let live = plane.bounds else { return (0, 0, 1, 1) }
-        let far = Viewport.maxCoordinate
-        return (min(max(live.left, -far), far), min(max(live.top, -far), far), min(live.width, 2 * far), min(live.height, 2 * far))
+        guard let board = plane.board else { return Viewport.board(fitting: plane.bounds) }
+        return (0, 0, board.width, board.height)
     }
 
     /// The tiles there are, and no rows: a sparse map has no columns and rows of tiles.

@@ -20,15 +20,13 @@ actor ViewedPlane: ClusterDriver {
     }
 
     var board: (x: Int, y: Int, width: Int, height: Int) {
-        // An empty plane: the origin, where a pattern without a position starts.
-        guard var live = position.bounds else { return (0, 0, 1, 1) }
+        guard var live = position.bounds else { return Viewport.board(fitting: nil) }
         if let atlas = position.setup.atlas {
             // Each window's cells may be as far as they could spread since it was made.
             let elapsed = position.generation - position.setup.generation
             live = CellBounds.enclosing(atlas.islands.map { $0.golly($0.reach(after: elapsed)) }) ?? live
         }
-        let far = Viewport.maxCoordinate
-        return (min(max(live.left, -far), far), min(max(live.top, -far), far), min(live.width, 2 * far), min(live.height, 2 * far))
+        return Viewport.board(fitting: live)
     }
 
     var tiles: (columns: Int, rows: Int) { (position.setup.tiling.columns, position.setup.tiling.rows) }

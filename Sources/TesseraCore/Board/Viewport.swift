@@ -52,6 +52,15 @@ public struct Viewport: Hashable, Sendable {
         return Viewport(x: x + (width - dots * z) / 2, y: y + (height - rows * z) / 2, cellsPerDot: z, width: dots, height: rows)
     }
 
+    /// What `0` fits on the unbounded plane, as a frame carries it: `live` (the live
+    /// cells' bounding box, Golly's coordinates) within a viewport's reach, or the
+    /// origin's cell, where a pattern without a position starts, when none is alive.
+    public static func board(fitting live: CellBounds?) -> (x: Int, y: Int, width: Int, height: Int) {
+        guard let live else { return (0, 0, 1, 1) }
+        let far = maxCoordinate
+        return (min(max(live.left, -far), far), min(max(live.top, -far), far), min(live.width, 2 * far), min(live.height, 2 * far))
+    }
+
     /// The dots that cells of `rect` fall under, as column and row ranges; nil if none.
     public func dots(covering rect: TileRect) -> (columns: Range<Int>, rows: Range<Int>)? {
         let z = cellsPerDot

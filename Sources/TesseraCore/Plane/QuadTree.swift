@@ -28,6 +28,28 @@ public struct QuadTree: Sendable, Equatable {
     public init(nodes: [Node], left: Int, top: Int) {
         (self.nodes, self.left, self.top) = (nodes, left, top)
     }
+
+    /// The deepest root: its corners still fit in 64-bit coordinates.
+    public static let maxLevel = 62
+
+    /// The level of the smallest root, centred as Golly centres a macrocell's (x in
+    /// [−s/2, s/2), y in [−s/2 + 1, s/2 + 1) for side s), that holds `span`: 4 at least,
+    /// `maxLevel` at most.
+    public static func gollyRootLevel(holding span: CellBounds) -> Int {
+        var level = 4
+        while level < maxLevel {
+            let half = 1 << (level - 1)
+            if -half <= span.left, span.right <= half, -half + 1 <= span.top, span.bottom <= half + 1 { break }
+            level += 1
+        }
+        return level
+    }
+
+    /// Golly's corner of a root of `level`: (−s/2, −s/2 + 1).
+    public static func gollyRootCorner(level: Int) -> (left: Int, top: Int) {
+        let side = 1 << level
+        return (-side / 2, -side / 2 + 1)
+    }
 }
 
 /// Parts of a pattern whose places are known at once and whose cells are made when

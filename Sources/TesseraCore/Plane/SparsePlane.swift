@@ -54,7 +54,7 @@ public final class SparsePlane {
     public init(rule: Rule, board: BoardShape? = nil, generation: UInt64 = 0,
                 implementation: Kernel.Implementation = Kernel.best) throws {
         if let board {
-            guard Self.holds(board, rule: rule), let space = TileSpace(width: board.width, height: board.height, wraps: board.topology == .torus) else {
+            guard let space = Self.space(of: board, rule: rule) else {
                 throw TesseraError("a \(board) board under \(rule) is not a sparse map of tiles",
                                    fix: "step it as a dense board")
             }
@@ -87,9 +87,12 @@ public final class SparsePlane {
     /// Whether a sparse map holds the bounded grid `board` under `rule`: a rule without
     /// B0 (with it, empty cells are born, and a missing tile is not dead), on a plane
     /// or on a torus whose sides are whole tiles.
-    public static func holds(_ board: BoardShape, rule: Rule) -> Bool {
-        board.topology != .infinite && rule.birth & 1 == 0
-            && TileSpace(width: board.width, height: board.height, wraps: board.topology == .torus) != nil
+    public static func holds(_ board: BoardShape, rule: Rule) -> Bool { space(of: board, rule: rule) != nil }
+
+    /// Where the tiles of `board` lie, where a sparse map holds it (`holds`).
+    private static func space(of board: BoardShape, rule: Rule) -> TileSpace? {
+        guard board.topology != .infinite, rule.birth & 1 == 0 else { return nil }
+        return TileSpace(width: board.width, height: board.height, wraps: board.topology == .torus)
     }
 
     deinit {
