@@ -17,8 +17,10 @@ public enum RLE {
 
     /// The lines before the pattern data: `#` comments, `#CXRLE`, and `x = …, y = …, rule = …`.
     struct Header {
-        /// The most cells a declared box holds as one grid (64 MiB of it).
-        static let largestWhole = 1 << 29
+        /// The most cells a declared box holds as one grid (2 MiB of it): a larger box is
+        /// read into blocks made where cells arrive, so that what is read follows the
+        /// live cells, not the extent.
+        static let largestWhole = 1 << 24
         var width = 0, height = 0
         /// Whether the declared box is larger than `largestWhole`.
         var isSparse = false

@@ -215,6 +215,18 @@ import TesseraCore
         #expect(placed.placedParts(on: .torus).map(\.bounds) == [CellBounds(left: 5, top: -6, width: 3, height: 3)])
     }
 
+    /// A box larger than 2^24 cells (2 MiB as one grid) is read into blocks: two
+    /// gliders 13000 cells apart (Golly's slow-salvo-MWSS-oscillator declares 12970 x
+    /// 13293) are two small parts, not 21 MiB of grid; a box of 2^24 cells is one grid.
+    @Test func aBoxPastTwoMebibytesIsReadWhereItsCellsAre() throws {
+        let apart = try RLE.parse("x = 13003, y = 13003\nbo$2bo$3o12998$13000b3o!\n")
+        #expect(apart.cells.width == 0 && apart.extent?.width == 13003)
+        #expect(apart.parts.map(\.cells.population) == [5, 3])
+        #expect(apart.parts.reduce(0) { $0 + $1.cells.width * $1.cells.height } < 16)
+        let whole = try RLE.parse("x = 4096, y = 4096\nbo$2bo$3o!\n")
+        #expect(!whole.hasParts && whole.cells.width == 4096 && whole.cells.population == 5)
+    }
+
     @Test func cellsAcrossBlockEdgesArePartsOfTheirBlocks() throws {
         // A row of 1500 cells from column 500 crosses four 512-cell blocks: a part for
         // each, cut to its cells, holding no more than what lives.
