@@ -57,17 +57,21 @@ import TesseraCore
         #expect(try PlaneAtlas.groups(of: apart, minSide: 1, margin: PlaneWindow.minMargin).count == 1)
     }
 
-    /// Groups found through the grid of cells are the groups of every pair compared:
-    /// seeded boxes of mixed sizes (many small, a few over four times the median),
-    /// near and far apart.
-    @Test func groupsAreThoseOfEveryPairCompared() throws {
+    /// Groups found through the grids of squares and cells are the groups of every pair
+    /// compared: seeded boxes of mixed sizes (many small, a few over four times the
+    /// median), near and far apart; and many small boxes crowded together, most of them
+    /// joined by the squares they share (a group's window grows with it, so the crowd
+    /// becomes one group, and the far boxes stay alone).
+    @Test(arguments: [(300, 60_000, 500, true), (1500, 12_000, 8, false)])
+    func groupsAreThoseOfEveryPairCompared(count: Int, area: Int, largest: Int, someHuge: Bool) throws {
         var generator = SplitMix64(seed: 17)
-        func random(_ n: UInt64) -> Int { Int(generator.next() % n) }
+        func random(_ n: Int) -> Int { Int(generator.next() % UInt64(n)) }
         var boxes: [CellBounds] = []
-        for _ in 0..<300 {
-            let side = random(20) == 0 ? 2000 + random(20_000) : 1 + random(500)
-            let spread = random(10) == 0 ? 1 << 40 : 60_000
-            boxes.append(CellBounds(left: random(UInt64(spread)) - spread / 2, top: random(60_000) - 30_000, width: side, height: 1 + random(400)))
+        for _ in 0..<count {
+            let side = someHuge && random(20) == 0 ? 2000 + random(20_000) : 1 + random(largest)
+            let spread = random(10) == 0 ? 1 << 40 : area
+            boxes.append(CellBounds(left: random(spread) - spread / 2, top: random(area) - area / 2, width: side,
+                                    height: 1 + random(min(400, largest))))
         }
         // Every pair, as groups: windows that overlap join, until none do.
         var group = Array(boxes.indices)
@@ -75,7 +79,7 @@ import TesseraCore
         while true {
             var bounds: [Int: CellBounds] = [:]
             for (i, box) in boxes.enumerated() { bounds[find(i)] = bounds[find(i)].map { $0.union(box) } ?? box }
-            let windows = try bounds.map { ($0.key, try PlaneWindow.around($0.value, minSide: 1)) }
+            let windows = try bounds.map { ($0.key, try PlaneWindow.around($0.value, minSide: 1, least: PlaneAtlas.leastMargin)) }
             var joined = false
             for (a, wa) in windows {
                 for (b, wb) in windows where a < b && wa.left < wb.left + wb.width && wb.left < wa.left + wa.width
@@ -90,7 +94,7 @@ import TesseraCore
         for i in boxes.indices { expected[find(i), default: []].append(i) }
         let groups = try PlaneAtlas.groups(of: boxes, minSide: 1)
         #expect(groups == expected.values.sorted { $0[0] < $1[0] })
-        #expect(groups.count > 1 && groups.count < boxes.count)
+        #expect(groups.count > 1 && groups.count < boxes.count, "\(groups.count) groups")
     }
 
     @Test func anAtlasLaysWindowsApartWithTheirMarginsWhole() throws {

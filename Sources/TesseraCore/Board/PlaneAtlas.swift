@@ -162,7 +162,8 @@ public struct PlaneAtlas: Sendable, Hashable {
     /// are indices into `boxes`, in order; groups come in order of their first member.
     public static func groups(of boxes: [CellBounds], minSide: Int, margin: Int = leastMargin) throws -> [[Int]] {
         var sets = DisjointSets(count: boxes.count)
-        var count = boxes.count
+        joinNeighbours(boxes, margin: margin, into: &sets)
+        var count = Set(boxes.indices.map { sets.root($0) }).count
         while true {
             var bounds: [Int: CellBounds] = [:]
             for (i, box) in boxes.enumerated() {
@@ -182,6 +183,27 @@ public struct PlaneAtlas: Sendable, Hashable {
 }
 
 extension PlaneAtlas {
+    /// Joins the boxes that touch one square of a grid of side twice `margin`: they lie
+    /// less than that apart on both axes, so their windows, each reaching at least
+    /// `margin` past its box on every side, overlap. One pass over the boxes
+    /// leaves only the groups' windows to compare: a metapixel's forty thousand pieces,
+    /// each window against the hundreds around it, took 0.2 s of a 0.33 s run.
+    /// A box across more than 16 squares is left to the comparison of windows.
+    private static func joinNeighbours(_ boxes: [CellBounds], margin: Int, into sets: inout DisjointSets) {
+        let side = max(1, 2 * margin)
+        var first: [GridCell: Int] = [:]
+        for (i, box) in boxes.enumerated() {
+            let x0 = floorDiv(box.left, side), x1 = floorDiv(box.left + max(1, box.width) - 1, side)
+            let y0 = floorDiv(box.top, side), y1 = floorDiv(box.top + max(1, box.height) - 1, side)
+            guard x1 - x0 < 16, y1 - y0 < 16, (x1 - x0 + 1) * (y1 - y0 + 1) <= 16 else { continue }
+            for y in y0...y1 {
+                for x in x0...x1 {
+                    if let j = first[GridCell(x: x, y: y)] { sets.join(j, i) } else { first[GridCell(x: x, y: y)] = i }
+                }
+            }
+        }
+    }
+
     /// Calls `body` with each pair of `windows` that overlap (at least once). Windows up to four
     /// times the median's size are found through a grid of cells as large as the
     /// largest of them, each window against those whose corners lie in the 3x3 cells
@@ -197,22 +219,24 @@ extension PlaneAtlas {
         let (limit, overflow) = median.multipliedReportingOverflow(by: 4)
         let isSmall = sizes.map { overflow || $0 <= limit }
         let cell = max(1, zip(sizes, isSmall).filter(\.1).map(\.0).max() ?? 1)
-        struct Cell: Hashable { let x: Int, y: Int }
-        var cells: [Cell: [Int]] = [:]
+        var cells: [GridCell: [Int]] = [:]
         for (i, window) in windows.enumerated() where isSmall[i] {
             let (x, y) = (floorDiv(window.left, cell), floorDiv(window.top, cell))
             for dy in -1...1 {
                 for dx in -1...1 {
-                    for j in cells[Cell(x: x + dx, y: y + dy)] ?? [] where overlap(window, windows[j]) { body(j, i) }
+                    for j in cells[GridCell(x: x + dx, y: y + dy)] ?? [] where overlap(window, windows[j]) { body(j, i) }
                 }
             }
-            cells[Cell(x: x, y: y), default: []].append(i)
+            cells[GridCell(x: x, y: y), default: []].append(i)
         }
         for (i, window) in windows.enumerated() where !isSmall[i] {
             for j in windows.indices where j != i && overlap(window, windows[j]) { body(j, i) }
         }
     }
 }
+
+/// A square of a grid laid over the plane.
+private struct GridCell: Hashable { let x: Int, y: Int }
 
 /// Union-find over 0..<count, each set named by its least member.
 private struct DisjointSets {
