@@ -92,6 +92,11 @@ package struct RunSession: Sendable {
     /// Runs the session and says what the run did; throws `Interrupted` after SIGINT,
     /// SIGTERM, SIGQUIT or SIGHUP, once every worker has stopped.
     package func run() async throws -> RunOutcome {
+        if setup.windowsPending {
+            var windowed = self
+            windowed.setup = try setup.windowed()
+            return try await windowed.run()
+        }
         _ = try setup.end(after: generations)
         if setup.isUnbounded, !mode.viewsThePlane {
             throw TesseraError("recording frames and an external presenter need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
@@ -343,6 +348,12 @@ package struct RunSession: Sendable {
     /// socket of this process. Says what the run did; throws `Interrupted` after a
     /// stopping signal, with nothing written.
     package func runHere() async throws -> RunOutcome {
+        if setup.windowsPending {
+            // The presenter places built-in patterns and saves on the windows' board.
+            var windowed = self
+            windowed.setup = try setup.windowed()
+            return try await windowed.runHere()
+        }
         _ = try setup.end(after: generations)
         precondition(!mode.isBatch && !mode.isExternalPresenter, "a batch run in this process is InProcessRun's")
         if setup.isUnbounded, !mode.viewsThePlane {

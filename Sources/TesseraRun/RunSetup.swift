@@ -29,6 +29,11 @@ package struct RunSetup: Sendable {
     /// On the unbounded plane, when the live cells lie in groups too far apart for one
     /// window: the windows, side by side on `shape`; the pattern is then its `parts`.
     package private(set) var atlas: PlaneAtlas?
+    /// On the unbounded plane, a pattern in parts whose windows are not made yet: HashLife
+    /// and the sparse map take the parts as they are, and only workers need windows
+    /// (`windowed()`); grouping a metapixel's forty thousand pieces took a third of its
+    /// HashLife run. `shape` and `tiling` are then a window at the origin's.
+    package private(set) var windowsPending = false
 
     package init(name: String, shape: BoardShape, rule: Rule, tiling: Tiling, halo: Int, generation: UInt64,
                  pattern: Pattern?, soup: Soup?) {
@@ -88,8 +93,15 @@ package struct RunSetup: Sendable {
                                        left: -(width / 2), top: -(height / 2))
                 all = Pattern(parts: all.parts + [area], rule: rule, generation: grouped.generation)
             }
-            self = try Self.unbounded(name: choices.pattern?.name ?? "soup", rule: rule, pattern: all, generation: grouped.generation,
-                                      tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
+            let name = choices.pattern?.name ?? "soup"
+            // Checked as the windows will be, so that a bad choice is told before any step.
+            let minSide = Self.minWindowSide(tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
+            let origin = try PlaneWindow.around(CellBounds(left: 0, top: 0, width: 1, height: 1), minSide: minSide)
+            for part in all.partBounds { _ = try PlaneWindow.around(part, minSide: minSide, least: PlaneAtlas.leastMargin) }
+            let (tiling, halo) = try Self.tiling(of: origin, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
+            self.init(name: name, shape: origin, rule: rule, tiling: tiling, halo: halo, generation: grouped.generation,
+                      pattern: all, soup: nil)
+            (chosenTiles, chosenHalo, tileCount, windowsPending) = (choices.tiles, choices.halo, max(1, count), true)
             return
         }
         if topology == .infinite {
@@ -184,6 +196,13 @@ package struct RunSetup: Sendable {
     package var startingTree: QuadTree? {
         guard isUnbounded, let pattern, let tree = pattern.tree, pattern.topLeft(on: .infinite) == (0, 0) else { return nil }
         return tree
+    }
+
+    /// The same run with its windows made, where they were pending (`windowsPending`).
+    package func windowed() throws -> RunSetup {
+        guard windowsPending, let pattern else { return self }
+        return try Self.unbounded(name: name, rule: rule, pattern: pattern, generation: generation, tiles: chosenTiles,
+                                  halo: chosenHalo, tileCount: tileCount)
     }
 
     /// The same run in a new window of the unbounded plane around `cells`, whose top-left

@@ -152,6 +152,26 @@ import TesseraWire
         #expect(throws: TesseraError.self) { try setup.end(after: 6) }
     }
 
+    /// Parts far apart keep their windows unmade until workers need them: HashLife and
+    /// the sparse map take the parts as they are. Made, they are the windows the parts
+    /// would have had at once, and a part too near the end of the coordinates is still
+    /// refused before any step.
+    @Test func windowsForPartsAreMadeWhenWorkersNeedThem() throws {
+        var dot = BitGrid(width: 3, height: 1)
+        dot.setRun(y: 0, x: 0, count: 3)
+        let parts = [PlacedCells(cells: dot, left: 0, top: 0), PlacedCells(cells: dot, left: 1 << 40, top: 5)]
+        var choices = RunSetup.Choices()
+        choices.pattern = (Pattern(parts: parts, rule: .life, generation: 0), "far.rle")
+        let setup = try RunSetup(choices, defaultTiles: 2)
+        #expect(setup.windowsPending && setup.atlas == nil)
+        #expect(setup.startingParts.map(\.bounds) == parts.map(\.bounds))
+        let windowed = try setup.windowed()
+        #expect(!windowed.windowsPending && windowed.atlas?.islands.count == 2)
+        #expect(windowed.startingParts.map(\.bounds).sorted { $0.left < $1.left } == parts.map(\.bounds))
+        choices.pattern = (Pattern(parts: [parts[0], PlacedCells(cells: dot, left: (1 << 62) - 5, top: 0)], rule: .life, generation: 0), "edge.rle")
+        #expect(throws: TesseraError.self) { try RunSetup(choices, defaultTiles: 2) }
+    }
+
     /// A window whose live cells spread far apart (acorn's gliders, 100000 generations
     /// on, are 50000 cells apart) is remade as a window for each group, read where the
     /// cells live: reading the bounding box whole took a 200000-generation acorn 7 s and

@@ -125,7 +125,7 @@ struct RunCommand: AsyncParsableCommand {
         // holds only what lives, where the workers' tiles would not fit in memory: a
         // window around the live cells of the unbounded plane (demonoid-c512: 817408 x
         // 813312 cells), or a bounded grid 2^20 cells a side.
-        let setup = rest.setup
+        let setup = cluster.workers == 0 ? rest.setup : try rest.setup.windowed()
         if cluster.workers == nil, setup.runsSparse, checkpoints.checkpoint == nil, !setup.tilesFitInMemory {
             chosen = 0
         }
