@@ -16,7 +16,7 @@ import TesseraPatterns
 /// than Golly takes for it.
 package struct HeadStart: Sendable {
     /// What steps here: a bounded board's one dense tile, or a sparse map's tiles.
-    private let local: any LocalUniverse
+    let local: any LocalUniverse
     /// The run on one tile, as it started.
     private let board: RunSetup
     /// Where the tiles got to, and the seconds spent building and stepping them.
@@ -24,6 +24,8 @@ package struct HeadStart: Sendable {
     private(set) var seconds: Double
     /// Generations in the next round.
     private var pace: UInt64
+    /// Whether the board kept a core busy but was too sparse for the workers (`leastFill`).
+    var keptSparse = false
 
     /// Generations stepped here.
     var generations: UInt64 { position.generation - board.generation }
@@ -43,6 +45,14 @@ package struct HeadStart: Sendable {
     /// 1000 generations started the workers on some runs and not on others, and were
     /// over before they were up (45 ms in all, against 43 for QuickLife).
     static let worthStarting = Duration.milliseconds(100)
+    /// The least share of the live cells' bounding box holding tiles (`LocalUniverse.fill`)
+    /// for the workers to start: they step windows around the live cells, whose memory
+    /// and time go with the box, and a sparser pattern steps as fast here on the sparse
+    /// map's threads, in the memory of its tiles (Golly's slow-salvo-MWSS-oscillator,
+    /// 30000 generations, 2% full: 2.3 s and 89 MiB on two workers, 1.5 s and 20 MiB
+    /// here; single-channel-spiral-growth 1.6 s either way; a 2048² soup, full, 0.23 s
+    /// on the workers and 0.29 s here).
+    static let leastFill = 0.25
 
     /// Builds the cells of `alone`, a run on one tile (`RunSetup.inOneTile`), here.
     init(_ alone: RunSetup) async throws {
@@ -114,6 +124,17 @@ package struct HeadStart: Sendable {
             return busyRounds >= 2 && pace * Double(left) > HeadStart.worthStarting
         }
 
+        /// Whether `local`, busy, fills enough of its box for the workers (`leastFill`).
+        /// Noted: a busy board kept here is told apart from a quiet one.
+        mutating func fillsEnough(_ local: any LocalUniverse) async -> Bool {
+            let full = await local.fill() >= HeadStart.leastFill
+            keptSparse = !full
+            return full
+        }
+
+        /// Whether the board was last seen busy but too sparse for the workers.
+        private(set) var keptSparse = false
+
         static func cpuTime() -> Duration {
             var now = timespec()
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
@@ -134,7 +155,8 @@ package struct HeadStart: Sendable {
     func write(_ output: BoardOutput) async throws { try await local.write(output) }
 
     func record(workers: Int, started: Bool, handedOver: Bool) -> RunOutcome.HeadStart {
-        RunOutcome.HeadStart(generations: generations, seconds: seconds, workers: workers, started: started, handedOver: handedOver)
+        RunOutcome.HeadStart(generations: generations, seconds: seconds, workers: workers, started: started, handedOver: handedOver,
+                             keptSparse: keptSparse)
     }
 
     /// How far a head start got, for the progress line, which reads it from another

@@ -37,6 +37,7 @@ actor LocalBoard: WindowRunner, LocalUniverse {
 
     func tileCount() async -> Int { cluster.tiling.tiles.count }
     func population() async throws -> Int { try await cluster.population() }
+    func fill() -> Double { 1 }
 
     // MARK: As viewers see it
 

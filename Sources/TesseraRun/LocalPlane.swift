@@ -45,6 +45,11 @@ actor LocalPlane: LocalUniverse {
     }
 
     func population() -> Int { plane.population }
+
+    func fill() -> Double {
+        guard let box = plane.bounds else { return 0 }
+        return min(1, Double(plane.tileCount) * 4096 / (Double(box.width) * Double(box.height)))
+    }
     var tileCount: Int { plane.tileCount }
     var generation: UInt64 { plane.generation }
 

@@ -26,6 +26,9 @@ protocol LocalUniverse: Actor {
     /// Replaces the bounded board's cells with `cells` at `generation`.
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws
     func write(_ output: BoardOutput) async throws
+    /// The share of the live cells' bounding box that holds tiles: what of a window
+    /// around them a worker would step for something; 1 on a dense board.
+    func fill() async -> Double
 }
 
 /// A run in this process as its viewers and frame recordings drive it: no workers, no

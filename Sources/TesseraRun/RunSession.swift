@@ -167,9 +167,12 @@ package struct RunSession: Sendable {
             var head = try await HeadStart(alone)
             var busy = HeadStart.Busy()
             // Rounds up to 1024 generations: one takes a quiet board a millisecond or two.
+            let local = head.local
             try await head.step(toward: min(generations, handOverAt ?? .max), longest: 1024, progress: progress) {
-                handOverAt == nil && busy.isBusy(at: $0, left: generations - ($0 - alone.generation))
+                guard handOverAt == nil, busy.isBusy(at: $0, left: generations - ($0 - alone.generation)) else { return false }
+                return await busy.fillsEnough(local)
             }
+            head.keptSparse = busy.keptSparse
             return head
         } alongside: {
             if follow { await ProgressLine.follow(nil, cells: setup.shape.cellCount, total: generations, headStart: progress) }

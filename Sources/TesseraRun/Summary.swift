@@ -18,6 +18,7 @@ package enum Summary {
             let them = "\(head.workers) worker\(head.workers == 1 ? "" : "s")"
             placement += head.handedOver ? " (the first \(head.generations) generations stepped here)"
                 : head.started ? " (over before its \(them) \(head.workers == 1 ? "was" : "were") up)"
+                : head.keptSparse ? " (too sparse to start its \(them))"
                 : " (never busy enough to start its \(them))"
         }
         var line: String

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TesseraCore
 
 /// A run whose worker count Tessera chooses steps a pattern in its own process, on one
 /// tile, until the board keeps a core busy; only then does it start its workers, and it
@@ -71,6 +72,28 @@ import Testing
         let chosen = try run([input.path, "--generations", "1001", "--workers", "2"], in: dir)
         #expect(chosen.summary.contains("2 workers,") && !chosen.summary.contains("stepped here"), "\(chosen.summary)")
         #expect(chosen.cells == ours.cells)
+    }
+
+    /// A busy pattern spread thin (four soups at the corners of a box 30000 cells wide)
+    /// stays in this process: workers would step windows around it, and the sparse map
+    /// steps only its tiles. Whether or not the run counts as busy, no worker takes it.
+    @Test func aSparsePatternStaysInProcessBusyOrNot() throws {
+        let dir = try Harness.temporaryDirectory()
+        var random = SplitMix64(seed: 41)
+        let (side, far) = (512, 30_000)
+        func soupRow() -> String {
+            (0..<side).map { _ in random.next() % 100 < 35 ? "o" : "b" }.joined()
+        }
+        var rows: [String] = []
+        for y in 0..<(far + side) {
+            guard y < side || y >= far else { continue }
+            rows.append(soupRow() + "\(far - side)b" + soupRow() + (y == side - 1 ? "\(far - side + 1)$" : "$"))
+        }
+        let text = "x = \(far + side), y = \(far + side), rule = B3/S23\n" + rows.joined(separator: "\n").dropLast() + "!\n"
+        let input = try write(text, "corners.rle", in: dir)
+        let ours = try run([input.path, "--generations", "2000"], in: dir)
+        #expect(ours.summary.contains("in process (") && !ours.summary.contains("stepped here"), "\(ours.summary)")
+        #expect(Harness.shape(of: ours.cells) == (try Harness.gollyQuickLife(input, generations: 2000)))
     }
 
     /// SIGTERM after the hand-over stops the run like any other: the workers stop,

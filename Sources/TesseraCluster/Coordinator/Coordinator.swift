@@ -56,10 +56,13 @@ package struct RunOutcome: Sendable {
         package let workers: Int
         package let started: Bool
         package let handedOver: Bool
+        /// Whether the board kept a core busy, but filled too little of its bounding box
+        /// for the workers' windows.
+        package let keptSparse: Bool
 
-        package init(generations: UInt64, seconds: Double, workers: Int, started: Bool, handedOver: Bool) {
+        package init(generations: UInt64, seconds: Double, workers: Int, started: Bool, handedOver: Bool, keptSparse: Bool = false) {
             (self.generations, self.seconds, self.workers) = (generations, seconds, workers)
-            (self.started, self.handedOver) = (started, handedOver)
+            (self.started, self.handedOver, self.keptSparse) = (started, handedOver, keptSparse)
         }
     }
 
