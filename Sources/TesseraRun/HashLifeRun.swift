@@ -80,9 +80,26 @@ package enum HashLifeRun {
     static let squaresHeldPerOccupied = 128.0
 
     /// Whether HashLife holding `squares` for a pattern filling `occupied` squares holds
-    /// more than the live cells warrant, and tiles should take the pattern on.
+    /// more than the live cells warrant.
     static func holdsTooMany(squares: Int, occupied: Double) -> Bool {
         Double(squares) > Double(squaresHeldAlways) + squaresHeldPerOccupied * occupied
+    }
+
+    /// Seconds tiles spend on an occupied 32×32 square a generation, where a pattern is
+    /// spread thin (the sparse map's 64×64 tiles: about 0.2 µs each, a quarter of it per
+    /// square).
+    static let tileSecondsPerOccupied = 50e-9
+
+    /// Whether tiles should take on a pattern filling `occupied` squares from HashLife,
+    /// which holds `squares` and took `seconds` a generation over its last step: where
+    /// it holds more than the live cells warrant and steps slower than tiles would. A
+    /// store that outgrew the caches costs about a microsecond a square (a wick
+    /// extruder's 19 million squares: 20 s for 100000 generations, tiles 7 s), but a
+    /// large store that still repeats is the fastest way on (loafer-gun-p8388608-linear's
+    /// 3.9 million squares: 2^20 generations in 4 s, against bgolly's 3.3; tiles did not
+    /// finish in 120 s).
+    static func shouldHandOver(squares: Int, occupied: Double, seconds: Double) -> Bool {
+        holdsTooMany(squares: squares, occupied: occupied) && seconds > tileSecondsPerOccupied * occupied
     }
 
     /// How much more area a step is allowed than its pattern fills when it starts: a
@@ -203,6 +220,7 @@ package enum HashLifeRun {
             let span = Double(UInt64(1) << UInt64(power))
             let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
             let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
+            let stepStarted = clock.now
             do {
                 try life.step(power: power, madeAtMost: budget)
             } catch is HashLife.OverBudget {
@@ -221,7 +239,10 @@ package enum HashLifeRun {
                 let after = Double(life.occupiedSquares)
                 stepped += (occupied + after) / 2 * span
                 occupied = after
-                if done < generations, holdsTooMany(squares: life.nodeCount, occupied: after) { return try handOver() }
+                let perGeneration = (clock.now - stepStarted).seconds / span
+                if done < generations, shouldHandOver(squares: life.nodeCount, occupied: after, seconds: perGeneration) {
+                    return try handOver()
+                }
             }
         }
         let seconds = (clock.now - start).seconds

@@ -231,15 +231,19 @@ import TesseraWire
         #expect(HashLifeRun.powers(of: 0).isEmpty)
     }
 
-    /// HashLife hands over once it holds more squares than the live cells warrant: a
-    /// million always, and 128 more for each occupied square (the wick extruder's 19
+    /// HashLife hands over once it holds more squares than the live cells warrant (a
+    /// million always, and 128 more for each occupied square: the wick extruder's 19
     /// million for its 20180 cells are far past; a metapixel's 3 million for 10^8 cells
-    /// are not).
+    /// are not) and steps slower than tiles would: a loafer gun's 3.9 million squares,
+    /// at a few microseconds a generation, keep going.
     @Test func hashLifeHoldsWhatTheLiveCellsWarrant() {
         #expect(!HashLifeRun.holdsTooMany(squares: 1 << 20, occupied: 0))
         #expect(HashLifeRun.holdsTooMany(squares: (1 << 20) + 1, occupied: 0))
         #expect(HashLifeRun.holdsTooMany(squares: 19_000_000, occupied: 3000))
         #expect(!HashLifeRun.holdsTooMany(squares: 3_000_000, occupied: 120_000))
+        #expect(HashLifeRun.shouldHandOver(squares: 19_000_000, occupied: 3000, seconds: 200e-6))
+        #expect(!HashLifeRun.shouldHandOver(squares: 3_900_000, occupied: 5000, seconds: 3e-6))
+        #expect(!HashLifeRun.shouldHandOver(squares: 3_000_000, occupied: 120_000, seconds: 1))
     }
 
     /// What HashLife may spend before it has to keep ahead: half a millisecond in a
