@@ -347,7 +347,11 @@ public struct HashLife: ~Copyable {
     private mutating func collect() {
         root = store.collect(keeping: [root])[0]
         occupiedCounts = [:]
+        collections += 1
     }
+
+    /// Times the store was collected: squares the root no longer reached dropped to make room.
+    public private(set) var collections = 0
 
     // MARK: Reading
 

@@ -157,18 +157,23 @@ package enum HashLifeRun {
         return powers + Array(repeating: top, count: Int((generations - growing) / step)) + last
     }
 
-    /// The squares HashLife may keep: a quarter of this machine's memory, 40 bytes a square
-    /// with its hash bucket.
-    static var nodeLimit: Int {
-        min(MemoryBudget.physicalBytes / 4 / 40, Int(UInt32.max - 1))
+    /// Bytes a square takes with its hash bucket.
+    static let bytesPerSquare = 40
+
+    /// The squares HashLife may keep: `memory` MiB where given (`--memory`, as bgolly's
+    /// `-M`), else a quarter of this machine's memory.
+    package static func nodeLimit(memory: Int? = nil) -> Int {
+        let bytes = memory.map { $0.multipliedReportingOverflow(by: 1 << 20).partialValue } ?? MemoryBudget.physicalBytes / 4
+        return min(max(bytes / bytesPerSquare, 1 << 12), Int(UInt32.max - 1))
     }
 
     /// Runs `generations` of `setup` (a pattern on the unbounded plane), writes `output`
     /// if asked, and says what it did; `budgeted` (auto): hands the rest of the run to
     /// tiles once HashLife falls behind them. A stopping signal ends it, with nothing written.
-    package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool) async throws -> Ending {
+    package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool,
+                            nodeLimit: Int = nodeLimit()) async throws -> Ending {
         try await Interrupted.unlessSignalled(output: output?.path) {
-            try steps(setup, generations: generations, output: output, budgeted: budgeted) { Task.isCancelled }
+            try steps(setup, generations: generations, output: output, budgeted: budgeted, nodeLimit: nodeLimit) { Task.isCancelled }
         }
     }
 
@@ -179,7 +184,9 @@ package enum HashLifeRun {
         try Signals.noting {
             let ending: Ending
             do {
-                ending = try steps(setup, generations: generations, output: output, budgeted: budgeted) { Signals.noted != nil }
+                ending = try steps(setup, generations: generations, output: output, budgeted: budgeted, nodeLimit: nodeLimit()) {
+                    Signals.noted != nil
+                }
             } catch is CancellationError {
                 throw Interrupted(signal: Signals.noted ?? SIGINT, output: output?.path)
             }
@@ -192,7 +199,7 @@ package enum HashLifeRun {
         }
     }
 
-    private static func steps(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool,
+    private static func steps(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool, nodeLimit: Int,
                               isStopped: @escaping () -> Bool) throws -> Ending {
         _ = try setup.end(after: generations)
         // A macrocell's own tree where the run starts from one: its squares as they are.
@@ -208,14 +215,17 @@ package enum HashLifeRun {
         // Tiles take the pattern on from where HashLife stands.
         func handOver() throws -> Ending {
             let share = RunOutcome.HashLifeShare(generations: done, seconds: (clock.now - start).seconds,
-                                                 squares: life.nodeCount, handedOver: true)
+                                                 squares: life.nodeCount, handedOver: true, collections: life.collections)
             // Behind from the first step: tiles start from the run's own start,
             // with no need to read the cells back out of HashLife.
             guard done > 0 else { return .handedOver(setup, share) }
             let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
             return .handedOver(rest, share)
         }
-        for power in powers(of: generations) {
+        // The steps to take, first at the end: a step the store cannot hold even after
+        // collecting becomes two of half the size, which need fewer squares at once.
+        var pending = Array(powers(of: generations).reversed())
+        while let power = pending.popLast() {
             if isStopped() { throw CancellationError() }
             let span = Double(UInt64(1) << UInt64(power))
             let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
@@ -226,12 +236,17 @@ package enum HashLifeRun {
             } catch is HashLife.OverBudget {
                 return try handOver()
             } catch is HashLife.OutOfNodes {
+                if power > 0 {
+                    pending += [power - 1, power - 1]
+                    continue
+                }
+                if budgeted { return try handOver() }
                 guard life.nodeLimit == nodeLimit else {
                     throw TesseraError("HashLife needs more than the \(life.nodeLimit) squares this process's limit on address space leaves room for",
                                        fix: "raise the limit (ulimit -v), or run it with --algorithm tiles")
                 }
-                throw TesseraError("HashLife needs more than a quarter of this machine's memory for this pattern (\(nodeLimit) squares)",
-                                   fix: "run it with --algorithm tiles")
+                throw TesseraError("HashLife needs more than its \(nodeLimit * bytesPerSquare >> 20) MiB (\(nodeLimit) squares) for one generation of this pattern",
+                                   fix: "give a larger --memory, or run it with --algorithm tiles")
             }
             done += UInt64(1) << UInt64(power)
             if budgeted {
@@ -260,6 +275,7 @@ package enum HashLifeRun {
         }
         let outcome = RunOutcome(seconds: 0, population: Int(clamping: life.population), workers: [], generations: 0)
         return .finished(outcome.after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds,
-                                                                squares: life.nodeCount, handedOver: false)))
+                                                                squares: life.nodeCount, handedOver: false,
+                                                                collections: life.collections)))
     }
 }

@@ -10,7 +10,8 @@ package enum Summary {
         let workers = outcome.workers
         var placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
         if let share = outcome.hashLife {
-            placement = !share.handedOver ? "in process by HashLife (\(share.squares) squares)"
+            let collected = share.collections == 0 ? "" : ", collected \(share.collections) time\(share.collections == 1 ? "" : "s")"
+            placement = !share.handedOver ? "in process by HashLife (\(share.squares) squares\(collected))"
                 : share.generations == 0 ? "HashLife falling behind at once, \(placement)"
                 : "the first \(share.generations) generations by HashLife, then \(placement)"
         }

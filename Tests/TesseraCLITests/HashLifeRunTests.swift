@@ -29,6 +29,28 @@ import TesseraCore
         return (text.split(separator: "\n").dropFirst().map { $0 }, try String(contentsOf: theirs, encoding: .utf8).split(separator: "\n"), run.stdout)
     }
 
+    /// `--memory 1` (MiB: 26214 squares, where acorn's 5206 generations make 50000):
+    /// HashLife drops the squares acorn no longer reaches, and takes smaller steps where
+    /// one needs more, and still ends on bgolly's file.
+    @Test func aRunUnderAMemoryLimitCollectsAndEndsOnGollysFile() throws {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        let input = try file("x = 7, y = 3, rule = B3/S23\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let (ours, theirs) = (dir.appendingPathComponent("out.mc"), dir.appendingPathComponent("golly.mc"))
+        let run = try Harness.tessera(["run", input.path, "--generations", "5206", "--algorithm", "hashlife", "--memory", "1",
+                                       "--output", ours.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(" times)"), "it collected: \(run.stdout)")
+        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "HashLife", "-m", "5206", "-o", theirs.path, input.path]).status == 0)
+        // Past the first line, which names the writer.
+        #expect(try String(contentsOf: ours, encoding: .utf8).split(separator: "\n").dropFirst()
+                    == String(contentsOf: theirs, encoding: .utf8).split(separator: "\n").dropFirst())
+        for (flags, problem) in [(["--memory", "0"], "is not a size in MiB"), (["--memory", "8", "--algorithm", "tiles"], "runs none")] {
+            let refused = try Harness.tessera(["run", input.path, "--generations", "10"] + flags)
+            #expect(refused.status == 2 && refused.stderr.contains(problem), "\(refused.stderr)")
+        }
+    }
+
     /// The issue's own words: a LifeWiki gun, a hundred thousand generations, an RLE out,
     /// byte for byte bgolly's.
     @Test func aGunsHundredThousandGenerationsAreGollysFile() throws {

@@ -77,9 +77,12 @@ package struct RunOutcome: Sendable {
         package let squares: Int
         /// Whether tiles took over the rest, HashLife having fallen behind them.
         package let handedOver: Bool
+        /// Times HashLife dropped the squares its pattern no longer reached, to stay within its memory.
+        package let collections: Int
 
-        package init(generations: UInt64, seconds: Double, squares: Int, handedOver: Bool) {
+        package init(generations: UInt64, seconds: Double, squares: Int, handedOver: Bool, collections: Int = 0) {
             (self.generations, self.seconds, self.squares, self.handedOver) = (generations, seconds, squares, handedOver)
+            self.collections = collections
         }
     }
 

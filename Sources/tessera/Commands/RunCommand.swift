@@ -23,6 +23,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "How to step a pattern on the unbounded plane: tiles (fastest where it stays chaotic), hashlife (in this process; fastest where it repeats, as a gun does), or auto: HashLife while it keeps ahead, then tiles (default).")
     var algorithm: Algorithm?
 
+    @Option(help: "HashLife's memory in MiB, as bgolly's -M (default: a quarter of this machine's): where it fills, HashLife drops the squares its pattern no longer reaches, and takes smaller steps where one needs more.")
+    var memory: Int?
+
     @Flag(inversion: .prefixedNo,
           help: "Step the first generations of a pattern in this process while the workers start, and hand the cells to them once they are up: a short run ends before they are needed. Default: on unless --workers is given, so that a chosen worker count does every generation.")
     var headStart: Bool?
@@ -46,13 +49,20 @@ struct RunCommand: AsyncParsableCommand {
     /// What holds for flags and config alike.
     private func check(_ cluster: ClusterOptions, _ run: RunOptions) throws {
         try cluster.checkWorkerCount(local: true)
+        if let memory, memory < 1 {
+            throw TesseraError("--memory \(memory) is not a size in MiB", fix: "give --memory 1 or more (MiB), or leave it out")
+        }
+        if memory != nil, algorithm == .tiles {
+            throw TesseraError("--memory limits HashLife, and --algorithm tiles runs none", fix: "leave out --memory, or --algorithm tiles")
+        }
     }
 
     func run() async throws {
         var command = self
         var rest = try command.prepare()
         if case .starts(let budgeted) = rest.hashLife {
-            let ending = try await HashLifeRun.run(rest.setup, generations: rest.generations, output: rest.output, budgeted: budgeted)
+            let ending = try await HashLifeRun.run(rest.setup, generations: rest.generations, output: rest.output, budgeted: budgeted,
+                                                   nodeLimit: HashLifeRun.nodeLimit(memory: command.memory))
             guard let handedOver = Self.settle(ending, rest, report: command.run.report) else { return }
             rest = handedOver
         }
@@ -86,11 +96,12 @@ struct RunCommand: AsyncParsableCommand {
             let config = try ConfigFile(
                 path: path,
                 allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + CheckpointOptions.configKeys
-                    + SecurityOptions.configKeys + ["head-start", "algorithm"])
+                    + SecurityOptions.configKeys + ["head-start", "algorithm", "memory"])
             headStart = try headStart ?? config.value("head-start", Bool.init, problem: "is neither true nor false",
                                                       fix: "write head-start = true or false")
             algorithm = try algorithm ?? config.value("algorithm", Algorithm.init(rawValue:), problem: "is not an algorithm",
                                                       fix: "write algorithm = \"tiles\", \"hashlife\" or \"auto\"")
+            memory = try memory ?? config.value("memory", { Int($0) }, problem: "is not a size in MiB", fix: "write memory = 512")
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)
