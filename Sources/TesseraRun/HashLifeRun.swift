@@ -160,6 +160,28 @@ package enum HashLifeRun {
     /// Bytes a square takes with its hash bucket.
     static let bytesPerSquare = 40
 
+    /// How a user asked HashLife to run.
+    package struct Settings: Sendable {
+        /// The most squares it may hold (`nodeLimit(memory:)`).
+        package var nodeLimit = HashLifeRun.nodeLimit()
+        /// Steps of 2^power generations each (`--step`, as bgolly's `-i`), the rest of
+        /// the run by its binary digits, smallest first; nil: `powers(of:)`.
+        package var stepPower: Int?
+
+        package init(memory: Int? = nil, step: UInt64? = nil) {
+            nodeLimit = HashLifeRun.nodeLimit(memory: memory)
+            stepPower = step.map { 63 - $0.leadingZeroBitCount }
+        }
+
+        /// The steps of a run of `generations`, as powers of two.
+        func powers(of generations: UInt64) -> [Int] {
+            guard let stepPower else { return HashLifeRun.powers(of: generations) }
+            let whole = Array(repeating: stepPower, count: Int(generations >> UInt64(stepPower)))
+            let rest = generations & ((1 << UInt64(stepPower)) - 1)
+            return whole + (0..<stepPower).filter { rest >> UInt64($0) & 1 == 1 }
+        }
+    }
+
     /// The squares HashLife may keep: `memory` MiB where given (`--memory`, as bgolly's
     /// `-M`), else a quarter of this machine's memory.
     package static func nodeLimit(memory: Int? = nil) -> Int {
@@ -171,9 +193,9 @@ package enum HashLifeRun {
     /// if asked, and says what it did; `budgeted` (auto): hands the rest of the run to
     /// tiles once HashLife falls behind them. A stopping signal ends it, with nothing written.
     package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool,
-                            nodeLimit: Int = nodeLimit()) async throws -> Ending {
+                            settings: Settings = Settings()) async throws -> Ending {
         try await Interrupted.unlessSignalled(output: output?.path) {
-            try steps(setup, generations: generations, output: output, budgeted: budgeted, nodeLimit: nodeLimit) { Task.isCancelled }
+            try steps(setup, generations: generations, output: output, budgeted: budgeted, settings: settings) { Task.isCancelled }
         }
     }
 
@@ -184,7 +206,7 @@ package enum HashLifeRun {
         try Signals.noting {
             let ending: Ending
             do {
-                ending = try steps(setup, generations: generations, output: output, budgeted: budgeted, nodeLimit: nodeLimit()) {
+                ending = try steps(setup, generations: generations, output: output, budgeted: budgeted, settings: Settings()) {
                     Signals.noted != nil
                 }
             } catch is CancellationError {
@@ -199,8 +221,9 @@ package enum HashLifeRun {
         }
     }
 
-    private static func steps(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool, nodeLimit: Int,
+    private static func steps(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool, settings: Settings,
                               isStopped: @escaping () -> Bool) throws -> Ending {
+        let nodeLimit = settings.nodeLimit
         _ = try setup.end(after: generations)
         // A macrocell's own tree where the run starts from one: its squares as they are.
         var life = try setup.startingTree.map { try HashLife(tree: $0, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit) }
@@ -224,7 +247,7 @@ package enum HashLifeRun {
         }
         // The steps to take, first at the end: a step the store cannot hold even after
         // collecting becomes two of half the size, which need fewer squares at once.
-        var pending = Array(powers(of: generations).reversed())
+        var pending = Array(settings.powers(of: generations).reversed())
         while let power = pending.popLast() {
             if isStopped() { throw CancellationError() }
             let span = Double(UInt64(1) << UInt64(power))
@@ -249,13 +272,14 @@ package enum HashLifeRun {
                                    fix: "give a larger --memory, or run it with --algorithm tiles")
             }
             done += UInt64(1) << UInt64(power)
-            if budgeted {
+            // The area is counted for the next step's budget: none follows the last.
+            if budgeted, done < generations {
                 // As if the area grew evenly over the step.
                 let after = Double(life.occupiedSquares)
                 stepped += (occupied + after) / 2 * span
                 occupied = after
                 let perGeneration = (clock.now - stepStarted).seconds / span
-                if done < generations, shouldHandOver(squares: life.nodeCount, occupied: after, seconds: perGeneration) {
+                if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: perGeneration) {
                     return try handOver()
                 }
             }

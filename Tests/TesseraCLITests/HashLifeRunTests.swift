@@ -31,7 +31,7 @@ import TesseraCore
 
     /// `--memory 1` (MiB: 26214 squares, where acorn's 5206 generations make 50000):
     /// HashLife drops the squares acorn no longer reaches, and takes smaller steps where
-    /// one needs more, and still ends on bgolly's file.
+    /// one needs more, and still ends on bgolly's file; so does `--step 1024`.
     @Test func aRunUnderAMemoryLimitCollectsAndEndsOnGollysFile() throws {
         guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
         let dir = try Harness.temporaryDirectory()
@@ -45,7 +45,14 @@ import TesseraCore
         // Past the first line, which names the writer.
         #expect(try String(contentsOf: ours, encoding: .utf8).split(separator: "\n").dropFirst()
                     == String(contentsOf: theirs, encoding: .utf8).split(separator: "\n").dropFirst())
-        for (flags, problem) in [(["--memory", "0"], "is not a size in MiB"), (["--memory", "8", "--algorithm", "tiles"], "runs none")] {
+        // Steps of a chosen size, as bgolly's -i: 5 of 1024, then 2, 4, 16 and 64.
+        let stepped = dir.appendingPathComponent("stepped.mc")
+        let byStep = try Harness.tessera(["run", input.path, "--generations", "5206", "--step", "1024", "--output", stepped.path])
+        #expect(byStep.status == 0, "\(byStep.stderr)")
+        #expect(try String(contentsOf: stepped, encoding: .utf8).split(separator: "\n").dropFirst()
+                    == String(contentsOf: theirs, encoding: .utf8).split(separator: "\n").dropFirst())
+        for (flags, problem) in [(["--memory", "0"], "is not a size in MiB"), (["--memory", "8", "--algorithm", "tiles"], "runs none"),
+                                 (["--step", "1000"], "is not a power of two"), (["--step", "8", "--algorithm", "tiles"], "runs none")] {
             let refused = try Harness.tessera(["run", input.path, "--generations", "10"] + flags)
             #expect(refused.status == 2 && refused.stderr.contains(problem), "\(refused.stderr)")
         }

@@ -227,6 +227,14 @@ import TesseraWire
         #expect(top >= min(8, 62 - generations.leadingZeroBitCount), "\(powers)")
     }
 
+    /// `--step 2^k`: whole steps of that size, then the rest by its binary digits, smallest first.
+    @Test func chosenStepsAreWholeStepsThenTheRest() {
+        #expect(HashLifeRun.Settings(step: 1024).powers(of: 5206) == [10, 10, 10, 10, 10, 1, 2, 4, 6])
+        #expect(HashLifeRun.Settings(step: 1 << 20).powers(of: 1 << 20) == [20])
+        #expect(HashLifeRun.Settings(step: 1).powers(of: 3) == [0, 0, 0])
+        #expect(HashLifeRun.Settings(step: 1 << 20).powers(of: 5) == [0, 2])
+    }
+
     @Test func noGenerationsIsNoStep() {
         #expect(HashLifeRun.powers(of: 0).isEmpty)
     }

@@ -55,7 +55,7 @@ struct CoordinatorCommand: AsyncParsableCommand {
         var session = RunSession(setup: setup, generations: generations,
                                  workers: .awaited(count: workers, listen: listen ?? "tcp://127.0.0.1:7470"))
         try session.configure(run: run, cluster: cluster, output: output, externalPresenter: externalPresenter)
-        session.checkpointing = try checkpoints.schedule(for: setup, generations: generations, origin: origin)
+        session.checkpointing = try checkpoints.schedule(for: setup, generations: generations, origin: try origin ?? board.origin())
         session.credentials = try security.memberCredentials()
         security.warnIfOpen([listen], role: "coordinator", exposes: "can join as a worker and read or rewrite the board")
         security.warnIfOpen([run.viewListen], role: "coordinator", exposes: "can watch and steer the run and edit its cells")

@@ -26,6 +26,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "HashLife's memory in MiB, as bgolly's -M (default: a quarter of this machine's): where it fills, HashLife drops the squares its pattern no longer reaches, and takes smaller steps where one needs more.")
     var memory: Int?
 
+    @Option(help: "HashLife's step in generations, a power of two, as bgolly's -i (default: growing from 1 to a 256th of the run): a pattern whose results repeat at large scales can run faster in larger steps.")
+    var step: UInt64?
+
     @Flag(inversion: .prefixedNo,
           help: "Step the first generations of a pattern in this process while the workers start, and hand the cells to them once they are up: a short run ends before they are needed. Default: on unless --workers is given, so that a chosen worker count does every generation.")
     var headStart: Bool?
@@ -55,6 +58,12 @@ struct RunCommand: AsyncParsableCommand {
         if memory != nil, algorithm == .tiles {
             throw TesseraError("--memory limits HashLife, and --algorithm tiles runs none", fix: "leave out --memory, or --algorithm tiles")
         }
+        if let step, step == 0 || step & (step - 1) != 0 {
+            throw TesseraError("--step \(step) is not a power of two", fix: "give --step 1, 2, 4, … 1048576 or any power of two")
+        }
+        if step != nil, algorithm == .tiles {
+            throw TesseraError("--step sets HashLife's step, and --algorithm tiles runs none", fix: "leave out --step, or --algorithm tiles")
+        }
     }
 
     func run() async throws {
@@ -62,7 +71,7 @@ struct RunCommand: AsyncParsableCommand {
         var rest = try command.prepare()
         if case .starts(let budgeted) = rest.hashLife {
             let ending = try await HashLifeRun.run(rest.setup, generations: rest.generations, output: rest.output, budgeted: budgeted,
-                                                   nodeLimit: HashLifeRun.nodeLimit(memory: command.memory))
+                                                   settings: HashLifeRun.Settings(memory: command.memory, step: command.step))
             guard let handedOver = Self.settle(ending, rest, report: command.run.report) else { return }
             rest = handedOver
         }
@@ -96,12 +105,13 @@ struct RunCommand: AsyncParsableCommand {
             let config = try ConfigFile(
                 path: path,
                 allowed: BoardOptions.configKeys + ClusterOptions.configKeys + RunOptions.configKeys + CheckpointOptions.configKeys
-                    + SecurityOptions.configKeys + ["head-start", "algorithm", "memory"])
+                    + SecurityOptions.configKeys + ["head-start", "algorithm", "memory", "step"])
             headStart = try headStart ?? config.value("head-start", Bool.init, problem: "is neither true nor false",
                                                       fix: "write head-start = true or false")
             algorithm = try algorithm ?? config.value("algorithm", Algorithm.init(rawValue:), problem: "is not an algorithm",
                                                       fix: "write algorithm = \"tiles\", \"hashlife\" or \"auto\"")
             memory = try memory ?? config.value("memory", { Int($0) }, problem: "is not a size in MiB", fix: "write memory = 512")
+            step = try step ?? config.value("step", { UInt64($0) }, problem: "is not a number of generations", fix: "write step = 1024")
             try board.apply(config)
             try cluster.apply(config)
             try run.apply(config)

@@ -43,11 +43,14 @@ struct CheckpointOptions: ParsableArguments {
     /// it resumes: it ends where that command run undisturbed would have ended, and a
     /// checkpoint of another rule, board or start is refused. Without one, the run goes on
     /// `--generations` more, else to where the checkpointed run would have ended.
-    func setup(_ board: BoardOptions, generations: UInt64?, defaultTiles count: Int) throws -> (RunSetup, UInt64, Checkpoint.Origin) {
+    /// The origin is the checkpointed run's when resuming, else nil: a fresh run's is
+    /// `board.origin()`, asked only where checkpoints are written (it reads the pattern
+    /// again and digests every cell: linear-propagator-p237228340's 290000 cells, painted from its macrocell, 0.2 s and 150 MiB).
+    func setup(_ board: BoardOptions, generations: UInt64?, defaultTiles count: Int) throws -> (RunSetup, UInt64, Checkpoint.Origin?) {
         let asked = board.pattern != nil || board.soup != nil ? try board.setup(defaultTiles: count) : nil
         guard let resume, let restored = try Self.newest(in: resume) else {
             let fresh = try asked ?? board.setup(defaultTiles: count)
-            return (fresh, generations ?? RunOptions.defaultGenerations, try board.origin())
+            return (fresh, generations ?? RunOptions.defaultGenerations, nil)
         }
         let shape = restored.shape, at = restored.manifest.generation
         try Self.check(restored, in: resume, against: asked, board, origin: asked == nil ? nil : try board.origin())

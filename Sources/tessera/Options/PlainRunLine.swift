@@ -63,7 +63,8 @@ struct PlainRunLine {
         command.run = RunOptions(generations: generations, output: output, report: report)
         command.checkpoints = .unset
         command.security = .unset
-        (command.view, command.algorithm, command.headStart, command.handOverAt, command.memory) = (false, algorithm, nil, nil, nil)
+        (command.view, command.algorithm, command.headStart, command.handOverAt) = (false, algorithm, nil, nil)
+        (command.memory, command.step) = (nil, nil)
         command.workersStopBeforeBuilding = false
         try command.board.validate()
         try command.cluster.validate()
