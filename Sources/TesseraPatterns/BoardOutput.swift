@@ -54,6 +54,19 @@ public struct BoardOutput: Sendable {
     public var isPlainText: Bool { Self.format(of: path).hasSuffix(".cells") }
 
     /// The path's name, lower case, as it tells the format: without a `.gz`.
+    /// The same output for the board at `generation`, its path numbered by it
+    /// (`out.mc` → `out-1024.mc`, `out.rle.gz` → `out-1024.rle.gz`): one of a run's
+    /// files written every so many generations.
+    public func numbered(_ generation: UInt64) throws -> BoardOutput {
+        let suffix = Self.extensionOf(path).count + (OutputFile.isCompressed(path.lowercased()) ? 3 : 0)
+        return try BoardOutput(path: "\(path.dropLast(suffix))-\(generation)\(path.suffix(suffix))", shape: shape, rule: rule, name: name)
+    }
+
+    /// `.rle`, `.mc` or `.cells`, as `format(of:)` ends.
+    private static func extensionOf(_ path: String) -> String {
+        [".rle", ".cells", ".mc"].first { format(of: path).hasSuffix($0) } ?? ""
+    }
+
     private static func format(of path: String) -> String {
         let lower = path.lowercased()
         return OutputFile.isCompressed(lower) ? String(lower.dropLast(3)) : lower

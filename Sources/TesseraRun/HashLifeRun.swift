@@ -167,10 +167,14 @@ package enum HashLifeRun {
         /// Steps of 2^power generations each (`--step`, as bgolly's `-i`), the rest of
         /// the run by its binary digits, smallest first; nil: `powers(of:)`.
         package var stepPower: Int?
+        /// Writes the output every so many generations, each file numbered by its
+        /// generation (`BoardOutput.numbered`), instead of once at the end.
+        package var writeEvery: UInt64?
 
-        package init(memory: Int? = nil, step: UInt64? = nil) {
+        package init(memory: Int? = nil, step: UInt64? = nil, writeEvery: UInt64? = nil) {
             nodeLimit = HashLifeRun.nodeLimit(memory: memory)
             stepPower = step.map { 63 - $0.leadingZeroBitCount }
+            self.writeEvery = writeEvery
         }
 
         /// The steps of a run of `generations`, as powers of two.
@@ -245,58 +249,65 @@ package enum HashLifeRun {
             let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
             return .handedOver(rest, share)
         }
-        // The steps to take, first at the end: a step the store cannot hold even after
-        // collecting becomes two of half the size, which need fewer squares at once.
-        var pending = Array(settings.powers(of: generations).reversed())
-        while let power = pending.popLast() {
-            if isStopped() { throw CancellationError() }
-            let span = Double(UInt64(1) << UInt64(power))
-            let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
-            let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
-            let stepStarted = clock.now
-            do {
-                try life.step(power: power, madeAtMost: budget)
-            } catch is HashLife.OverBudget {
-                return try handOver()
-            } catch is HashLife.OutOfNodes {
-                if power > 0 {
-                    pending += [power - 1, power - 1]
-                    continue
-                }
-                if budgeted { return try handOver() }
-                guard life.nodeLimit == nodeLimit else {
-                    throw TesseraError("HashLife needs more than the \(life.nodeLimit) squares this process's limit on address space leaves room for",
-                                       fix: "raise the limit (ulimit -v), or run it with --algorithm tiles")
-                }
-                throw TesseraError("HashLife needs more than its \(nodeLimit * bytesPerSquare >> 20) MiB (\(nodeLimit) squares) for one generation of this pattern",
-                                   fix: "give a larger --memory, or run it with --algorithm tiles")
-            }
-            done += UInt64(1) << UInt64(power)
-            // The area is counted for the next step's budget: none follows the last.
-            if budgeted, done < generations {
-                // As if the area grew evenly over the step.
-                let after = Double(life.occupiedSquares)
-                stepped += (occupied + after) / 2 * span
-                occupied = after
-                let perGeneration = (clock.now - stepStarted).seconds / span
-                if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: perGeneration) {
-                    return try handOver()
-                }
-            }
-        }
-        let seconds = (clock.now - start).seconds
-        // For a file, squares of 256²: a sparse pattern's grids then hold less empty
-        // space to zero and read (the gun's 100000 generations with --output 14.0 →
-        // 12.1 ms), and the writer joins them row by row. Tiles take 1024² ones, a
-        // sixteenth as many parts to group.
-        if let output {
+        func write(_ output: BoardOutput) throws {
             // A macrocell straight from the squares: a metapixel's 10^8 cells as cells were 11 s.
             if output.isMacrocell, let tree = life.quadTree() {
                 try output.write(tree: tree, rule: setup.rule, generation: life.generation)
             } else {
+                // Squares of 256²: a sparse pattern's grids then hold less empty space to
+                // zero and read (the gun's 100000 generations with --output 14.0 → 12.1
+                // ms), and the writer joins them row by row.
                 try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation)
             }
         }
+        // The steps to take, first at the end: a step the store cannot hold even after
+        // collecting becomes two of half the size, which need fewer squares at once.
+        // Written every so many generations, the run goes in stretches of that many.
+        var pending = Array(settings.powers(of: min(settings.writeEvery ?? generations, generations)).reversed())
+        while true {
+            while let power = pending.popLast() {
+                if isStopped() { throw CancellationError() }
+                let span = Double(UInt64(1) << UInt64(power))
+                let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
+                let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
+                let stepStarted = clock.now
+                do {
+                    try life.step(power: power, madeAtMost: budget)
+                } catch is HashLife.OverBudget {
+                    return try handOver()
+                } catch is HashLife.OutOfNodes {
+                    if power > 0 {
+                        pending += [power - 1, power - 1]
+                        continue
+                    }
+                    if budgeted { return try handOver() }
+                    guard life.nodeLimit == nodeLimit else {
+                        throw TesseraError("HashLife needs more than the \(life.nodeLimit) squares this process's limit on address space leaves room for",
+                                           fix: "raise the limit (ulimit -v), or run it with --algorithm tiles")
+                    }
+                    throw TesseraError("HashLife needs more than its \(nodeLimit * bytesPerSquare >> 20) MiB (\(nodeLimit) squares) for one generation of this pattern",
+                                       fix: "give a larger --memory, or run it with --algorithm tiles")
+                }
+                done += UInt64(1) << UInt64(power)
+                // The area is counted for the next step's budget: none follows the last.
+                if budgeted, done < generations {
+                    // As if the area grew evenly over the step.
+                    let after = Double(life.occupiedSquares)
+                    stepped += (occupied + after) / 2 * span
+                    occupied = after
+                    let perGeneration = (clock.now - stepStarted).seconds / span
+                    if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: perGeneration) {
+                        return try handOver()
+                    }
+                }
+            }
+            guard let every = settings.writeEvery, let output else { break }
+            try write(output.numbered(life.generation))
+            guard done < generations else { break }
+            pending = Array(settings.powers(of: min(every, generations - done)).reversed())
+        }
+        let seconds = (clock.now - start).seconds
+        if let output, settings.writeEvery == nil { try write(output) }
         let outcome = RunOutcome(seconds: 0, population: Int(clamping: life.population), workers: [], generations: 0)
         return .finished(outcome.after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds,
                                                                 squares: life.nodeCount, handedOver: false,

@@ -58,6 +58,34 @@ import TesseraCore
         }
     }
 
+    /// `--every 1000 --output gun.mc` writes gun-1000.mc … gun-3000.mc, each bgolly's
+    /// file at its generation; with a bounded grid, or nothing to write, `--every` is
+    /// refused in one line.
+    @Test func everySoManyGenerationsAFileNumberedByIt() throws {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        let input = try file(Self.gun, "gun.rle", in: dir)
+        let run = try Harness.tessera(["run", input.path, "--generations", "2500", "--every", "1000",
+                                       "--output", dir.appendingPathComponent("gun.mc").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        for generation in [1000, 2000, 2500] {
+            let theirs = dir.appendingPathComponent("golly-\(generation).mc")
+            #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "HashLife", "-m", "\(generation)", "-o", theirs.path, input.path]).status == 0)
+            let ours = dir.appendingPathComponent("gun-\(generation).mc")
+            #expect(try String(contentsOf: ours, encoding: .utf8).split(separator: "\n").dropFirst()
+                        == String(contentsOf: theirs, encoding: .utf8).split(separator: "\n").dropFirst(), "generation \(generation)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("gun.mc").path))
+        let bounded = try file("x = 3, y = 1, rule = B3/S23:T64,64\n3o!\n", "torus.rle", in: dir)
+        for (arguments, problem) in [([bounded.path, "--every", "10", "--output", dir.appendingPathComponent("t.rle").path], "unbounded plane"),
+                                     ([input.path, "--every", "10"], "none is asked for"),
+                                     ([input.path, "--every", "0", "--output", dir.appendingPathComponent("z.rle").path], "no interval")] {
+            let refused = try Harness.tessera(["run"] + arguments + ["--generations", "20"])
+            #expect(refused.status == 2 && refused.stderr.contains(problem) && refused.stderr.split(separator: "\n").count == 1,
+                    "\(refused.stderr)")
+        }
+    }
+
     /// The issue's own words: a LifeWiki gun, a hundred thousand generations, an RLE out,
     /// byte for byte bgolly's.
     @Test func aGunsHundredThousandGenerationsAreGollysFile() throws {

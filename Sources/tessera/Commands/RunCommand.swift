@@ -61,6 +61,10 @@ struct RunCommand: AsyncParsableCommand {
         if let step, step == 0 || step & (step - 1) != 0 {
             throw TesseraError("--step \(step) is not a power of two", fix: "give --step 1, 2, 4, … 1048576 or any power of two")
         }
+        if let every = run.every, every == 0 || !run.recordsFrames && run.output == nil {
+            throw TesseraError(every == 0 ? "--every 0 is no interval" : "--every says how often frames or files are written, and none is asked for",
+                               fix: "give --every 1 or more with --frames, --gif or --output, or leave it out")
+        }
         if step != nil, algorithm == .tiles {
             throw TesseraError("--step sets HashLife's step, and --algorithm tiles runs none", fix: "leave out --step, or --algorithm tiles")
         }
@@ -71,7 +75,8 @@ struct RunCommand: AsyncParsableCommand {
         var rest = try command.prepare()
         if case .starts(let budgeted) = rest.hashLife {
             let ending = try await HashLifeRun.run(rest.setup, generations: rest.generations, output: rest.output, budgeted: budgeted,
-                                                   settings: HashLifeRun.Settings(memory: command.memory, step: command.step))
+                                                   settings: HashLifeRun.Settings(memory: command.memory, step: command.step,
+                                                                                  writeEvery: command.asks.filesEvery))
             guard let handedOver = Self.settle(ending, rest, report: command.run.report) else { return }
             rest = handedOver
         }
@@ -194,18 +199,30 @@ struct RunCommand: AsyncParsableCommand {
         /// A worker count, tiles, halo depth, head start or hand-over (those ask for
         /// tiles), or a soup (chaotic from the start).
         var tiles = false
+        /// An output file every so many generations (`--every` with `--output` and no
+        /// frames): HashLife writes them, throughout the run.
+        var filesEvery: UInt64?
 
         static let none = Asks()
     }
 
     private var asks: Asks {
         Asks(beyondHashLife: view || run.viewListen != nil || run.recordsFrames || checkpoints.checkpoint != nil || (cluster.workers ?? 0) > 0,
-             tiles: cluster.workers != nil || board.tiles != nil || board.halo != nil || board.soup != nil || handOverAt != nil || headStart != nil)
+             tiles: cluster.workers != nil || board.tiles != nil || board.halo != nil || board.soup != nil || handOverAt != nil || headStart != nil,
+             filesEvery: run.recordsFrames || run.output == nil ? nil : run.every)
     }
 
     /// Whether the run starts with HashLife: asked for, or (auto) a pattern on the
     /// unbounded plane run for its result alone, with nothing asked that tiles give.
     static func startsWithHashLife(_ algorithm: Algorithm, _ setup: RunSetup, asks: Asks) throws -> Bool {
+        if let every = asks.filesEvery {
+            // Only HashLife writes a run's files as it goes, for now.
+            guard setup.isUnbounded, algorithm != .tiles, !asks.beyondHashLife, !asks.tiles else {
+                throw TesseraError("--every \(every) with --output writes a file every \(every) generations from HashLife, on Golly's unbounded plane, for the result alone",
+                                   fix: "leave out --every (or use --frames DIR --every N for pictures), or run a pattern with no bounded grid and no --workers, --tiles, --algorithm tiles or viewers")
+            }
+            return true
+        }
         switch algorithm {
         case .tiles:
             return false
@@ -230,7 +247,8 @@ extension RunCommand.Rest {
     /// HashLife starts it (`RunCommand.startsWithHashLife`).
     init(setup: RunSetup, generations: UInt64, output path: String?, workers: Int, algorithm: Algorithm, asks: RunCommand.Asks) throws {
         let output = try path.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
-        let hashLife = try RunCommand.startsWithHashLife(algorithm, setup, asks: asks) ? RunCommand.HashLifeStage.starts(budgeted: algorithm == .auto) : nil
+        let hashLife = try RunCommand.startsWithHashLife(algorithm, setup, asks: asks)
+            ? RunCommand.HashLifeStage.starts(budgeted: algorithm == .auto && asks.filesEvery == nil) : nil
         self.init(setup: setup, generations: generations, output: output, workers: workers, hashLife: hashLife)
     }
 }
