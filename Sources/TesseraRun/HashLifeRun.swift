@@ -177,7 +177,14 @@ package enum HashLifeRun {
             self.writeEvery = writeEvery
         }
 
-        /// The steps of a run of `generations`, as powers of two.
+        /// Generations a stretch of the run may take: the steps of a chosen size are
+        /// listed 65536 at a time, not all at once (`--step 1` for 10^12 generations).
+        var stretch: UInt64 {
+            guard let stepPower else { return .max }
+            return stepPower >= 47 ? .max : 1 << UInt64(16 + stepPower)
+        }
+
+        /// The steps of a stretch of `generations` (at most `stretch`), as powers of two.
         func powers(of generations: UInt64) -> [Int] {
             guard let stepPower else { return HashLifeRun.powers(of: generations) }
             let whole = Array(repeating: stepPower, count: Int(generations >> UInt64(stepPower)))
@@ -262,8 +269,14 @@ package enum HashLifeRun {
         }
         // The steps to take, first at the end: a step the store cannot hold even after
         // collecting becomes two of half the size, which need fewer squares at once.
-        // Written every so many generations, the run goes in stretches of that many.
-        var pending = Array(settings.powers(of: min(settings.writeEvery ?? generations, generations)).reversed())
+        // The run goes in stretches: to each file's generation where one is written every
+        // so many, and at most `settings.stretch`.
+        func nextStretch() -> UInt64 {
+            var length = min(generations - done, settings.stretch)
+            if let every = settings.writeEvery { length = min(length, every - done % every) }
+            return length
+        }
+        var pending = Array(settings.powers(of: nextStretch()).reversed())
         while true {
             while let power = pending.popLast() {
                 if isStopped() { throw CancellationError() }
@@ -301,10 +314,11 @@ package enum HashLifeRun {
                     }
                 }
             }
-            guard let every = settings.writeEvery, let output else { break }
-            try write(output.numbered(life.generation))
+            if let every = settings.writeEvery, let output, done % every == 0 || done == generations {
+                try write(output.numbered(life.generation))
+            }
             guard done < generations else { break }
-            pending = Array(settings.powers(of: min(every, generations - done)).reversed())
+            pending = Array(settings.powers(of: nextStretch()).reversed())
         }
         let seconds = (clock.now - start).seconds
         if let output, settings.writeEvery == nil { try write(output) }

@@ -233,6 +233,9 @@ import TesseraWire
         #expect(HashLifeRun.Settings(step: 1 << 20).powers(of: 1 << 20) == [20])
         #expect(HashLifeRun.Settings(step: 1).powers(of: 3) == [0, 0, 0])
         #expect(HashLifeRun.Settings(step: 1 << 20).powers(of: 5) == [0, 2])
+        // Listed 65536 steps at a time: `--step 1` for 10^12 generations is no list of 10^12.
+        #expect(HashLifeRun.Settings(step: 1).stretch == 1 << 16 && HashLifeRun.Settings(step: 1 << 50).stretch == .max)
+        #expect(HashLifeRun.Settings().stretch == .max)
     }
 
     @Test func noGenerationsIsNoStep() {

@@ -8,7 +8,7 @@ struct RunOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Generations to run. Default 100.")
     var generations: UInt64?
 
-    @Option(help: "Write the final board to this .rle or .cells file (atomically).")
+    @Option(help: "Write the final board to this .rle, .mc or .cells file, any of them ending .gz for gzip (atomically).")
     var output: String?
 
     @Flag(help: "Print the per-worker report.")
@@ -20,7 +20,7 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Write a PNG of the whole board every --every generations into this folder.")
     var frames: String?
 
-    @Option(parsing: .unconditional, help: "Generations between exported frames (default 1).")
+    @Option(parsing: .unconditional, help: "Generations between exported frames (default 1); with --output and no frames, between output files, each numbered by its generation (out-1000.mc, out-2000.mc, …; HashLife, on the unbounded plane).")
     var every: UInt64?
 
     @Option(help: "Write the frames as an animated GIF.")
