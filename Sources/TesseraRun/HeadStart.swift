@@ -48,11 +48,13 @@ package struct HeadStart: Sendable {
     /// The least share of the live cells' bounding box holding tiles (`LocalUniverse.fill`)
     /// for the workers to start: they step windows around the live cells, whose memory
     /// and time go with the box, and a sparser pattern steps as fast here on the sparse
-    /// map's threads, in the memory of its tiles (Golly's slow-salvo-MWSS-oscillator,
+    /// map's threads, in the memory of its tiles. Golly's slow-salvo-MWSS-oscillator,
     /// 30000 generations, 2% full: 2.3 s and 89 MiB on two workers, 1.5 s and 20 MiB
-    /// here; single-channel-spiral-growth 1.6 s either way; a 2048² soup, full, 0.23 s
-    /// on the workers and 0.29 s here).
-    static let leastFill = 0.25
+    /// here; single-channel-spiral-growth and triple-Snark-wick-extruder, 48% full when
+    /// busy, 100000 generations from the start here: 5.8–7.9 s and 18 MiB, against 6.0–7.6 s
+    /// and 65 MiB on the workers (the same within this VM's noise). Soups are full (a 2048²
+    /// soup: 0.20 s on the workers, 0.29 s here).
+    static let leastFill = 0.75
 
     /// Builds the cells of `alone`, a run on one tile (`RunSetup.inOneTile`), here.
     init(_ alone: RunSetup) async throws {
