@@ -196,7 +196,8 @@ package enum HashLifeRun {
     /// The squares HashLife may keep: `memory` MiB where given (`--memory`, as bgolly's
     /// `-M`), else a quarter of this machine's memory.
     package static func nodeLimit(memory: Int? = nil) -> Int {
-        let bytes = memory.map { $0.multipliedReportingOverflow(by: 1 << 20).partialValue } ?? MemoryBudget.physicalBytes / 4
+        let bytes = memory.map { $0.multipliedReportingOverflow(by: 1 << 20) }.map { $0.overflow ? .max : $0.partialValue }
+            ?? MemoryBudget.physicalBytes / 4
         return min(max(bytes / bytesPerSquare, 1 << 12), Int(UInt32.max - 1))
     }
 

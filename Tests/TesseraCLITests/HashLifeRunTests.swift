@@ -51,7 +51,8 @@ import TesseraCore
         #expect(byStep.status == 0, "\(byStep.stderr)")
         #expect(try String(contentsOf: stepped, encoding: .utf8).split(separator: "\n").dropFirst()
                     == String(contentsOf: theirs, encoding: .utf8).split(separator: "\n").dropFirst())
-        for (flags, problem) in [(["--memory", "0"], "is not a size in MiB"), (["--memory", "8", "--algorithm", "tiles"], "runs none"),
+        for (flags, problem) in [(["--memory", "0"], "is not a size in MiB"), (["--memory", "-5"], "is not a size in MiB"),
+                                 (["--memory", "8", "--algorithm", "tiles"], "runs none"),
                                  (["--step", "1000"], "is not a power of two"), (["--step", "8", "--algorithm", "tiles"], "runs none")] {
             let refused = try Harness.tessera(["run", input.path, "--generations", "10"] + flags)
             #expect(refused.status == 2 && refused.stderr.contains(problem), "\(refused.stderr)")
