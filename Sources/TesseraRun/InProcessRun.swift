@@ -6,17 +6,28 @@ import TesseraPatterns
 /// A run with no worker processes and no sockets: a sparse map of tiles where the run
 /// is one (`RunSetup.runsSparse`), else a bounded board's tiles as actors here.
 package enum InProcessRun {
-    /// Runs `generations` of `setup`, writes `output` if asked, and says what it did.
-    /// A stopping signal ends it, with nothing written, as `Interrupted`.
-    package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?) async throws -> RunOutcome {
+    /// Runs `generations` of `setup`, writes `output` if asked (at the end, or every
+    /// `writeEvery` generations and at the end, each file numbered by its generation),
+    /// and says what it did. A stopping signal ends it, with nothing more written, as
+    /// `Interrupted`.
+    package static func run(_ setup: RunSetup, generations: UInt64, output: BoardOutput?,
+                            writeEvery: UInt64? = nil) async throws -> RunOutcome {
         _ = try setup.end(after: generations)
         return try await Interrupted.unlessSignalled(output: output?.path) {
             let local = try await universe(of: setup)
             let clock = ContinuousClock()
-            let start = clock.now
-            try await local.advance(generations)
-            let seconds = (clock.now - start).seconds
-            if let output { try await local.write(output) }
+            var seconds = 0.0, done: UInt64 = 0
+            repeat {
+                let stretch = writeEvery.map { min($0 - done % $0, generations - done) } ?? generations
+                let start = clock.now
+                try await local.advance(stretch)
+                seconds += (clock.now - start).seconds
+                done += stretch
+                if let every = writeEvery, let output, done % every == 0 || done == generations {
+                    try await local.write(output.numbered(await local.generation))
+                }
+            } while done < generations
+            if let output, writeEvery == nil { try await local.write(output) }
             return try await outcome(of: local, seconds: seconds, generations: generations)
         }
     }

@@ -59,9 +59,9 @@ import TesseraCore
         }
     }
 
-    /// `--every 1000 --output gun.mc` writes gun-1000.mc … gun-3000.mc, each bgolly's
-    /// file at its generation; with a bounded grid, or nothing to write, `--every` is
-    /// refused in one line.
+    /// `--every 1000 --output gun.mc` writes gun-1000.mc, gun-2000.mc and gun-2500.mc,
+    /// each bgolly's file at its generation; so does a run in this process
+    /// (`--workers 0`); on workers, or with nothing to write, `--every` is refused in one line.
     @Test func everySoManyGenerationsAFileNumberedByIt() throws {
         guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
         let dir = try Harness.temporaryDirectory()
@@ -77,8 +77,17 @@ import TesseraCore
                         == String(contentsOf: theirs, encoding: .utf8).split(separator: "\n").dropFirst(), "generation \(generation)")
         }
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("gun.mc").path))
+        // A run in this process writes them too: acorn on a torus, every 50 generations.
+        let torus = try file("x = 7, y = 3, rule = B3/S23:T200,150\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
+        let here = try Harness.tessera(["run", torus.path, "--generations", "120", "--every", "50", "--workers", "0",
+                                        "--output", dir.appendingPathComponent("acorn.rle").path])
+        #expect(here.status == 0, "\(here.stderr)")
+        for generation in [50, 100, 120] {
+            let ours = try Harness.cells(ofPatternFile: dir.appendingPathComponent("acorn-\(generation).rle"))
+            #expect(ours == (try Harness.golly(torus, generations: generation)), "generation \(generation)")
+        }
         let bounded = try file("x = 3, y = 1, rule = B3/S23:T64,64\n3o!\n", "torus.rle", in: dir)
-        for (arguments, problem) in [([bounded.path, "--every", "10", "--output", dir.appendingPathComponent("t.rle").path], "unbounded plane"),
+        for (arguments, problem) in [([bounded.path, "--every", "10", "--output", dir.appendingPathComponent("t.rle").path], "add --workers 0"),
                                      ([input.path, "--every", "10"], "none is asked for"),
                                      ([input.path, "--every", "0", "--output", dir.appendingPathComponent("z.rle").path], "no interval")] {
             let refused = try Harness.tessera(["run"] + arguments + ["--generations", "20"])

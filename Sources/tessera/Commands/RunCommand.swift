@@ -166,7 +166,8 @@ struct RunCommand: AsyncParsableCommand {
             var session = RunSession(setup: setup, generations: rest.generations, workers: .launched(count: 0))
             try session.configure(run: run, cluster: cluster, output: rest.output, view: view)
             if session.mode.isBatch {
-                outcome = try await InProcessRun.run(rest.setup, generations: rest.generations, output: rest.output)
+                outcome = try await InProcessRun.run(rest.setup, generations: rest.generations, output: rest.output,
+                                                     writeEvery: asks.filesEvery)
             } else {
                 security.warnIfOpen([run.viewListen], role: "run", exposes: "can watch and steer the run and edit its cells")
                 outcome = try await session.runHere()
@@ -200,8 +201,11 @@ struct RunCommand: AsyncParsableCommand {
         /// tiles), or a soup (chaotic from the start).
         var tiles = false
         /// An output file every so many generations (`--every` with `--output` and no
-        /// frames): HashLife writes them, throughout the run.
+        /// frames): HashLife writes them, throughout the run, or (`--workers 0`) the run
+        /// in this process.
         var filesEvery: UInt64?
+        /// `--workers 0`: every tile in this process.
+        var inThisProcess = false
 
         static let none = Asks()
     }
@@ -209,17 +213,18 @@ struct RunCommand: AsyncParsableCommand {
     private var asks: Asks {
         Asks(beyondHashLife: view || run.viewListen != nil || run.recordsFrames || checkpoints.checkpoint != nil || (cluster.workers ?? 0) > 0,
              tiles: cluster.workers != nil || board.tiles != nil || board.halo != nil || board.soup != nil || handOverAt != nil || headStart != nil,
-             filesEvery: run.recordsFrames || run.output == nil ? nil : run.every)
+             filesEvery: run.recordsFrames || run.output == nil ? nil : run.every, inThisProcess: cluster.workers == 0)
     }
 
     /// Whether the run starts with HashLife: asked for, or (auto) a pattern on the
     /// unbounded plane run for its result alone, with nothing asked that tiles give.
     static func startsWithHashLife(_ algorithm: Algorithm, _ setup: RunSetup, asks: Asks) throws -> Bool {
         if let every = asks.filesEvery {
-            // Only HashLife writes a run's files as it goes, for now.
+            // HashLife, or a run in this process, writes a run's files as it goes; workers do not yet.
+            if asks.inThisProcess, !asks.beyondHashLife { return false }
             guard setup.isUnbounded, algorithm != .tiles, !asks.beyondHashLife, !asks.tiles else {
-                throw TesseraError("--every \(every) with --output writes a file every \(every) generations from HashLife, on Golly's unbounded plane, for the result alone",
-                                   fix: "leave out --every (or use --frames DIR --every N for pictures), or run a pattern with no bounded grid and no --workers, --tiles, --algorithm tiles or viewers")
+                throw TesseraError("--every \(every) with --output writes a file every \(every) generations from HashLife on Golly's unbounded plane, or from a run in this process, for the result alone",
+                                   fix: "add --workers 0, or leave out --every (--frames DIR --every N makes pictures)")
             }
             return true
         }

@@ -20,7 +20,7 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Write a PNG of the whole board every --every generations into this folder.")
     var frames: String?
 
-    @Option(parsing: .unconditional, help: "Generations between exported frames (default 1); with --output and no frames, between output files, each numbered by its generation (out-1000.mc, out-2000.mc, …; HashLife, on the unbounded plane).")
+    @Option(parsing: .unconditional, help: "Generations between exported frames (default 1); with --output and no frames, between output files, each numbered by its generation (out-1000.mc, out-2000.mc, …; by HashLife, or with --workers 0).")
     var every: UInt64?
 
     @Option(help: "Write the frames as an animated GIF.")
