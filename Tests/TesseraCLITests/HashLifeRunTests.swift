@@ -122,6 +122,26 @@ import TesseraCore
         #expect(ours == theirs)
     }
 
+    /// Every file of Golly's HashLife folder (W22's one-dimensional rule aside) at 2^10
+    /// generations, written as a macrocell: bgolly's file line for line past the first,
+    /// whichever engine `auto` chose for it.
+    @Test func everyFileOfGollysHashLifeFolderIsGollysMacrocell() throws {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let folder = "/usr/share/golly/Patterns/HashLife"
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0 != "wolfram22.mc" }.sorted()
+        #expect(names.count >= 25)
+        let dir = try Harness.temporaryDirectory()
+        for name in names {
+            let input = "\(folder)/\(name)"
+            let (ours, theirs) = (dir.appendingPathComponent("\(name).ours.mc"), dir.appendingPathComponent("\(name).golly.mc"))
+            let run = try Harness.tessera(["run", input, "--generations", "1024", "--output", ours.path])
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "HashLife", "-m", "1024", "-o", theirs.path, input]).status == 0)
+            #expect(try String(contentsOf: ours, encoding: .utf8).split(separator: "\n").dropFirst()
+                        == String(contentsOf: theirs, encoding: .utf8).split(separator: "\n").dropFirst(), "\(name)")
+        }
+    }
+
     /// Golly's Cordership gun: its first steps make HashLife far more squares than tiles
     /// would step (in 10000 generations it goes to tiles at once), but a hundred thousand
     /// generations repay them (3.5 s by tiles, 0.04 s by HashLife): it stays with
