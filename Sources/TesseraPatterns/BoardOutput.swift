@@ -12,7 +12,7 @@ public struct BoardOutput: Sendable {
 
     /// Checks that `path` names a format and can be written, before any work is spent.
     public init(path: String, shape: BoardShape, rule: Rule, name: String) throws {
-        guard [".rle", ".cells", ".mc"].contains(where: { Self.format(of: path).hasSuffix($0) }) else {
+        guard !Self.extensionOf(path).isEmpty else {
             throw TesseraError("cannot tell the format of output '\(path)'",
                                fix: "name it *.rle, *.mc or *.cells (each may end .gz, gzip-compressed)")
         }
@@ -53,7 +53,6 @@ public struct BoardOutput: Sendable {
 
     public var isPlainText: Bool { Self.format(of: path).hasSuffix(".cells") }
 
-    /// The path's name, lower case, as it tells the format: without a `.gz`.
     /// The same output for the board at `generation`, its path numbered by it
     /// (`out.mc` → `out-1024.mc`, `out.rle.gz` → `out-1024.rle.gz`): one of a run's
     /// files written every so many generations.
@@ -62,11 +61,12 @@ public struct BoardOutput: Sendable {
         return try BoardOutput(path: "\(path.dropLast(suffix))-\(generation)\(path.suffix(suffix))", shape: shape, rule: rule, name: name)
     }
 
-    /// `.rle`, `.mc` or `.cells`, as `format(of:)` ends.
+    /// `.rle`, `.mc` or `.cells`, as `format(of:)` ends; empty for none of them.
     private static func extensionOf(_ path: String) -> String {
         [".rle", ".cells", ".mc"].first { format(of: path).hasSuffix($0) } ?? ""
     }
 
+    /// The path's name, lower case, as it tells the format: without a `.gz`.
     private static func format(of path: String) -> String {
         let lower = path.lowercased()
         return OutputFile.isCompressed(lower) ? String(lower.dropLast(3)) : lower

@@ -38,19 +38,15 @@ final class OutputFile {
     static func isCompressed(_ path: String) -> Bool { path.lowercased().hasSuffix(".gz") }
 
     func write(_ chunk: String) throws {
+        guard stream != nil else { return try file.write(chunk) }
         var chunk = chunk
-        try chunk.withUTF8 { try write($0) }
+        try chunk.withUTF8 { try deflate($0, finishing: false) }
     }
 
     /// Puts the file in place, its compressed stream ended first.
     func commit() throws {
         if stream != nil { try deflate(UnsafeBufferPointer(start: nil, count: 0), finishing: true) }
         try file.commit()
-    }
-
-    private func write(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        guard stream != nil else { return try file.write(Array(bytes)) }
-        try deflate(bytes, finishing: false)
     }
 
     private func deflate(_ bytes: UnsafeBufferPointer<UInt8>, finishing: Bool) throws {

@@ -163,18 +163,17 @@ package enum HashLifeRun {
     /// How a user asked HashLife to run.
     package struct Settings: Sendable {
         /// The most squares it may hold (`nodeLimit(memory:)`).
-        package var nodeLimit = HashLifeRun.nodeLimit()
+        package var nodeLimit: Int
         /// Steps of 2^power generations each (`--step`, as bgolly's `-i`), the rest of
         /// the run by its binary digits, smallest first; nil: `powers(of:)`.
         package var stepPower: Int?
-        /// Writes the output every so many generations, each file numbered by its
-        /// generation (`BoardOutput.numbered`), instead of once at the end.
-        package var writeEvery: UInt64?
+        /// Writes the output every so many generations instead of once at the end.
+        var files: NumberedFiles?
 
         package init(memory: Int? = nil, step: UInt64? = nil, writeEvery: UInt64? = nil) {
             nodeLimit = HashLifeRun.nodeLimit(memory: memory)
             stepPower = step.map { 63 - $0.leadingZeroBitCount }
-            self.writeEvery = writeEvery
+            files = writeEvery.map(NumberedFiles.init)
         }
 
         /// Generations a stretch of the run may take: the steps of a chosen size are
@@ -268,17 +267,13 @@ package enum HashLifeRun {
                 try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation)
             }
         }
-        // The steps to take, first at the end: a step the store cannot hold even after
-        // collecting becomes two of half the size, which need fewer squares at once.
         // The run goes in stretches: to each file's generation where one is written every
         // so many, and at most `settings.stretch`.
-        func nextStretch() -> UInt64 {
-            var length = min(generations - done, settings.stretch)
-            if let every = settings.writeEvery { length = min(length, every - done % every) }
-            return length
-        }
-        var pending = Array(settings.powers(of: nextStretch()).reversed())
-        while true {
+        repeat {
+            let stretch = min(settings.files?.stretch(from: done, of: generations) ?? generations - done, settings.stretch)
+            // The steps to take, first at the end: a step the store cannot hold even after
+            // collecting becomes two of half the size, which need fewer squares at once.
+            var pending = Array(settings.powers(of: stretch).reversed())
             while let power = pending.popLast() {
                 if isStopped() { throw CancellationError() }
                 let span = Double(UInt64(1) << UInt64(power))
@@ -315,14 +310,12 @@ package enum HashLifeRun {
                     }
                 }
             }
-            if let every = settings.writeEvery, let output, done % every == 0 || done == generations {
+            if let files = settings.files, let output, files.isDue(after: done, of: generations) {
                 try write(output.numbered(life.generation))
             }
-            guard done < generations else { break }
-            pending = Array(settings.powers(of: nextStretch()).reversed())
-        }
+        } while done < generations
         let seconds = (clock.now - start).seconds
-        if let output, settings.writeEvery == nil { try write(output) }
+        if let output, settings.files == nil { try write(output) }
         let outcome = RunOutcome(seconds: 0, population: Int(clamping: life.population), workers: [], generations: 0)
         return .finished(outcome.after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds,
                                                                 squares: life.nodeCount, handedOver: false,

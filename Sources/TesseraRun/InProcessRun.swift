@@ -16,18 +16,19 @@ package enum InProcessRun {
         return try await Interrupted.unlessSignalled(output: output?.path) {
             let local = try await universe(of: setup)
             let clock = ContinuousClock()
+            let files = writeEvery.map(NumberedFiles.init)
             var seconds = 0.0, done: UInt64 = 0
             repeat {
-                let stretch = writeEvery.map { min($0 - done % $0, generations - done) } ?? generations
+                let stretch = files?.stretch(from: done, of: generations) ?? generations
                 let start = clock.now
                 try await local.advance(stretch)
                 seconds += (clock.now - start).seconds
                 done += stretch
-                if let every = writeEvery, let output, done % every == 0 || done == generations {
+                if let files, let output, files.isDue(after: done, of: generations) {
                     try await local.write(output.numbered(await local.generation))
                 }
             } while done < generations
-            if let output, writeEvery == nil { try await local.write(output) }
+            if let output, files == nil { try await local.write(output) }
             return try await outcome(of: local, seconds: seconds, generations: generations)
         }
     }

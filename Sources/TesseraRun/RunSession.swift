@@ -92,11 +92,7 @@ package struct RunSession: Sendable {
     /// Runs the session and says what the run did; throws `Interrupted` after SIGINT,
     /// SIGTERM, SIGQUIT or SIGHUP, once every worker has stopped.
     package func run() async throws -> RunOutcome {
-        if setup.windowsPending {
-            var windowed = self
-            windowed.setup = try setup.windowed()
-            return try await windowed.run()
-        }
+        if setup.windowsPending { return try await windowed().run() }
         _ = try setup.end(after: generations)
         if setup.isUnbounded, !mode.viewsThePlane {
             throw TesseraError("recording frames and an external presenter need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
@@ -351,12 +347,8 @@ package struct RunSession: Sendable {
     /// socket of this process. Says what the run did; throws `Interrupted` after a
     /// stopping signal, with nothing written.
     package func runHere() async throws -> RunOutcome {
-        if setup.windowsPending {
-            // The presenter places built-in patterns and saves on the windows' board.
-            var windowed = self
-            windowed.setup = try setup.windowed()
-            return try await windowed.runHere()
-        }
+        // The presenter places built-in patterns and saves on the windows' board.
+        if setup.windowsPending { return try await windowed().runHere() }
         _ = try setup.end(after: generations)
         precondition(!mode.isBatch && !mode.isExternalPresenter, "a batch run in this process is InProcessRun's")
         if setup.isUnbounded, !mode.viewsThePlane {
@@ -384,6 +376,14 @@ package struct RunSession: Sendable {
             let (ran, rewound) = await local.generation.subtractingReportingOverflow(setup.generation)
             return try await InProcessRun.outcome(of: local, seconds: seconds, generations: rewound ? 0 : ran)
         }
+    }
+
+    /// The session with its pattern's windows made (`RunSetup.windowed`): the
+    /// coordinator, the head start and the presenter work on them.
+    private func windowed() throws -> RunSession {
+        var session = self
+        session.setup = try setup.windowed()
+        return session
     }
 
     /// A presenter whose `p` key cycles through the built-in patterns and whose saves

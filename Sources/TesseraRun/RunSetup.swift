@@ -31,8 +31,8 @@ package struct RunSetup: Sendable {
     package private(set) var atlas: PlaneAtlas?
     /// On the unbounded plane, a pattern in parts whose windows are not made yet: HashLife
     /// and the sparse map take the parts as they are, and only workers need windows
-    /// (`windowed()`); grouping a metapixel's forty thousand pieces took a third of its
-    /// HashLife run. `shape` and `tiling` are then a window at the origin's.
+    /// (`windowed()`), and grouping a metapixel's forty thousand pieces costs more than
+    /// HashLife's 1000 generations of it. `shape` and `tiling` are then a window at the origin's.
     package private(set) var windowsPending = false
 
     package init(name: String, shape: BoardShape, rule: Rule, tiling: Tiling, halo: Int, generation: UInt64,

@@ -186,8 +186,8 @@ extension PlaneAtlas {
     /// Joins the boxes that touch one square of a grid of side twice `margin`: they lie
     /// less than that apart on both axes, so their windows, each reaching at least
     /// `margin` past its box on every side, overlap. One pass over the boxes
-    /// leaves only the groups' windows to compare: a metapixel's forty thousand pieces,
-    /// each window against the hundreds around it, took 0.2 s of a 0.33 s run.
+    /// leaves only the groups' windows to compare: compared window by window, a
+    /// metapixel's forty thousand pieces each meet hundreds of windows around them.
     /// A box across more than 16 squares is left to the comparison of windows.
     private static func joinNeighbours(_ boxes: [CellBounds], margin: Int, into sets: inout DisjointSets) {
         let side = max(1, 2 * margin)

@@ -55,18 +55,18 @@ struct RunCommand: AsyncParsableCommand {
         if let memory, memory < 1 {
             throw TesseraError("--memory \(memory) is not a size in MiB", fix: "give --memory 1 or more (MiB), or leave it out")
         }
+        if let step, step == 0 || step & (step - 1) != 0 {
+            throw TesseraError("--step \(step) is not a power of two", fix: "give --step 1, 2, 4, … 1048576 or any power of two")
+        }
         if memory != nil, algorithm == .tiles {
             throw TesseraError("--memory limits HashLife, and --algorithm tiles runs none", fix: "leave out --memory, or --algorithm tiles")
         }
-        if let step, step == 0 || step & (step - 1) != 0 {
-            throw TesseraError("--step \(step) is not a power of two", fix: "give --step 1, 2, 4, … 1048576 or any power of two")
+        if step != nil, algorithm == .tiles {
+            throw TesseraError("--step sets HashLife's step, and --algorithm tiles runs none", fix: "leave out --step, or --algorithm tiles")
         }
         if let every = run.every, every == 0 || !run.recordsFrames && run.output == nil {
             throw TesseraError(every == 0 ? "--every 0 is no interval" : "--every says how often frames or files are written, and none is asked for",
                                fix: "give --every 1 or more with --frames, --gif or --output, or leave it out")
-        }
-        if step != nil, algorithm == .tiles {
-            throw TesseraError("--step sets HashLife's step, and --algorithm tiles runs none", fix: "leave out --step, or --algorithm tiles")
         }
     }
 

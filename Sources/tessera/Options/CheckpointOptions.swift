@@ -45,7 +45,8 @@ struct CheckpointOptions: ParsableArguments {
     /// `--generations` more, else to where the checkpointed run would have ended.
     /// The origin is the checkpointed run's when resuming, else nil: a fresh run's is
     /// `board.origin()`, asked only where checkpoints are written (it reads the pattern
-    /// again and digests every cell: linear-propagator-p237228340's 290000 cells, painted from its macrocell, 0.2 s and 150 MiB).
+    /// again and digests every cell: linear-propagator-p237228340's 290000 cells, painted
+    /// from its macrocell, cost 0.2 s and 150 MiB).
     func setup(_ board: BoardOptions, generations: UInt64?, defaultTiles count: Int) throws -> (RunSetup, UInt64, Checkpoint.Origin?) {
         let asked = board.pattern != nil || board.soup != nil ? try board.setup(defaultTiles: count) : nil
         guard let resume, let restored = try Self.newest(in: resume) else {
