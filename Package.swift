@@ -71,7 +71,7 @@ let package = Package(
             ],
             linkerSettings: [.unsafeFlags(["-Xclang-linker", "-L\(staticLink)", "-Xclang-linker", "-static-libgcc"])]
         ),
-        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore"]),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "CTesseraKernel"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraHashLife", "TesseraPatterns", "CTesseraKernel"]),
         // With the fuzzers' corpora (Tests/Fuzz), replayed through the fuzz targets.

@@ -7,11 +7,15 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "rule_modes.h"
+
 #define AVX2 __attribute__((target("avx2"), always_inline)) static inline
 
 // Horizontal sums of a row as 2-bit numbers: `three` = west + centre + east (for the rows
-// above and below a cell), `two` = west + east (for the cell's own row), and the row.
-typedef struct { __m256i three0, three1, two0, two1, centre; } row_sums;
+// above and below a cell), `two` = west + east (for the cell's own row), and the row and
+// its west and east neighbours themselves (which only a compiled rule reads).
+typedef struct { __m256i three0, three1, two0, two1, centre, west, east; } row_sums;
+
 
 // The sums of the cells `c`, whose west neighbours' words are `before` (bit 63 of each
 // is the cell west of bit 0) and east neighbours' `after` (bit 0 east of bit 63).
@@ -24,14 +28,55 @@ AVX2 row_sums sums_of(__m256i before, __m256i c, __m256i after) {
     s.three0 = _mm256_xor_si256(s.two0, c);
     s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
     s.centre = c;
+    s.west = west;
+    s.east = east;
     return s;
 }
 
-// Next state from the sums above, beside and below: the eight-neighbour count n is
-// added with full adders. Life needs only n's low two bits and whether n ≥ 4:
+// A compiled rule's gates run on GATE_BATCH vectors of cells at once, so that each gate
+// is read once per batch; the registers live in L1 (the gates reuse them, so a batch
+// touches a few KiB), and `r[k][b]` is register k of vector b.
+enum { GATE_BATCH = 8 };
+typedef __m256i gate_registers[TESSERA_FIRST_GATE + TESSERA_MAX_GATES][GATE_BATCH];
+
+// Vector `b`'s nine inputs, from the sums of the rows above, at and below it.
+AVX2 void set_inputs(gate_registers r, int b, const row_sums *above, const row_sums *here, const row_sums *below) {
+    r[0][b] = _mm256_setzero_si256();
+    r[1][b] = _mm256_set1_epi64x(-1);
+    r[2][b] = above->west, r[3][b] = above->centre, r[4][b] = above->east;
+    r[5][b] = here->west, r[6][b] = here->centre, r[7][b] = here->east;
+    r[8][b] = below->west, r[9][b] = below->centre, r[10][b] = below->east;
+}
+
+// Runs the gates on vectors 0..<count (at most GATE_BATCH), whose inputs are set.
+AVX2 void run_gates(const tessera_rule *rule, gate_registers r, int count) {
+    const tessera_gate *g = rule->program;
+    for (int i = 0; i < rule->gates; i++) {
+        __m256i *low = r[g[i].low], *high = r[g[i].high], *select = r[g[i].select], *result = r[g[i].result];
+        for (int b = 0; b < count; b++)
+            result[b] = _mm256_xor_si256(low[b], _mm256_and_si256(_mm256_xor_si256(low[b], high[b]), select[b]));
+    }
+}
+
+// The next states of `count` rows whose row sums, from the row above the first to the
+// row below the last, are `rows[0..<count + 2]`, into `next[0..<count]`.
+AVX2 void gates_rows(const tessera_rule *rule, const row_sums *rows, int count, __m256i *next) {
+    gate_registers r;
+    for (int first = 0; first < count; first += GATE_BATCH) {
+        int n = count - first < GATE_BATCH ? count - first : GATE_BATCH;
+        for (int b = 0; b < n; b++) set_inputs(r, b, &rows[first + b], &rows[first + b + 1], &rows[first + b + 2]);
+        // A full batch with the count a constant, so its loops unroll.
+        if (n == GATE_BATCH) run_gates(rule, r, GATE_BATCH);
+        else run_gates(rule, r, n);
+        for (int b = 0; b < n; b++) next[first + b] = r[rule->output][b];
+    }
+}
+
+// Next state from the sums above, beside and below (Life or counts; gates go by
+// `gates_rows`): the eight-neighbour count n is added with full adders. Life needs only n's low two bits and whether n ≥ 4:
 // alive next = (n | alive) == 3.
 AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_sums *below,
-                        int life, uint16_t birth, uint16_t survive) {
+                        int mode, const tessera_rule *rule) {
     __m256i a0 = above->three0, b0 = here->two0, c0 = below->three0;
     __m256i a1 = above->three1, b1 = here->two1, c1 = below->three1;
     __m256i x0 = _mm256_xor_si256(a0, b0), x1 = _mm256_xor_si256(a1, b1);
@@ -42,7 +87,7 @@ AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_s
     __m256i n1 = _mm256_xor_si256(p, k);
     __m256i carry = _mm256_and_si256(p, k);
     __m256i alive = here->centre;
-    if (life) {
+    if (mode == MODE_LIFE) {
         __m256i atLeast4 = _mm256_or_si256(q, carry);
         return _mm256_andnot_si256(atLeast4, _mm256_and_si256(n1, _mm256_or_si256(n0, alive)));
     }
@@ -51,6 +96,7 @@ AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_s
     __m256i bits[4][2] = {{_mm256_xor_si256(n0, ones), n0}, {_mm256_xor_si256(n1, ones), n1},
                           {_mm256_xor_si256(n2, ones), n2}, {_mm256_xor_si256(n3, ones), n3}};
     __m256i born = _mm256_setzero_si256(), stays = _mm256_setzero_si256();
+    uint16_t birth = rule->birth, survive = rule->survive;
     for (int n = 0; n <= 8; n++) {
         if (!((birth | survive) >> n & 1)) continue;
         __m256i is = _mm256_and_si256(_mm256_and_si256(bits[0][n & 1], bits[1][n >> 1 & 1]),

@@ -23,16 +23,36 @@ AVX2 row_sums horizontal(const uint64_t *p) {
                    _mm256_loadu_si256((const __m256i *)(p + 1)));
 }
 
+// Bands of rows keep what one column walk touches in L1 for the next column.
+#ifndef TESSERA_BAND_ROWS
+#define TESSERA_BAND_ROWS 64
+#endif
+
 #ifndef TESSERA_PREFETCH_WORDS
 #define TESSERA_PREFETCH_WORDS 16
 #endif
 
+// A compiled rule's rows [rowBegin, rowEnd) (at most TESSERA_BAND_ROWS) of the 4-word
+// column at word j: the row sums first, then the gates on batches of rows.
+AVX2 void step_band_gates(const uint64_t *src, uint64_t *dst, size_t stride, size_t j, size_t rowBegin,
+                          size_t rowEnd, const tessera_rule *rule) {
+    row_sums rows[TESSERA_BAND_ROWS + 2];
+    __m256i next[TESSERA_BAND_ROWS];
+    int count = (int)(rowEnd - rowBegin);
+    for (int i = 0; i < count + 2; i++) rows[i] = horizontal(src + (rowBegin - 1 + (size_t)i) * stride + j);
+    gates_rows(rule, rows, count, next);
+    for (int i = 0; i < count; i++) _mm256_store_si256((__m256i *)(dst + (rowBegin + (size_t)i) * stride + j), next[i]);
+}
+
 // Walks down one 4-word column at a time so the sums of the rows above and at the
 // current row stay in registers: each source row's sums are computed once per band.
 AVX2 void step_band(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                    size_t rowBegin, size_t rowEnd, int life, uint16_t birth,
-                    uint16_t survive) {
+                    size_t rowBegin, size_t rowEnd, int mode, const tessera_rule *rule) {
     for (size_t j = 0; j < words; j += 4) {
+        if (mode == MODE_GATES) {
+            step_band_gates(src, dst, stride, j, rowBegin, rowEnd, rule);
+            continue;
+        }
         row_sums above = horizontal(src + (rowBegin - 1) * stride + j);
         row_sums here = horizontal(src + rowBegin * stride + j);
         for (size_t r = rowBegin; r < rowEnd; r++) {
@@ -40,7 +60,7 @@ AVX2 void step_band(const uint64_t *src, uint64_t *dst, size_t stride, size_t wo
             // boards that do not fit in cache: ask for the line the next pass will need.
             _mm_prefetch((const char *)(src + (r + 1) * stride + j + TESSERA_PREFETCH_WORDS), _MM_HINT_T0);
             row_sums below = horizontal(src + (r + 1) * stride + j);
-            __m256i next = next_state(&above, &here, &below, life, birth, survive);
+            __m256i next = next_state(&above, &here, &below, mode, rule);
             _mm256_store_si256((__m256i *)(dst + r * stride + j), next);
             above = here;
             here = below;
@@ -48,31 +68,24 @@ AVX2 void step_band(const uint64_t *src, uint64_t *dst, size_t stride, size_t wo
     }
 }
 
-// Bands of rows keep what one column walk touches in L1 for the next column.
-#ifndef TESSERA_BAND_ROWS
-#define TESSERA_BAND_ROWS 64
-#endif
 AVX2 void step_columns(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                       size_t rowBegin, size_t rowEnd, int life, uint16_t birth,
-                       uint16_t survive) {
+                       size_t rowBegin, size_t rowEnd, int mode, const tessera_rule *rule) {
     for (size_t band = rowBegin; band < rowEnd; band += TESSERA_BAND_ROWS) {
         size_t bandEnd = band + TESSERA_BAND_ROWS < rowEnd ? band + TESSERA_BAND_ROWS : rowEnd;
-        step_band(src, dst, stride, words, band, bandEnd, life, birth, survive);
+        step_band(src, dst, stride, words, band, bandEnd, mode, rule);
     }
 }
 
-__attribute__((target("avx2"))) static void step_life(const uint64_t *src, uint64_t *dst,
-                                                      size_t stride, size_t words,
-                                                      size_t rowBegin, size_t rowEnd) {
-    step_columns(src, dst, stride, words, rowBegin, rowEnd, 1, 0, 0);
-}
-
-__attribute__((target("avx2"))) static void step_any(const uint64_t *src, uint64_t *dst,
-                                                     size_t stride, size_t words,
-                                                     size_t rowBegin, size_t rowEnd,
-                                                     uint16_t birth, uint16_t survive) {
-    step_columns(src, dst, stride, words, rowBegin, rowEnd, 0, birth, survive);
-}
+#define SPECIALISED(name, mode)                                                                       \
+    __attribute__((target("avx2"))) static void name(const uint64_t *src, uint64_t *dst, size_t stride, \
+                                                     size_t words, size_t rowBegin, size_t rowEnd,      \
+                                                     const tessera_rule *rule) {                        \
+        step_columns(src, dst, stride, words, rowBegin, rowEnd, mode, rule);                           \
+    }
+SPECIALISED(step_life, MODE_LIFE)
+SPECIALISED(step_counts, MODE_COUNTS)
+SPECIALISED(step_gates, MODE_GATES)
+#undef SPECIALISED
 
 // The same walk, for the rows of one block row (at most 32) of a few columns, only the
 // rows `mask` names (bit i: row rowBegin + i): before each store, the old word of the
@@ -83,8 +96,8 @@ __attribute__((target("avx2"))) static void step_any(const uint64_t *src, uint64
 // The old line is about to be written anyway, so the extra load costs little, and it
 // spares the store where nothing changed.
 AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                       size_t rowBegin, size_t rowEnd, uint32_t mask, int life, uint16_t birth,
-                       uint16_t survive, uint64_t *flags) {
+                       size_t rowBegin, size_t rowEnd, uint32_t mask, int mode, const tessera_rule *rule,
+                       uint64_t *flags) {
     size_t count = rowEnd - rowBegin;
     uint64_t inRange = count >= 32 ? 0xFFFFFFFFull : (1ull << count) - 1;
     uint64_t wanted = (uint64_t)mask & inRange, others = ~wanted & inRange;
@@ -101,9 +114,16 @@ AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t
             size_t runBegin = rowBegin + start, runEnd = runBegin + length;
             row_sums above = horizontal(src + (runBegin - 1) * stride + j);
             row_sums here = horizontal(src + runBegin * stride + j);
+            // A compiled rule's run, at most 32 rows, in batches first.
+            __m256i gated[32];
+            if (mode == MODE_GATES) {
+                row_sums rows[32 + 2];
+                for (size_t i = 0; i < length + 2; i++) rows[i] = horizontal(src + (runBegin - 1 + i) * stride + j);
+                gates_rows(rule, rows, (int)length, gated);
+            }
             for (size_t r = runBegin; r < runEnd; r++) {
                 row_sums below = horizontal(src + (r + 1) * stride + j);
-                __m256i next = next_state(&above, &here, &below, life, birth, survive);
+                __m256i next = mode == MODE_GATES ? gated[r - runBegin] : next_state(&above, &here, &below, mode, rule);
                 __m256i *target = (__m256i *)(dst + r * stride + j);
                 __m256i changed = _mm256_xor_si256(next, _mm256_load_si256(target));
                 if (r == rowBegin) first = changed;
@@ -144,37 +164,39 @@ AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t
     }
 }
 
-__attribute__((target("avx2"))) static void step_tracked_life(const uint64_t *src, uint64_t *dst, size_t stride,
-                                                              size_t words, size_t rowBegin, size_t rowEnd,
-                                                              uint32_t mask, uint64_t *flags) {
-    step_tracked(src, dst, stride, words, rowBegin, rowEnd, mask, 1, 0, 0, flags);
-}
-
-__attribute__((target("avx2"))) static void step_tracked_any(const uint64_t *src, uint64_t *dst, size_t stride,
-                                                             size_t words, size_t rowBegin, size_t rowEnd,
-                                                             uint32_t mask, uint16_t birth, uint16_t survive,
-                                                             uint64_t *flags) {
-    step_tracked(src, dst, stride, words, rowBegin, rowEnd, mask, 0, birth, survive, flags);
-}
+#define SPECIALISED(name, mode)                                                                               \
+    __attribute__((target("avx2"))) static void name(const uint64_t *src, uint64_t *dst, size_t stride,         \
+                                                     size_t words, size_t rowBegin, size_t rowEnd, uint32_t mask, \
+                                                     const tessera_rule *rule, uint64_t *flags) {               \
+        step_tracked(src, dst, stride, words, rowBegin, rowEnd, mask, mode, rule, flags);                      \
+    }
+SPECIALISED(step_tracked_life, MODE_LIFE)
+SPECIALISED(step_tracked_counts, MODE_COUNTS)
+SPECIALISED(step_tracked_gates, MODE_GATES)
+#undef SPECIALISED
 
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                              size_t rowBegin, size_t rowEnd, uint32_t rowMask, uint16_t birth,
-                              uint16_t survive, uint64_t *flags) {
+                              size_t rowBegin, size_t rowEnd, uint32_t rowMask, const tessera_rule *rule,
+                              uint64_t *flags) {
     if (rowBegin >= rowEnd) return 1;
-    if (tessera_is_life(birth, survive))
-        step_tracked_life(src, dst, stride, words, rowBegin, rowEnd, rowMask, flags);
+    if (rule->compiled)
+        step_tracked_gates(src, dst, stride, words, rowBegin, rowEnd, rowMask, rule, flags);
+    else if (tessera_is_life(rule))
+        step_tracked_life(src, dst, stride, words, rowBegin, rowEnd, rowMask, rule, flags);
     else
-        step_tracked_any(src, dst, stride, words, rowBegin, rowEnd, rowMask, birth, survive, flags);
+        step_tracked_counts(src, dst, stride, words, rowBegin, rowEnd, rowMask, rule, flags);
     return 1;
 }
 
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                           size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive) {
+                           size_t rowBegin, size_t rowEnd, const tessera_rule *rule) {
     if (rowBegin >= rowEnd) return 1;
-    if (tessera_is_life(birth, survive))
-        step_life(src, dst, stride, words, rowBegin, rowEnd);
+    if (rule->compiled)
+        step_gates(src, dst, stride, words, rowBegin, rowEnd, rule);
+    else if (tessera_is_life(rule))
+        step_life(src, dst, stride, words, rowBegin, rowEnd, rule);
     else
-        step_any(src, dst, stride, words, rowBegin, rowEnd, birth, survive);
+        step_counts(src, dst, stride, words, rowBegin, rowEnd, rule);
     return 1;
 }
 
@@ -183,17 +205,16 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
 int tessera_cpu_has_avx2(void) { return 0; }
 
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                           size_t rowBegin, size_t rowEnd, uint16_t birth, uint16_t survive) {
-    (void)src; (void)dst; (void)stride; (void)words; (void)rowBegin; (void)rowEnd;
-    (void)birth; (void)survive;
+                           size_t rowBegin, size_t rowEnd, const tessera_rule *rule) {
+    (void)src; (void)dst; (void)stride; (void)words; (void)rowBegin; (void)rowEnd; (void)rule;
     return 0;
 }
 
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
-                              size_t rowBegin, size_t rowEnd, uint32_t rowMask, uint16_t birth,
-                              uint16_t survive, uint64_t *flags) {
+                              size_t rowBegin, size_t rowEnd, uint32_t rowMask, const tessera_rule *rule,
+                              uint64_t *flags) {
     (void)src; (void)dst; (void)stride; (void)words; (void)rowBegin; (void)rowEnd;
-    (void)rowMask; (void)birth; (void)survive; (void)flags;
+    (void)rowMask; (void)rule; (void)flags;
     return 0;
 }
 

@@ -51,7 +51,7 @@ static uint32_t side_edges(uint64_t westBits, uint64_t eastBits) {
 
 // The rule as boolean logic on the bit-sliced neighbour count, one word at a time.
 static uint64_t next_word(uint64_t above3_0, uint64_t above3_1, uint64_t here2_0, uint64_t here2_1,
-                          uint64_t below3_0, uint64_t below3_1, uint64_t alive, uint16_t birth, uint16_t survive) {
+                          uint64_t below3_0, uint64_t below3_1, uint64_t alive, const tessera_rule *rule) {
     uint64_t x0 = above3_0 ^ here2_0, x1 = above3_1 ^ here2_1;
     uint64_t n0 = x0 ^ below3_0;
     uint64_t k = (above3_0 & here2_0) | (x0 & below3_0);
@@ -60,6 +60,7 @@ static uint64_t next_word(uint64_t above3_0, uint64_t above3_1, uint64_t here2_0
     uint64_t n1 = p ^ k, carry = p & k;
     uint64_t n2 = q ^ carry, n3 = q & carry;
     uint64_t born = 0, stays = 0;
+    uint16_t birth = rule->birth, survive = rule->survive;
     for (int n = 0; n <= 8; n++) {
         if (!((birth | survive) >> n & 1)) continue;
         uint64_t is = (n & 1 ? n0 : ~n0) & (n & 2 ? n1 : ~n1) & (n & 4 ? n2 : ~n2) & (n & 8 ? n3 : ~n3);
@@ -69,23 +70,30 @@ static uint64_t next_word(uint64_t above3_0, uint64_t above3_1, uint64_t here2_0
     return (~alive & born) | (alive & stays);
 }
 
-static uint32_t tile_step_portable(const uint64_t *const around[9], uint64_t *next, uint16_t birth, uint16_t survive) {
+static uint32_t tile_step_portable(const uint64_t *const around[9], uint64_t *next, const tessera_rule *rule) {
     padded_columns p;
     pad(around, &p);
-    uint64_t three0[ROWS + 2], three1[ROWS + 2], two0[ROWS + 2], two1[ROWS + 2];
+    uint64_t three0[ROWS + 2], three1[ROWS + 2], two0[ROWS + 2], two1[ROWS + 2], west[ROWS + 2], east[ROWS + 2];
     for (int r = 0; r < ROWS + 2; r++) {
         uint64_t c = p.centre[r];
-        uint64_t west = c << 1 | p.west[r] >> 63, east = c >> 1 | p.east[r] << 63;
-        two0[r] = west ^ east;
-        two1[r] = west & east;
+        west[r] = c << 1 | p.west[r] >> 63, east[r] = c >> 1 | p.east[r] << 63;
+        two0[r] = west[r] ^ east[r];
+        two1[r] = west[r] & east[r];
         three0[r] = two0[r] ^ c;
         three1[r] = two1[r] | (two0[r] & c);
     }
     uint64_t diffAny = 0, liveAny = 0, diffWest = 0, diffEast = 0, liveWest = 0, liveEast = 0;
     uint64_t diffFirst = 0, diffLast = 0, liveFirst = 0, liveLast = 0;
     for (int r = 0; r < ROWS; r++) {
-        uint64_t n = next_word(three0[r], three1[r], two0[r + 1], two1[r + 1], three0[r + 2], three1[r + 2],
-                               p.centre[r + 1], birth, survive);
+        uint64_t n;
+        if (rule->compiled) {
+            const uint64_t inputs[9] = {west[r], p.centre[r], east[r], west[r + 1], p.centre[r + 1], east[r + 1],
+                                        west[r + 2], p.centre[r + 2], east[r + 2]};
+            n = tessera_rule_apply(rule, inputs);
+        } else {
+            n = next_word(three0[r], three1[r], two0[r + 1], two1[r + 1], three0[r + 2], three1[r + 2], p.centre[r + 1],
+                          rule);
+        }
         uint64_t changed = n ^ next[r];
         next[r] = n;
         diffAny |= changed;
@@ -142,8 +150,8 @@ static uint32_t clip(const uint64_t *before, uint64_t *next, const uint64_t *mas
 }
 
 static void tiles_step_portable(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                                int parity, const uint64_t *zero, const uint64_t *const *masks, uint16_t birth,
-                                uint16_t survive, uint32_t *reports) {
+                                int parity, const uint64_t *zero, const uint64_t *const *masks,
+                                const tessera_rule *rule, uint32_t *reports) {
     const uint64_t *around[9];
     for (size_t i = 0; i < count; i++) {
         int32_t slot = due[i];
@@ -152,7 +160,7 @@ static void tiles_step_portable(const int32_t *due, size_t count, const int32_t 
         const uint64_t *mask = masks ? masks[slot] : NULL;
         uint64_t before[ROWS];
         if (mask) memcpy(before, next, sizeof before);
-        reports[i] = tile_step_portable(around, next, birth, survive);
+        reports[i] = tile_step_portable(around, next, rule);
         if (mask) reports[i] = clip(before, next, mask);
     }
 }
@@ -175,7 +183,7 @@ AVX2 uint64_t any_bit(__m256i v) {
 // Rows are read in place, four at a time; only the four rows that reach across the
 // tile's top or bottom edge are gathered (a copy of the whole columns, as the portable
 // step makes, was a tenth of a soup's time).
-AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int life, uint16_t birth, uint16_t survive) {
+AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int mode, const tessera_rule *rule) {
     const uint64_t *w = around[3], *c = around[4], *e = around[5];
     const uint64_t topW[4] = {around[0][ROWS - 1], w[0], w[1], w[2]};
     const uint64_t topC[4] = {around[1][ROWS - 1], c[0], c[1], c[2]};
@@ -186,11 +194,33 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int lif
     __m256i diffAny = _mm256_setzero_si256(), liveAny = diffAny, diffWest = diffAny, diffEast = diffAny;
     __m256i liveWest = diffAny, liveEast = diffAny;
     __m256i low = _mm256_set1_epi64x(1), high = _mm256_set1_epi64x((long long)(1ull << 63));
+#define SUMS_AT(r)                                                                                                     \
+    row_sums above = r == 0 ? horizontal4(topW, topC, topE) : horizontal4(w + r - 1, c + r - 1, e + r - 1);            \
+    row_sums below = r == ROWS - 4 ? horizontal4(bottomW, bottomC, bottomE) : horizontal4(w + r + 1, c + r + 1, e + r + 1); \
+    row_sums here = horizontal4(w + r, c + r, e + r);
+    // A compiled rule's sixteen vectors first, in batches.
+    __m256i gated[ROWS / 4];
+    if (mode == MODE_GATES) {
+        gate_registers registers;
+        for (int first = 0; first < ROWS / 4; first += GATE_BATCH) {
+            for (int b = 0; b < GATE_BATCH; b++) {
+                int r = 4 * (first + b);
+                SUMS_AT(r)
+                set_inputs(registers, b, &above, &here, &below);
+            }
+            run_gates(rule, registers, GATE_BATCH);
+            for (int b = 0; b < GATE_BATCH; b++) gated[first + b] = registers[rule->output][b];
+        }
+    }
     for (int r = 0; r < ROWS; r += 4) {
-        row_sums above = r == 0 ? horizontal4(topW, topC, topE) : horizontal4(w + r - 1, c + r - 1, e + r - 1);
-        row_sums below = r == ROWS - 4 ? horizontal4(bottomW, bottomC, bottomE) : horizontal4(w + r + 1, c + r + 1, e + r + 1);
-        row_sums here = horizontal4(w + r, c + r, e + r);
-        __m256i n = next_state(&above, &here, &below, life, birth, survive);
+        __m256i n;
+        if (mode == MODE_GATES) {
+            n = gated[r / 4];
+        } else {
+            SUMS_AT(r)
+            n = next_state(&above, &here, &below, mode, rule);
+        }
+#undef SUMS_AT
         __m256i *target = (__m256i *)(next + r);
         __m256i changed = _mm256_xor_si256(n, _mm256_loadu_si256(target));
         _mm256_storeu_si256(target, n);
@@ -210,17 +240,16 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int lif
     return changedBits | liveBits << 16;
 }
 
-AVX2 uint32_t tile_step_reported(const uint64_t *const around[9], uint64_t *next, int life, uint16_t birth,
-                                 uint16_t survive) {
+AVX2 uint32_t tile_step_reported(const uint64_t *const around[9], uint64_t *next, int mode, const tessera_rule *rule) {
     uint64_t before0 = next[0], before63 = next[ROWS - 1];
-    uint32_t bits = tile_step(around, next, life, birth, survive);
+    uint32_t bits = tile_step(around, next, mode, rule);
     // The changed edges of row 0 and row 63 (and the corners they hold).
     if (bits & (1u << 4)) bits |= edges(before0 ^ next[0], before63 ^ next[ROWS - 1], 1);
     return bits;
 }
 
 AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks, int parity,
-                     const uint64_t *zero, const uint64_t *const *masks, int life, uint16_t birth, uint16_t survive,
+                     const uint64_t *zero, const uint64_t *const *masks, int mode, const tessera_rule *rule,
                      uint32_t *reports) {
     const uint64_t *around[9];
     for (size_t i = 0; i < count; i++) {
@@ -230,43 +259,44 @@ AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours
         const uint64_t *mask = masks ? masks[slot] : NULL;
         uint64_t before[ROWS];
         if (mask) memcpy(before, next, sizeof before);
-        reports[i] = tile_step_reported(around, next, life, birth, survive);
+        reports[i] = tile_step_reported(around, next, mode, rule);
         if (mask) reports[i] = clip(before, next, mask);
     }
 }
 
-__attribute__((target("avx2"))) static void tiles_step_life(const int32_t *due, size_t count, const int32_t *neighbours,
-                                                            uint64_t *const *chunks, int parity, const uint64_t *zero,
-                                                            const uint64_t *const *masks, uint32_t *reports) {
-    tiles_step(due, count, neighbours, chunks, parity, zero, masks, 1, 0, 0, reports);
-}
-
-__attribute__((target("avx2"))) static void tiles_step_any(const int32_t *due, size_t count, const int32_t *neighbours,
-                                                           uint64_t *const *chunks, int parity, const uint64_t *zero,
-                                                           const uint64_t *const *masks, uint16_t birth, uint16_t survive,
-                                                           uint32_t *reports) {
-    tiles_step(due, count, neighbours, chunks, parity, zero, masks, 0, birth, survive, reports);
-}
+#define SPECIALISED(name, mode)                                                                                   \
+    __attribute__((target("avx2"))) static void name(const int32_t *due, size_t count, const int32_t *neighbours,   \
+                                                     uint64_t *const *chunks, int parity, const uint64_t *zero,      \
+                                                     const uint64_t *const *masks, const tessera_rule *rule,         \
+                                                     uint32_t *reports) {                                            \
+        tiles_step(due, count, neighbours, chunks, parity, zero, masks, mode, rule, reports);                       \
+    }
+SPECIALISED(tiles_step_life, MODE_LIFE)
+SPECIALISED(tiles_step_counts, MODE_COUNTS)
+SPECIALISED(tiles_step_gates, MODE_GATES)
+#undef SPECIALISED
 
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, const uint64_t *const *masks, uint16_t birth,
-                        uint16_t survive, int avx2, uint32_t *reports) {
+                        int parity, const uint64_t *zero, const uint64_t *const *masks, const tessera_rule *rule,
+                        int avx2, uint32_t *reports) {
     if (!avx2) {
-        tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, birth, survive, reports);
-    } else if (tessera_is_life(birth, survive)) {
-        tiles_step_life(due, count, neighbours, chunks, parity, zero, masks, reports);
+        tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
+    } else if (rule->compiled) {
+        tiles_step_gates(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
+    } else if (tessera_is_life(rule)) {
+        tiles_step_life(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
     } else {
-        tiles_step_any(due, count, neighbours, chunks, parity, zero, masks, birth, survive, reports);
+        tiles_step_counts(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
     }
 }
 
 #else
 
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, const uint64_t *const *masks, uint16_t birth,
-                        uint16_t survive, int avx2, uint32_t *reports) {
+                        int parity, const uint64_t *zero, const uint64_t *const *masks, const tessera_rule *rule,
+                        int avx2, uint32_t *reports) {
     (void)avx2;
-    tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, birth, survive, reports);
+    tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
 }
 
 #endif

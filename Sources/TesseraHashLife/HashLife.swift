@@ -338,7 +338,7 @@ public struct HashLife: ~Copyable {
             }
             band(0, nw, ne)
             band(8, sw, se)
-            return tessera_square_result(leaves.baseAddress!, Int32(1 << min(exponent, 3)), rule.birth, rule.survive)
+            return rule.withKernelRule { tessera_square_result(leaves.baseAddress!, Int32(1 << min(exponent, 3)), $0) }
         }
         return store.find(store.leaf(centre.nw), store.leaf(centre.ne), store.leaf(centre.sw), store.leaf(centre.se))
     }

@@ -64,7 +64,9 @@ import TesseraPatterns
         }
     }
 
-    @Test(arguments: ["B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B3/S23"])
+    /// The last four run as gates: isotropic non-totalistic, hexagonal, von Neumann, MAP.
+    @Test(arguments: ["B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B3/S23", "B2-a/S12", "B2/S34H", "B2/S013V",
+                      "MAPH0G9W8uw8de9puyHB9d3xvE/pg3mKBxfeN4/YYsakj8DuzdoRy7q3sRjKMPMEiOennEgIQD43wE1xjf1+yrfKg"])
     func soupsMatchGollyUnderEveryRule(rule: String) throws {
         let dir = try Harness.temporaryDirectory()
         for (shape, tiles, halo) in [("T131,67", "3x2", 3), ("P64,64", "2x2", 3), ("T65,1", "1x1", 1), ("P5,7", "1x1", 5)] {

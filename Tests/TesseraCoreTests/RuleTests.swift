@@ -1,11 +1,19 @@
 import Testing
 @testable import TesseraCore
+import CTesseraKernel
 
 @Suite struct RuleTests {
     @Test(arguments: [
         ("B3/S23", "B3/S23"), ("b3/s23", "B3/S23"), ("S23/B3", "B3/S23"), ("23/3", "B3/S23"),
         ("B36/S23", "B36/S23"), ("B3678/S34678", "B3678/S34678"), ("B2/S", "B2/S"),
         ("B1357/S1357", "B1357/S1357"), ("life", "B3/S23"), ("B3S23", "B3/S23"),
+        // Names bgolly 3.3 writes: letters in order, the shorter of a count's letters and
+        // its negation, counts negated whole dropped, a count's first letters the ones it keeps.
+        ("B2cek3i_S12cei", "B2cek3i/S12cei"), ("s23b3", "B3/S23"), ("5B3S23", "B3/S23"), ("23b3", "B23/S"),
+        ("B3-c3a", "B3-ac/S"), ("B1ce", "B1/S"), ("B1-ce", "B/S"), ("B4-aceijk/S", "B4nqrtwyz/S"),
+        ("B1ce604-k/S4iaezwqytnjkcr8", "B014-k6/S48"), ("B2/S34H", "B2/S34H"), ("B0/S4V", "B0/S4V"),
+        ("mapH0G9W8uw8de9puyHB9d3xvE/pg3mKBxfeN4/YYsakj8DuzdoRy7q3sRjKMPMEiOennEgIQD43wE1xjf1+yrfKg==",
+         "MAPH0G9W8uw8de9puyHB9d3xvE/pg3mKBxfeN4/YYsakj8DuzdoRy7q3sRjKMPMEiOennEgIQD43wE1xjf1+yrfKg"),
     ])
     func parsesGollyNotations(text: String, canonical: String) throws {
         #expect(try Rule(parsing: text).description == canonical)
@@ -84,5 +92,66 @@ import Testing
         #expect(odd.left == -3 && odd.top == -2)
         let even = BoardShape(width: 640, height: 480, topology: .plane)
         #expect(even.left == -320 && even.top == -240)
+    }
+}
+
+/// Rules given by a table over the 3x3 neighbourhood, which the kernels run as gates.
+@Suite struct RuleTableTests {
+    /// Random tables, the worst case for the size of the gates, and tables of Golly's rules:
+    /// the compiled gates give every neighbourhood its entry.
+    @Test func compiledGatesAreTheTable() throws {
+        var generator = SplitMix64(seed: 77)
+        var tables = (0..<300).map { _ in RuleTable { _ in generator.next() & 1 == 1 } }
+        for text in ["B2-a/S12", "B37/S2-i34q", "B2aei3r4kn5jnr6k/S2ai3k4iknqr5r6ai", "B2/S34H", "B2/S013V"] {
+            tables.append(try #require(try Rule(parsing: text).table, "\(text)"))
+        }
+        for table in tables.map({ t in RuleTable { $0 == 0 ? false : t.next($0) } }) {
+            let rule = Rule(table: table, name: "test")
+            rule.withKernelRule { compiled in
+                #expect(compiled.pointee.compiled == 1 && Int(compiled.pointee.gates) <= Int(TESSERA_MAX_GATES))
+                for base in stride(from: 0, to: 512, by: 64) {
+                    // Lane j holds the neighbourhood base + j.
+                    let inputs = (0..<9).map { k in (0..<64).reduce(UInt64(0)) { $0 | UInt64((base + $1) >> k & 1) << UInt64($1) } }
+                    let next = inputs.withUnsafeBufferPointer { tessera_rule_apply(compiled, $0.baseAddress!) }
+                    for j in 0..<64 where (next >> UInt64(j) & 1 == 1) != table.next(base + j) {
+                        Issue.record("neighbourhood \(base + j)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A table the neighbour count decides is the Life-like rule it is, and so runs on
+    /// the counting kernels.
+    @Test func aTotalisticTableIsLifeLike() throws {
+        let rule = Rule(table: RuleTable { Rule.life.next($0) }, name: "B3/S23")
+        #expect(rule == .life && rule.table == nil && rule.description == "B3/S23")
+        // Golly keeps a MAP's name as it was given, even where the counts decide it.
+        let map = "MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA"
+        let life = try Rule(parsing: map)
+        #expect(life == .life && life.table == nil && life.description == map)
+    }
+
+    /// As for masks: B0 tables step by their complement (with S8) or a pair by parity
+    /// (without), and agree with the rule on every neighbourhood of the true cells.
+    @Test func b0TablesStepAsGollyEmulatesThem() {
+        var generator = SplitMix64(seed: 4343)
+        for round in 0..<100 {
+            // With S8 or without, in turn.
+            let table = RuleTable { $0 == 0 || ($0 == 511 ? round % 2 == 0 : generator.next() & 1 == 1) }
+            let rule = Rule(table: table, name: "test")
+            #expect(rule.emulation == (round % 2 == 0 ? .complement : .alternating))
+            let (even, odd) = (rule.steps.from(0), rule.steps.from(1))
+            #expect(!even.next(0) && !odd.next(0))
+            for index in 0..<512 {
+                let truth = table.next(index)
+                if rule.emulation == .complement {
+                    #expect(!even.next(511 - index) == truth)
+                } else {
+                    #expect(!even.next(index) == truth)
+                    #expect(odd.next(511 - index) == truth)
+                }
+            }
+        }
     }
 }

@@ -63,7 +63,7 @@ import TesseraPatterns
     /// The base case, a 32×32 square of sixteen leaves stepped 1, 2, 4 or 8 generations,
     /// against naive Life on its centre 16×16: both the AVX2 path (on a CPU with it) and
     /// the one every x86-64 CPU takes, which this machine would otherwise never run.
-    @Test(arguments: ["B3/S23", "B36/S23", "B2/S", "B34/S34", "B1/S1"])
+    @Test(arguments: ["B3/S23", "B36/S23", "B2/S", "B34/S34", "B1/S1", "B2-a/S12", "B2aei3r4kn5jnr6k/S2ai3k4iknqr5r6ai", "B2/S013V"])
     func theBaseCaseMatchesNaiveLife(rule text: String) throws {
         let rule = try Rule(parsing: text)
         var generator = SplitMix64(seed: 21)
@@ -81,7 +81,9 @@ import TesseraPatterns
                     (0..<64).reduce(UInt64(0)) { $0 | (stepped[x + $1 % 8, y + $1 / 8] ? 1 << UInt64($1) : 0) }
                 }
                 for (name, function) in [("dispatched", tessera_square_result), ("narrow", tessera_square_result_narrow)] {
-                    let centre = leaves.withUnsafeBufferPointer { function($0.baseAddress!, Int32(generations), rule.birth, rule.survive) }
+                    let centre = leaves.withUnsafeBufferPointer { cells in
+                        rule.withKernelRule { function(cells.baseAddress!, Int32(generations), $0) }
+                    }
                     #expect([centre.nw, centre.ne, centre.sw, centre.se] == expected, "\(name), \(text), \(generations) generations")
                 }
             }

@@ -7,9 +7,9 @@ enum NaiveLife {
         var next = BitGrid(width: grid.width, height: grid.height)
         for y in 0..<grid.height {
             for x in 0..<grid.width {
-                var n = 0
+                var neighbourhood = 0
                 for dy in -1...1 {
-                    for dx in -1...1 where dx != 0 || dy != 0 {
+                    for dx in -1...1 {
                         var nx = x + dx, ny = y + dy
                         if topology == .torus {
                             nx = (nx + grid.width) % grid.width
@@ -17,11 +17,10 @@ enum NaiveLife {
                         } else if nx < 0 || ny < 0 || nx >= grid.width || ny >= grid.height {
                             continue
                         }
-                        if grid[nx, ny] { n += 1 }
+                        if grid[nx, ny] { neighbourhood |= 1 << ((dy + 1) * 3 + dx + 1) }
                     }
                 }
-                let mask = grid[x, y] ? rule.survive : rule.birth
-                next[x, y] = mask >> n & 1 == 1
+                next[x, y] = rule.next(neighbourhood)
             }
         }
         return next

@@ -5,7 +5,7 @@ import TesseraCore
 /// Skipping the blocks that cannot change gives the board that stepping every cell
 /// gives, whatever the rule, topology, size, tiling, halo depth and schedule.
 @Suite struct SkippingTests {
-    static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B1/S12", "B2/S23"]
+    static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B1/S12", "B2/S23", "B37/S2-i34q", "B2/S013V"]
 
     /// A mostly empty board: a few soup patches and spaceships, placed from `seed`.
     static func sparseBoard(width: Int, height: Int, seed: UInt64) -> BitGrid {

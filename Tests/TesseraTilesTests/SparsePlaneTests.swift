@@ -27,7 +27,8 @@ import TesseraHashLife
     /// Every generation up to `generations`, checked against naive Life on a plane with
     /// room for it all, for both kernels (cells as Golly stores them: a rule with B0
     /// and S8 steps them by its complement).
-    @Test(arguments: [("B3/S23", 1), ("B36/S23", 2), ("B2/S", 3), ("B34/S34", 4), ("B3678/S34678", 5), ("B0123478/S01234678", 6)])
+    @Test(arguments: [("B3/S23", 1), ("B36/S23", 2), ("B2/S", 3), ("B34/S34", 4), ("B3678/S34678", 5), ("B0123478/S01234678", 6),
+                      ("B2-a/S12", 7), ("B2ak3nr4iy/S3-nr4ent5er", 8), ("B2/S34H", 9)])
     func soupsMatchNaiveLifeEveryGeneration(rule text: String, seed: UInt64) throws {
         let rule = try Rule(parsing: text)
         // Straddling the origin and a tile corner, so cells start on four tiles.

@@ -3,7 +3,8 @@ import TesseraCore
 @testable import TesseraTiles
 
 @Suite struct TilingTests {
-    static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357"]
+    // The last two run as gates: isotropic non-totalistic, and hexagonal.
+    static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B2-a/S12", "B2/S34H"]
 
     func run(_ board: BitGrid, rule: Rule, topology: Topology, tiles: (Int, Int), halo: Int,
              generations: UInt64, kernel: Kernel.Implementation, overlap: Bool? = nil,

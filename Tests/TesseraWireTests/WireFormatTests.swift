@@ -25,6 +25,10 @@ import TesseraCore
                                                                            left: 1_000_000_000_000, top: -(1 << 40)),
                                                          columns: 1, rows: 2),
                            rule: .life, halo: 16, generation: 5, soup: nil, endpoints: ["tcp://a:1"], owners: [0, 0], haloToken: Self.token)),
+        // A rule run as a table: its 512 bits and its name.
+        .assign(Assignment(worker: 0, tiling: tiling, rule: try! Rule(parsing: "B2-a/S12"), halo: 2, generation: 0,
+                           soup: try! Soup(density: 0.3, seed: 8), endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0],
+                           haloToken: Self.token)),
         // Painted by the workers, with no pattern part on this one's tiles.
         .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
                            overlays: [], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0], haloToken: Self.token)),

@@ -7,10 +7,49 @@
 /// Nonzero when this CPU can run `tessera_step_rows_avx2`.
 int tessera_cpu_has_avx2(void);
 
+/// One multiplexer of a compiled rule: register `result` becomes register `low` where
+/// register `select` is 0 and `high` where it is 1, bit by bit.
+typedef struct { uint8_t select, low, high, result; } tessera_gate;
+
+/// At most the gates a reduced decision diagram of nine inputs needs (147), and some.
+enum { TESSERA_MAX_GATES = 200 };
+
+/// A rule as every kernel takes it, with no B0 (see `Rule.steps`).
+///
+/// With `compiled` 0 it is Life-like, given as masks: bit n of `birth` means a dead cell
+/// with n live neighbours is born, bit n of `survive` that a live cell with n live
+/// neighbours survives. Else it is a truth table over the 3x3 neighbourhood, compiled
+/// into a straight line of multiplexers over registers: register 0 is all zeros, 1 all
+/// ones, 2 + k the cells of input k (k = 0 NW, 1 N, 2 NE, 3 W, 4 the cell itself, 5 E,
+/// 6 SW, 7 S, 8 SE); the gates use `registers` registers in all, and the next state is
+/// register `output` after the last.
+typedef struct {
+    uint16_t birth, survive;
+    uint8_t compiled;
+    uint8_t output;
+    uint16_t gates, registers;
+    tessera_gate program[TESSERA_MAX_GATES];
+} tessera_rule;
+
+enum { TESSERA_FIRST_GATE = 11 };
+
+/// Compiles the truth table `table` (bit i of word i / 64 is the next state of a cell
+/// whose neighbourhood is i, input k as bit k) into `rule`'s gates: a reduced ordered
+/// decision diagram, in whichever of a few input orders needs the fewest. Returns 0 if
+/// the table has B0 (entry 0 set), which the kernels never see.
+int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule);
+
+/// A compiled rule applied to 64 cells, `inputs[k]` holding input k of each: the
+/// portable path, for CPUs without AVX2.
+uint64_t tessera_rule_apply(const tessera_rule *rule, const uint64_t inputs[9]);
+
+/// Whether the rule is Conway's Life, B3/S23, which every kernel steps by a shorter path.
+static inline int tessera_is_life(const tessera_rule *rule) {
+    return !rule->compiled && rule->birth == (1u << 3) && rule->survive == ((1u << 2) | (1u << 3));
+}
+
 /// Steps rows [rowBegin, rowEnd) of a bit grid (64 cells per word, bit i of word j is
-/// column 64*j+i) from `src` into `dst` under the rule given as masks: bit n of
-/// `birth` means a dead cell with n live neighbours is born, bit n of `survive` that a
-/// live cell with n live neighbours survives.
+/// column 64*j+i) from `src` into `dst` under `rule`.
 ///
 /// Rows are `stride` words apart; `words` (a multiple of 4) words of each row are
 /// stepped. Rows rowBegin-1 and rowEnd are read. The word before and the word after
@@ -22,7 +61,7 @@ int tessera_cpu_has_avx2(void);
 /// or the process dies of SIGILL.
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                            size_t words, size_t rowBegin, size_t rowEnd,
-                           uint16_t birth, uint16_t survive);
+                           const tessera_rule *rule);
 
 /// What `tessera_step_tracked_avx2` reports for a 4-word column (256 cells), in the low
 /// 16 bits of a report: whether a stepped word differs from the one it overwrote (the
@@ -50,7 +89,7 @@ enum {
 /// The same caveats: only where the CPU has AVX2.
 int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                               size_t words, size_t rowBegin, size_t rowEnd, uint32_t rowMask,
-                              uint16_t birth, uint16_t survive, uint64_t *flags);
+                              const tessera_rule *rule, uint64_t *flags);
 
 /// Four 8x8 leaves (bit 8r+c is the cell at column c, row r of a leaf) making a 16x16 square.
 typedef struct { uint64_t nw, ne, sw, se; } tessera_leaves;
@@ -59,10 +98,10 @@ typedef struct { uint64_t nw, ne, sw, se; } tessera_leaves;
 /// the top-left, stepped `generations` (1, 2, 4 or 8) generations under the rule (masks
 /// as above, no B0), whose centre 16x16 (rows and columns 8-23) it returns. Portable C,
 /// on every CPU.
-tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive);
+tessera_leaves tessera_square_result(const uint64_t leaves[16], int generations, const tessera_rule *rule);
 
 /// The same without AVX2 whatever the CPU, so tests can hold the two paths to each other.
-tessera_leaves tessera_square_result_narrow(const uint64_t leaves[16], int generations, uint16_t birth, uint16_t survive);
+tessera_leaves tessera_square_result_narrow(const uint64_t leaves[16], int generations, const tessera_rule *rule);
 
 /// Tiles per chunk of the sparse plane's cell memory: a slot's two generations lie in
 /// chunk slot / TESSERA_TILE_CHUNK, generation of parity p at 64 words times
@@ -85,15 +124,10 @@ static inline uint64_t *tessera_tile_cells(uint64_t *const *chunks, int32_t slot
 /// `masks`, where not NULL, gives each slot the cells that may live (NULL: all), as on
 /// a bounded grid's last tiles, whose cells beyond its edge are dead for ever.
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, const uint64_t *const *masks, uint16_t birth,
-                        uint16_t survive, int avx2, uint32_t *reports);
+                        int parity, const uint64_t *zero, const uint64_t *const *masks,
+                        const tessera_rule *rule, int avx2, uint32_t *reports);
 
 /// Where a tile's 64 words are alive, as bits 0-8 of a report of `tessera_tiles_step`.
 uint32_t tessera_tile_alive(const uint64_t *cells);
-
-/// Whether the masks are Conway's Life, B3/S23, which every kernel steps by a shorter path.
-static inline int tessera_is_life(uint16_t birth, uint16_t survive) {
-    return birth == (1u << 3) && survive == ((1u << 2) | (1u << 3));
-}
 
 #endif

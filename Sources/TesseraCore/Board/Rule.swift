@@ -1,30 +1,98 @@
-/// A Life-like rule, `B…/S…`: which neighbour counts give birth to a dead cell and
-/// which keep a live cell alive.
+import CTesseraKernel
+
+/// A two-state rule: Life-like (`B…/S…`: which neighbour counts give birth to a dead
+/// cell and which keep a live cell alive), or any rule Golly's QuickLife runs as a table
+/// over the 3x3 neighbourhood (isotropic non-totalistic, MAP, hexagonal, von Neumann).
 ///
 /// B0 rules (a dead cell with no live neighbour is born) are run as Golly runs them
 /// (gollybase/liferules.cpp), so that results and files match Golly's: the kernel
 /// never sees B0, and the cells it stores are not always the true ones (`Emulation`).
 public struct Rule: Hashable, Sendable, CustomStringConvertible {
-    /// Bit n set: a dead cell with n live neighbours is born.
+    /// Bit n set: a dead cell with n live neighbours is born (a Life-like rule's; 0 for a table's).
     public let birth: UInt16
-    /// Bit n set: a live cell with n live neighbours survives.
+    /// Bit n set: a live cell with n live neighbours survives (a Life-like rule's; 0 for a table's).
     public let survive: UInt16
+    /// The next state of every neighbourhood, where the count alone does not decide it;
+    /// nil for a Life-like rule.
+    package let table: RuleTable?
+    /// The name Golly gives it, where that is not the digits of `birth` and `survive`:
+    /// any table's, or a MAP that counts decide. Golly keeps a rule's name as written
+    /// (letters in order), so two names may run the same table.
+    private let name: String?
+    /// The rule as the kernels take it.
+    private let compiled: CompiledRule
 
     public static let life = Rule(birth: 1 << 3, survive: 1 << 2 | 1 << 3)
 
     public init(birth: UInt16, survive: UInt16) {
-        self.birth = birth & 0x1FF
-        self.survive = survive & 0x1FF
+        let (birth, survive) = (birth & 0x1FF, survive & 0x1FF)
+        self.init(birth: birth, survive: survive, table: nil, name: nil, compiled: CompiledRule(birth: birth, survive: survive))
     }
 
-    /// Golly's canonical form, e.g. `B3/S23`.
+    private init(birth: UInt16, survive: UInt16, table: RuleTable?, name: String?, compiled: CompiledRule) {
+        (self.birth, self.survive, self.table, self.name, self.compiled) = (birth, survive, table, name, compiled)
+    }
+
+    /// A rule given by its table, named as Golly names it; a table the neighbour count
+    /// decides runs as the Life-like rule it is.
+    package init(table: RuleTable, name: String) {
+        if let (birth, survive) = Self.counts(of: table) {
+            let digits = Rule(birth: birth, survive: survive)
+            self.init(birth: birth, survive: survive, table: nil, name: name == digits.description ? nil : name,
+                      compiled: digits.compiled)
+            return
+        }
+        self.init(birth: 0, survive: 0, table: table, name: name, compiled: CompiledRule(table: table))
+    }
+
+    /// The masks of a table that depends on the cell and its count of live neighbours only.
+    private static func counts(of table: RuleTable) -> (birth: UInt16, survive: UInt16)? {
+        var masks: [UInt16] = [0, 0]
+        var seen: [UInt16] = [0, 0]
+        for index in 0..<512 {
+            let alive = index >> 4 & 1, count = (index & ~(1 << 4)).nonzeroBitCount
+            let bit = UInt16(1) << UInt16(count), next = table.next(index)
+            if seen[alive] & bit != 0 {
+                guard (masks[alive] & bit != 0) == next else { return nil }
+            } else if next {
+                masks[alive] |= bit
+            }
+            seen[alive] |= bit
+        }
+        return (masks[0], masks[1])
+    }
+
+    public static func == (a: Rule, b: Rule) -> Bool {
+        a.birth == b.birth && a.survive == b.survive && a.table == b.table
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(birth)
+        hasher.combine(survive)
+        hasher.combine(table)
+    }
+
+    /// Golly's canonical form, e.g. `B3/S23` or `B2-a/S12`.
     public var description: String {
+        if let name { return name }
         func digits(_ mask: UInt16) -> String {
             var text = ""
             for n in 0...8 where mask >> n & 1 == 1 { text.append(Character(Unicode.Scalar(UInt8(ascii: "0") + UInt8(n)))) }
             return text
         }
         return "B\(digits(birth))/S\(digits(survive))"
+    }
+
+    /// The next state of a cell whose neighbourhood is `index`, as `RuleTable` numbers them.
+    package func next(_ index: Int) -> Bool {
+        if let table { return table.next(index) }
+        let mask = index >> 4 & 1 == 1 ? survive : birth
+        return mask >> (index & ~(1 << 4)).nonzeroBitCount & 1 == 1
+    }
+
+    /// Calls `body` with the rule as the kernels take it, valid for the call.
+    package func withKernelRule<R>(_ body: (UnsafePointer<tessera_rule>) throws -> R) rethrows -> R {
+        try withExtendedLifetime(compiled) { try body(compiled.pointer) }
     }
 
     /// How Golly stores the cells of a rule with B0, where an empty plane would fill.
@@ -41,8 +109,10 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var emulation: Emulation {
-        guard birth & 1 == 1 else { return .none }
-        return survive >> 8 & 1 == 1 ? .complement : .alternating
+        let bornAlone = table?.next(0) ?? (birth & 1 == 1)
+        let survivesCrowd = table?.next(511) ?? (survive >> 8 & 1 == 1)
+        guard bornAlone else { return .none }
+        return survivesCrowd ? .complement : .alternating
     }
 
     /// The rules without B0 that the kernel applies to the stored cells, by the parity
@@ -55,6 +125,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var steps: Steps {
+        if let table { return tableSteps(table) }
         // With n the count of live neighbours among the stored cells, 8 − n is the
         // count among their inverses.
         func mirrored(_ mask: UInt16) -> UInt16 {
@@ -73,52 +144,54 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Parses `B3/S23`, `S23/B3`, `b3s23` or the older `23/3` (survive/birth).
-    public init(parsing text: String) throws {
-        let invalid = TesseraError(
-            "unknown rule '\(text)'", fix: "give a Life-like rule such as B3/S23 (digits 0-8)")
-        let lower = text.lowercased().filter { !$0.isWhitespace }
-        if lower == "life" || lower == "conway" {
-            self = .life
-            return
+    /// `steps` for a table: `~x` is the neighbourhood of the inverted cells, index 511 - x.
+    private func tableSteps(_ table: RuleTable) -> Steps {
+        switch emulation {
+        case .none:
+            return Steps(even: self, odd: self)
+        case .complement:
+            let rule = Rule(table: RuleTable { !table.next(511 - $0) }, name: description)
+            return Steps(even: rule, odd: rule)
+        case .alternating:
+            return Steps(even: Rule(table: RuleTable { !table.next($0) }, name: description),
+                         odd: Rule(table: RuleTable { table.next(511 - $0) }, name: description))
         }
-        var birth: UInt16 = 0, survive: UInt16 = 0
-        if lower.contains("b") || lower.contains("s") {
-            var target: Character? = nil
-            var (seenB, seenS) = (false, false)
-            for ch in lower {
-                switch ch {
-                case "b", "s":
-                    // Each letter once: "B3/S23/B1" is no rule.
-                    guard !(ch == "b" ? seenB : seenS) else { throw invalid }
-                    if ch == "b" { seenB = true } else { seenS = true }
-                    target = ch
-                case "/":
-                    continue
-                default:
-                    // ASCII digits only: a digit with combining marks sorts between "0"
-                    // and "8" as a Character, and other scripts' digits have values too.
-                    guard let target, let n = Self.neighbourCount(ch) else { throw invalid }
-                    let bit = UInt16(1) << UInt16(n)
-                    if target == "b" { birth |= bit } else { survive |= bit }
-                }
-            }
-        } else {
-            let parts = lower.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count == 2 else { throw invalid }
-            for (part, isBirth) in [(parts[0], false), (parts[1], true)] {
-                for ch in part {
-                    guard let n = Self.neighbourCount(ch) else { throw invalid }
-                    if isBirth { birth |= 1 << UInt16(n) } else { survive |= 1 << UInt16(n) }
-                }
-            }
-        }
-        self.init(birth: birth, survive: survive)
     }
 
-    /// The neighbour count an ASCII digit 0–8 stands for, else nil.
-    private static func neighbourCount(_ ch: Character) -> Int? {
-        guard let ascii = ch.asciiValue, (UInt8(ascii: "0")...UInt8(ascii: "8")).contains(ascii) else { return nil }
-        return Int(ascii - UInt8(ascii: "0"))
+    /// Parses a two-state rule as Golly's QuickLife reads it (`RuleNotation`): `B3/S23`,
+    /// `S23/B3`, `b3s23`, the older `23/3` (survive/birth), Hensel's letters, `H` and `V`
+    /// neighbourhoods, MAP; and `life` or `conway`.
+    public init(parsing text: String) throws {
+        let alias = text.lowercased().filter { !$0.isWhitespace }
+        if alias == "life" || alias == "conway" {
+            self = .life
+        } else if let (table, name) = RuleNotation.parse(text) {
+            self.init(table: table, name: name)
+        } else {
+            throw TesseraError(
+                "unknown rule '\(text)'",
+                fix: "give a rule as Golly writes it: Life-like B3/S23, isotropic non-totalistic B2-a/S12, hexagonal B2/S34H, von Neumann B2/S013V or MAP followed by 86 base64 characters")
+        }
     }
+}
+
+/// A rule compiled for the kernels (`tessera_rule`). It is written once, in `init`, and
+/// only read after, so threads may share it.
+private final class CompiledRule: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<tessera_rule>
+
+    init(birth: UInt16, survive: UInt16) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: tessera_rule())
+        (pointer.pointee.birth, pointer.pointee.survive) = (birth, survive)
+    }
+
+    /// A table with B0 compiles to nothing: only its `Rule.steps` reach a kernel.
+    init(table: RuleTable) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: tessera_rule())
+        _ = table.words.withUnsafeBufferPointer { tessera_rule_compile($0.baseAddress!, pointer) }
+    }
+
+    deinit { pointer.deallocate() }
 }

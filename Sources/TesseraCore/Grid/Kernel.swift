@@ -42,9 +42,9 @@ public enum Kernel {
         precondition(implementation.isSupported, "the avx2 kernel on a CPU without AVX2")
         guard !rows.isEmpty else { return }
         let src = UnsafePointer(source.row(0)), dst = target.row(0)
-        if implementation == .avx2,
-           tessera_step_rows_avx2(src, dst, source.stride, source.rowWords, rows.lowerBound,
-                                  rows.upperBound, rule.birth, rule.survive) != 0 {
+        if implementation == .avx2, rule.withKernelRule({
+            tessera_step_rows_avx2(src, dst, source.stride, source.rowWords, rows.lowerBound, rows.upperBound, $0)
+        }) != 0 {
             return
         }
         portableStep(src, dst, stride: source.stride, words: source.rowWords, rows: rows, rule: rule, flags: nil)
@@ -99,9 +99,9 @@ public enum Kernel {
         guard !rows.isEmpty, !columns.isEmpty else { return }
         let offset = columns.lowerBound * 4, words = columns.count * 4
         let src = UnsafePointer(source.row(0) + offset), dst = target.row(0) + offset
-        if implementation == .avx2,
-           tessera_step_tracked_avx2(src, dst, source.stride, words, rows.lowerBound, rows.upperBound, mask,
-                                     rule.birth, rule.survive, flags) != 0 {
+        if implementation == .avx2, rule.withKernelRule({
+            tessera_step_tracked_avx2(src, dst, source.stride, words, rows.lowerBound, rows.upperBound, mask, $0, flags)
+        }) != 0 {
             return
         }
         flags.initialize(repeating: 0, count: columns.count)
@@ -134,15 +134,16 @@ public enum Kernel {
         UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
     }
 
-    /// West+centre+east and west+east of the four words at `p`, as 2-bit numbers, and the centre.
+    /// West+centre+east and west+east of the four words at `p`, as 2-bit numbers, and
+    /// the centre and its west and east neighbours.
     @inline(__always)
     private static func horizontal(_ p: UnsafePointer<UInt64>)
-        -> (three0: Vector, three1: Vector, two0: Vector, two1: Vector, centre: Vector) {
+        -> (three0: Vector, three1: Vector, two0: Vector, two1: Vector, centre: Vector, west: Vector, east: Vector) {
         let c = load(p)
         let west = c &<< 1 | load(p - 1) &>> 63
         let east = c &>> 1 | load(p + 1) &<< 63
         let two0 = west ^ east, two1 = west & east
-        return (two0 ^ c, two1 | two0 & c, two0, two1, c)
+        return (two0 ^ c, two1 | two0 & c, two0, two1, c, west, east)
     }
 
     /// The same algorithm as the C loop, four words at a time with Swift's SIMD types
@@ -180,7 +181,18 @@ public enum Kernel {
                     let n1 = p ^ k, carry = p & k
                     let alive = here.centre
                     let next: Vector
-                    if isLife {
+                    if rule.table != nil {
+                        next = rule.withKernelRule { compiled in
+                            var lanes = Vector(repeating: 0)
+                            for lane in 0..<4 {
+                                let inputs = [above.west[lane], above.centre[lane], above.east[lane],
+                                              here.west[lane], here.centre[lane], here.east[lane],
+                                              below.west[lane], below.centre[lane], below.east[lane]]
+                                lanes[lane] = inputs.withUnsafeBufferPointer { tessera_rule_apply(compiled, $0.baseAddress!) }
+                            }
+                            return lanes
+                        }
+                    } else if isLife {
                         next = n1 & (n0 | alive) & ~(q | carry)
                     } else {
                         let n2 = q ^ carry, n3 = q & carry

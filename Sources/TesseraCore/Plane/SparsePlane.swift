@@ -91,7 +91,7 @@ public final class SparsePlane {
 
     /// Where the tiles of `board` lie, where a sparse map holds it (`holds`).
     private static func space(of board: BoardShape, rule: Rule) -> TileSpace? {
-        guard board.topology != .infinite, rule.birth & 1 == 0 else { return nil }
+        guard board.topology != .infinite, rule.emulation == .none else { return nil }
         return TileSpace(width: board.width, height: board.height, wraps: board.topology == .torus)
     }
 
@@ -204,8 +204,10 @@ public final class SparsePlane {
 
         public func run(_ range: Range<Int>) {
             precondition(range.lowerBound >= 0 && range.upperBound <= count)
-            tessera_tiles_step(due + range.lowerBound, range.count, neighbours, chunks, parity, zero, masks, rule.birth,
-                               rule.survive, avx2, reports + range.lowerBound)
+            rule.withKernelRule {
+                tessera_tiles_step(due + range.lowerBound, range.count, neighbours, chunks, parity, zero, masks, $0, avx2,
+                                   reports + range.lowerBound)
+            }
         }
     }
 

@@ -92,7 +92,10 @@ public final class AtomicFile {
         defer { closedir(listing) }
         var found: Set<String> = []
         while let entry = readdir(listing) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // Read in place up to its NUL: a record ends there, and copying the whole
+            // `dirent` reads past it, off the end of the listing's last page.
+            let name = String(cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!)
+                .assumingMemoryBound(to: CChar.self))
             guard let mark = name.ranges(of: ".tmp-").last, let pid = Int32(name[mark.upperBound...]),
                   pid > 0, pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             found.insert(name)

@@ -41,13 +41,29 @@ extension WireReader {
 }
 
 extension Rule: WireCodable {
+    /// A Life-like rule is its two masks; any other (a table, or a name that is not the
+    /// digits) a marker no mask can be, its 512 bits and its name.
+    private static let tableMarker: UInt16 = 0xFFFF
+
     package func encode(to w: inout WireWriter) {
-        w.u16(birth)
-        w.u16(survive)
+        guard table != nil || description != Rule(birth: birth, survive: survive).description else {
+            w.u16(birth)
+            w.u16(survive)
+            return
+        }
+        w.u16(Self.tableMarker)
+        w.u16(0)
+        for word in (table ?? RuleTable { next($0) }).words { w.u64(word) }
+        w.string(description)
     }
 
     package init(from r: inout WireReader) throws {
         let birth = try r.u16(), survive = try r.u16()
+        if birth == Self.tableMarker, survive == 0 {
+            let words = try (0..<8).map { _ in try r.u64() }
+            self.init(table: RuleTable(words: words), name: try r.string(upTo: 1024))
+            return
+        }
         guard birth <= 0x1FF, survive <= 0x1FF else {
             throw TesseraError("implausible rule B\(birth)/S\(survive) in message")
         }

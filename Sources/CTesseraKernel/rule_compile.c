@@ -1,0 +1,165 @@
+// A truth table over the 3x3 neighbourhood as a straight line of multiplexers: the
+// reduced ordered decision diagram of the table, each node one gate. The kernels run
+// the gates on whole words of cells, so a gate costs the same for 64 or 256 cells as
+// one lookup costs for one. Nine inputs bound the diagram at 147 nodes; isotropic rules
+// need far fewer, and the input order decides how many, so a few orders are tried.
+#include "CTesseraKernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { uint64_t w[8]; } table512;
+
+static int bit(const table512 *t, int i) { return (int)(t->w[i >> 6] >> (i & 63) & 1); }
+static void set(table512 *t, int i) { t->w[i >> 6] |= 1ull << (i & 63); }
+static int same(const table512 *a, const table512 *b) { return memcmp(a, b, sizeof *a) == 0; }
+
+// The table with input `k` fixed to `value`, as a table over all nine inputs.
+static table512 cofactor(const table512 *t, int k, int value) {
+    table512 out = {{0}};
+    for (int i = 0; i < 512; i++) {
+        int j = value ? i | 1 << k : i & ~(1 << k);
+        if (bit(t, j)) set(&out, i);
+    }
+    return out;
+}
+
+typedef struct {
+    tessera_rule *rule;
+    const int *order;
+    int count;                         // functions known, in `known` and `registers`
+    table512 known[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
+    uint8_t registers[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
+    uint8_t levels[TESSERA_MAX_GATES];  // each gate's input, as its place in `order`
+} builder;
+
+// The register holding `t`, emitting the gates it needs; -1 when there are too many.
+static int build(builder *b, const table512 *t, int level) {
+    for (int i = 0; i < b->count; i++)
+        if (same(&b->known[i], t)) return b->registers[i];
+    for (; level < 9; level++) {
+        int k = b->order[level];
+        table512 low = cofactor(t, k, 0), high = cofactor(t, k, 1);
+        if (same(&low, &high)) continue;
+        int lowRegister = build(b, &low, level + 1), highRegister = build(b, &high, level + 1);
+        if (lowRegister < 0 || highRegister < 0 || b->rule->gates == TESSERA_MAX_GATES) return -1;
+        int target = TESSERA_FIRST_GATE + b->rule->gates;
+        b->levels[b->rule->gates] = (uint8_t)level;
+        b->rule->program[b->rule->gates++] =
+            (tessera_gate){(uint8_t)(2 + k), (uint8_t)lowRegister, (uint8_t)highRegister, (uint8_t)target};
+        b->known[b->count] = *t;
+        b->registers[b->count++] = (uint8_t)target;
+        return target;
+    }
+    return -1;  // unreachable: a table that depends on no input is all zeros or all ones, known from the start
+}
+
+static int compile_in_order(const table512 *t, const int order[9], tessera_rule *rule, builder *b) {
+    memset(b, 0, sizeof *b);
+    memset(rule, 0, sizeof *rule);
+    rule->compiled = 1;
+    b->rule = rule;
+    b->order = order;
+    // The constants and the inputs themselves need no gate.
+    for (int i = 0; i < 512; i++) set(&b->known[1], i);
+    b->registers[1] = 1;
+    for (int k = 0; k < 9; k++) {
+        for (int i = 0; i < 512; i++)
+            if (i >> k & 1) set(&b->known[2 + k], i);
+        b->registers[2 + k] = (uint8_t)(2 + k);
+    }
+    b->count = TESSERA_FIRST_GATE;
+    int output = build(b, t, 0);
+    if (output < 0) return 0;
+    rule->output = (uint8_t)output;
+    // Deepest level first (a stable sort): a gate reads only gates of deeper levels, so
+    // gates one after another are independent, and no gate waits on the store of the
+    // one before it, which the depth-first order above makes the rule.
+    for (int i = 1; i < rule->gates; i++) {
+        tessera_gate gate = rule->program[i];
+        uint8_t level = b->levels[i];
+        int j = i;
+        for (; j > 0 && b->levels[j - 1] < level; j--) {
+            rule->program[j] = rule->program[j - 1];
+            b->levels[j] = b->levels[j - 1];
+        }
+        rule->program[j] = gate;
+        b->levels[j] = level;
+    }
+    return 1;
+}
+
+// Gives the gates' results registers again once nothing reads them any more (a gate's
+// result is mostly read by one gate, soon after), so a batch of cells needs registers
+// for the values alive at once, not for every gate.
+static void reuse_registers(tessera_rule *rule) {
+    enum { VALUES = TESSERA_FIRST_GATE + TESSERA_MAX_GATES };
+    int lastRead[VALUES];
+    for (int v = 0; v < VALUES; v++) lastRead[v] = -1;
+    for (int i = 0; i < rule->gates; i++) {
+        tessera_gate g = rule->program[i];
+        lastRead[g.select] = lastRead[g.low] = lastRead[g.high] = i;
+    }
+    lastRead[rule->output] = rule->gates;  // read after the last gate
+    uint8_t registerOf[VALUES], spare[VALUES];
+    for (int v = 0; v < TESSERA_FIRST_GATE; v++) registerOf[v] = (uint8_t)v;
+    int spareCount = 0, used = TESSERA_FIRST_GATE;
+    for (int i = 0; i < rule->gates; i++) {
+        tessera_gate *g = &rule->program[i];
+        uint8_t operands[3] = {g->select, g->low, g->high};
+        g->select = registerOf[operands[0]], g->low = registerOf[operands[1]], g->high = registerOf[operands[2]];
+        // Operands read for the last time free their registers, which this gate's
+        // result may take: a gate reads all three before it writes.
+        for (int k = 0; k < 3; k++) {
+            int v = operands[k];
+            int seen = (k > 0 && operands[0] == v) || (k > 1 && operands[1] == v);
+            if (v >= TESSERA_FIRST_GATE && lastRead[v] == i && !seen) spare[spareCount++] = registerOf[v];
+        }
+        int value = g->result;
+        registerOf[value] = spareCount > 0 ? spare[--spareCount] : (uint8_t)used++;
+        g->result = registerOf[value];
+    }
+    rule->output = registerOf[rule->output];
+    rule->registers = (uint16_t)used;
+}
+
+int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
+    table512 t;
+    memcpy(t.w, table, sizeof t.w);
+    if (bit(&t, 0)) return 0;
+    // The cell itself first (birth and survival apart), then the ring of neighbours
+    // walked round, so that neighbours tested one after another touch; or the
+    // orthogonal four before the diagonal four; or the plain reading order.
+    static const int orders[][9] = {
+        {4, 1, 2, 5, 8, 7, 6, 3, 0},
+        {4, 1, 5, 7, 3, 0, 2, 8, 6},
+        {4, 0, 1, 2, 3, 5, 6, 7, 8},
+        {0, 1, 2, 3, 4, 5, 6, 7, 8},
+    };
+    // 14 KiB of tables, off the stack of whichever thread compiles.
+    builder *scratch = malloc(sizeof *scratch);
+    tessera_rule *candidate = malloc(sizeof *candidate);
+    int found = 0;
+    for (size_t o = 0; scratch && candidate && o < sizeof orders / sizeof orders[0]; o++) {
+        if (!compile_in_order(&t, orders[o], candidate, scratch)) continue;
+        if (!found || candidate->gates < rule->gates) *rule = *candidate;
+        found = 1;
+    }
+    free(scratch);
+    free(candidate);
+    if (found) reuse_registers(rule);
+    return found;
+}
+
+uint64_t tessera_rule_apply(const tessera_rule *rule, const uint64_t inputs[9]) {
+    uint64_t r[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
+    r[0] = 0;
+    r[1] = ~0ull;
+    for (int k = 0; k < 9; k++) r[2 + k] = inputs[k];
+    for (int i = 0; i < rule->gates; i++) {
+        tessera_gate g = rule->program[i];
+        uint64_t low = r[g.low];
+        r[g.result] = low ^ ((low ^ r[g.high]) & r[g.select]);
+    }
+    return r[rule->output];
+}
