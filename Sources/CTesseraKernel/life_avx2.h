@@ -48,13 +48,20 @@ AVX2 void set_inputs(gate_registers r, int b, const row_sums *above, const row_s
     r[8][b] = below->west, r[9][b] = below->centre, r[10][b] = below->east;
 }
 
-// Runs the gates on vectors 0..<count (at most GATE_BATCH), whose inputs are set.
+// Runs the gates on vectors 0..<count (at most GATE_BATCH), whose inputs are set. The
+// gates come in runs with one input as their select (a level of the diagram), which
+// stays in registers for its run: two loads a gate, not three.
 AVX2 void run_gates(const tessera_rule *rule, gate_registers r, int count) {
     const tessera_gate *g = rule->program;
-    for (int i = 0; i < rule->gates; i++) {
-        __m256i *low = r[g[i].low], *high = r[g[i].high], *select = r[g[i].select], *result = r[g[i].result];
-        for (int b = 0; b < count; b++)
-            result[b] = _mm256_xor_si256(low[b], _mm256_and_si256(_mm256_xor_si256(low[b], high[b]), select[b]));
+    for (int i = 0; i < rule->gates;) {
+        int input = g[i].select;
+        __m256i select[GATE_BATCH];
+        for (int b = 0; b < count; b++) select[b] = r[input][b];
+        for (; i < rule->gates && g[i].select == input; i++) {
+            __m256i *low = r[g[i].low], *high = r[g[i].high], *result = r[g[i].result];
+            for (int b = 0; b < count; b++)
+                result[b] = _mm256_xor_si256(low[b], _mm256_and_si256(_mm256_xor_si256(low[b], high[b]), select[b]));
+        }
     }
 }
 
