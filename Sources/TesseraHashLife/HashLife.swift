@@ -99,11 +99,13 @@ public struct HashLife: ~Copyable {
         }
     }
 
-    /// Refuses a rule with B0 and without S8, which has no meaning on an unbounded plane.
+    /// Refuses a rule with B0 and without S8, as Golly's HashLife does: the cells it
+    /// stores are inverted at every other generation, which a square's result of 2^k
+    /// generations cannot follow. Tiles run it, as Golly's QuickLife does.
     private static func checkRuns(_ rule: Rule) throws {
         guard rule.emulation != .alternating else {
-            throw TesseraError("HashLife cannot run \(rule) on the unbounded plane: with B0 and without S8 every empty cell of it blinks",
-                               fix: "give the rule a bounded grid such as \(rule):T1024,1024")
+            throw TesseraError("HashLife cannot run \(rule): with B0 and without S8 its stored cells are inverted every other generation",
+                               fix: "leave out --algorithm hashlife (tiles run it, as Golly's QuickLife does)")
         }
     }
 

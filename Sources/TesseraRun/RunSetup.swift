@@ -74,11 +74,6 @@ package struct RunSetup: Sendable {
         let unboundedByDefault = pattern != nil && board == nil && choices.size == nil
         let topology = choices.topology ?? board?.topology ?? (unboundedByDefault ? .infinite : .torus)
         let rule = choices.rule?.rule ?? pattern?.rule ?? .life
-        if topology == .infinite && rule.emulation == .alternating {
-            throw TesseraError(
-                "rule \(rule) has B0 without S8: on the unbounded plane every empty cell would blink, and Golly refuses it there too",
-                fix: "give a bounded grid: a rule suffix such as \(rule):T1024,1024, or --size WxH")
-        }
         let shape: BoardShape
         if topology == .infinite { pattern = try pattern?.groupedFarApart() }
         var (placed, soup) = (pattern, choices.soup)

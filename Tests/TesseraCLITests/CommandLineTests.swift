@@ -59,7 +59,7 @@ import TesseraCore
         ("missing file", nil, ["run", "no/such/file.rle"], "no file or built-in pattern"),
         ("unknown pattern", nil, ["run", "glidr"], "tessera patterns"),
         ("malformed rule", nil, ["run", "glider", "--rule", "B9/S2"], "unknown rule"),
-        ("B0 rule, unbounded", nil, ["run", "glider", "--rule", "B0/S1"], "B0 without S8"),
+        ("B0 rule under HashLife", nil, ["run", "glider", "--rule", "B0/S1", "--algorithm", "hashlife"], "B0 and without S8"),
         ("zero size", nil, ["run", "glider", "--size", "0x10"], "at least 1"),
         ("bad size", nil, ["run", "glider", "--size", "big"], "WIDTHxHEIGHT"),
         ("too many tiles", nil, ["run", "glider", "--size", "8x8", "--tiles", "9x1"], "more tiles"),

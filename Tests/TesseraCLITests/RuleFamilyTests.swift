@@ -49,3 +49,28 @@ import TesseraCore
         #expect(try Harness.cells(ofPatternFile: output) == Harness.golly(start, generations: 90))
     }
 }
+
+extension RuleFamilyTests {
+    /// B0 without S8 on the unbounded plane, as Golly's QuickLife runs it (its HashLife
+    /// refuses it): the stored cells, inverted at odd generations, are bgolly's, in this
+    /// process and on two workers. Golly's p168 knightship flies under such a rule.
+    @Test(arguments: [1000, 1001])
+    func b0WithoutS8RunsOnTheUnboundedPlane(generations: Int) throws {
+        let golly = "/usr/share/golly/Patterns/Life-Like/p168-knightship.rle"
+        guard FileManager.default.fileExists(atPath: golly) else {
+            throw TesseraError("Golly's patterns are not installed", fix: "apt-get install golly")
+        }
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("knightship.rle")
+        try FileManager.default.copyItem(atPath: golly, toPath: input.path)
+        let expected = try Harness.gollyQuickLife(input, generations: generations)
+        #expect(expected.count >= 10)
+        for workers in ["0", "2"] {
+            let output = dir.appendingPathComponent("out-\(workers).rle")
+            let run = try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--workers", workers,
+                                           "--output", output.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(Harness.shape(of: try Harness.cells(ofPatternFile: output)) == expected, "\(workers) workers")
+        }
+    }
+}

@@ -103,8 +103,9 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
         case complement
         /// B0 without S8: cells are stored as they are at even generations and inverted
         /// at odd ones. Steps from an even generation invert their output, steps from an
-        /// odd one their input. On an unbounded plane this has no meaning (an infinity of
-        /// cells blinks), so Golly's HashLife refuses such rules, and so does Tessera.
+        /// odd one their input. The stored cells stay finite on the unbounded plane, where
+        /// Golly's QuickLife runs such rules and its HashLife refuses them; so do tiles
+        /// and Tessera's HashLife.
         case alternating
     }
 

@@ -28,8 +28,8 @@ public final class SparsePlane {
     public let board: BoardShape?
     /// Golly's cell at the top-left of tile (0, 0).
     private let origin: (x: Int, y: Int)
-    /// The rule the kernel applies to the cells as stored.
-    private let stepping: Rule
+    /// The rules the kernel applies to the cells as stored, by the generation's parity.
+    private let steps: Rule.Steps
     public private(set) var generation: UInt64
     public let implementation: Kernel.Implementation
     private let store: TileStore
@@ -61,18 +61,14 @@ public final class SparsePlane {
             store = TileStore(space: space)
             origin = (board.left, board.top)
         } else {
-            guard rule.emulation != .alternating else {
-                throw TesseraError("rule \(rule) has B0 without S8: on the unbounded plane every empty cell would blink",
-                                   fix: "give a bounded grid: a rule suffix such as \(rule):T1024,1024")
-            }
             store = TileStore()
             origin = (0, 0)
         }
         try implementation.checkSupported()
         (self.rule, self.board, self.generation, self.implementation) = (rule, board, generation, implementation)
-        // B0 with S8: Golly keeps the cells inverted and steps them by the complementary
-        // rule, which has no B0.
-        stepping = rule.steps.even
+        // B0: Golly keeps the cells inverted (with S8), or inverted at odd generations
+        // (without), and steps them by rules without B0, so an empty tile stays empty.
+        steps = rule.steps
         zero = .allocate(capacity: TileStore.words)
         zero.initialize(repeating: 0, count: TileStore.words)
     }
@@ -222,7 +218,7 @@ public final class SparsePlane {
         }
         due.withUnsafeBufferPointer { scratchDue.update(from: $0.baseAddress!, count: $0.count) }
         return Work(due: scratchDue, count: due.count, neighbours: store.neighbours, chunks: store.chunks, parity: Int32(parity),
-                    zero: zero, masks: store.masks.map { UnsafePointer($0) }, rule: stepping, avx2: implementation == .avx2 ? 1 : 0, reports: scratchReports)
+                    zero: zero, masks: store.masks.map { UnsafePointer($0) }, rule: steps.from(generation), avx2: implementation == .avx2 ? 1 : 0, reports: scratchReports)
     }
 
     /// Ends the generation whose `work()` ran: learns where life went, lists the tiles

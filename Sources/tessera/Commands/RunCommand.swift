@@ -222,7 +222,7 @@ struct RunCommand: AsyncParsableCommand {
         if let every = asks.filesEvery {
             // HashLife, or a run in this process, writes a run's files as it goes; workers do not yet.
             if asks.inThisProcess, !asks.beyondHashLife { return false }
-            guard setup.isUnbounded, algorithm != .tiles, !asks.beyondHashLife, !asks.tiles else {
+            guard setup.isUnbounded, algorithm != .tiles, !asks.beyondHashLife, !asks.tiles, setup.rule.emulation != .alternating else {
                 throw TesseraError("--every \(every) with --output writes a file every \(every) generations from HashLife on Golly's unbounded plane, or from a run in this process, for the result alone",
                                    fix: "add --workers 0, or leave out --every (--frames DIR --every N makes pictures)")
             }
@@ -242,7 +242,8 @@ struct RunCommand: AsyncParsableCommand {
             }
             return true
         case .auto:
-            return setup.isUnbounded && !asks.beyondHashLife && !asks.tiles
+            // Golly's HashLife refuses B0 without S8 (see `HashLife`); tiles run it.
+            return setup.isUnbounded && !asks.beyondHashLife && !asks.tiles && setup.rule.emulation != .alternating
         }
     }
 }
