@@ -1,15 +1,16 @@
 import FoundationEssentials
 import TesseraCore
 
-/// Reads a pattern file in any format Golly writes for two-state rules.
+/// Reads a pattern file in any format Golly writes for two-state rules, and MCell.
 public enum PatternFile {
-    private enum Format { case rle, plainText, pcLife, macrocell }
+    private enum Format { case rle, plainText, pcLife, macrocell, mcell }
 
     /// A file's format, told by its name and how its text starts (`start` may be any
     /// prefix long enough to pass the leading blanks).
     private static func format(of start: some StringProtocol, path: String) throws -> Format {
         let start = start.drop(while: \.isWhitespace), lower = path.lowercased()
         if start.hasPrefix("[M2]") { return .macrocell }
+        if start.hasPrefix("#MCell") { return .mcell }
         if lower.hasSuffix(".mc") {
             throw TesseraError("not a two-state macrocell file (no '[M2]' first line)",
                                fix: "save the pattern from Golly as macrocell or RLE")
@@ -38,6 +39,7 @@ public enum PatternFile {
         case .plainText: try PlainText.parse(text)
         case .rle: try RLE.parse(text)
         case .macrocell: try Macrocell.parse(text)
+        case .mcell: try MCell.parse(text)
         }
     }
 

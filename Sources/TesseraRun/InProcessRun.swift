@@ -34,7 +34,8 @@ package enum InProcessRun {
     }
 
     static func universe(of setup: RunSetup) async throws -> any LocalUniverse {
-        setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
+        if setup.rule.largerThanLife != nil { return try LargerThanLifeBoard(setup) }
+        return setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
     }
 
     static func outcome(of local: any LocalUniverse, seconds: Double, generations: UInt64) async throws -> RunOutcome {

@@ -74,3 +74,52 @@ extension RuleFamilyTests {
         }
     }
 }
+
+extension RuleFamilyTests {
+    /// Every two-state file of Golly's Larger-than-Life folder (RLE and MCell; bounded
+    /// grids, the unbounded plane, Moore and von Neumann, ranges 1 to 500) at 60
+    /// generations: bgolly's cells (its RLE keeps no position, so the shapes are
+    /// compared; `MCellTests` holds where the cells start) and bgolly's rule line. The
+    /// one with 255 states is refused in one line.
+    @Test func everyFileOfGollysLargerThanLifeFolderIsGollysBoard() throws {
+        let folder = "/usr/share/golly/Patterns/Larger-than-Life"
+        guard let bgolly = Harness.bgolly, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            throw TesseraError("Golly is not installed", fix: "apt-get install golly")
+        }
+        #expect(names.count >= 18)
+        let dir = try Harness.temporaryDirectory()
+        for name in names.sorted() {
+            let input = dir.appendingPathComponent(name)
+            try FileManager.default.copyItem(atPath: "\(folder)/\(name)", toPath: input.path)
+            let (ours, theirs) = (dir.appendingPathComponent("ours-\(name).rle"), dir.appendingPathComponent("golly-\(name).rle"))
+            // The largest (R500) in fewer generations: 7 s for 200 here, and bgolly's as long.
+            let generations = name.hasPrefix("R500") ? "5" : "60"
+            let run = try Harness.tessera(["run", input.path, "--generations", generations, "--output", ours.path])
+            if name == "ModernArt.mcl" {
+                #expect(run.status == 2 && run.stderr.contains("255 states"), "\(run.stderr)")
+                continue
+            }
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            let golly = try Harness.run(bgolly, ["-q", "-q", "-a", "Larger than Life", "-m", generations, "-o", theirs.path, input.path])
+            #expect(golly.status == 0, "\(name): \(golly.stderr)")
+            #expect(Harness.shape(of: try Harness.cells(ofPatternFile: ours)) == Harness.shape(of: try Harness.cells(ofPatternFile: theirs)), "\(name)")
+            #expect(try ruleLine(of: ours) == ruleLine(of: theirs), "\(name)")
+        }
+    }
+
+    /// A bug on the unbounded plane for 1500 generations: the window around it moves
+    /// with it, and what it steps is what the plane would.
+    @Test func aLargerThanLifeBugTravelsTheUnboundedPlane() throws {
+        let dir = try Harness.temporaryDirectory()
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let input = dir.appendingPathComponent("jitterbug.rle")
+        try FileManager.default.copyItem(atPath: "/usr/share/golly/Patterns/Larger-than-Life/Jitterbug.rle", toPath: input.path)
+        let (ours, theirs) = (dir.appendingPathComponent("ours.rle"), dir.appendingPathComponent("golly.rle"))
+        let run = try Harness.tessera(["run", input.path, "--generations", "1500", "--output", ours.path])
+        #expect(run.status == 0 && run.stdout.contains("unbounded plane"), "\(run.stdout) \(run.stderr)")
+        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "Larger than Life", "-m", "1500", "-o", theirs.path, input.path]).status == 0)
+        #expect(Harness.shape(of: try Harness.cells(ofPatternFile: ours)) == Harness.shape(of: try Harness.cells(ofPatternFile: theirs)))
+        // Where Golly has it: the glider-like bug moved from where it began.
+        #expect(try String(contentsOf: ours, encoding: .utf8).hasPrefix("#CXRLE Pos="))
+    }
+}

@@ -48,6 +48,23 @@ static inline int tessera_is_life(const tessera_rule *rule) {
     return !rule->compiled && rule->birth == (1u << 3) && rule->survive == ((1u << 2) | (1u << 3));
 }
 
+/// A Larger than Life rule with two states (Golly's `R…,C0/C2,M…,S…,B…,N…`): a cell's
+/// count is of the live cells within `range` of it, in the (2r+1)^2 box where `reach` is
+/// NULL, else in rows dy = -r..r spanning |dx| <= reach[dy + r] (a diamond, a disc),
+/// itself included where `countsItself`; a dead cell is born where the count lies in
+/// [birthLow, birthHigh], a live one survives where it lies in [surviveLow, surviveHigh].
+typedef struct {
+    int range, countsItself;
+    int birthLow, birthHigh, surviveLow, surviveHigh;
+    const int *reach;
+} tessera_ltl_rule;
+
+/// One generation of a width x height board (rows `stride` words apart, bit x of word
+/// x / 64 column x) from `src` into `dst` (not the same memory): a torus where `wraps`,
+/// else dead beyond its edges. Returns 0 if it could not allocate its scratch rows.
+int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                     int height, int wraps);
+
 /// Steps rows [rowBegin, rowEnd) of a bit grid (64 cells per word, bit i of word j is
 /// column 64*j+i) from `src` into `dst` under `rule`.
 ///

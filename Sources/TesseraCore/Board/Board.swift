@@ -64,10 +64,44 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Splits `B3/S23:T640,480` into the rule and the board it names, if any.
+    /// A Larger than Life rule's grid, as Golly's ltlalgo reads its suffix: a torus or a
+    /// plane, 400x400 where no size is given, each side at least twice the range, at
+    /// most 10^8 cells.
+    private static func largerThanLifeGrid(_ suffix: Substring, of rule: LargerThanLife, in text: String) throws -> BoardShape {
+        let bad = TesseraError("unsupported grid ':\(suffix)' in Larger than Life rule '\(text)'",
+                               fix: "use :Tw,h (torus) or :Pw,h (plane), as Golly's Larger than Life does")
+        var topology = Topology.torus
+        var (width, height) = (400, 400)
+        if let kind = suffix.first {
+            switch kind {
+            case "T", "t": topology = .torus
+            case "P", "p": topology = .plane
+            default: throw bad
+            }
+            let sizes = suffix.dropFirst()
+            if !sizes.isEmpty {
+                let numbers = sizes.split(separator: ",", omittingEmptySubsequences: false)
+                guard let w = Int(numbers[0]) else { throw bad }
+                switch numbers.count {
+                case 1: (width, height) = (w, w)
+                case 2 where numbers[1].isEmpty: (width, height) = (w, w)
+                case 2: guard let h = Int(numbers[1]) else { throw bad }; (width, height) = (w, h)
+                default: throw bad
+                }
+            }
+        }
+        (width, height) = (max(width, 2 * rule.range), max(height, 2 * rule.range))
+        guard Double(width) * Double(height) <= 1e8 else {
+            throw TesseraError("grid \(width)x\(height) of Larger than Life rule '\(text)' is past Golly's 10^8 cells", fix: "give a smaller grid")
+        }
+        return BoardShape(width: width, height: height, topology: topology)
+    }
+
     public static func parseRule(_ text: String) throws -> (Rule, BoardShape?) {
         guard let colon = text.firstIndex(of: ":") else { return (try Rule(parsing: text), nil) }
         let rule = try Rule(parsing: String(text[..<colon]))
         let suffix = text[text.index(after: colon)...]
+        if let ltl = rule.largerThanLife { return (rule, try largerThanLifeGrid(suffix, of: ltl, in: text)) }
         let bad = TesseraError(
             "unsupported bounded grid ':\(suffix)' in rule '\(text)'",
             fix: "use :Tw,h (torus) or :Pw,h (plane) with positive sizes")

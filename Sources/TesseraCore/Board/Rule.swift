@@ -1,8 +1,9 @@
 import CTesseraKernel
 
 /// A two-state rule: Life-like (`B…/S…`: which neighbour counts give birth to a dead
-/// cell and which keep a live cell alive), or any rule Golly's QuickLife runs as a table
-/// over the 3x3 neighbourhood (isotropic non-totalistic, MAP, hexagonal, von Neumann).
+/// cell and which keep a live cell alive), any rule Golly's QuickLife runs as a table
+/// over the 3x3 neighbourhood (isotropic non-totalistic, MAP, hexagonal, von Neumann),
+/// or Larger than Life, which its own engine steps (`largerThanLife`).
 ///
 /// B0 rules (a dead cell with no live neighbour is born) are run as Golly runs them
 /// (gollybase/liferules.cpp), so that results and files match Golly's: the kernel
@@ -19,6 +20,8 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     /// any table's, or a MAP that counts decide. Golly keeps a rule's name as written
     /// (letters in order), so two names may run the same table.
     private let name: String?
+    /// A Larger than Life rule, which the 3x3 kernels never see.
+    public let largerThanLife: LargerThanLife?
     /// The rule as the kernels take it.
     private let compiled: CompiledRule
 
@@ -29,8 +32,15 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
         self.init(birth: birth, survive: survive, table: nil, name: nil, compiled: CompiledRule(birth: birth, survive: survive))
     }
 
-    private init(birth: UInt16, survive: UInt16, table: RuleTable?, name: String?, compiled: CompiledRule) {
-        (self.birth, self.survive, self.table, self.name, self.compiled) = (birth, survive, table, name, compiled)
+    private init(birth: UInt16, survive: UInt16, table: RuleTable?, name: String?, largerThanLife: LargerThanLife? = nil,
+                 compiled: CompiledRule) {
+        (self.birth, self.survive, self.table, self.name) = (birth, survive, table, name)
+        (self.largerThanLife, self.compiled) = (largerThanLife, compiled)
+    }
+
+    public init(largerThanLife rule: LargerThanLife) {
+        self.init(birth: 0, survive: 0, table: nil, name: rule.description, largerThanLife: rule,
+                  compiled: CompiledRule(birth: 0, survive: 0))
     }
 
     /// A rule given by its table, named as Golly names it; a table the neighbour count
@@ -63,13 +73,14 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     }
 
     public static func == (a: Rule, b: Rule) -> Bool {
-        a.birth == b.birth && a.survive == b.survive && a.table == b.table
+        a.birth == b.birth && a.survive == b.survive && a.table == b.table && a.largerThanLife == b.largerThanLife
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(birth)
         hasher.combine(survive)
         hasher.combine(table)
+        hasher.combine(largerThanLife)
     }
 
     /// Golly's canonical form, e.g. `B3/S23` or `B2-a/S12`.
@@ -85,6 +96,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
 
     /// The next state of a cell whose neighbourhood is `index`, as `RuleTable` numbers them.
     package func next(_ index: Int) -> Bool {
+        precondition(largerThanLife == nil, "Larger than Life has no 3x3 table")
         if let table { return table.next(index) }
         let mask = index >> 4 & 1 == 1 ? survive : birth
         return mask >> (index & ~(1 << 4)).nonzeroBitCount & 1 == 1
@@ -92,7 +104,8 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
 
     /// Calls `body` with the rule as the kernels take it, valid for the call.
     package func withKernelRule<R>(_ body: (UnsafePointer<tessera_rule>) throws -> R) rethrows -> R {
-        try withExtendedLifetime(compiled) { try body(compiled.pointer) }
+        precondition(largerThanLife == nil, "Larger than Life reaches only its own engine")
+        return try withExtendedLifetime(compiled) { try body(compiled.pointer) }
     }
 
     /// How Golly stores the cells of a rule with B0, where an empty plane would fill.
@@ -168,10 +181,12 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
             self = .life
         } else if let (table, name) = RuleNotation.parse(text) {
             self.init(table: table, name: name)
+        } else if let rule = try LargerThanLife(parsing: text) {
+            self.init(largerThanLife: rule)
         } else {
             throw TesseraError(
                 "unknown rule '\(text)'",
-                fix: "give a rule as Golly writes it: Life-like B3/S23, isotropic non-totalistic B2-a/S12, hexagonal B2/S34H, von Neumann B2/S013V or MAP followed by 86 base64 characters")
+                fix: "give a rule as Golly writes it: Life-like B3/S23, isotropic non-totalistic B2-a/S12, hexagonal B2/S34H, von Neumann B2/S013V, MAP followed by 86 base64 characters, or Larger than Life R5,C0,M1,S34..58,B34..45,NM")
         }
     }
 }

@@ -26,6 +26,11 @@ public struct BitGrid: Hashable, Sendable {
         clearPadding()
     }
 
+    /// The words, to write in place: bits past `width` must stay zero.
+    package mutating func withUnsafeMutableWords<R>(_ body: (UnsafeMutableBufferPointer<UInt64>) throws -> R) rethrows -> R {
+        try words.withUnsafeMutableBufferPointer { try body($0) }
+    }
+
     public subscript(x: Int, y: Int) -> Bool {
         get { words[y * wordsPerRow + x >> 6] >> UInt64(x & 63) & 1 == 1 }
         set {

@@ -147,12 +147,20 @@ struct RunCommand: AsyncParsableCommand {
     /// The rest of the run, on tiles: in this process, or on worker processes.
     func finish(_ rest: Rest) async throws {
         var chosen = rest.workers
+        // Larger than Life has its own engine, in this process.
+        let inThisProcessOnly = rest.setup.rule.largerThanLife != nil
+        if inThisProcessOnly {
+            guard (cluster.workers ?? 0) == 0 else {
+                throw TesseraError("Larger than Life runs in this process, not on worker processes yet", fix: "give --workers 0, or leave out --workers")
+            }
+            chosen = 0
+        }
         // A default worker count gives way to this process's sparse map of tiles, which
         // holds only what lives, where the workers' tiles would not fit in memory: a
         // window around the live cells of the unbounded plane (demonoid-c512: 817408 x
         // 813312 cells), or a bounded grid 2^20 cells a side.
-        let setup = cluster.workers == 0 ? rest.setup : try rest.setup.windowed()
-        if cluster.workers == nil, setup.runsSparse, checkpoints.checkpoint == nil, !setup.tilesFitInMemory {
+        let setup = chosen == 0 ? rest.setup : try rest.setup.windowed()
+        if cluster.workers == nil, !inThisProcessOnly, setup.runsSparse, checkpoints.checkpoint == nil, !setup.tilesFitInMemory {
             chosen = 0
         }
         var outcome: RunOutcome
@@ -221,7 +229,7 @@ struct RunCommand: AsyncParsableCommand {
     static func startsWithHashLife(_ algorithm: Algorithm, _ setup: RunSetup, asks: Asks) throws -> Bool {
         if let every = asks.filesEvery {
             // HashLife, or a run in this process, writes a run's files as it goes; workers do not yet.
-            if asks.inThisProcess, !asks.beyondHashLife { return false }
+            if asks.inThisProcess || setup.rule.largerThanLife != nil, !asks.beyondHashLife { return false }
             guard setup.isUnbounded, algorithm != .tiles, !asks.beyondHashLife, !asks.tiles, setup.rule.emulation != .alternating else {
                 throw TesseraError("--every \(every) with --output writes a file every \(every) generations from HashLife on Golly's unbounded plane, or from a run in this process, for the result alone",
                                    fix: "add --workers 0, or leave out --every (--frames DIR --every N makes pictures)")
@@ -232,6 +240,10 @@ struct RunCommand: AsyncParsableCommand {
         case .tiles:
             return false
         case .hashlife:
+            if setup.rule.largerThanLife != nil {
+                throw TesseraError("HashLife runs rules of the 3x3 neighbourhood, and \(setup.rule) is Larger than Life",
+                                   fix: "leave out --algorithm hashlife")
+            }
             guard setup.isUnbounded else {
                 throw TesseraError("HashLife runs Golly's unbounded plane, and this board is bounded (\(setup.shape))",
                                    fix: "leave out --algorithm hashlife, or give a pattern whose rule has no :T/:P suffix and no --size")
@@ -244,6 +256,7 @@ struct RunCommand: AsyncParsableCommand {
         case .auto:
             // Golly's HashLife refuses B0 without S8 (see `HashLife`); tiles run it.
             return setup.isUnbounded && !asks.beyondHashLife && !asks.tiles && setup.rule.emulation != .alternating
+                && setup.rule.largerThanLife == nil
         }
     }
 }

@@ -1,0 +1,120 @@
+// One generation of Larger than Life on a bounded board, at a cost per cell that does
+// not grow with the range on the Moore box: each column's count over the 2r+1 rows
+// around the current row is kept as the row moves down (one row added, one taken
+// away), and a row's counts are differences of prefix sums of those column counts.
+// Other shapes (a diamond, a disc) sum each of their 2r+1 rows' spans from the rows'
+// prefix sums, so they cost O(r) a cell. Rows of bits are unpacked to bytes once per use, so the
+// loops over a row are plain arithmetic the compiler vectorises.
+#include "CTesseraKernel.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Row `y` of the board as one byte a cell.
+static void unpack(const uint64_t *row, int width, uint8_t *bytes) {
+    for (int x = 0; x < width; x++) bytes[x] = (uint8_t)(row[x >> 6] >> (x & 63) & 1);
+}
+
+// The board row that offset row `y` stands for, or -1 beyond a dead edge.
+static int row_at(int y, int height, int wraps) {
+    if (wraps) return ((y % height) + height) % height;
+    return y >= 0 && y < height ? y : -1;
+}
+
+// Prefix sums of `values` read over columns -r .. width+r-1 (wrapped or dead beyond the
+// edges): prefix[k] is the sum of the first k of them.
+static void prefix_sums(const int32_t *values, int width, int r, int wraps, int64_t *prefix) {
+    prefix[0] = 0;
+    for (int k = 0; k < width + 2 * r; k++) {
+        int x = k - r;
+        int32_t v;
+        if (x >= 0 && x < width) v = values[x];
+        else if (wraps) v = values[((x % width) + width) % width];
+        else v = 0;
+        prefix[k + 1] = prefix[k] + v;
+    }
+}
+
+static void decide(const tessera_ltl_rule *rule, const uint8_t *alive, const int64_t *counts, int width, uint64_t *out) {
+    int words = (width + 63) / 64;
+    memset(out, 0, (size_t)words * 8);
+    for (int x = 0; x < width; x++) {
+        int64_t n = counts[x] - (rule->countsItself ? 0 : alive[x]);
+        int next = alive[x] ? (n >= rule->surviveLow && n <= rule->surviveHigh) : (n >= rule->birthLow && n <= rule->birthHigh);
+        out[x >> 6] |= (uint64_t)next << (x & 63);
+    }
+}
+
+int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                     int height, int wraps) {
+    int r = rule->range;
+    size_t span = (size_t)width + 2 * (size_t)r + 1;
+    uint8_t *cells = malloc((size_t)width);
+    int64_t *counts = malloc((size_t)width * sizeof *counts);
+    if (rule->reach) {
+        // Each row's prefix sums, for the 2r+1 rows around the current one, in a ring.
+        int window = 2 * r + 1;
+        int64_t *prefix = malloc((size_t)window * span * sizeof *prefix);
+        int32_t *values = malloc((size_t)width * sizeof *values);
+        int *rowOf = malloc((size_t)window * sizeof *rowOf);
+        if (!cells || !counts || !prefix || !values || !rowOf) {
+            free(cells), free(counts), free(prefix), free(values), free(rowOf);
+            return 0;
+        }
+        for (int i = 0; i < window; i++) rowOf[i] = INT_MIN;  // none made yet (rows above the board are negative)
+        for (int y = 0; y < height; y++) {
+            memset(counts, 0, (size_t)width * sizeof *counts);
+            for (int dy = -r; dy <= r; dy++) {
+                int source = row_at(y + dy, height, wraps);
+                if (source < 0) continue;
+                int slot = ((y + dy) % window + window) % window;
+                int64_t *p = prefix + (size_t)slot * span;
+                if (rowOf[slot] != y + dy) {
+                    unpack(src + (size_t)source * stride, width, cells);
+                    for (int x = 0; x < width; x++) values[x] = cells[x];
+                    prefix_sums(values, width, r, wraps, p);
+                    rowOf[slot] = y + dy;
+                }
+                int reach = rule->reach[dy + r];
+                // Columns x-reach .. x+reach are prefix entries x-reach+r .. x+reach+r.
+                for (int x = 0; x < width; x++) counts[x] += p[x + reach + r + 1] - p[x - reach + r];
+            }
+            unpack(src + (size_t)y * stride, width, cells);
+            decide(rule, cells, counts, width, dst + (size_t)y * stride);
+        }
+        free(prefix), free(values), free(rowOf);
+    } else {
+        int32_t *columns = calloc((size_t)width, sizeof *columns);
+        int64_t *prefix = malloc(span * sizeof *prefix);
+        if (!cells || !counts || !columns || !prefix) {
+            free(cells), free(counts), free(columns), free(prefix);
+            return 0;
+        }
+        // Column counts over rows -r .. r, then moved down a row at a time.
+        for (int dy = -r; dy <= r; dy++) {
+            int source = row_at(dy, height, wraps);
+            if (source < 0) continue;
+            unpack(src + (size_t)source * stride, width, cells);
+            for (int x = 0; x < width; x++) columns[x] += cells[x];
+        }
+        for (int y = 0; y < height; y++) {
+            prefix_sums(columns, width, r, wraps, prefix);
+            for (int x = 0; x < width; x++) counts[x] = prefix[x + 2 * r + 1] - prefix[x];
+            unpack(src + (size_t)y * stride, width, cells);
+            decide(rule, cells, counts, width, dst + (size_t)y * stride);
+            int leaving = row_at(y - r, height, wraps), arriving = row_at(y + r + 1, height, wraps);
+            if (leaving >= 0) {
+                unpack(src + (size_t)leaving * stride, width, cells);
+                for (int x = 0; x < width; x++) columns[x] -= cells[x];
+            }
+            if (arriving >= 0) {
+                unpack(src + (size_t)arriving * stride, width, cells);
+                for (int x = 0; x < width; x++) columns[x] += cells[x];
+            }
+        }
+        free(columns), free(prefix);
+    }
+    free(cells), free(counts);
+    return 1;
+}

@@ -1,0 +1,176 @@
+import CTesseraKernel
+
+/// A Larger than Life rule as Golly 3.3 reads and names it (gollybase/ltlalgo.cpp):
+/// `R5,C0,M1,S34..58,B34..45,NM`, or Kellie Evans's `5,34,45,34,58` (range, birth
+/// low and high, survival low and high). A cell counts the live cells within `range`
+/// of it, in the neighbourhood's shape, itself too where `countsItself` (M1); a dead
+/// cell is born where the count lies in `birth`, a live one survives where it lies in
+/// `survival`. Two states only here: C0 and C2 (Golly writes C0); more is history.
+public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
+    public enum Shape: Character, Sendable {
+        /// The (2r+1)² box.
+        case moore = "M"
+        /// The diamond |dx| + |dy| ≤ r.
+        case vonNeumann = "N"
+        /// The disc: row dy spans |dx| ≤ w where w is the largest with (w+1)² + dy² ≤ r² + r.
+        case circular = "C"
+    }
+
+    public let range: Int
+    public let countsItself: Bool
+    public let survival: ClosedRange<Int>
+    public let birth: ClosedRange<Int>
+    public let shape: Shape
+
+    /// Golly's largest range.
+    public static let largestRange = 500
+
+    /// Golly's canonical name, without a bounded grid's suffix.
+    public var description: String {
+        "R\(range),C0,M\(countsItself ? 1 : 0),S\(survival.lowerBound)..\(survival.upperBound),"
+            + "B\(birth.lowerBound)..\(birth.upperBound),N\(shape.rawValue)"
+    }
+
+    /// Whether an empty cell with no live cell in range is born, which Golly allows
+    /// only on a bounded grid.
+    public var bornFromNothing: Bool { birth.lowerBound == 0 }
+
+    /// The half-width of each of the neighbourhood's 2r+1 rows, from the top.
+    public var rowReach: [Int] {
+        (-range...range).map { dy in
+            switch shape {
+            case .moore: return range
+            case .vonNeumann: return range - abs(dy)
+            case .circular:
+                var w = 0
+                while (w + 1) * (w + 1) + dy * dy <= range * range + range { w += 1 }
+                return w
+            }
+        }
+    }
+
+    /// The most cells a count may find, as Golly bounds S and B.
+    var largestCount: Int { rowReach.reduce(0) { $0 + 2 * $1 + 1 } - (countsItself ? 0 : 1) }
+
+    /// Parses Golly's two syntaxes; nil where the text is neither. A rule in them that
+    /// Golly refuses, or that needs more than two states, is an error naming why.
+    public init?(parsing text: String) throws {
+        guard let fields = Self.fields(text) else { return nil }
+        func refuse(_ why: String) -> TesseraError {
+            TesseraError("Larger than Life rule '\(text)': \(why)", fix: "write it as Golly does, such as R5,C0,M1,S34..58,B34..45,NM")
+        }
+        guard fields.range >= 1 else { throw refuse("R value is too small") }
+        guard fields.range <= Self.largestRange else { throw refuse("R value is too big (Golly's largest is \(Self.largestRange))") }
+        guard (0...256).contains(fields.states) else { throw refuse("C value must be from 0 to 256") }
+        guard fields.states <= 2 else {
+            throw TesseraError("Larger than Life rule '\(text)' has \(fields.states) states (C\(fields.states)), which Tessera does not run yet",
+                               fix: "give C0 or C2, or run it in Golly")
+        }
+        guard (0...1).contains(fields.m) else { throw refuse("M value must be 0 or 1") }
+        guard fields.survival.0 <= fields.survival.1 else { throw refuse("S minimum must be <= S maximum") }
+        guard fields.birth.0 <= fields.birth.1 else { throw refuse("B minimum must be <= B maximum") }
+        guard let kind = Shape(rawValue: fields.n) else { throw refuse("N must be followed by M or N or C") }
+        (range, countsItself, shape) = (fields.range, fields.m == 1, kind)
+        (survival, birth) = (fields.survival.0...fields.survival.1, fields.birth.0...fields.birth.1)
+        let most = largestCount
+        guard survival.lowerBound >= 0, survival.upperBound <= most else { throw refuse("S value must be from 0 to \(most)") }
+        guard birth.lowerBound >= 0, birth.upperBound <= most else { throw refuse("B value must be from 0 to \(most)") }
+    }
+
+    private struct Fields {
+        var range = 0, states = 0, m = 1
+        var survival = (0, 0), birth = (0, 0)
+        var n: Character = "M"
+    }
+
+    /// The numbers of `R%d,C%d,M%d,S%d..%d,B%d..%d,N%c` or `%d,%d,%d,%d,%d`, read as
+    /// Golly's sscanf reads them; nil where neither matches the whole text.
+    private static func fields(_ text: String) -> Fields? {
+        var scanner = Scanner(Array(text.utf8))
+        var f = Fields()
+        if scanner.take("R"), let r = scanner.int(), scanner.take(",C"), let c = scanner.int(), scanner.take(",M"),
+           let m = scanner.int(), scanner.take(",S"), let s1 = scanner.int(), scanner.take(".."), let s2 = scanner.int(),
+           scanner.take(",B"), let b1 = scanner.int(), scanner.take(".."), let b2 = scanner.int(), scanner.take(",N"),
+           let n = scanner.character(), scanner.atEnd {
+            (f.range, f.states, f.m, f.survival, f.birth, f.n) = (r, c, m, (s1, s2), (b1, b2), n)
+            return f
+        }
+        scanner = Scanner(Array(text.utf8))
+        if let r = scanner.int(), scanner.take(","), let b1 = scanner.int(), scanner.take(","), let b2 = scanner.int(),
+           scanner.take(","), let s1 = scanner.int(), scanner.take(","), let s2 = scanner.int(), scanner.atEnd {
+            (f.range, f.survival, f.birth) = (r, (s1, s2), (b1, b2))
+            return f
+        }
+        return nil
+    }
+
+    /// Just what sscanf's `%d`, `%c` and literal text need.
+    private struct Scanner {
+        let bytes: [UInt8]
+        var at = 0
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { at == bytes.count }
+
+        mutating func take(_ literal: String) -> Bool {
+            let expected = Array(literal.utf8)
+            guard bytes.count - at >= expected.count, Array(bytes[at..<at + expected.count]) == expected else { return false }
+            at += expected.count
+            return true
+        }
+
+        /// An optionally signed decimal, after any spaces, as `%d` reads it (bounded, so
+        /// that a huge number is refused rather than wrapped).
+        mutating func int() -> Int? {
+            while at < bytes.count, bytes[at] == UInt8(ascii: " ") { at += 1 }
+            var sign = 1
+            if at < bytes.count, bytes[at] == UInt8(ascii: "-") || bytes[at] == UInt8(ascii: "+") {
+                if bytes[at] == UInt8(ascii: "-") { sign = -1 }
+                at += 1
+            }
+            var value = 0, digits = 0
+            while at < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[at]), digits < 12 {
+                value = value * 10 + Int(bytes[at] - UInt8(ascii: "0"))
+                at += 1
+                digits += 1
+            }
+            return digits == 0 ? nil : sign * value
+        }
+
+        mutating func character() -> Character? {
+            guard at < bytes.count else { return nil }
+            defer { at += 1 }
+            return Character(Unicode.Scalar(bytes[at]))
+        }
+    }
+
+    /// One generation of `cells` into `next` (the same size): a torus where `wraps`, else
+    /// dead beyond the edges.
+    public func step(_ cells: BitGrid, into next: inout BitGrid, wraps: Bool) throws {
+        precondition(next.width == cells.width && next.height == cells.height)
+        guard cells.width > 0, cells.height > 0 else { return }
+        let stepped = cells.words.withUnsafeBufferPointer { source in
+            next.withUnsafeMutableWords { target in
+                withKernelRule {
+                    tessera_ltl_step($0, source.baseAddress!, target.baseAddress!, cells.wordsPerRow, Int32(cells.width),
+                                     Int32(cells.height), wraps ? 1 : 0)
+                }
+            }
+        }
+        guard stepped != 0 else {
+            throw TesseraError("no memory for Larger than Life's scratch rows of a \(cells.width)-wide board", fix: "free some memory")
+        }
+    }
+
+    /// Calls `body` with the rule as the kernel takes it, valid for the call.
+    package func withKernelRule<R>(_ body: (UnsafePointer<tessera_ltl_rule>) throws -> R) rethrows -> R {
+        let reach = shape == .moore ? nil : rowReach.map(Int32.init)
+        return try (reach ?? []).withUnsafeBufferPointer { reachRows in
+            var rule = tessera_ltl_rule(range: Int32(range), countsItself: countsItself ? 1 : 0,
+                                        birthLow: Int32(birth.lowerBound), birthHigh: Int32(birth.upperBound),
+                                        surviveLow: Int32(survival.lowerBound), surviveHigh: Int32(survival.upperBound),
+                                        reach: reach == nil ? nil : reachRows.baseAddress)
+            return try body(&rule)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import TesseraCore
+
+/// MCell `.mcl` files as Golly 3.3 reads them (gollybase/readpattern.cpp, readmcell):
+/// `#RULE` (or `#GOLLY`), `#GAME Larger than Life`, `#BOARD WxH`, `#WRAP n` and `#L`
+/// lines of cells; everything else (`#D`, `#SPEED`, colours) is a comment to Golly.
+///
+/// Cells are written from (−⌊W/2⌋, −⌊H/2⌋) on a board (from the origin without one);
+/// `#L` lines go on where the last left off. On a board the pattern is then moved by
+/// ((W+1−w)/2, (H+1−h)/2) for its live box w×h, as MCell centres it, where either is
+/// positive. A Larger than Life file's grid is `#BOARD`'s, a torus with `#WRAP 1`,
+/// else a plane; cells off it are lost, as Golly loses them (Golly also gives a file
+/// with no `#BOARD` a grid of twice the range a side, which this follows).
+enum MCell {
+    static func parse(_ text: String) throws -> Pattern {
+        var rule: String?, isLargerThanLife = false
+        var (width, height, wraps) = (0, 0, false)
+        var (x, y) = (0, 0)
+        var live: [(x: Int, y: Int)] = []
+        var comments: [String] = []
+        for (number, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let line = Substring(rawLine)
+            func fail(_ problem: String) -> TesseraError {
+                TesseraError("MCell line \(number + 1): \(problem)", fix: "save the pattern from Golly as RLE")
+            }
+            if line.hasPrefix("#L ") {
+                if rule == nil { rule = "B3/S23" }
+                var count = 0, bytes = Array(line.utf8.dropFirst(3))[...]
+                while let c = bytes.popFirst() {
+                    switch c {
+                    case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                        count = count * 10 + Int(c - UInt8(ascii: "0"))
+                        continue
+                    case ...UInt8(ascii: " "):
+                        continue
+                    case UInt8(ascii: "."):
+                        x += max(count, 1)
+                    case UInt8(ascii: "$"):
+                        (x, y) = (-(width / 2), y + max(count, 1))
+                    default:
+                        // States past one, which a two-state rule cannot hold, are one (as Golly makes them).
+                        var state = c
+                        if (UInt8(ascii: "a")...UInt8(ascii: "j")).contains(c) { state = bytes.popFirst() ?? 0 }
+                        guard (UInt8(ascii: "A")...UInt8(ascii: "X")).contains(state) else {
+                            throw fail("illegal cell state '\(String(decoding: [c], as: UTF8.self))'")
+                        }
+                        for _ in 0..<max(count, 1) {
+                            live.append((x, y))
+                            x += 1
+                        }
+                    }
+                    count = 0
+                }
+            } else if line.hasPrefix("#GAME Larger than Life") {
+                isLargerThanLife = true
+            } else if line.hasPrefix("#BOARD ") {
+                let sizes = line.dropFirst(7).split(separator: "x", maxSplits: 1)
+                guard sizes.count == 2, let w = Int(sizes[0].trimmingWhitespace), let h = Int(sizes[1].trimmingWhitespace) else {
+                    throw fail("'#BOARD' is not WIDTHxHEIGHT")
+                }
+                (width, height) = (w, h)
+                (x, y) = (-(w / 2), -(h / 2))
+            } else if line.hasPrefix("#WRAP ") {
+                wraps = Int(line.dropFirst(6).trimmingWhitespace).map { $0 != 0 } ?? false
+            } else if rule == nil, line.hasPrefix("#RULE") || line.hasPrefix("#GOLLY") {
+                let value = line.dropFirst(line.hasPrefix("#RULE") ? 5 : 6).drop { $0 == " " || $0 == "\t" }
+                rule = String(value.prefix { !$0.isWhitespace })
+            } else if line.hasPrefix("#") {
+                comments.append(String(line))
+            }
+        }
+        guard let ruleText = rule else { throw TesseraError("MCell file has no '#L' line of cells", fix: "save the pattern from Golly as RLE") }
+        let suffix = width > 0 || height > 0 || isLargerThanLife ? ":\(wraps ? "T" : "P")\(width),\(height)" : ""
+        let (parsed, board) = try BoardShape.parseRule(ruleText + suffix)
+        var grid = board
+        if parsed.largerThanLife == nil { grid = nil }
+        // On a Larger than Life grid, a cell off it is lost as it is written.
+        if let grid { live.removeAll { !grid.contains(x: $0.x, y: $0.y) } }
+        if (width > 0 || height > 0), let box = Self.box(of: live) {
+            let shiftX = (width + 1 - box.width) / 2, shiftY = (height + 1 - box.height) / 2
+            if shiftX > 0 || shiftY > 0 { live = live.map { ($0.x + shiftX, $0.y + shiftY) } }
+            if let grid { live.removeAll { !grid.contains(x: $0.x, y: $0.y) } }
+        }
+        guard let box = Self.box(of: live) else {
+            return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: parsed, board: board, comments: comments)
+        }
+        var cells = BitGrid(width: box.width, height: box.height)
+        for cell in live { cells[cell.x - box.left, cell.y - box.top] = true }
+        return Pattern(cells: cells, position: (box.left, box.top), rule: parsed, board: board, comments: comments)
+    }
+
+    private static func box(of cells: [(x: Int, y: Int)]) -> CellBounds? {
+        guard let first = cells.first else { return nil }
+        var (left, top, right, bottom) = (first.x, first.y, first.x, first.y)
+        for cell in cells {
+            (left, right) = (min(left, cell.x), max(right, cell.x))
+            (top, bottom) = (min(top, cell.y), max(bottom, cell.y))
+        }
+        return CellBounds(left: left, top: top, width: right - left + 1, height: bottom - top + 1)
+    }
+}
+
+extension BoardShape {
+    /// Whether Golly's cell (x, y) lies on this bounded grid.
+    fileprivate func contains(x: Int, y: Int) -> Bool {
+        x >= left && x < left + width && y >= top && y < top + height
+    }
+}

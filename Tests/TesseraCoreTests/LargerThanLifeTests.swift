@@ -1,0 +1,88 @@
+import Testing
+@testable import TesseraCore
+
+@Suite struct LargerThanLifeTests {
+    /// Names as bgolly 3.3 writes them: C2 is C0, the short form is range, birth, survival.
+    @Test(arguments: [
+        ("R5,C0,M1,S34..58,B34..45,NM", "R5,C0,M1,S34..58,B34..45,NM"),
+        ("R5,C2,M1,S34..58,B34..45,NM", "R5,C0,M1,S34..58,B34..45,NM"),
+        ("5,34,45,34,58", "R5,C0,M1,S34..58,B34..45,NM"),
+        ("R1,C0,M0,S2..3,B3..3,NM", "R1,C0,M0,S2..3,B3..3,NM"),
+        ("R100,C0,M1,S5612..9776,B5612..7585,NN", "R100,C0,M1,S5612..9776,B5612..7585,NN"),
+        ("R3,C0,M1,S4..9,B5..7,NC", "R3,C0,M1,S4..9,B5..7,NC"),
+    ])
+    func namesAsGollyDoes(text: String, name: String) throws {
+        #expect(try Rule(parsing: text).description == name)
+    }
+
+    @Test(arguments: ["R0,C0,M1,S1..1,B1..1,NM", "R501,C0,M1,S1..1,B1..1,NM", "R1,C0,M2,S1..1,B1..1,NM",
+                      "R1,C0,M1,S3..1,B1..1,NM", "R1,C0,M1,S1..10,B1..1,NM", "R1,C0,M1,S1..1,B1..1,NX",
+                      "r1,c0,m1,s1..1,b1..1,nm", "R1,C0,M1,S1..1,B1..1,NM,"])
+    func refusesWhatGollyRefuses(text: String) {
+        #expect(throws: TesseraError.self) { try Rule(parsing: text) }
+    }
+
+    @Test func manyStatesAreRefusedByName() {
+        #expect {
+            try Rule(parsing: "R10,C255,M1,S2..3,B3..3,NM")
+        } throws: { ($0 as? TesseraError)?.description.contains("255 states") == true }
+    }
+
+    /// Golly's grids: 400x400 where the suffix gives no size, each side at least twice the range.
+    @Test func gridsAsGollyMakesThem() throws {
+        #expect(try BoardShape.parseRule("R5,C0,M1,S34..58,B34..45,NM:T").1 == BoardShape(width: 400, height: 400, topology: .torus))
+        #expect(try BoardShape.parseRule("R5,C0,M1,S34..58,B34..45,NM:P7,30").1 == BoardShape(width: 10, height: 30, topology: .plane))
+        #expect(try BoardShape.parseRule("R5,C0,M1,S34..58,B34..45,NM:T20").1 == BoardShape(width: 20, height: 20, topology: .torus))
+        #expect(try BoardShape.parseRule("R5,C0,M1,S34..58,B34..45,NM").1 == nil)
+        #expect(throws: TesseraError.self) { try BoardShape.parseRule("R5,C0,M1,S34..58,B34..45,NM:K20,20") }
+    }
+
+    /// The kernel against the rule applied cell by cell, on tori (smaller than the
+    /// neighbourhood too, where it counts a cell more than once, as Golly does) and
+    /// planes, for every shape, with the cell counted and not.
+    @Test func theKernelIsTheRuleCellByCell() throws {
+        var generator = SplitMix64(seed: 31)
+        for round in 0..<60 {
+            let range = 1 + Int(generator.next() % 4)
+            let shape = [LargerThanLife.Shape.moore, .vonNeumann, .circular][round % 3]
+            let m = round % 2
+            let most = (try LargerThanLife(parsing: "R\(range),C0,M\(m),S0..0,B0..0,N\(shape.rawValue)"))!.largestCount
+            func span() -> (Int, Int) {
+                let a = Int(generator.next() % UInt64(most + 1)), b = Int(generator.next() % UInt64(most + 1))
+                return (min(a, b), max(a, b))
+            }
+            let (s, b) = (span(), span())
+            let rule = try #require(try LargerThanLife(parsing: "R\(range),C0,M\(m),S\(s.0)..\(s.1),B\(max(1, b.0))..\(max(1, b.1)),N\(shape.rawValue)"))
+            let (width, height) = (Int(generator.next() % 70) + 1, Int(generator.next() % 20) + 1)
+            let wraps = round % 4 < 2
+            var cells = BitGrid(width: width, height: height)
+            for y in 0..<height { for x in 0..<width where generator.next() % 3 == 0 { cells[x, y] = true } }
+            var next = BitGrid(width: width, height: height)
+            try rule.step(cells, into: &next, wraps: wraps)
+            #expect(next == Self.naive(cells, rule: rule, wraps: wraps), "\(rule) \(width)x\(height) wraps \(wraps)")
+        }
+    }
+
+    static func naive(_ cells: BitGrid, rule: LargerThanLife, wraps: Bool) -> BitGrid {
+        var next = BitGrid(width: cells.width, height: cells.height)
+        let reach = rule.rowReach, r = rule.range
+        for y in 0..<cells.height {
+            for x in 0..<cells.width {
+                var count = 0
+                for dy in -r...r {
+                    for dx in -reach[dy + r]...reach[dy + r] {
+                        var (nx, ny) = (x + dx, y + dy)
+                        if wraps {
+                            (nx, ny) = (((nx % cells.width) + cells.width) % cells.width, ((ny % cells.height) + cells.height) % cells.height)
+                        } else if nx < 0 || ny < 0 || nx >= cells.width || ny >= cells.height {
+                            continue
+                        }
+                        if cells[nx, ny] && (rule.countsItself || dx != 0 || dy != 0) { count += 1 }
+                    }
+                }
+                next[x, y] = cells[x, y] ? rule.survival.contains(count) : rule.birth.contains(count)
+            }
+        }
+        return next
+    }
+}
