@@ -234,3 +234,56 @@ public struct BoardOutput: Sendable {
         try file.commit()
     }
 }
+
+extension BoardOutput {
+    /// Writes cells of more than two states (`states[0, 0]` at Golly's (left, top)) as
+    /// Golly's RLE, placed where they lie (`#CXRLE Pos`): `.` for state 0, `A`..`X` for
+    /// 1 to 24, `pA`.. past that, runs and line breaks as Golly's writer makes them.
+    public func write(states: StateGrid, left: Int, top: Int, rule: Rule, generation: UInt64) throws {
+        guard !isMacrocell, !isPlainText else {
+            throw TesseraError("cells of \(rule)'s states are written as RLE", fix: "name the output *.rle")
+        }
+        let box = states.occupied.liveBounds ?? TileRect(x: 0, y: 0, width: 0, height: 0)
+        var text = "#CXRLE Pos=\(left + box.x),\(top + box.y)\(generation > 0 ? " Gen=\(generation)" : "")\n"
+        guard box.width > 0 else {
+            try writeWhole(text + "x = 0, y = 0, rule = \(rule)\(shape.gollySuffix)\n!\n")
+            return
+        }
+        text += "x = \(box.width), y = \(box.height), rule = \(rule)\(shape.gollySuffix)\n"
+        var line = 0
+        func run(_ count: Int, _ token: String) {
+            let digits = count > 1 ? String(count) : ""
+            // As Golly's AddRun: one more for the multi-state token, whatever its length.
+            if line + digits.count + 2 > 70 {
+                text += "\n"
+                line = 0
+            }
+            text += digits + token
+            line += digits.count + token.count
+        }
+        func token(_ state: Int) -> String {
+            let letter = String(UnicodeScalar(UInt8(ascii: "A") + UInt8((state - 1) % 24)))
+            return state > 24 ? String(UnicodeScalar(UInt8(ascii: "p") + UInt8((state - 25) / 24))) + letter : letter
+        }
+        var newlines = 0
+        for y in box.y..<box.y + box.height {
+            var x = box.x, dead = 0
+            while x < box.x + box.width {
+                let state = states[x, y]
+                var length = 1
+                while x + length < box.x + box.width, states[x + length, y] == state { length += 1 }
+                if state == 0 {
+                    dead += length
+                } else {
+                    if newlines > 0 { run(newlines, "$"); newlines = 0 }
+                    if dead > 0 { run(dead, "."); dead = 0 }
+                    run(length, token(state))
+                }
+                x += length
+            }
+            newlines += 1
+        }
+        run(1, "!")
+        try writeWhole(text + "\n")
+    }
+}

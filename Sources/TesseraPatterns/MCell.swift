@@ -15,7 +15,7 @@ enum MCell {
         var rule: String?, isLargerThanLife = false
         var (width, height, wraps) = (0, 0, false)
         var (x, y) = (0, 0)
-        var live: [(x: Int, y: Int)] = []
+        var live: [(x: Int, y: Int, state: Int)] = []
         var comments: [String] = []
         for (number, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = Substring(rawLine)
@@ -37,14 +37,15 @@ enum MCell {
                     case UInt8(ascii: "$"):
                         (x, y) = (-(width / 2), y + max(count, 1))
                     default:
-                        // States past one, which a two-state rule cannot hold, are one (as Golly makes them).
-                        var state = c
-                        if (UInt8(ascii: "a")...UInt8(ascii: "j")).contains(c) { state = bytes.popFirst() ?? 0 }
-                        guard (UInt8(ascii: "A")...UInt8(ascii: "X")).contains(state) else {
+                        var (letter, high) = (c, 0)
+                        if (UInt8(ascii: "a")...UInt8(ascii: "j")).contains(c) {
+                            (letter, high) = (bytes.popFirst() ?? 0, 24 * Int(c - UInt8(ascii: "a") + 1))
+                        }
+                        guard (UInt8(ascii: "A")...UInt8(ascii: "X")).contains(letter) else {
                             throw fail("illegal cell state '\(String(decoding: [c], as: UTF8.self))'")
                         }
                         for _ in 0..<max(count, 1) {
-                            live.append((x, y))
+                            live.append((x, y, high + Int(letter - UInt8(ascii: "A")) + 1))
                             x += 1
                         }
                     }
@@ -77,7 +78,7 @@ enum MCell {
         if let grid { live.removeAll { !grid.contains(x: $0.x, y: $0.y) } }
         if (width > 0 || height > 0), let box = Self.box(of: live) {
             let shiftX = (width + 1 - box.width) / 2, shiftY = (height + 1 - box.height) / 2
-            if shiftX > 0 || shiftY > 0 { live = live.map { ($0.x + shiftX, $0.y + shiftY) } }
+            if shiftX > 0 || shiftY > 0 { live = live.map { ($0.x + shiftX, $0.y + shiftY, $0.state) } }
             if let grid { live.removeAll { !grid.contains(x: $0.x, y: $0.y) } }
         }
         guard let box = Self.box(of: live) else {
@@ -85,10 +86,17 @@ enum MCell {
         }
         var cells = BitGrid(width: box.width, height: box.height)
         for cell in live { cells[cell.x - box.left, cell.y - box.top] = true }
-        return Pattern(cells: cells, position: (box.left, box.top), rule: parsed, board: board, comments: comments)
+        var pattern = Pattern(cells: cells, position: (box.left, box.top), rule: parsed, board: board, comments: comments)
+        if let generations = parsed.generations {
+            // A state the rule cannot hold is 1, as Golly makes it.
+            var states = StateGrid(width: box.width, height: box.height, states: generations.states)
+            for cell in live { states[cell.x - box.left, cell.y - box.top] = cell.state < generations.states ? cell.state : 1 }
+            pattern.states = states
+        }
+        return pattern
     }
 
-    private static func box(of cells: [(x: Int, y: Int)]) -> CellBounds? {
+    private static func box(of cells: [(x: Int, y: Int, state: Int)]) -> CellBounds? {
         guard let first = cells.first else { return nil }
         var (left, top, right, bottom) = (first.x, first.y, first.x, first.y)
         for cell in cells {

@@ -13,6 +13,9 @@ public struct Pattern: Sendable, Equatable {
     public var board: BoardShape?
     public var generation: UInt64
     public var comments: [String]
+    /// The state of each of `cells` (the same size), for a rule of more than two states,
+    /// whose cells not in state 0 `cells` holds; nil for two states.
+    public var states: StateGrid?
     /// Groups of live cells lying too far apart for one grid to hold them (a macrocell
     /// can place patterns a billion cells apart): each group in a grid of its own, placed
     /// from the pattern's top-left (`topLeft(on:)`). `cells` is then empty. A large
@@ -139,6 +142,6 @@ public struct Pattern: Sendable, Equatable {
     public static func == (a: Pattern, b: Pattern) -> Bool {
         a.cells == b.cells && a.parts == b.parts && a.position?.x == b.position?.x && a.position?.y == b.position?.y
             && a.extent?.width == b.extent?.width && a.extent?.height == b.extent?.height
-            && a.rule == b.rule && a.board == b.board && a.generation == b.generation
+            && a.rule == b.rule && a.board == b.board && a.generation == b.generation && a.states == b.states
     }
 }

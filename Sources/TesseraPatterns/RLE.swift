@@ -131,6 +131,10 @@ public enum RLE {
         private var blocks: SparseBlocks?
         private var x = 0, y = 0, count: Int? = nil, line: Int
         private var ended = false
+        /// Cells past state 1 (`A`..`X`, `pA`..`yO`), in a pattern of more states.
+        private var states: StateGrid?
+        /// The 24s a `p`..`y` before a state letter adds.
+        private var statePrefix: Int?
 
         init(_ header: Header) {
             self.header = header
@@ -152,17 +156,23 @@ public enum RLE {
                     let value = (count ?? 0) * 10 + Int(byte - UInt8(ascii: "0"))
                     guard value <= 1 << 31 else { throw fail("run count is too large") }
                     count = value
-                case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "o"), UInt8(ascii: "A"):
+                case UInt8(ascii: "p")...UInt8(ascii: "y") where statePrefix == nil:
+                    statePrefix = 24 * Int(byte - UInt8(ascii: "p") + 1)
+                case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "o"), UInt8(ascii: "A")...UInt8(ascii: "X"):
                     let run = count ?? 1
                     guard run > 0 else { throw fail("run count 0") }
                     guard run <= header.width - x, y < header.height else {
                         throw fail("cells beyond the declared size \(header.width)x\(header.height)")
                     }
-                    if byte == UInt8(ascii: "o") || byte == UInt8(ascii: "A") {
+                    let state = byte == UInt8(ascii: "o") ? 1 : byte >= UInt8(ascii: "A") ? (statePrefix ?? 0) + Int(byte - UInt8(ascii: "A")) + 1 : 0
+                    guard statePrefix == nil || state > 0 else { throw fail("a state letter p..y with no A..X after it") }
+                    if state > 0 {
                         if blocks != nil { try blocks!.setRun(y: y, x: x, count: run) } else { grid.setRun(y: y, x: x, count: run) }
                     }
+                    if state > 1 { try setState(state, run: run) }
                     x += run
                     count = nil
+                    statePrefix = nil
                 case UInt8(ascii: "$"):
                     let run = count ?? 1
                     guard run > 0 else { throw fail("run count 0") }
@@ -184,6 +194,16 @@ public enum RLE {
             }
         }
 
+        /// Cells of a state past 1, which a rule of that many states must hold.
+        private mutating func setState(_ state: Int, run: Int) throws {
+            guard blocks == nil else { throw fail("cells of more than two states in a box this large are not read yet") }
+            guard let generations = header.rule?.generations, state < generations.states else {
+                throw fail("cell state \(state) is out of range for rule \(header.rule ?? .life)")
+            }
+            if states == nil { states = StateGrid(width: header.width, height: header.height, states: generations.states) }
+            for i in 0..<run { states![x + i, y] = state }
+        }
+
         /// The pattern, once the data has ended with `!`.
         func pattern() throws -> Pattern {
             guard ended else {
@@ -194,8 +214,17 @@ public enum RLE {
                                position: header.position,
                                rule: header.rule, board: header.board, generation: header.generation, comments: header.comments)
             }
-            return Pattern(cells: grid, position: header.position, rule: header.rule, board: header.board,
-                           generation: header.generation, comments: header.comments)
+            var pattern = Pattern(cells: grid, position: header.position, rule: header.rule, board: header.board,
+                                  generation: header.generation, comments: header.comments)
+            if let generations = header.rule?.generations {
+                // State 1 where no other was given.
+                var all = states ?? StateGrid(width: grid.width, height: grid.height, states: generations.states)
+                var ones = grid
+                for plane in all.planes { ones.subtract(plane) }
+                all.lay(StateGrid(ones: ones, states: generations.states), atX: 0, y: 0)
+                pattern.states = all
+            }
+            return pattern
         }
     }
 

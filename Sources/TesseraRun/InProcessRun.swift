@@ -35,6 +35,7 @@ package enum InProcessRun {
 
     static func universe(of setup: RunSetup) async throws -> any LocalUniverse {
         if setup.rule.largerThanLife != nil { return try LargerThanLifeBoard(setup) }
+        if setup.rule.generations != nil { return try GenerationsBoard(setup) }
         return setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
     }
 

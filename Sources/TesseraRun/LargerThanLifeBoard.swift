@@ -116,19 +116,9 @@ actor LargerThanLifeBoard: LocalUniverse {
 
     /// A dot is lit where a cell under it lives.
     func frame(_ viewport: Viewport) -> BitGrid {
-        var dots = BitGrid(width: viewport.width, height: viewport.height)
-        let z = viewport.cellsPerDot
         // The viewport is a bounded grid's own coordinates, or Golly's.
         let (left, top) = board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
-        for row in 0..<viewport.height {
-            let y0 = max(0, top + row * z), y1 = min(cells.height, top + (row + 1) * z)
-            guard y0 < y1 else { continue }
-            for column in 0..<viewport.width {
-                let x0 = max(0, left + column * z), x1 = min(cells.width, left + (column + 1) * z)
-                if x0 < x1, !cells.isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0) { dots[column, row] = true }
-            }
-        }
-        return dots
+        return cells.dots(in: viewport, left: left, top: top)
     }
 
     func liveBounds() -> TileRect? { board == nil ? nil : cells.liveBounds }

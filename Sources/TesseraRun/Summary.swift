@@ -34,8 +34,10 @@ package enum Summary {
             line = "\(setup.name): \(generations) generations on \(board) \(setup.rule), \(placement)\(recut.map { ", tiles " + $0 } ?? ""): "
                 + "population \(outcome.population), \(String(cFormat: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
         } else {
-            line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement), "
-                + "tiles \(setup.tiling.columns)x\(setup.tiling.rows)\(recut.map { ", " + $0 } ?? ""), halo \(setup.halo): "
+            // Larger than Life and Generations step the board whole, with no tiles.
+            let tiles = setup.rule.isTwoStateMoore
+                ? ", tiles \(setup.tiling.columns)x\(setup.tiling.rows)\(recut.map { ", " + $0 } ?? ""), halo \(setup.halo)" : ""
+            line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement)\(tiles): "
                 + "population \(outcome.population), \(String(cFormat: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"
         }
         if !workers.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
+import TesseraPatterns
 
 /// Golly's rule families beyond Life-like, against bgolly.
 @Suite struct RuleFamilyTests {
@@ -121,5 +122,36 @@ extension RuleFamilyTests {
         #expect(Harness.shape(of: try Harness.cells(ofPatternFile: ours)) == Harness.shape(of: try Harness.cells(ofPatternFile: theirs)))
         // Where Golly has it: the glider-like bug moved from where it began.
         #expect(try String(contentsOf: ours, encoding: .utf8).hasPrefix("#CXRLE Pos="))
+    }
+}
+
+extension RuleFamilyTests {
+    /// Every file of Golly's Generations folder (MCell and RLE; bounded and unbounded,
+    /// up to 25 states) at 100 generations: bgolly's cells in bgolly's states (shapes,
+    /// as bgolly's RLE keeps no position) and bgolly's rule line.
+    @Test func everyFileOfGollysGenerationsFolderIsGollysBoard() throws {
+        let folder = "/usr/share/golly/Patterns/Generations"
+        guard let bgolly = Harness.bgolly, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            throw TesseraError("Golly is not installed", fix: "apt-get install golly")
+        }
+        #expect(names.count >= 17)
+        let dir = try Harness.temporaryDirectory()
+        for name in names.sorted() {
+            let input = dir.appendingPathComponent(name)
+            try FileManager.default.copyItem(atPath: "\(folder)/\(name)", toPath: input.path)
+            let (ours, theirs) = (dir.appendingPathComponent("ours-\(name).rle"), dir.appendingPathComponent("golly-\(name).rle"))
+            let run = try Harness.tessera(["run", input.path, "--generations", "100", "--output", ours.path])
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "Generations", "-m", "100", "-o", theirs.path, input.path]).status == 0)
+            #expect(try statesShape(of: ours) == statesShape(of: theirs), "\(name)")
+            #expect(try ruleLine(of: ours) == ruleLine(of: theirs), "\(name)")
+        }
+    }
+
+    /// A file's cells with their states, moved so that their box starts at (0, 0).
+    func statesShape(of file: URL) throws -> [[Int]] {
+        let pattern = try PatternFile.load(file.path)
+        guard let states = pattern.states, let box = states.occupied.liveBounds else { return [] }
+        return (box.y..<box.y + box.height).map { y in (box.x..<box.x + box.width).map { states[$0, y] } }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
+import Glibc
 @testable import TesseraPatterns
 
 @Suite struct MCellTests {
@@ -35,5 +36,36 @@ import TesseraCore
         let live = try #require(pattern.cells.liveBounds)
         #expect(pattern.position!.x + live.x == left && pattern.position!.y + live.y == top)
         #expect(pattern.cells.population == population)
+    }
+}
+
+@Suite struct MultiStateRLETests {
+    /// Cells of many states written as Golly writes them, read back the same: `.`,
+    /// `A`..`X`, `pA`.. past 24, runs, and lines of at most 70 characters.
+    @Test func writesAndReadsBackEveryState() throws {
+        let rule = try Rule(parsing: "345/3/200")
+        var states = StateGrid(width: 130, height: 9, states: 200)
+        var generator = SplitMix64(seed: 3)
+        for y in 0..<9 { for x in 0..<130 where generator.next() % 3 == 0 { states[x, y] = Int(generator.next() % 200) } }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-states-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("s.rle").path
+        let output = try BoardOutput(path: path, shape: BoardShape(width: 0, height: 0, topology: .infinite), rule: rule, name: "s")
+        try output.write(states: states, left: -7, top: 4, rule: rule, generation: 12)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.split(separator: "\n").allSatisfy { $0.count <= 70 })
+        #expect(text.contains("pA") || text.contains("qA") || text.contains("p"))
+        let read = try PatternFile.load(path)
+        #expect(read.rule == rule && read.generation == 12)
+        let box = try #require(states.occupied.liveBounds)
+        #expect(read.position?.x == -7 + box.x && read.position?.y == 4 + box.y)
+        #expect(read.states == states.cropped(x: box.x, y: box.y, width: box.width, height: box.height))
+    }
+
+    /// A state past what the rule holds is refused, as Golly refuses it.
+    @Test func aStatePastTheRuleIsRefused() {
+        #expect(throws: TesseraError.self) { try RLE.parse("x = 2, y = 1, rule = 345/3/4\nAD!\n") }
+        #expect(throws: TesseraError.self) { try RLE.parse("x = 2, y = 1, rule = B3/S23\noB!\n") }
     }
 }

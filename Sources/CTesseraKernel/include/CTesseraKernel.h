@@ -65,6 +65,13 @@ typedef struct {
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                      int height, int wraps);
 
+/// One generation of a Generations rule of `states` states on a width x height board of
+/// `bits` bit planes (`source[k]`, `target[k]`: bit k of each cell's state, rows
+/// `stride` words apart), whose live cells (state 1) step by `rule`, with no B0: a torus
+/// where `wraps`, else dead beyond the edges. Returns 0 if it could not allocate its rows.
+int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
+                             int bits, size_t stride, int width, int height, int wraps);
+
 /// Steps rows [rowBegin, rowEnd) of a bit grid (64 cells per word, bit i of word j is
 /// column 64*j+i) from `src` into `dst` under `rule`.
 ///

@@ -22,6 +22,8 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     private let name: String?
     /// A Larger than Life rule, which the 3x3 kernels never see.
     public let largerThanLife: LargerThanLife?
+    /// A Generations rule of three states or more, which its own engine steps.
+    public let generations: Generations?
     /// The rule as the kernels take it.
     private let compiled: CompiledRule
 
@@ -33,10 +35,19 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     }
 
     private init(birth: UInt16, survive: UInt16, table: RuleTable?, name: String?, largerThanLife: LargerThanLife? = nil,
-                 compiled: CompiledRule) {
+                 generations: Generations? = nil, compiled: CompiledRule) {
         (self.birth, self.survive, self.table, self.name) = (birth, survive, table, name)
-        (self.largerThanLife, self.compiled) = (largerThanLife, compiled)
+        (self.largerThanLife, self.generations, self.compiled) = (largerThanLife, generations, compiled)
     }
+
+    public init(generations rule: Generations) {
+        self.init(birth: 0, survive: 0, table: nil, name: rule.description, generations: rule,
+                  compiled: CompiledRule(birth: 0, survive: 0))
+    }
+
+    /// Whether the 3x3 two-state kernels (tiles, HashLife) run it; the other families
+    /// have engines of their own, in this process.
+    public var isTwoStateMoore: Bool { largerThanLife == nil && generations == nil }
 
     public init(largerThanLife rule: LargerThanLife) {
         self.init(birth: 0, survive: 0, table: nil, name: rule.description, largerThanLife: rule,
@@ -74,6 +85,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
 
     public static func == (a: Rule, b: Rule) -> Bool {
         a.birth == b.birth && a.survive == b.survive && a.table == b.table && a.largerThanLife == b.largerThanLife
+            && a.generations == b.generations
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -81,6 +93,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(survive)
         hasher.combine(table)
         hasher.combine(largerThanLife)
+        hasher.combine(generations)
     }
 
     /// Golly's canonical form, e.g. `B3/S23` or `B2-a/S12`.
@@ -96,7 +109,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
 
     /// The next state of a cell whose neighbourhood is `index`, as `RuleTable` numbers them.
     package func next(_ index: Int) -> Bool {
-        precondition(largerThanLife == nil, "Larger than Life has no 3x3 table")
+        precondition(isTwoStateMoore, "\(self) has no two-state 3x3 table")
         if let table { return table.next(index) }
         let mask = index >> 4 & 1 == 1 ? survive : birth
         return mask >> (index & ~(1 << 4)).nonzeroBitCount & 1 == 1
@@ -104,7 +117,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
 
     /// Calls `body` with the rule as the kernels take it, valid for the call.
     package func withKernelRule<R>(_ body: (UnsafePointer<tessera_rule>) throws -> R) rethrows -> R {
-        precondition(largerThanLife == nil, "Larger than Life reaches only its own engine")
+        precondition(isTwoStateMoore, "\(self) reaches only its own engine")
         return try withExtendedLifetime(compiled) { try body(compiled.pointer) }
     }
 
@@ -181,12 +194,14 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
             self = .life
         } else if let (table, name) = RuleNotation.parse(text) {
             self.init(table: table, name: name)
+        } else if let rule = try Generations.parse(text) {
+            self = rule
         } else if let rule = try LargerThanLife(parsing: text) {
             self.init(largerThanLife: rule)
         } else {
             throw TesseraError(
                 "unknown rule '\(text)'",
-                fix: "give a rule as Golly writes it: Life-like B3/S23, isotropic non-totalistic B2-a/S12, hexagonal B2/S34H, von Neumann B2/S013V, MAP followed by 86 base64 characters, or Larger than Life R5,C0,M1,S34..58,B34..45,NM")
+                fix: "give a rule as Golly writes it: Life-like B3/S23, isotropic non-totalistic B2-a/S12, hexagonal B2/S34H, von Neumann B2/S013V, MAP followed by 86 base64 characters, Generations 345/3/6, or Larger than Life R5,C0,M1,S34..58,B34..45,NM")
         }
     }
 }

@@ -125,6 +125,28 @@ public struct BitGrid: Hashable, Sendable {
     }
 
     /// Makes every cell alive that is alive in `other` (of the same size).
+    /// The dots of `view` over these cells, `(left, top)` being the view's top-left in
+    /// them: a dot is lit where a cell under it lives.
+    public func dots(in view: Viewport, left: Int, top: Int) -> BitGrid {
+        var dots = BitGrid(width: view.width, height: view.height)
+        let z = view.cellsPerDot
+        for row in 0..<view.height {
+            let y0 = max(0, top + row * z), y1 = min(height, top + (row + 1) * z)
+            guard y0 < y1 else { continue }
+            for column in 0..<view.width {
+                let x0 = max(0, left + column * z), x1 = min(width, left + (column + 1) * z)
+                if x0 < x1, !isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0) { dots[column, row] = true }
+            }
+        }
+        return dots
+    }
+
+    /// Clears the cells that are set in `other` (the same size).
+    public mutating func subtract(_ other: BitGrid) {
+        precondition(other.width == width && other.height == height)
+        for i in words.indices { words[i] &= ~other.words[i] }
+    }
+
     public mutating func formUnion(_ other: BitGrid) {
         precondition(width == other.width && height == other.height)
         for i in words.indices { words[i] |= other.words[i] }

@@ -147,11 +147,11 @@ struct RunCommand: AsyncParsableCommand {
     /// The rest of the run, on tiles: in this process, or on worker processes.
     func finish(_ rest: Rest) async throws {
         var chosen = rest.workers
-        // Larger than Life has its own engine, in this process.
-        let inThisProcessOnly = rest.setup.rule.largerThanLife != nil
+        // Larger than Life and Generations have engines of their own, in this process.
+        let inThisProcessOnly = !rest.setup.rule.isTwoStateMoore
         if inThisProcessOnly {
             guard (cluster.workers ?? 0) == 0 else {
-                throw TesseraError("Larger than Life runs in this process, not on worker processes yet", fix: "give --workers 0, or leave out --workers")
+                throw TesseraError("\(rest.setup.rule) runs in this process, not on worker processes yet", fix: "give --workers 0, or leave out --workers")
             }
             chosen = 0
         }
@@ -229,7 +229,7 @@ struct RunCommand: AsyncParsableCommand {
     static func startsWithHashLife(_ algorithm: Algorithm, _ setup: RunSetup, asks: Asks) throws -> Bool {
         if let every = asks.filesEvery {
             // HashLife, or a run in this process, writes a run's files as it goes; workers do not yet.
-            if asks.inThisProcess || setup.rule.largerThanLife != nil, !asks.beyondHashLife { return false }
+            if asks.inThisProcess || !setup.rule.isTwoStateMoore, !asks.beyondHashLife { return false }
             guard setup.isUnbounded, algorithm != .tiles, !asks.beyondHashLife, !asks.tiles, setup.rule.emulation != .alternating else {
                 throw TesseraError("--every \(every) with --output writes a file every \(every) generations from HashLife on Golly's unbounded plane, or from a run in this process, for the result alone",
                                    fix: "add --workers 0, or leave out --every (--frames DIR --every N makes pictures)")
@@ -240,8 +240,8 @@ struct RunCommand: AsyncParsableCommand {
         case .tiles:
             return false
         case .hashlife:
-            if setup.rule.largerThanLife != nil {
-                throw TesseraError("HashLife runs rules of the 3x3 neighbourhood, and \(setup.rule) is Larger than Life",
+            if !setup.rule.isTwoStateMoore {
+                throw TesseraError("HashLife runs two-state rules of the 3x3 neighbourhood, and \(setup.rule) is not one",
                                    fix: "leave out --algorithm hashlife")
             }
             guard setup.isUnbounded else {
@@ -256,7 +256,7 @@ struct RunCommand: AsyncParsableCommand {
         case .auto:
             // Golly's HashLife refuses B0 without S8 (see `HashLife`); tiles run it.
             return setup.isUnbounded && !asks.beyondHashLife && !asks.tiles && setup.rule.emulation != .alternating
-                && setup.rule.largerThanLife == nil
+                && setup.rule.isTwoStateMoore
         }
     }
 }

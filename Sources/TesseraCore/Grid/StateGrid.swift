@@ -1,0 +1,88 @@
+import CTesseraKernel
+
+/// A rectangle of cells of more than two states, at ⌈log2 states⌉ bits a cell: plane k
+/// holds bit k of every cell's state, each plane a `BitGrid`.
+public struct StateGrid: Hashable, Sendable {
+    public let width: Int
+    public let height: Int
+    public private(set) var planes: [BitGrid]
+
+    /// Cells all in state 0, with planes enough for `states` states.
+    public init(width: Int, height: Int, states: Int) {
+        (self.width, self.height) = (width, height)
+        let bits = max(1, Int.bitWidth - (states - 1).leadingZeroBitCount)
+        planes = Array(repeating: BitGrid(width: width, height: height), count: bits)
+    }
+
+    /// The cells of `ones` in state 1, the rest 0.
+    public init(ones: BitGrid, states: Int) {
+        self.init(width: ones.width, height: ones.height, states: states)
+        planes[0] = ones
+    }
+
+    public subscript(x: Int, y: Int) -> Int {
+        get { planes.indices.reduce(0) { $0 | (planes[$1][x, y] ? 1 << $1 : 0) } }
+        set {
+            precondition(newValue >= 0 && newValue < 1 << planes.count, "state \(newValue) past the planes")
+            for k in planes.indices { planes[k][x, y] = newValue >> k & 1 == 1 }
+        }
+    }
+
+    /// The cells in any state but 0.
+    public var occupied: BitGrid {
+        var grid = planes[0]
+        for plane in planes.dropFirst() { grid.formUnion(plane) }
+        return grid
+    }
+
+    public func cropped(x: Int, y: Int, width: Int, height: Int) -> StateGrid {
+        var copy = self
+        copy.planes = planes.map { $0.cropped(x: x, y: y, width: width, height: height) }
+        return StateGrid(width: width, height: height, planes: copy.planes)
+    }
+
+    private init(width: Int, height: Int, planes: [BitGrid]) {
+        (self.width, self.height, self.planes) = (width, height, planes)
+    }
+
+    /// `other` laid over these cells with its top-left at (x, y), where its cells are not 0.
+    public mutating func lay(_ other: StateGrid, atX x: Int, y: Int) {
+        precondition(other.planes.count <= planes.count)
+        for k in other.planes.indices { planes[k].formUnion(other.planes[k], atX: x, y: y) }
+    }
+
+    /// `other`'s cells not in state 0 written over these, with its top-left at (x, y).
+    public mutating func place(_ other: StateGrid, atX x: Int, y: Int) {
+        precondition(other.planes.count <= planes.count)
+        let occupied = other.occupied
+        for k in planes.indices {
+            var region = planes[k].cropped(x: x, y: y, width: other.width, height: other.height)
+            region.subtract(occupied)
+            if k < other.planes.count { region.formUnion(other.planes[k]) }
+            region.copy(into: &planes[k], atX: x, y: y)
+        }
+    }
+
+    /// One generation of `rule` (a Generations rule) into `next`, the same size: a
+    /// torus where `wraps`, else dead beyond the edges.
+    public func step(_ rule: Generations, into next: inout StateGrid, wraps: Bool) throws {
+        precondition(next.width == width && next.height == height && next.planes.count == planes.count)
+        guard width > 0, height > 0 else { return }
+        let alive = rule.alive, count = planes[0].words.count
+        // The planes end to end, plane k at k * count.
+        let source = planes.flatMap(\.words)
+        var target = [UInt64](repeating: 0, count: source.count)
+        let stepped = source.withUnsafeBufferPointer { source in
+            target.withUnsafeMutableBufferPointer { target in
+                let sources = planes.indices.map { Optional(source.baseAddress! + $0 * count) }
+                let targets = planes.indices.map { Optional(target.baseAddress! + $0 * count) }
+                return alive.withKernelRule {
+                    tessera_generations_step($0, Int32(rule.states), sources, targets, Int32(planes.count), planes[0].wordsPerRow,
+                                             Int32(width), Int32(height), wraps ? 1 : 0)
+                }
+            }
+        }
+        guard stepped != 0 else { throw TesseraError("no memory for a Generations step of a \(width)-wide board", fix: "free some memory") }
+        next.planes = planes.indices.map { BitGrid(width: width, height: height, words: Array(target[$0 * count..<($0 + 1) * count])) }
+    }
+}

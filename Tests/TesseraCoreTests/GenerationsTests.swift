@@ -1,0 +1,75 @@
+import Testing
+@testable import TesseraCore
+
+@Suite struct GenerationsTests {
+    /// Names as bgolly 3.3 writes them: survival, birth, states, neighbourhood.
+    @Test(arguments: [("345/3/6", "345/3/6"), ("543/3/6", "345/3/6"), ("345/3/6h", "345/3/6H"), ("B3/S345/6", "345/3/6"),
+                      ("S345/B3/6", "345/3/6"), ("/2/3", "/2/3"), ("0345/3/6", "0345/3/6"), ("23/3/02", "23/3/2"),
+                      ("2/13/21", "2/13/21"), ("34/2/5V", "34/2/5V")])
+    func namesAsGollyDoes(text: String, name: String) throws {
+        #expect(try Rule(parsing: text).description == name)
+    }
+
+    /// Two states make the two-state rule, which tiles and HashLife run.
+    @Test func twoStatesAreATwoStateRule() throws {
+        let rule = try Rule(parsing: "23/3/2")
+        #expect(rule.generations == nil && rule.isTwoStateMoore && rule == .life)
+    }
+
+    @Test(arguments: ["B3/S345/C6", "345/3/1", "345/3/257", "345/03/6", "345/3/6V", "345/3/x"])
+    func refusesWhatGollyRefuses(text: String) {
+        #expect(throws: TesseraError.self) { try Rule(parsing: text) }
+    }
+
+    /// The bit-plane step against the rule applied cell by cell, on tori and planes,
+    /// for Moore, hexagonal and von Neumann neighbourhoods and up to 200 states.
+    @Test func theStepIsTheRuleCellByCell() throws {
+        var generator = SplitMix64(seed: 12)
+        for round in 0..<60 {
+            let neighbourhood = ["", "H", "V"][round % 3]
+            let most = neighbourhood == "" ? 8 : neighbourhood == "H" ? 6 : 4
+            func digits(from low: Int) -> String { (low...most).filter { _ in generator.next() % 2 == 0 }.map(String.init).joined() }
+            let states = [3, 4, 7, 25, 200][round % 5]
+            let rule = try #require(try Rule(parsing: "\(digits(from: 0))/\(digits(from: 1))/\(states)\(neighbourhood)").generations)
+            let (width, height) = (Int(generator.next() % 90) + 1, Int(generator.next() % 12) + 1)
+            let wraps = round % 2 == 0
+            var cells = StateGrid(width: width, height: height, states: states)
+            for y in 0..<height { for x in 0..<width where generator.next() % 2 == 0 { cells[x, y] = Int(generator.next() % UInt64(states)) } }
+            var next = StateGrid(width: width, height: height, states: states)
+            for _ in 0..<3 {
+                try cells.step(rule, into: &next, wraps: wraps)
+                let expected = Self.naive(cells, rule: rule, wraps: wraps)
+                #expect(next == expected, "\(rule) \(width)x\(height) wraps \(wraps)")
+                cells = expected
+            }
+        }
+    }
+
+    static func naive(_ cells: StateGrid, rule: Generations, wraps: Bool) -> StateGrid {
+        var next = StateGrid(width: cells.width, height: cells.height, states: rule.states)
+        let alive = rule.alive
+        for y in 0..<cells.height {
+            for x in 0..<cells.width {
+                var index = 0
+                for dy in -1...1 {
+                    for dx in -1...1 {
+                        var (nx, ny) = (x + dx, y + dy)
+                        if wraps {
+                            (nx, ny) = ((nx + cells.width) % cells.width, (ny + cells.height) % cells.height)
+                        } else if nx < 0 || ny < 0 || nx >= cells.width || ny >= cells.height {
+                            continue
+                        }
+                        if cells[nx, ny] == 1 { index |= 1 << ((dy + 1) * 3 + dx + 1) }
+                    }
+                }
+                let state = cells[x, y]
+                next[x, y] = switch state {
+                case 0: alive.next(index) ? 1 : 0
+                case 1: alive.next(index) ? 1 : 2
+                default: state + 1 < rule.states ? state + 1 : 0
+                }
+            }
+        }
+        return next
+    }
+}
