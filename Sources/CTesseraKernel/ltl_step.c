@@ -8,12 +8,25 @@
 #include "CTesseraKernel.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-// Row `y` of the board as one byte a cell.
+// Each byte value's eight bits as eight bytes of 0 or 1, lowest bit first.
+static uint64_t spread[256];
+
+static void make_spread(void) {
+    for (int v = 0; v < 256; v++) {
+        uint64_t bytes = 0;
+        for (int i = 0; i < 8; i++) bytes |= (uint64_t)(v >> i & 1) << (8 * i);
+        spread[v] = bytes;
+    }
+}
+
+// A row of the board as one byte a cell; `bytes` has room for whole words of cells.
 static void unpack(const uint64_t *row, int width, uint8_t *bytes) {
-    for (int x = 0; x < width; x++) bytes[x] = (uint8_t)(row[x >> 6] >> (x & 63) & 1);
+    const uint8_t *packed = (const uint8_t *)row;  // little-endian: byte k holds cells 8k..8k+7
+    for (int k = 0; k < (width + 7) / 8; k++) memcpy(bytes + 8 * k, &spread[packed[k]], 8);
 }
 
 // The board row that offset row `y` stands for, or -1 beyond a dead edge.
@@ -23,43 +36,56 @@ static int row_at(int y, int height, int wraps) {
 }
 
 // Prefix sums of `values` read over columns -r .. width+r-1 (wrapped or dead beyond the
-// edges): prefix[k] is the sum of the first k of them.
-static void prefix_sums(const int32_t *values, int width, int r, int wraps, int64_t *prefix) {
-    prefix[0] = 0;
-    for (int k = 0; k < width + 2 * r; k++) {
-        int x = k - r;
-        int32_t v;
-        if (x >= 0 && x < width) v = values[x];
-        else if (wraps) v = values[((x % width) + width) % width];
-        else v = 0;
-        prefix[k + 1] = prefix[k] + v;
+// edges): prefix[k] is the sum of the first k of them. `extended` is scratch of
+// width + 2r values.
+static void prefix_sums(const int32_t *values, int width, int r, int wraps, int32_t *extended, int32_t *prefix) {
+    memcpy(extended + r, values, (size_t)width * sizeof *values);
+    for (int k = 0; k < r; k++) {
+        int west = -r + k, east = width + k;  // the columns the edges stand for
+        extended[k] = wraps ? values[((west % width) + width) % width] : 0;
+        extended[r + width + k] = wraps ? values[east % width] : 0;
     }
+    int32_t sum = 0;
+    prefix[0] = 0;
+    for (int k = 0; k < width + 2 * r; k++) prefix[k + 1] = sum += extended[k];
 }
 
-static void decide(const tessera_ltl_rule *rule, const uint8_t *alive, const int64_t *counts, int width, uint64_t *out) {
+// Row `out` of the next generation from the cells of the row and their counts.
+static void decide(const tessera_ltl_rule *rule, const uint8_t *alive, const int32_t *counts, int width, uint64_t *out) {
     int words = (width + 63) / 64;
-    memset(out, 0, (size_t)words * 8);
-    for (int x = 0; x < width; x++) {
-        int64_t n = counts[x] - (rule->countsItself ? 0 : alive[x]);
-        int next = alive[x] ? (n >= rule->surviveLow && n <= rule->surviveHigh) : (n >= rule->birthLow && n <= rule->birthHigh);
-        out[x >> 6] |= (uint64_t)next << (x & 63);
+    // Ranges as unsigned spans from their low ends: one compare each.
+    uint32_t birthSpan = (uint32_t)(rule->birthHigh - rule->birthLow), surviveSpan = (uint32_t)(rule->surviveHigh - rule->surviveLow);
+    int32_t itself = rule->countsItself ? 0 : 1;
+    for (int j = 0; j < words; j++) {
+        uint64_t word = 0;
+        int end = width - 64 * j < 64 ? width - 64 * j : 64;
+        for (int i = 0; i < end; i++) {
+            int x = 64 * j + i;
+            int32_t n = counts[x] - itself * alive[x];
+            uint32_t born = (uint32_t)(n - rule->birthLow) <= birthSpan, stays = (uint32_t)(n - rule->surviveLow) <= surviveSpan;
+            word |= (uint64_t)(alive[x] ? stays : born) << i;
+        }
+        out[j] = word;
     }
 }
 
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                      int height, int wraps) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_spread);
     int r = rule->range;
     size_t span = (size_t)width + 2 * (size_t)r + 1;
-    uint8_t *cells = malloc((size_t)width);
-    int64_t *counts = malloc((size_t)width * sizeof *counts);
+    uint8_t *cells = malloc((size_t)width + 64);
+    int32_t *counts = malloc((size_t)width * sizeof *counts);
+    int32_t *extended = malloc(span * sizeof *extended);
     if (rule->reach) {
         // Each row's prefix sums, for the 2r+1 rows around the current one, in a ring.
         int window = 2 * r + 1;
-        int64_t *prefix = malloc((size_t)window * span * sizeof *prefix);
+        int32_t *prefix = malloc((size_t)window * span * sizeof *prefix);
         int32_t *values = malloc((size_t)width * sizeof *values);
         int *rowOf = malloc((size_t)window * sizeof *rowOf);
-        if (!cells || !counts || !prefix || !values || !rowOf) {
-            free(cells), free(counts), free(prefix), free(values), free(rowOf);
+        if (!cells || !counts || !extended || !prefix || !values || !rowOf) {
+            free(cells), free(counts), free(extended), free(prefix), free(values), free(rowOf);
             return 0;
         }
         for (int i = 0; i < window; i++) rowOf[i] = INT_MIN;  // none made yet (rows above the board are negative)
@@ -69,11 +95,11 @@ int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t
                 int source = row_at(y + dy, height, wraps);
                 if (source < 0) continue;
                 int slot = ((y + dy) % window + window) % window;
-                int64_t *p = prefix + (size_t)slot * span;
+                int32_t *p = prefix + (size_t)slot * span;
                 if (rowOf[slot] != y + dy) {
                     unpack(src + (size_t)source * stride, width, cells);
                     for (int x = 0; x < width; x++) values[x] = cells[x];
-                    prefix_sums(values, width, r, wraps, p);
+                    prefix_sums(values, width, r, wraps, extended, p);
                     rowOf[slot] = y + dy;
                 }
                 int reach = rule->reach[dy + r];
@@ -86,9 +112,9 @@ int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t
         free(prefix), free(values), free(rowOf);
     } else {
         int32_t *columns = calloc((size_t)width, sizeof *columns);
-        int64_t *prefix = malloc(span * sizeof *prefix);
-        if (!cells || !counts || !columns || !prefix) {
-            free(cells), free(counts), free(columns), free(prefix);
+        int32_t *prefix = malloc(span * sizeof *prefix);
+        if (!cells || !counts || !extended || !columns || !prefix) {
+            free(cells), free(counts), free(extended), free(columns), free(prefix);
             return 0;
         }
         // Column counts over rows -r .. r, then moved down a row at a time.
@@ -99,7 +125,7 @@ int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t
             for (int x = 0; x < width; x++) columns[x] += cells[x];
         }
         for (int y = 0; y < height; y++) {
-            prefix_sums(columns, width, r, wraps, prefix);
+            prefix_sums(columns, width, r, wraps, extended, prefix);
             for (int x = 0; x < width; x++) counts[x] = prefix[x + 2 * r + 1] - prefix[x];
             unpack(src + (size_t)y * stride, width, cells);
             decide(rule, cells, counts, width, dst + (size_t)y * stride);
@@ -115,6 +141,6 @@ int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t
         }
         free(columns), free(prefix);
     }
-    free(cells), free(counts);
+    free(cells), free(counts), free(extended);
     return 1;
 }

@@ -6,7 +6,7 @@ public enum PlainText {
     public static func parse(_ text: String) throws -> Pattern {
         var rows: [Substring] = []
         var comments: [String] = []
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             if line.hasPrefix("!") {
                 comments.append(String(line))
@@ -90,7 +90,7 @@ public enum PCLife {
             }
             return value
         }
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingWhitespace
             guard let first = line.first else { continue }
             let fields = line.split(whereSeparator: \.isWhitespace)

@@ -156,7 +156,7 @@ public enum RLE {
                     let value = (count ?? 0) * 10 + Int(byte - UInt8(ascii: "0"))
                     guard value <= 1 << 31 else { throw fail("run count is too large") }
                     count = value
-                case UInt8(ascii: "p")...UInt8(ascii: "y") where statePrefix == nil:
+                case UInt8(ascii: "p")...UInt8(ascii: "y") where statePrefix == nil && header.rule?.generations != nil:
                     statePrefix = 24 * Int(byte - UInt8(ascii: "p") + 1)
                 case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "o"), UInt8(ascii: "A")...UInt8(ascii: "X"):
                     let run = count ?? 1
@@ -164,7 +164,8 @@ public enum RLE {
                     guard run <= header.width - x, y < header.height else {
                         throw fail("cells beyond the declared size \(header.width)x\(header.height)")
                     }
-                    let state = byte == UInt8(ascii: "o") ? 1 : byte >= UInt8(ascii: "A") ? (statePrefix ?? 0) + Int(byte - UInt8(ascii: "A")) + 1 : 0
+                    let isLetter = (UInt8(ascii: "A")...UInt8(ascii: "X")).contains(byte)
+                    let state = byte == UInt8(ascii: "o") ? 1 : isLetter ? (statePrefix ?? 0) + Int(byte - UInt8(ascii: "A")) + 1 : 0
                     guard statePrefix == nil || state > 0 else { throw fail("a state letter p..y with no A..X after it") }
                     if state > 0 {
                         if blocks != nil { try blocks!.setRun(y: y, x: x, count: run) } else { grid.setRun(y: y, x: x, count: run) }

@@ -64,10 +64,26 @@ actor GenerationsBoard: LocalUniverse {
                     next = StateGrid(width: cells.width, height: cells.height, states: self.generations.states)
                 }
             }
-            try cells.step(self.generations, into: &next, wraps: board?.topology == .torus)
+            try step(into: &next)
             swap(&cells, &next)
             generation += 1
         }
+    }
+
+    /// One generation into `next`: of the occupied cells' region alone where it is
+    /// confined (`ActiveRegion`; Generations has no B0), the rest dead.
+    private func step(into next: inout StateGrid) throws {
+        let wraps = board?.topology == .torus, states = generations.states
+        guard let region = ActiveRegion.of(cells.occupied.liveBounds, reach: 1, width: cells.width, height: cells.height, wraps: wraps),
+              region.width < cells.width || region.height < cells.height else {
+            return try cells.step(generations, into: &next, wraps: wraps)
+        }
+        next = StateGrid(width: cells.width, height: cells.height, states: states)
+        guard region.width > 0, region.height > 0 else { return }
+        let part = cells.cropped(x: region.x, y: region.y, width: region.width, height: region.height)
+        var stepped = StateGrid(width: region.width, height: region.height, states: states)
+        try part.step(generations, into: &stepped, wraps: false)
+        next.place(stepped, atX: region.x, y: region.y)
     }
 
     /// Whether a cell lies next to the window's edge, where the next generation could

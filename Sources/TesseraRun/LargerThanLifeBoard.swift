@@ -70,10 +70,28 @@ actor LargerThanLifeBoard: LocalUniverse {
                     next = BitGrid(width: cells.width, height: cells.height)
                 }
             }
-            try ltl.step(cells, into: &next, wraps: board?.topology == .torus)
+            try step(into: &next)
             swap(&cells, &next)
             generation += 1
         }
+    }
+
+    /// One generation into `next`: of the live cells' region alone where it is
+    /// confined (`ActiveRegion`), the rest dead; the whole board where B0 makes every
+    /// cell matter.
+    private func step(into next: inout BitGrid) throws {
+        let wraps = board?.topology == .torus
+        guard !ltl.bornFromNothing,
+              let region = ActiveRegion.of(cells.liveBounds, reach: ltl.range, width: cells.width, height: cells.height, wraps: wraps),
+              region.width < cells.width || region.height < cells.height else {
+            return try ltl.step(cells, into: &next, wraps: wraps)
+        }
+        next = BitGrid(width: cells.width, height: cells.height)
+        guard region.width > 0, region.height > 0 else { return }
+        let part = cells.cropped(x: region.x, y: region.y, width: region.width, height: region.height)
+        var stepped = BitGrid(width: region.width, height: region.height)
+        try ltl.step(part, into: &stepped, wraps: false)
+        stepped.copy(into: &next, atX: region.x, y: region.y)
     }
 
     /// Whether a live cell lies within the range of the window's edge, where the next

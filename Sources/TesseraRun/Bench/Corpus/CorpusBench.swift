@@ -88,14 +88,15 @@ package struct CorpusBench: Sendable {
         return data[(end + 1)...]
     }
 
-    /// The live cells RLE rows hold: the sum of the `o` runs.
+    /// The cells RLE rows hold in a state other than 0: the sum of the `o` runs, or of
+    /// a multi-state file's `A`..`X` (after any `p`..`y`).
     static func population(ofRows rows: Data) -> Int {
         var total = 0, count = 0
         for byte in rows {
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): count = count * 10 + Int(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "o"): (total, count) = (total + max(count, 1), 0)
-            case UInt8(ascii: "b"), UInt8(ascii: "$"): count = 0
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): count = min(count * 10 + Int(byte - UInt8(ascii: "0")), 1 << 40)
+            case UInt8(ascii: "o"), UInt8(ascii: "A")...UInt8(ascii: "X"): (total, count) = (total + max(count, 1), 0)
+            case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "$"): count = 0
             case UInt8(ascii: "!"): return total
             default: continue
             }

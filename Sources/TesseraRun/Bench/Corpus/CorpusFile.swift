@@ -37,7 +37,8 @@ package struct CorpusFile: Sendable, Equatable {
     /// MCell file's `#RULE` (with its `#GAME`), Life 1.05's `#R`; nil when it names none.
     package static func rule(inText text: Substring) -> (rule: String, game: String?)? {
         var game: String?
-        for line in text.split(separator: "\n", maxSplits: 200).lazy.map({ $0.trimmingWhitespace }) {
+        // Golly's own MCell files end their lines with CR LF, one Character to Swift.
+        for line in text.split(maxSplits: 200, whereSeparator: \.isNewline).lazy.map({ $0.trimmingWhitespace }) {
             if line.hasPrefix("#GAME") { game = String(line.dropFirst(5).trimmingWhitespace) }
             if line.hasPrefix("#RULE") { return (String(line.dropFirst(5).trimmingWhitespace), game) }
             if line.hasPrefix("#R ") || line.hasPrefix("#R\t") { return (String(line.dropFirst(2).trimmingWhitespace), game) }
