@@ -11,8 +11,13 @@ package enum GollyReference {
         }
     }
 
-    /// bgolly QuickLife's cell-updates/s over `generations` of `soup` on `shape`, with
-    /// the time to read the pattern subtracted; nil when bgolly is not installed.
+    /// The bgolly engine that runs `rule`: QuickLife, or the family's own.
+    package static func engine(for rule: Rule) -> String {
+        rule.largerThanLife != nil ? "Larger than Life" : rule.generations != nil ? "Generations" : "QuickLife"
+    }
+
+    /// bgolly's cell-updates/s over `generations` of `soup` on `shape` (`engine(for:)`),
+    /// with the time to read the pattern subtracted; nil when bgolly is not installed.
     package static func measure(soup: Soup, shape: BoardShape, rule: Rule, generations: UInt64) async throws -> Double? {
         guard let bgolly = path else { return nil }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bench-\(getpid()).rle").path
@@ -23,7 +28,7 @@ package enum GollyReference {
         func time(_ generations: UInt64) async throws -> Double {
             let clock = ContinuousClock()
             let start = clock.now
-            let process = try ChildProcess.spawn([bgolly, "-q", "-q", "-a", "QuickLife", "-m", "\(generations)", file], quiet: true)
+            let process = try ChildProcess.spawn([bgolly, "-q", "-q", "-a", engine(for: rule), "-m", "\(generations)", file], quiet: true)
             let ended = try await process.termination()
             guard ended == .exited(0) else {
                 throw TesseraError("bgolly \(ended)", fix: "check the golly installation")

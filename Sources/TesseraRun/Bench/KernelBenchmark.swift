@@ -19,6 +19,23 @@ package enum KernelBenchmark {
     package static func measure(size: Int, soup: Soup, rule: Rule, generations: UInt64,
                                 implementation: Kernel.Implementation, blocking: Bool) async throws -> Double {
         let shape = BoardShape(width: size, height: size, topology: .torus)
+        let cells = soup.cells(x: shape.left, y: shape.top, width: size, height: size)
+        // The families with engines of their own: the whole board a generation.
+        if let ltl = rule.largerThanLife {
+            var (board, next) = (cells, BitGrid(width: size, height: size))
+            return try timed(size: size, generations: generations) {
+                try ltl.step(board, into: &next, wraps: true)
+                swap(&board, &next)
+            }
+        }
+        if let generationsRule = rule.generations {
+            var board = StateGrid(ones: cells, states: generationsRule.states)
+            var next = StateGrid(width: size, height: size, states: generationsRule.states)
+            return try timed(size: size, generations: generations) {
+                try board.step(generationsRule, into: &next, wraps: true)
+                swap(&board, &next)
+            }
+        }
         let tiling = try Tiling(shape: shape, columns: 1, rows: 1)
         let cluster = try await TileCluster(
             tiling: tiling, rule: rule, halo: tiling.defaultHalo, implementation: implementation, blocking: blocking
@@ -26,5 +43,12 @@ package enum KernelBenchmark {
         let start = ContinuousClock.now
         try await cluster.run(generations: generations)
         return Double(shape.cellCount) * Double(generations) / (ContinuousClock.now - start).seconds
+    }
+
+    /// Cell-updates/s of `step` run `generations` times on an N×N board.
+    private static func timed(size: Int, generations: UInt64, _ step: () throws -> Void) throws -> Double {
+        let start = ContinuousClock.now
+        for _ in 0..<generations { try step() }
+        return Double(size * size) * Double(generations) / (ContinuousClock.now - start).seconds
     }
 }

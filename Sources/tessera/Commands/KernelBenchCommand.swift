@@ -6,7 +6,7 @@ import TesseraRun
 struct KernelBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "kernel",
-        abstract: "Single-core cell-updates/s of the step kernel on a torus soup, and bgolly QuickLife's on the same soup.")
+        abstract: "Single-core cell-updates/s of the step kernel on a torus soup, and bgolly's (the engine that runs the rule) on the same soup.")
 
     @Option(help: "Board side N (an NxN torus).")
     var size: Int = 4096
@@ -72,7 +72,7 @@ struct KernelBenchCommand: AsyncParsableCommand {
             print("bgolly   could not run this board (\(error)): no ratio")
             return
         }
-        print("bgolly   QuickLife, same soup, \(gollyGenerations) generations (reading the file subtracted): \(Format.rate(golly)) cell-updates/s")
+        print("bgolly   \(GollyReference.engine(for: rule.rule)), same soup, \(gollyGenerations) generations (reading the file subtracted): \(Format.rate(golly)) cell-updates/s")
         print(String(cFormat: "ratio    %.1fx bgolly", ours / golly))
     }
 }
