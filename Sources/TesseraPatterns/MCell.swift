@@ -10,8 +10,12 @@ import TesseraCore
 /// positive. A Larger than Life file's grid is `#BOARD`'s, a torus with `#WRAP 1`,
 /// else a plane; cells off it are lost, as Golly loses them (Golly also gives a file
 /// with no `#BOARD` a grid of twice the range a side, which this follows).
-enum MCell {
-    static func parse(_ text: String) throws -> Pattern {
+package enum MCell {
+    /// MCell files are small (Golly's largest holds 63 thousand cells): past this many,
+    /// a file is refused rather than read a cell at a time.
+    static let mostCells = 1 << 24
+
+    package static func parse(_ text: String) throws -> Pattern {
         var rule: String?, isLargerThanLife = false
         var (width, height, wraps) = (0, 0, false)
         var (x, y) = (0, 0)
@@ -29,6 +33,7 @@ enum MCell {
                     switch c {
                     case UInt8(ascii: "0")...UInt8(ascii: "9"):
                         count = count * 10 + Int(c - UInt8(ascii: "0"))
+                        guard count <= 1 << 31 else { throw fail("run count is too large") }
                         continue
                     case ...UInt8(ascii: " "):
                         continue
@@ -43,6 +48,9 @@ enum MCell {
                         }
                         guard (UInt8(ascii: "A")...UInt8(ascii: "X")).contains(letter) else {
                             throw fail("illegal cell state '\(String(decoding: [c], as: UTF8.self))'")
+                        }
+                        guard live.count + max(count, 1) <= Self.mostCells else {
+                            throw fail("more than \(Self.mostCells) cells, more than an MCell file holds here")
                         }
                         for _ in 0..<max(count, 1) {
                             live.append((x, y, high + Int(letter - UInt8(ascii: "A")) + 1))

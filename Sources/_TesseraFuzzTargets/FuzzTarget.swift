@@ -8,7 +8,7 @@ import TesseraWire
 /// round trip is a bug. A round trip checks what was accepted: written out again and
 /// read back, it must be what was read.
 package enum FuzzTarget: String, CaseIterable, Sendable {
-    case wire, rle, cells, life106, macrocell
+    case wire, rle, cells, life106, macrocell, mcell
 
     package func run(_ bytes: [UInt8]) {
         switch self {
@@ -26,6 +26,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             roundTrip(try? PCLife.parse(text(bytes)))
         case .macrocell:
             roundTrip(try? Macrocell.parse(text(bytes)))
+        case .mcell:
+            roundTrip(try? MCell.parse(text(bytes)))
         }
     }
 

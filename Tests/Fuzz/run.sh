@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes Tessera's readers of untrusted bytes with libFuzzer and AddressSanitizer: the
-# wire decoder (every lane) and the RLE, .cells, Life 1.06 and macrocell readers.
+# wire decoder (every lane) and the RLE, .cells, Life 1.06, macrocell and MCell readers.
 #
 #   Tests/Fuzz/run.sh [RUNS] [TARGET…]    RUNS inputs per target (default 1000000)
 #   Tests/Fuzz/run.sh --smoke             a short pass over every target (CI)
@@ -17,7 +17,7 @@ runs=1000000
 [ "${1:-}" = "--smoke" ] && { runs=20000; shift; }
 [[ "${1:-}" =~ ^[0-9]+$ ]] && { runs=$1; shift; }
 targets=("$@")
-((${#targets[@]})) || targets=(wire rle cells life106 macrocell)
+((${#targets[@]})) || targets=(wire rle cells life106 macrocell mcell)
 
 # libFuzzer brings its own main; SwiftPM names the executable's main too, and the one
 # the linker keeps hands over to libFuzzer's driver either way (Sources/tessera-fuzz).

@@ -155,3 +155,22 @@ extension RuleFamilyTests {
         return (box.y..<box.y + box.height).map { y in (box.x..<box.x + box.width).map { states[$0, y] } }
     }
 }
+
+extension RuleFamilyTests {
+    /// Wolfram's W22 grows Sierpinski's triangle a row a generation: on tiles (here, and
+    /// on two workers) as by HashLife, bgolly's cells.
+    @Test func aWolframRuleIsGollysOnTiles() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("w22.rle")
+        try "x = 1, y = 1, rule = W22\no!\n".write(to: input, atomically: true, encoding: .utf8)
+        let expected = try Harness.golly(input, generations: 300)
+        #expect(expected.count > 1000)
+        for workers in ["0", "2"] {
+            let output = dir.appendingPathComponent("out-\(workers).rle")
+            let run = try Harness.tessera(["run", input.path, "--generations", "300", "--algorithm", "tiles", "--workers", workers,
+                                           "--output", output.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try Harness.cells(ofPatternFile: output) == expected, "\(workers) workers")
+        }
+    }
+}

@@ -12,6 +12,7 @@ import CTesseraKernel
         ("B2cek3i_S12cei", "B2cek3i/S12cei"), ("s23b3", "B3/S23"), ("5B3S23", "B3/S23"), ("23b3", "B23/S"),
         ("B3-c3a", "B3-ac/S"), ("B1ce", "B1/S"), ("B1-ce", "B/S"), ("B4-aceijk/S", "B4nqrtwyz/S"),
         ("B1ce604-k/S4iaezwqytnjkcr8", "B014-k6/S48"), ("B2/S34H", "B2/S34H"), ("B0/S4V", "B0/S4V"),
+        ("W22", "W22"), ("w30", "W30"), ("W022", "W22"), ("W0", "W0"),
         ("mapH0G9W8uw8de9puyHB9d3xvE/pg3mKBxfeN4/YYsakj8DuzdoRy7q3sRjKMPMEiOennEgIQD43wE1xjf1+yrfKg==",
          "MAPH0G9W8uw8de9puyHB9d3xvE/pg3mKBxfeN4/YYsakj8DuzdoRy7q3sRjKMPMEiOennEgIQD43wE1xjf1+yrfKg"),
     ])
@@ -27,7 +28,7 @@ import CTesseraKernel
 
     // The last three the RLE fuzzer found: a digit with combining marks trapped, and
     // digits of other scripts read as counts.
-    @Test(arguments: ["B9/S23", "B3/S2x", "", "B3/S23/X", "hello", "3/23/4", "BB3/S23",
+    @Test(arguments: ["B9/S23", "B3/S2x", "", "B3/S23/X", "hello", "3/23/4/5", "BB3/S23", "W23", "W256", "W2x",
                       "B3\u{0349}\u{0301}/S23", "B\u{0663}/S23", "23/\u{0663}"])
     func rejectsMalformed(text: String) {
         #expect(throws: TesseraError.self) { try Rule(parsing: text) }

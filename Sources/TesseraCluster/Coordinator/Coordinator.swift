@@ -346,7 +346,9 @@ package actor Coordinator {
             return
         }
         var plan = state.settings.plan, source = "the run's start"
-        if let root = checkpointing?.root, let restored = try Checkpoint.newest(in: root) {
+        // Only a complete checkpoint: the first may be half written when the loss came
+        // (its workers were writing their tiles), and the run's start is as exact.
+        if let root = checkpointing?.root, let restored = (try? Checkpoint.newest(in: root)) ?? nil {
             let board = restored.board, tiling = state.plan.tiling
             plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
                            generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })

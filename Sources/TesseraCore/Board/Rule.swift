@@ -192,6 +192,8 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
         let alias = text.lowercased().filter { !$0.isWhitespace }
         if alias == "life" || alias == "conway" {
             self = .life
+        } else if let rule = try Self.wolfram(text) {
+            self = rule
         } else if let (table, name) = RuleNotation.parse(text) {
             self.init(table: table, name: name)
         } else if let rule = try Generations.parse(text) {
@@ -203,6 +205,27 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
                 "unknown rule '\(text)'",
                 fix: "give a rule as Golly writes it: Life-like B3/S23, isotropic non-totalistic B2-a/S12, hexagonal B2/S34H, von Neumann B2/S013V, MAP followed by 86 base64 characters, Generations 345/3/6, or Larger than Life R5,C0,M1,S34..58,B34..45,NM")
         }
+    }
+
+    /// Wolfram's one-dimensional rule `Wn` (n even, 0 to 254), as Golly's liferules runs
+    /// it on the plane: a live cell stays alive, and a dead one is born where its three
+    /// cells above (north-west, north, north-east as the bits 4, 2, 1 of Wolfram's
+    /// index) make a pattern rule n gives life to; row y+1 grows as row y's next
+    /// generation. Nil where `text` does not start with W.
+    private static func wolfram(_ text: String) throws -> Rule? {
+        let tidy = text.filter { $0 != " " }
+        guard let first = tidy.first, first == "W" || first == "w" else { return nil }
+        let digits = tidy.dropFirst().drop { $0 == "0" && tidy.count > 2 }
+        let fix = "write W and an even number from 0 to 254, such as W22"
+        guard digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw TesseraError("bad character in Wolfram rule '\(text)'", fix: fix) }
+        guard digits.count <= 3, let n = Int(digits.isEmpty ? "0" : String(digits)), n <= 254, n % 2 == 0 else {
+            throw TesseraError("Wolfram rule '\(text)' must be an even number from 0 to 254", fix: fix)
+        }
+        let table = RuleTable { index in
+            let above = (index & 1) << 2 | (index >> 1 & 1) << 1 | (index >> 2 & 1)
+            return n >> above & 1 == 1 || index >> 4 & 1 == 1
+        }
+        return Rule(table: table, name: "W\(n)")
     }
 }
 
