@@ -34,8 +34,8 @@ package enum InProcessRun {
     }
 
     static func universe(of setup: RunSetup) async throws -> any LocalUniverse {
-        if setup.rule.largerThanLife != nil { return try LargerThanLifeBoard(setup) }
-        if setup.rule.generations != nil { return try GenerationsBoard(setup) }
+        if setup.rule.largerThanLife != nil { return try WholeBoard.largerThanLife(setup) }
+        if setup.rule.generations != nil { return WholeBoard.generations(setup) }
         return setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
     }
 

@@ -1,0 +1,194 @@
+import TesseraCore
+import TesseraPatterns
+
+/// Cells a whole-board engine steps: one bit a cell (`BitGrid`), or bit planes of the
+/// states (`StateGrid`).
+protocol BoardCells: Sendable {
+    var width: Int { get }
+    var height: Int { get }
+    /// The cells in any state but 0.
+    var occupied: BitGrid { get }
+    /// Cells of the same kind, all 0, of another size.
+    func empty(width: Int, height: Int) -> Self
+    func cropped(x: Int, y: Int, width: Int, height: Int) -> Self
+    /// `other`'s cells not in state 0 written over these, its top-left at (x, y).
+    mutating func place(_ other: Self, atX x: Int, y: Int)
+}
+
+extension BitGrid: BoardCells {
+    var occupied: BitGrid { self }
+    func empty(width: Int, height: Int) -> BitGrid { BitGrid(width: width, height: height) }
+    mutating func place(_ other: BitGrid, atX x: Int, y: Int) { formUnion(other, atX: x, y: y) }
+}
+
+extension StateGrid: BoardCells {
+    func empty(width: Int, height: Int) -> StateGrid { StateGrid(width: width, height: height, states: 1 << planes.count) }
+}
+
+/// A family with an engine of its own, in this process (Golly's ltlalgo and
+/// generationsalgo): a bounded grid stepped whole, or on the unbounded plane a window
+/// (`GrowingWindow`); where life is confined, only its box grown by the reach
+/// (`ActiveRegion`).
+actor WholeBoard<Cells: BoardCells>: LocalUniverse {
+    /// How a family steps and writes its cells.
+    struct Engine: Sendable {
+        /// How far a cell's neighbourhood reaches.
+        let reach: Int
+        /// Whether a cell with nothing in reach may change (B0): then the whole board steps.
+        let changesAlone: Bool
+        /// One generation of the cells into the second, a torus where asked.
+        let step: @Sendable (Cells, inout Cells, Bool) throws -> Void
+        /// Writes the cells, whose top-left is at Golly's (x, y), of a bounded grid or not.
+        let write: @Sendable (BoardOutput, Cells, (x: Int, y: Int), _ bounded: Bool, UInt64) async throws -> Void
+    }
+
+    private let engine: Engine
+    /// The bounded grid, nil on the unbounded plane.
+    private let board: BoardShape?
+    private(set) var generation: UInt64
+    private var cells: Cells
+    /// Golly's coordinates of `cells[0, 0]`.
+    private var origin: (x: Int, y: Int)
+
+    /// The run's starting cells as `start` makes them from its live cells (`ones`: state
+    /// 1, where there are states), with the pattern's own `states` laid over them.
+    init(_ setup: RunSetup, engine: Engine, start: (BitGrid) -> Cells, states: Cells?) {
+        (self.engine, generation) = (engine, setup.generation)
+        if setup.isUnbounded {
+            board = nil
+            let window = GrowingWindow.around(setup.startingParts, reach: engine.reach)
+            (cells, origin) = (start(window?.cells ?? BitGrid(width: 0, height: 0)), window?.origin ?? (0, 0))
+        } else {
+            board = setup.shape
+            origin = (setup.shape.left, setup.shape.top)
+            cells = start(setup.start.cells(x: 0, y: 0, width: setup.shape.width, height: setup.shape.height, of: setup.shape))
+        }
+        if let states, let pattern = setup.pattern, !pattern.hasParts, cells.width > 0 {
+            let (left, top) = pattern.topLeft(on: setup.shape.topology)
+            cells.place(states, atX: left - origin.x, y: top - origin.y)
+        }
+    }
+
+    func advance(_ generations: UInt64) async throws {
+        var next = cells.empty(width: cells.width, height: cells.height)
+        for done in 0..<generations {
+            if done % 64 == 0 { try Task.checkCancellation() }
+            if board == nil {
+                let occupied = cells.occupied
+                guard cells.width > 0, let live = occupied.liveBounds else {
+                    generation += generations - done
+                    return
+                }
+                if GrowingWindow.reachesEdge(occupied, reach: engine.reach) {
+                    regrow(around: live)
+                    next = cells.empty(width: cells.width, height: cells.height)
+                }
+            }
+            try step(into: &next)
+            swap(&cells, &next)
+            generation += 1
+        }
+    }
+
+    /// One generation into `next`: of the live cells' region alone where it is
+    /// confined, the rest 0; the whole board where a cell may change alone.
+    private func step(into next: inout Cells) throws {
+        let wraps = board?.topology == .torus
+        guard !engine.changesAlone,
+              let region = ActiveRegion.of(cells.occupied.liveBounds, reach: engine.reach, width: cells.width,
+                                           height: cells.height, wraps: wraps),
+              region.width < cells.width || region.height < cells.height else {
+            return try engine.step(cells, &next, wraps)
+        }
+        next = cells.empty(width: cells.width, height: cells.height)
+        guard region.width > 0, region.height > 0 else { return }
+        let part = cells.cropped(x: region.x, y: region.y, width: region.width, height: region.height)
+        var stepped = part.empty(width: region.width, height: region.height)
+        try engine.step(part, &stepped, false)
+        next.place(stepped, atX: region.x, y: region.y)
+    }
+
+    /// A new window around the live cells, with room again.
+    private func regrow(around live: TileRect) {
+        let margin = GrowingWindow.margin(reach: engine.reach, width: live.width, height: live.height)
+        var grown = cells.empty(width: live.width + 2 * margin, height: live.height + 2 * margin)
+        grown.place(cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height), atX: margin, y: margin)
+        origin = (origin.x + live.x - margin, origin.y + live.y - margin)
+        cells = grown
+    }
+
+    /// The cells in any state but 0.
+    func population() -> Int { cells.occupied.population }
+    func fill() -> Double { 1 }
+
+    // MARK: As viewers and files see it
+
+    func extent() -> (x: Int, y: Int, width: Int, height: Int) {
+        if let board { return (0, 0, board.width, board.height) }
+        return Viewport.board(fitting: cells.occupied.liveBounds.map {
+            CellBounds(left: origin.x + $0.x, top: origin.y + $0.y, width: $0.width, height: $0.height)
+        })
+    }
+
+    var tiles: (columns: Int, rows: Int) { (1, 1) }
+    nonisolated var isEditable: Bool { false }
+
+    /// A dot is lit where a cell under it is in any state but 0. The viewport is a
+    /// bounded grid's own coordinates, or Golly's.
+    func frame(_ viewport: Viewport) -> BitGrid {
+        let (left, top) = board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
+        return cells.occupied.dots(in: viewport, left: left, top: top)
+    }
+
+    func liveBounds() -> TileRect? { board == nil ? nil : cells.occupied.liveBounds }
+    func cells(in rect: TileRect) -> BitGrid { cells.occupied.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height) }
+    func collect() -> BitGrid { cells.occupied }
+
+    func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) throws {
+        throw TesseraError("changing the cells of this rule's run is not supported yet", fix: "edit the pattern file")
+    }
+
+    func write(_ output: BoardOutput) async throws {
+        try await engine.write(output, cells, origin, board != nil, generation)
+    }
+}
+
+extension WholeBoard where Cells == BitGrid {
+    /// Larger than Life (two states), as Golly's ltlalgo runs it.
+    static func largerThanLife(_ setup: RunSetup) throws -> WholeBoard<BitGrid> {
+        guard let ltl = setup.rule.largerThanLife else { preconditionFailure("a Larger than Life board for \(setup.rule)") }
+        if setup.isUnbounded, ltl.bornFromNothing {
+            throw TesseraError("Larger than Life rule \(ltl) has B0, which Golly allows only on a bounded grid",
+                               fix: "give the rule a suffix such as \(ltl):T400,400")
+        }
+        let rule = setup.rule
+        let engine = Engine(reach: ltl.range, changesAlone: ltl.bornFromNothing, step: { try ltl.step($0, into: &$1, wraps: $2) },
+                            write: { output, cells, origin, bounded, generation in
+            guard bounded else {
+                let parts = cells.liveBounds.map {
+                    [PlacedCells(cells: cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height),
+                                 left: origin.x + $0.x, top: origin.y + $0.y)]
+                } ?? []
+                return try output.write(parts: parts, rule: rule, generation: generation)
+            }
+            try await output.write(generation: generation, live: cells.liveBounds) {
+                cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
+            }
+        })
+        return WholeBoard(setup, engine: engine, start: { $0 }, states: nil)
+    }
+}
+
+extension WholeBoard where Cells == StateGrid {
+    /// A Generations rule of three states or more, as Golly's generationsalgo runs it.
+    static func generations(_ setup: RunSetup) -> WholeBoard<StateGrid> {
+        guard let generations = setup.rule.generations else { preconditionFailure("a Generations board for \(setup.rule)") }
+        let rule = setup.rule
+        let engine = Engine(reach: 1, changesAlone: false, step: { try $0.step(generations, into: &$1, wraps: $2) },
+                            write: { output, cells, origin, _, generation in
+            try output.write(states: cells, left: origin.x, top: origin.y, rule: rule, generation: generation)
+        })
+        return WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: generations.states) },
+                          states: setup.pattern?.states)
+    }
+}

@@ -1,0 +1,60 @@
+import TesseraCore
+import TesseraPatterns
+
+/// The part of a board a step must cover when life is confined: the box of the cells in
+/// any state but 0, grown by the neighbourhood's reach on every side, so that every cell
+/// that could change lies in it and every cell it reads outside it is dead. On a torus
+/// only where that box does not reach round an edge; nil for the whole board.
+enum ActiveRegion {
+    static func of(_ live: TileRect?, reach: Int, width: Int, height: Int, wraps: Bool) -> TileRect? {
+        guard let live else { return TileRect(x: 0, y: 0, width: 0, height: 0) }
+        let (left, top) = (live.x - reach, live.y - reach)
+        let (right, bottom) = (live.x + live.width + reach, live.y + live.height + reach)
+        if wraps {
+            guard left >= 0, top >= 0, right <= width, bottom <= height else { return nil }
+            return TileRect(x: left, y: top, width: right - left, height: bottom - top)
+        }
+        let (x0, y0, x1, y1) = (max(0, left), max(0, top), min(width, right), min(height, bottom))
+        return TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+}
+
+/// The unbounded plane for the engines that step a whole board (Larger than Life,
+/// Generations): a dead-edge window around what lives, grown before life could step
+/// out of it, so that it steps exactly as the plane would.
+enum GrowingWindow {
+    /// Room around a live box: twice the reach and more, and a quarter of its size, so
+    /// that a growing pattern moves its window a logarithmic number of times.
+    static func margin(reach: Int, width: Int, height: Int) -> Int {
+        max(2 * reach + 2, 64, max(width, height) / 4)
+    }
+
+    /// Whether a cell of `occupied` lies within `reach` of its edge, where the next
+    /// generation could be born outside it.
+    static func reachesEdge(_ occupied: BitGrid, reach: Int) -> Bool {
+        let band = reach + 1
+        guard occupied.width > 2 * band, occupied.height > 2 * band else { return true }
+        return !occupied.isEmpty(x: 0, y: 0, width: occupied.width, height: band)
+            || !occupied.isEmpty(x: 0, y: occupied.height - band, width: occupied.width, height: band)
+            || !occupied.isEmpty(x: 0, y: 0, width: band, height: occupied.height)
+            || !occupied.isEmpty(x: occupied.width - band, y: 0, width: band, height: occupied.height)
+    }
+
+    /// The box of the live cells of `parts` (Golly's coordinates).
+    static func bounds(of parts: [PlacedCells]) -> CellBounds? {
+        parts.compactMap { part in
+            part.cells.liveBounds.map { CellBounds(left: part.left + $0.x, top: part.top + $0.y, width: $0.width, height: $0.height) }
+        }.reduce(nil as CellBounds?) { sum, next in sum.map { $0.union(next) } ?? next }
+    }
+
+    /// The parts laid in a window around them, with room: its cells and Golly's
+    /// coordinates of its top-left; nil where nothing lives.
+    static func around(_ parts: [PlacedCells], reach: Int) -> (cells: BitGrid, origin: (x: Int, y: Int))? {
+        guard let box = bounds(of: parts) else { return nil }
+        let margin = margin(reach: reach, width: box.width, height: box.height)
+        let origin = (x: box.left - margin, y: box.top - margin)
+        var cells = BitGrid(width: box.width + 2 * margin, height: box.height + 2 * margin)
+        for part in parts { cells.formUnion(part.cells, atX: part.left - origin.x, y: part.top - origin.y) }
+        return (cells, origin)
+    }
+}
