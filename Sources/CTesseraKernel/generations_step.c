@@ -63,6 +63,39 @@ static uint64_t two_state(const tessera_rule *rule, const uint64_t in[9]) {
     return (~in[4] & born) | (in[4] & stays);
 }
 
+// The planes' words at `at` after a generation whose live cells' next state is `next`
+// (1 where a cell is born or survives): born cells and survivors are 1, a live cell that
+// does not survive 2, a dying cell counts on, and the last state wraps to 0.
+static inline void update_states(uint64_t next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
+                                 size_t at, uint64_t mask) {
+    uint64_t plane[16], any = 0;
+    for (int k = 0; k < bits; k++) any |= plane[k] = source[k][at];
+    uint64_t alive = plane[0];
+    for (int k = 1; k < bits; k++) alive &= ~plane[k];
+    uint64_t dying = any & ~alive, dead = ~any;
+    uint64_t born = next & dead, dies = alive & ~next;
+    // Dying cells count up: plane bits plus one where `dying`.
+    uint64_t carry = dying;
+    for (int k = 0; k < bits; k++) {
+        uint64_t sum = plane[k] ^ carry;
+        carry &= plane[k];
+        plane[k] = sum;
+    }
+    // Those that reached `states` are dead.
+    uint64_t last = dying;
+    for (int k = 0; k < bits; k++) last &= states >> k & 1 ? plane[k] : ~plane[k];
+    uint64_t one = born | (alive & next), two = dies;
+    for (int k = 0; k < bits; k++) {
+        uint64_t value = (plane[k] & dying & ~last) | (k == 0 ? one : 0) | (k == 1 ? two : 0);
+        target[k][at] = value & mask;
+    }
+}
+
+void tessera_states_after(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
+                          size_t words) {
+    for (size_t at = 0; at < words; at++) update_states(next[at], states, source, target, bits, at, ~0ull);
+}
+
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
                              int bits, size_t stride, int width, int height, int wraps) {
     size_t extWords = ((size_t)width + 2 + 63) / 64 + 1;
@@ -81,27 +114,7 @@ int tessera_generations_step(const tessera_rule *rule, int states, const uint64_
                                     bits_at(here, x), bits_at(here, x + 1), bits_at(here, x + 2),
                                     bits_at(below, x), bits_at(below, x + 1), bits_at(below, x + 2)};
             uint64_t next = two_state(rule, in);
-            size_t at = (size_t)y * stride + j;
-            uint64_t plane[16], any = 0;
-            for (int k = 0; k < bits; k++) any |= plane[k] = source[k][at];
-            uint64_t alive = in[4], dying = any & ~alive, dead = ~any;
-            uint64_t born = next & dead, dies = alive & ~next;
-            // Dying cells count up: plane bits plus one where `dying`.
-            uint64_t carry = dying;
-            for (int k = 0; k < bits; k++) {
-                uint64_t sum = plane[k] ^ carry;
-                carry &= plane[k];
-                plane[k] = sum;
-            }
-            // Those that reached `states` are dead.
-            uint64_t last = dying;
-            for (int k = 0; k < bits; k++) last &= states >> k & 1 ? plane[k] : ~plane[k];
-            // A cell born or surviving is 1; one that dies is 2; the rest count on.
-            uint64_t one = born | (alive & next), two = dies;
-            for (int k = 0; k < bits; k++) {
-                uint64_t value = (plane[k] & dying & ~last) | (k == 0 ? one : 0) | (k == 1 ? two : 0);
-                target[k][at] = j == words - 1 ? value & lastMask : value;
-            }
+            update_states(next, states, source, target, bits, (size_t)y * stride + j, j == words - 1 ? lastMask : ~0ull);
         }
         uint64_t *spare = above;
         above = here, here = below, below = spare;

@@ -95,10 +95,10 @@ package enum MCell {
         var cells = BitGrid(width: box.width, height: box.height)
         for cell in live { cells[cell.x - box.left, cell.y - box.top] = true }
         var pattern = Pattern(cells: cells, position: (box.left, box.top), rule: parsed, board: board, comments: comments)
-        if let generations = parsed.generations {
+        if parsed.states > 2 {
             // A state the rule cannot hold is 1, as Golly makes it.
-            var states = StateGrid(width: box.width, height: box.height, states: generations.states)
-            for cell in live { states[cell.x - box.left, cell.y - box.top] = cell.state < generations.states ? cell.state : 1 }
+            var states = StateGrid(width: box.width, height: box.height, states: parsed.states)
+            for cell in live { states[cell.x - box.left, cell.y - box.top] = cell.state < parsed.states ? cell.state : 1 }
             pattern.states = states
         }
         return pattern

@@ -156,7 +156,7 @@ public enum RLE {
                     let value = (count ?? 0) * 10 + Int(byte - UInt8(ascii: "0"))
                     guard value <= 1 << 31 else { throw fail("run count is too large") }
                     count = value
-                case UInt8(ascii: "p")...UInt8(ascii: "y") where statePrefix == nil && header.rule?.generations != nil:
+                case UInt8(ascii: "p")...UInt8(ascii: "y") where statePrefix == nil && (header.rule?.states ?? 2) > 2:
                     statePrefix = 24 * Int(byte - UInt8(ascii: "p") + 1)
                 case UInt8(ascii: "b"), UInt8(ascii: "."), UInt8(ascii: "o"), UInt8(ascii: "A")...UInt8(ascii: "X"):
                     let run = count ?? 1
@@ -198,10 +198,9 @@ public enum RLE {
         /// Cells of a state past 1, which a rule of that many states must hold.
         private mutating func setState(_ state: Int, run: Int) throws {
             guard blocks == nil else { throw fail("cells of more than two states in a box this large are not read yet") }
-            guard let generations = header.rule?.generations, state < generations.states else {
-                throw fail("cell state \(state) is out of range for rule \(header.rule ?? .life)")
-            }
-            if states == nil { states = StateGrid(width: header.width, height: header.height, states: generations.states) }
+            let most = header.rule?.states ?? 2
+            guard state < most else { throw fail("cell state \(state) is out of range for rule \(header.rule ?? .life)") }
+            if states == nil { states = StateGrid(width: header.width, height: header.height, states: most) }
             for i in 0..<run { states![x + i, y] = state }
         }
 
@@ -217,12 +216,12 @@ public enum RLE {
             }
             var pattern = Pattern(cells: grid, position: header.position, rule: header.rule, board: header.board,
                                   generation: header.generation, comments: header.comments)
-            if let generations = header.rule?.generations {
+            if let most = header.rule?.states, most > 2 {
                 // State 1 where no other was given.
-                var all = states ?? StateGrid(width: grid.width, height: grid.height, states: generations.states)
+                var all = states ?? StateGrid(width: grid.width, height: grid.height, states: most)
                 var ones = grid
                 for plane in all.planes { ones.subtract(plane) }
-                all.lay(StateGrid(ones: ones, states: generations.states), atX: 0, y: 0)
+                all.lay(StateGrid(ones: ones, states: most), atX: 0, y: 0)
                 pattern.states = all
             }
             return pattern

@@ -34,7 +34,9 @@ package enum InProcessRun {
     }
 
     static func universe(of setup: RunSetup) async throws -> any LocalUniverse {
-        if setup.rule.largerThanLife != nil { return try WholeBoard.largerThanLife(setup) }
+        if let ltl = setup.rule.largerThanLife {
+            return ltl.states > 2 ? try WholeBoard.largerThanLifeWithHistory(setup) : try WholeBoard.largerThanLife(setup)
+        }
         if setup.rule.generations != nil { return WholeBoard.generations(setup) }
         return setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
     }

@@ -157,10 +157,7 @@ extension WholeBoard where Cells == BitGrid {
     /// Larger than Life (two states), as Golly's ltlalgo runs it.
     static func largerThanLife(_ setup: RunSetup) throws -> WholeBoard<BitGrid> {
         guard let ltl = setup.rule.largerThanLife else { preconditionFailure("a Larger than Life board for \(setup.rule)") }
-        if setup.isUnbounded, ltl.bornFromNothing {
-            throw TesseraError("Larger than Life rule \(ltl) has B0, which Golly allows only on a bounded grid",
-                               fix: "give the rule a suffix such as \(ltl):T400,400")
-        }
+        try checkRuns(ltl, setup)
         let rule = setup.rule
         let engine = Engine(reach: ltl.range, changesAlone: ltl.bornFromNothing, step: { try ltl.step($0, into: &$1, wraps: $2) },
                             write: { output, cells, origin, bounded, generation in
@@ -183,12 +180,32 @@ extension WholeBoard where Cells == StateGrid {
     /// A Generations rule of three states or more, as Golly's generationsalgo runs it.
     static func generations(_ setup: RunSetup) -> WholeBoard<StateGrid> {
         guard let generations = setup.rule.generations else { preconditionFailure("a Generations board for \(setup.rule)") }
+        return states(setup, reach: 1, changesAlone: false) { try $0.step(generations, into: &$1, wraps: $2) }
+    }
+
+    /// Larger than Life with history states, as Golly's ltlalgo runs it.
+    static func largerThanLifeWithHistory(_ setup: RunSetup) throws -> WholeBoard<StateGrid> {
+        guard let ltl = setup.rule.largerThanLife else { preconditionFailure("a Larger than Life board for \(setup.rule)") }
+        try checkRuns(ltl, setup)
+        return states(setup, reach: ltl.range, changesAlone: ltl.bornFromNothing) { try $0.step(ltl, into: &$1, wraps: $2) }
+    }
+
+    private static func states(_ setup: RunSetup, reach: Int, changesAlone: Bool,
+                               step: @escaping @Sendable (StateGrid, inout StateGrid, Bool) throws -> Void) -> WholeBoard<StateGrid> {
         let rule = setup.rule
-        let engine = Engine(reach: 1, changesAlone: false, step: { try $0.step(generations, into: &$1, wraps: $2) },
-                            write: { output, cells, origin, _, generation in
+        let engine = Engine(reach: reach, changesAlone: changesAlone, step: step, write: { output, cells, origin, _, generation in
             try output.write(states: cells, left: origin.x, top: origin.y, rule: rule, generation: generation)
         })
-        return WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: generations.states) },
-                          states: setup.pattern?.states)
+        return WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: rule.states) }, states: setup.pattern?.states)
+    }
+}
+
+extension WholeBoard {
+    /// Refuses B0 on the unbounded plane, as Golly does.
+    static func checkRuns(_ ltl: LargerThanLife, _ setup: RunSetup) throws {
+        if setup.isUnbounded, ltl.bornFromNothing {
+            throw TesseraError("Larger than Life rule \(ltl) has B0, which Golly allows only on a bounded grid",
+                               fix: "give the rule a suffix such as \(ltl):T400,400")
+        }
     }
 }

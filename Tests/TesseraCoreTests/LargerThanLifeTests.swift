@@ -22,10 +22,47 @@ import Testing
         #expect(throws: TesseraError.self) { try Rule(parsing: text) }
     }
 
-    @Test func manyStatesAreRefusedByName() {
-        #expect {
-            try Rule(parsing: "R10,C255,M1,S2..3,B3..3,NM")
-        } throws: { ($0 as? TesseraError)?.description.contains("255 states") == true }
+    /// C3 and up keep history states, named as given; C1 and C2 are C0.
+    @Test func historyStatesAreNamed() throws {
+        let rule = try Rule(parsing: "R10,C255,M1,S2..3,B3..3,NM")
+        #expect(rule.description == "R10,C255,M1,S2..3,B3..3,NM" && rule.states == 255)
+        #expect(try Rule(parsing: "R1,C1,M1,S2..3,B3..3,NM").states == 2)
+    }
+
+    /// History: the live cells (state 1) counted and decided by the rule, a live cell
+    /// that does not survive going to 2, a dying cell counting on to 0, not born into;
+    /// against the rule applied cell by cell.
+    @Test func historyStatesAreTheRuleCellByCell() throws {
+        var generator = SplitMix64(seed: 44)
+        for round in 0..<30 {
+            let states = [3, 5, 30][round % 3]
+            let shape = ["M", "N", "C"][round % 3]
+            let rule = try #require(try LargerThanLife(parsing: "R2,C\(states),M1,S3..8,B3..6,N\(shape)"))
+            let (width, height) = (Int(generator.next() % 50) + 5, Int(generator.next() % 20) + 5)
+            let wraps = round % 2 == 0
+            var cells = StateGrid(width: width, height: height, states: states)
+            for y in 0..<height { for x in 0..<width where generator.next() % 2 == 0 { cells[x, y] = Int(generator.next() % UInt64(states)) } }
+            var next = StateGrid(width: width, height: height, states: states)
+            for _ in 0..<3 {
+                try cells.step(rule, into: &next, wraps: wraps)
+                var alive = BitGrid(width: width, height: height)
+                for y in 0..<height { for x in 0..<width where cells[x, y] == 1 { alive[x, y] = true } }
+                let decided = Self.naive(alive, rule: rule, wraps: wraps)
+                var expected = StateGrid(width: width, height: height, states: states)
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let state = cells[x, y]
+                        expected[x, y] = switch state {
+                        case 0: decided[x, y] ? 1 : 0
+                        case 1: decided[x, y] ? 1 : 2
+                        default: state + 1 < states ? state + 1 : 0
+                        }
+                    }
+                }
+                #expect(next == expected, "\(rule) \(width)x\(height) wraps \(wraps)")
+                cells = expected
+            }
+        }
     }
 
     /// Golly's grids: 400x400 where the suffix gives no size, each side at least twice the range.

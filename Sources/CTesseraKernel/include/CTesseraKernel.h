@@ -72,6 +72,13 @@ int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
                              int bits, size_t stride, int width, int height, int wraps);
 
+/// The state planes (`bits` of them, `words` words each) after a generation whose live
+/// cells' next state is `next` (1 where a dead cell is born or a live one survives, as a
+/// two-state rule of the live cells gives it): states past 1 count on to `states` and
+/// wrap to 0; a dying cell is not born into. Larger than Life's history states.
+void tessera_states_after(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
+                          size_t words);
+
 /// Steps rows [rowBegin, rowEnd) of a bit grid (64 cells per word, bit i of word j is
 /// column 64*j+i) from `src` into `dst` under `rule`.
 ///

@@ -5,7 +5,8 @@ import CTesseraKernel
 /// low and high, survival low and high). A cell counts the live cells within `range`
 /// of it, in the neighbourhood's shape, itself too where `countsItself` (M1); a dead
 /// cell is born where the count lies in `birth`, a live one survives where it lies in
-/// `survival`. Two states only here: C0 and C2 (Golly writes C0); more is history.
+/// `survival`. C0 and C2 are two states (Golly writes C0); with more, a live cell
+/// that does not survive counts up through them to 0, as in Generations (history).
 public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
     public enum Shape: Character, Sendable {
         /// The (2r+1)² box.
@@ -21,13 +22,15 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
     public let survival: ClosedRange<Int>
     public let birth: ClosedRange<Int>
     public let shape: Shape
+    /// 2, or the history states' count (C3 to C256).
+    public let states: Int
 
     /// Golly's largest range.
     public static let largestRange = 500
 
     /// Golly's canonical name, without a bounded grid's suffix.
     public var description: String {
-        "R\(range),C0,M\(countsItself ? 1 : 0),S\(survival.lowerBound)..\(survival.upperBound),"
+        "R\(range),C\(states > 2 ? states : 0),M\(countsItself ? 1 : 0),S\(survival.lowerBound)..\(survival.upperBound),"
             + "B\(birth.lowerBound)..\(birth.upperBound),N\(shape.rawValue)"
     }
 
@@ -62,15 +65,11 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
         guard fields.range >= 1 else { throw refuse("R value is too small") }
         guard fields.range <= Self.largestRange else { throw refuse("R value is too big (Golly's largest is \(Self.largestRange))") }
         guard (0...256).contains(fields.states) else { throw refuse("C value must be from 0 to 256") }
-        guard fields.states <= 2 else {
-            throw TesseraError("Larger than Life rule '\(text)' has \(fields.states) states (C\(fields.states)), which Tessera does not run yet",
-                               fix: "give C0 or C2, or run it in Golly")
-        }
         guard (0...1).contains(fields.m) else { throw refuse("M value must be 0 or 1") }
         guard fields.survival.0 <= fields.survival.1 else { throw refuse("S minimum must be <= S maximum") }
         guard fields.birth.0 <= fields.birth.1 else { throw refuse("B minimum must be <= B maximum") }
         guard let kind = Shape(rawValue: fields.n) else { throw refuse("N must be followed by M or N or C") }
-        (range, countsItself, shape) = (fields.range, fields.m == 1, kind)
+        (range, countsItself, shape, states) = (fields.range, fields.m == 1, kind, max(2, fields.states))
         (survival, birth) = (fields.survival.0...fields.survival.1, fields.birth.0...fields.birth.1)
         let most = largestCount
         guard survival.lowerBound >= 0, survival.upperBound <= most else { throw refuse("S value must be from 0 to \(most)") }

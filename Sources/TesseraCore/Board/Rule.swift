@@ -45,6 +45,10 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
                   compiled: CompiledRule(birth: 0, survive: 0))
     }
 
+    /// The states a cell may be in: 2, or a Generations rule's, or Larger than Life's
+    /// with history.
+    public var states: Int { generations?.states ?? largerThanLife?.states ?? 2 }
+
     /// Whether the 3x3 two-state kernels (tiles, HashLife) run it; the other families
     /// have engines of their own, in this process.
     public var isTwoStateMoore: Bool { largerThanLife == nil && generations == nil }

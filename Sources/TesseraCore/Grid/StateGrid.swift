@@ -63,6 +63,30 @@ public struct StateGrid: Hashable, Sendable {
         }
     }
 
+    /// One generation of Larger than Life with history states into `next`, the same
+    /// size: the live cells (state 1) counted and decided by `rule`, then the states
+    /// counted on as in Generations.
+    public func step(_ rule: LargerThanLife, into next: inout StateGrid, wraps: Bool) throws {
+        precondition(next.width == width && next.height == height && next.planes.count == planes.count)
+        var alive = planes[0]
+        for plane in planes.dropFirst() { alive.subtract(plane) }
+        var decided = BitGrid(width: width, height: height)
+        try rule.step(alive, into: &decided, wraps: wraps)
+        let count = planes[0].words.count
+        let source = planes.flatMap(\.words)
+        var target = [UInt64](repeating: 0, count: source.count)
+        source.withUnsafeBufferPointer { source in
+            target.withUnsafeMutableBufferPointer { target in
+                let sources = planes.indices.map { Optional(source.baseAddress! + $0 * count) }
+                let targets = planes.indices.map { Optional(target.baseAddress! + $0 * count) }
+                decided.words.withUnsafeBufferPointer {
+                    tessera_states_after($0.baseAddress!, Int32(rule.states), sources, targets, Int32(planes.count), count)
+                }
+            }
+        }
+        next.planes = planes.indices.map { BitGrid(width: width, height: height, words: Array(target[$0 * count..<($0 + 1) * count])) }
+    }
+
     /// One generation of `rule` (a Generations rule) into `next`, the same size: a
     /// torus where `wraps`, else dead beyond the edges.
     public func step(_ rule: Generations, into next: inout StateGrid, wraps: Bool) throws {
