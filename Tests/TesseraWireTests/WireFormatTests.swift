@@ -97,6 +97,19 @@ import TesseraCore
                            endpoints: ["tcp://a:1", "tcp://b:2"], owners: [0, 1, 0, 1, 0, 1], restores: true, haloToken: Self.token)),
     ]
 
+    /// Every family's rule reads back as itself, with its name: masks, tables (named,
+    /// or a MAP the counts decide), Larger than Life, Generations.
+    @Test(arguments: ["B3/S23", "B2-a/S12", "W22", "MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA",
+                      "R5,C0,M1,S34..58,B34..45,NM", "R10,C255,M1,S2..3,B3..3,NM", "345/3/6", "23/3/2"])
+    func rulesRoundTrip(text: String) throws {
+        let rule = try Rule(parsing: text)
+        var writer = WireWriter()
+        rule.encode(to: &writer)
+        var reader = WireReader(writer.bytes, from: 0)
+        let read = try Rule(from: &reader)
+        #expect(read == rule && read.description == rule.description)
+    }
+
     @Test func coversEveryKind() {
         let covered = Set(Self.messages.map(\.kind))
         #expect(covered == Set(Wire.Kind.allCases), "no sample of \(Set(Wire.Kind.allCases).subtracting(covered))")

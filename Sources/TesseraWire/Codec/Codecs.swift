@@ -41,11 +41,19 @@ extension WireReader {
 }
 
 extension Rule: WireCodable {
-    /// A Life-like rule is its two masks; any other (a table, or a name that is not the
-    /// digits) a marker no mask can be, its 512 bits and its name.
-    private static let tableMarker: UInt16 = 0xFFFF
+    /// A Life-like rule is its two masks; any other 3x3 rule (a table, or a name that is
+    /// not the digits) a marker no mask can be, its 512 bits and its name; a family with
+    /// an engine of its own (Larger than Life, Generations) another marker and its name,
+    /// read back as Golly reads it.
+    private static let tableMarker: UInt16 = 0xFFFF, namedMarker: UInt16 = 0xFFFE
 
     package func encode(to w: inout WireWriter) {
+        if !isTwoStateMoore {
+            w.u16(Self.namedMarker)
+            w.u16(0)
+            w.string(description)
+            return
+        }
         guard table != nil || description != Rule(birth: birth, survive: survive).description else {
             w.u16(birth)
             w.u16(survive)
@@ -62,6 +70,12 @@ extension Rule: WireCodable {
         if birth == Self.tableMarker, survive == 0 {
             let words = try (0..<8).map { _ in try r.u64() }
             self.init(table: RuleTable(words: words), name: try r.string(upTo: 1024))
+            return
+        }
+        if birth == Self.namedMarker, survive == 0 {
+            let name = try r.string(upTo: 1024)
+            self = try Rule(parsing: name)
+            guard !isTwoStateMoore else { throw TesseraError("rule \(name) in message is not a family of its own") }
             return
         }
         guard birth <= 0x1FF, survive <= 0x1FF else {
