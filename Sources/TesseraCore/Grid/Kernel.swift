@@ -182,15 +182,18 @@ public enum Kernel {
                     let alive = here.centre
                     let next: Vector
                     if rule.table != nil {
+                        // The nine inputs of each word, on the stack (no array a word).
                         next = rule.withKernelRule { compiled in
-                            var lanes = Vector(repeating: 0)
-                            for lane in 0..<4 {
-                                let inputs = [above.west[lane], above.centre[lane], above.east[lane],
-                                              here.west[lane], here.centre[lane], here.east[lane],
-                                              below.west[lane], below.centre[lane], below.east[lane]]
-                                lanes[lane] = inputs.withUnsafeBufferPointer { tessera_rule_apply(compiled, $0.baseAddress!) }
+                            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 9) { inputs in
+                                var lanes = Vector(repeating: 0)
+                                for lane in 0..<4 {
+                                    (inputs[0], inputs[1], inputs[2]) = (above.west[lane], above.centre[lane], above.east[lane])
+                                    (inputs[3], inputs[4], inputs[5]) = (here.west[lane], here.centre[lane], here.east[lane])
+                                    (inputs[6], inputs[7], inputs[8]) = (below.west[lane], below.centre[lane], below.east[lane])
+                                    lanes[lane] = tessera_rule_apply(compiled, inputs.baseAddress!)
+                                }
+                                return lanes
                             }
-                            return lanes
                         }
                     } else if isLife {
                         next = n1 & (n0 | alive) & ~(q | carry)
