@@ -1,7 +1,7 @@
 // A truth table over the 3x3 neighbourhood as a straight line of multiplexers: the
 // reduced ordered decision diagram of the table, each node one gate. The kernels run
 // the gates on whole words of cells, so a gate costs the same for 64 or 256 cells as
-// one lookup costs for one. Nine inputs bound the diagram at 147 nodes; isotropic rules
+// one lookup costs for one. Nine inputs bound the diagram at 141 nodes; isotropic rules
 // need far fewer, and the input order decides how many, so a few orders are tried.
 #include "CTesseraKernel.h"
 

@@ -13,7 +13,9 @@ import TesseraCore
 package enum MCell {
     /// MCell files are small (Golly's largest holds 63 thousand cells): past this many,
     /// a file is refused rather than read a cell at a time.
-    static let mostCells = 1 << 24
+    static let mostCells = 1 << 21
+    /// Golly reads `#BOARD` as C ints; past this a side is refused.
+    static let largestSide = 1 << 30
 
     package static func parse(_ text: String) throws -> Pattern {
         var rule: String?, isLargerThanLife = false
@@ -63,8 +65,9 @@ package enum MCell {
                 isLargerThanLife = true
             } else if line.hasPrefix("#BOARD ") {
                 let sizes = line.dropFirst(7).split(separator: "x", maxSplits: 1)
-                guard sizes.count == 2, let w = Int(sizes[0].trimmingWhitespace), let h = Int(sizes[1].trimmingWhitespace) else {
-                    throw fail("'#BOARD' is not WIDTHxHEIGHT")
+                guard sizes.count == 2, let w = Int(sizes[0].trimmingWhitespace), let h = Int(sizes[1].trimmingWhitespace),
+                      (0...Self.largestSide).contains(w), (0...Self.largestSide).contains(h) else {
+                    throw fail("'#BOARD' is not WIDTHxHEIGHT with sides up to \(Self.largestSide)")
                 }
                 (width, height) = (w, h)
                 (x, y) = (-(w / 2), -(h / 2))
@@ -92,6 +95,11 @@ package enum MCell {
         guard let box = Self.box(of: live) else {
             return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: parsed, board: board, comments: comments)
         }
+        // In doubles: runs may spread a few cells over a box past what 64 bits count.
+        let planes = Double(max(1, Int.bitWidth - (parsed.states - 1).leadingZeroBitCount))
+        let bytes = Double(box.width) * Double(box.height) / 8 * planes
+        try MemoryBudget.check(bytes: bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2,
+                               what: "the MCell file's \(box.width)x\(box.height) box of cells", fix: "check the file's runs")
         var cells = BitGrid(width: box.width, height: box.height)
         for cell in live { cells[cell.x - box.left, cell.y - box.top] = true }
         var pattern = Pattern(cells: cells, position: (box.left, box.top), rule: parsed, board: board, comments: comments)

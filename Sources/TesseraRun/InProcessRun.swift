@@ -37,7 +37,7 @@ package enum InProcessRun {
         if let ltl = setup.rule.largerThanLife {
             return ltl.states > 2 ? try WholeBoard.largerThanLifeWithHistory(setup) : try WholeBoard.largerThanLife(setup)
         }
-        if setup.rule.generations != nil { return WholeBoard.generations(setup) }
+        if setup.rule.generations != nil { return try WholeBoard.generations(setup) }
         return setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
     }
 

@@ -75,7 +75,9 @@ package struct RunSetup: Sendable {
         let topology = choices.topology ?? board?.topology ?? (unboundedByDefault ? .infinite : .torus)
         let rule = choices.rule?.rule ?? pattern?.rule ?? .life
         let shape: BoardShape
-        if topology == .infinite { pattern = try pattern?.groupedFarApart() }
+        // Groups far apart are for tiles and HashLife; the whole-board engines take the
+        // pattern as it is, states and all.
+        if topology == .infinite, rule.isTwoStateMoore { pattern = try pattern?.groupedFarApart() }
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite, let grouped = pattern, grouped.hasParts {
             // Groups of cells far apart (a macrocell's): a window each, unless near enough.

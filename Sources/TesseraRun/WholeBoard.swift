@@ -34,6 +34,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     struct Engine: Sendable {
         /// How far a cell's neighbourhood reaches.
         let reach: Int
+        /// The states a cell may be in.
+        let states: Int
         /// Whether a cell with nothing in reach may change (B0): then the whole board steps.
         let changesAlone: Bool
         /// One generation of the cells into the second, a torus where asked.
@@ -52,11 +54,11 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
 
     /// The run's starting cells as `start` makes them from its live cells (`ones`: state
     /// 1, where there are states), with the pattern's own `states` laid over them.
-    init(_ setup: RunSetup, engine: Engine, start: (BitGrid) -> Cells, states: Cells?) {
+    init(_ setup: RunSetup, engine: Engine, start: (BitGrid) -> Cells, states: Cells?) throws {
         (self.engine, generation) = (engine, setup.generation)
         if setup.isUnbounded {
             board = nil
-            let window = GrowingWindow.around(setup.startingParts, reach: engine.reach)
+            let window = try GrowingWindow.around(setup.startingParts, reach: engine.reach, states: setup.rule.states)
             (cells, origin) = (start(window?.cells ?? BitGrid(width: 0, height: 0)), window?.origin ?? (0, 0))
         } else {
             board = setup.shape
@@ -80,7 +82,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
                     return
                 }
                 if GrowingWindow.reachesEdge(occupied, reach: engine.reach) {
-                    regrow(around: live)
+                    try regrow(around: live)
                     next = cells.empty(width: cells.width, height: cells.height)
                 }
             }
@@ -109,11 +111,11 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     /// A new window around the live cells, with room again.
-    private func regrow(around live: TileRect) {
-        let margin = GrowingWindow.margin(reach: engine.reach, width: live.width, height: live.height)
-        var grown = cells.empty(width: live.width + 2 * margin, height: live.height + 2 * margin)
-        grown.place(cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height), atX: margin, y: margin)
-        origin = (origin.x + live.x - margin, origin.y + live.y - margin)
+    private func regrow(around live: TileRect) throws {
+        let window = try GrowingWindow.grown(width: live.width, height: live.height, reach: engine.reach, states: engine.states)
+        var grown = cells.empty(width: window.width, height: window.height)
+        grown.place(cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height), atX: window.margins.x, y: window.margins.y)
+        origin = (origin.x + live.x - window.margins.x, origin.y + live.y - window.margins.y)
         cells = grown
     }
 
@@ -159,7 +161,7 @@ extension WholeBoard where Cells == BitGrid {
         guard let ltl = setup.rule.largerThanLife else { preconditionFailure("a Larger than Life board for \(setup.rule)") }
         try checkRuns(ltl, setup)
         let rule = setup.rule
-        let engine = Engine(reach: ltl.range, changesAlone: ltl.bornFromNothing, step: { try ltl.step($0, into: &$1, wraps: $2) },
+        let engine = Engine(reach: ltl.range, states: 2, changesAlone: ltl.bornFromNothing, step: { try ltl.step($0, into: &$1, wraps: $2) },
                             write: { output, cells, origin, bounded, generation in
             guard bounded else {
                 let parts = cells.liveBounds.map {
@@ -172,31 +174,53 @@ extension WholeBoard where Cells == BitGrid {
                 cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
             }
         })
-        return WholeBoard(setup, engine: engine, start: { $0 }, states: nil)
+        return try WholeBoard(setup, engine: engine, start: { $0 }, states: nil)
     }
 }
 
 extension WholeBoard where Cells == StateGrid {
     /// A Generations rule of three states or more, as Golly's generationsalgo runs it.
-    static func generations(_ setup: RunSetup) -> WholeBoard<StateGrid> {
+    static func generations(_ setup: RunSetup) throws -> WholeBoard<StateGrid> {
         guard let generations = setup.rule.generations else { preconditionFailure("a Generations board for \(setup.rule)") }
-        return states(setup, reach: 1, changesAlone: false) { try $0.step(generations, into: &$1, wraps: $2) }
+        // Compiled once, not a generation.
+        let alive = generations.alive, count = generations.states
+        return try states(setup, reach: 1, changesAlone: false) { try $0.step(alive: alive, states: count, into: &$1, wraps: $2) }
     }
 
     /// Larger than Life with history states, as Golly's ltlalgo runs it.
     static func largerThanLifeWithHistory(_ setup: RunSetup) throws -> WholeBoard<StateGrid> {
         guard let ltl = setup.rule.largerThanLife else { preconditionFailure("a Larger than Life board for \(setup.rule)") }
         try checkRuns(ltl, setup)
-        return states(setup, reach: ltl.range, changesAlone: ltl.bornFromNothing) { try $0.step(ltl, into: &$1, wraps: $2) }
+        return try states(setup, reach: ltl.range, changesAlone: ltl.bornFromNothing) { try $0.step(ltl, into: &$1, wraps: $2) }
     }
 
     private static func states(_ setup: RunSetup, reach: Int, changesAlone: Bool,
-                               step: @escaping @Sendable (StateGrid, inout StateGrid, Bool) throws -> Void) -> WholeBoard<StateGrid> {
+                               step: @escaping @Sendable (StateGrid, inout StateGrid, Bool) throws -> Void) throws -> WholeBoard<StateGrid> {
         let rule = setup.rule
-        let engine = Engine(reach: reach, changesAlone: changesAlone, step: step, write: { output, cells, origin, _, generation in
+        let engine = Engine(reach: reach, states: rule.states, changesAlone: changesAlone, step: step,
+                            write: { output, cells, origin, _, generation in
             try output.write(states: cells, left: origin.x, top: origin.y, rule: rule, generation: generation)
         })
-        return WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: rule.states) }, states: setup.pattern?.states)
+        return try WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: rule.states) },
+                              states: try setup.pattern?.states.map { try fitted($0, to: rule) })
+    }
+
+    /// A pattern's states as the run's rule holds them: a file read under one rule and
+    /// run under another (`--rule`) may hold states this one has not, which is refused.
+    private static func fitted(_ states: StateGrid, to rule: Rule) throws -> StateGrid {
+        var fitted = StateGrid(width: states.width, height: states.height, states: rule.states)
+        let occupied = states.occupied
+        for y in 0..<states.height {
+            for x in 0..<states.width where occupied[x, y] {
+                let state = states[x, y]
+                guard state < rule.states else {
+                    throw TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
+                                       fix: "run it under its own rule, or one with more states")
+                }
+                fitted[x, y] = state
+            }
+        }
+        return fitted
     }
 }
 

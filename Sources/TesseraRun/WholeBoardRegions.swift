@@ -23,10 +23,22 @@ enum ActiveRegion {
 /// Generations): a dead-edge window around what lives, grown before life could step
 /// out of it, so that it steps exactly as the plane would.
 enum GrowingWindow {
-    /// Room around a live box: twice the reach and more, and a quarter of its size, so
-    /// that a growing pattern moves its window a logarithmic number of times.
-    static func margin(reach: Int, width: Int, height: Int) -> Int {
-        max(2 * reach + 2, 64, max(width, height) / 4)
+    /// Room each side of a live box `size` cells across: twice the reach and more, and a
+    /// quarter of its size (along each axis: a thin pattern's window stays thin), so that
+    /// a growing pattern moves its window a logarithmic number of times.
+    static func margin(reach: Int, size: Int) -> Int { max(2 * reach + 2, 64, size / 4) }
+
+    /// A window `width` x `height` with room each side of a box, refused where it would
+    /// not fit in memory.
+    static func grown(width: Int, height: Int, reach: Int, states: Int) throws -> (width: Int, height: Int, margins: (x: Int, y: Int)) {
+        let margins = (x: margin(reach: reach, size: width), y: margin(reach: reach, size: height))
+        let (w, h) = (width + 2 * margins.x, height + 2 * margins.y)
+        let planes = Double(max(1, Int.bitWidth - (states - 1).leadingZeroBitCount))
+        let bytes = Double(w) * Double(h) / 8 * planes * 2  // the cells and the next generation's
+        try MemoryBudget.check(bytes: bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2,
+                               what: "a \(w)x\(h) window of the unbounded plane around the live cells",
+                               fix: "give a bounded grid (a rule suffix such as :T4096,4096) for this rule")
+        return (w, h, margins)
     }
 
     /// Whether a cell of `occupied` lies within `reach` of its edge, where the next
@@ -49,11 +61,11 @@ enum GrowingWindow {
 
     /// The parts laid in a window around them, with room: its cells and Golly's
     /// coordinates of its top-left; nil where nothing lives.
-    static func around(_ parts: [PlacedCells], reach: Int) -> (cells: BitGrid, origin: (x: Int, y: Int))? {
+    static func around(_ parts: [PlacedCells], reach: Int, states: Int) throws -> (cells: BitGrid, origin: (x: Int, y: Int))? {
         guard let box = bounds(of: parts) else { return nil }
-        let margin = margin(reach: reach, width: box.width, height: box.height)
-        let origin = (x: box.left - margin, y: box.top - margin)
-        var cells = BitGrid(width: box.width + 2 * margin, height: box.height + 2 * margin)
+        let window = try grown(width: box.width, height: box.height, reach: reach, states: states)
+        let origin = (x: box.left - window.margins.x, y: box.top - window.margins.y)
+        var cells = BitGrid(width: window.width, height: window.height)
         for part in parts { cells.formUnion(part.cells, atX: part.left - origin.x, y: part.top - origin.y) }
         return (cells, origin)
     }

@@ -174,3 +174,22 @@ extension RuleFamilyTests {
         }
     }
 }
+
+extension RuleFamilyTests {
+    /// States of cells far apart on the unbounded plane are kept (grouping far-apart
+    /// parts, which tiles need, once dropped them), and a pattern run under a rule with
+    /// fewer states than its cells hold is refused in one line.
+    @Test func statesFarApartAreKeptAndStatesPastTheRuleRefused() throws {
+        let dir = try Harness.temporaryDirectory()
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let input = dir.appendingPathComponent("apart.rle")
+        try "x = 10000, y = 3, rule = 345/3/6\nC9998bC$2A9996b2A$A!\n".write(to: input, atomically: true, encoding: .utf8)
+        let (ours, theirs) = (dir.appendingPathComponent("ours.rle"), dir.appendingPathComponent("golly.rle"))
+        let run = try Harness.tessera(["run", input.path, "--generations", "3", "--output", ours.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "Generations", "-m", "3", "-o", theirs.path, input.path]).status == 0)
+        #expect(try statesShape(of: ours) == statesShape(of: theirs))
+        let refused = try Harness.tessera(["run", input.path, "--rule", "345/3/3", "--generations", "3", "--output", ours.path])
+        #expect(refused.status == 2 && refused.stderr.contains("past the 3 states"), "\(refused.stderr)")
+    }
+}

@@ -16,7 +16,7 @@ import Testing
         #expect(rule.generations == nil && rule.isTwoStateMoore && rule == .life)
     }
 
-    @Test(arguments: ["B3/S345/C6", "345/3/1", "345/3/257", "345/03/6", "345/3/6V", "345/3/x"])
+    @Test(arguments: ["B3/S345/C6", "345/3/1", "345/3/257", "345/03/6", "345/3/6V", "345/3/x", "B2/S34H/3"])
     func refusesWhatGollyRefuses(text: String) {
         #expect(throws: TesseraError.self) { try Rule(parsing: text) }
     }

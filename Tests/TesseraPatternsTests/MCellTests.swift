@@ -27,6 +27,15 @@ import Glibc
         #expect(throws: TesseraError.self) { try PatternFile.parse("#MCell 4.20\n#RULE B3/S23\n#L 2o\n", path: "p.mcl") }
     }
 
+    /// A board or a box past what can be held is refused in one line, not trapped or
+    /// allocated: sides past Golly's ints, runs that spread cells 2^31 apart.
+    @Test(arguments: ["#MCell 4.20\n#RULE 345/3/6\n#BOARD 9223372036854775807x1\n#L A\n",
+                      "#MCell 4.20\n#RULE 345/3/6\n#L A2147483647.A2147483647$A\n",
+                      "#MCell 4.20\n#RULE 345/3/6\n#L 99999999999A\n"])
+    func hugeBoardsAndBoxesAreRefused(text: String) {
+        #expect(throws: TesseraError.self) { try PatternFile.parse(text, path: "p.mcl") }
+    }
+
     /// Golly's own files, where bgolly 3.3 puts them (its `edges` at generation 0).
     @Test(arguments: [("Bosco.mcl", -17, -21, 69), ("Blinkers.mcl", -22, -7, 296), ("Gnarl.mcl", -1, -1, 2), ("Waffle.mcl", -11, -11, 437)])
     func gollysFilesLandWhereGollyPutsThem(name: String, left: Int, top: Int, population: Int) throws {

@@ -11,7 +11,7 @@ int tessera_cpu_has_avx2(void);
 /// register `select` is 0 and `high` where it is 1, bit by bit.
 typedef struct { uint8_t select, low, high, result; } tessera_gate;
 
-/// At most the gates a reduced decision diagram of nine inputs needs (147), and some.
+/// At most the gates a reduced decision diagram of nine inputs needs (141), and some.
 enum { TESSERA_MAX_GATES = 200 };
 
 /// A rule as every kernel takes it, with no B0 (see `Rule.steps`).

@@ -63,7 +63,6 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
             : "\(width)x\(height) \(topology.rawValue)"
     }
 
-    /// Splits `B3/S23:T640,480` into the rule and the board it names, if any.
     /// A Larger than Life rule's grid, as Golly's ltlalgo reads its suffix: a torus or a
     /// plane, 400x400 where no size is given, each side at least twice the range, at
     /// most 10^8 cells.
@@ -97,6 +96,7 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
         return BoardShape(width: width, height: height, topology: topology)
     }
 
+    /// Splits `B3/S23:T640,480` into the rule and the board it names, if any.
     public static func parseRule(_ text: String) throws -> (Rule, BoardShape?) {
         guard let colon = text.firstIndex(of: ":") else { return (try Rule(parsing: text), nil) }
         let rule = try Rule(parsing: String(text[..<colon]))

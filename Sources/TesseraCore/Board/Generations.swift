@@ -41,6 +41,10 @@ public struct Generations: Hashable, Sendable, CustomStringConvertible {
         }
         guard states >= 2 else { throw refuse("the number of states is too low (2 at least)") }
         guard states <= mostStates else { throw refuse("the number of states is too high (\(mostStates) at most)") }
+        // Golly takes H or V only as the rule's last character, after the states.
+        guard !parts[0].contains(where: { "HhVv".contains($0) }), !parts[1].contains(where: { "HhVv".contains($0) }) else {
+            throw refuse("the neighbourhood letter (H or V) comes last, after the states, as in 34/2/3H")
+        }
         let hasLetters = parts[0].contains { "bBsS".contains($0) } || parts[1].contains { "bBsS".contains($0) }
         let twoState = "\(parts[0])/\(parts[1])\(neighbourhood)"
         guard let (table, aliveName) = RuleNotation.parse(hasLetters ? twoState : "S\(parts[0])/B\(parts[1])\(neighbourhood)") else {

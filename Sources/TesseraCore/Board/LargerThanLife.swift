@@ -13,7 +13,7 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
         case moore = "M"
         /// The diamond |dx| + |dy| ≤ r.
         case vonNeumann = "N"
-        /// The disc: row dy spans |dx| ≤ w where w is the largest with (w+1)² + dy² ≤ r² + r.
+        /// The disc: row dy spans |dx| ≤ w where w is the largest with w² + dy² ≤ r² + r.
         case circular = "C"
     }
 
@@ -148,6 +148,13 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
     public func step(_ cells: BitGrid, into next: inout BitGrid, wraps: Bool) throws {
         precondition(next.width == cells.width && next.height == cells.height)
         guard cells.width > 0, cells.height > 0 else { return }
+        // The kernel counts in 32 bits: a row's prefix sums of column counts (each at most
+        // 2r + 1) reach (width + 2r)(2r + 1).
+        let side = Double(2 * range + 1)
+        guard cells.width < Int(Int32.max), cells.height < Int(Int32.max), (Double(cells.width) + side) * side < Double(Int32.max) else {
+            throw TesseraError("a \(cells.width)-wide board is past what Larger than Life's range \(range) counts here",
+                               fix: "give a narrower bounded grid")
+        }
         let stepped = cells.words.withUnsafeBufferPointer { source in
             next.withUnsafeMutableWords { target in
                 withKernelRule {

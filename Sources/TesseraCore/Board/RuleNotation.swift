@@ -32,8 +32,8 @@ package struct RuleTable: Hashable, Sendable {
 package enum RuleNotation {
     /// nil when Golly's QuickLife would not accept `text` as a two-state rule.
     /// `canonical` is exactly the rule name Golly writes for it.
-    /// Wolfram (`W30`) rules are rejected although Golly accepts them, and the
-    /// caller must strip any bounded-grid suffix (from ':' on) beforehand.
+    /// Wolfram rules (`W22`) are `Rule`'s to read, not this; the caller strips any
+    /// bounded-grid suffix (from ':' on) beforehand.
     package static func parse(_ text: String) -> (table: RuleTable, canonical: String)? {
         let bytes = Array(text.utf8)
         // Golly's MAXRULESIZE; it also counts the suffix, which the caller strips.

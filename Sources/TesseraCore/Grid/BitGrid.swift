@@ -124,7 +124,6 @@ public struct BitGrid: Hashable, Sendable {
         }
     }
 
-    /// Makes every cell alive that is alive in `other` (of the same size).
     /// The dots of `view` over these cells, `(left, top)` being the view's top-left in
     /// them: a dot is lit where a cell under it lives.
     public func dots(in view: Viewport, left: Int, top: Int) -> BitGrid {
@@ -147,6 +146,7 @@ public struct BitGrid: Hashable, Sendable {
         for i in words.indices { words[i] &= ~other.words[i] }
     }
 
+    /// Makes every cell alive that is alive in `other` (of the same size).
     public mutating func formUnion(_ other: BitGrid) {
         precondition(width == other.width && height == other.height)
         for i in words.indices { words[i] |= other.words[i] }

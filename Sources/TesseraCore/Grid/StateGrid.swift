@@ -90,9 +90,14 @@ public struct StateGrid: Hashable, Sendable {
     /// One generation of `rule` (a Generations rule) into `next`, the same size: a
     /// torus where `wraps`, else dead beyond the edges.
     public func step(_ rule: Generations, into next: inout StateGrid, wraps: Bool) throws {
+        try step(alive: rule.alive, states: rule.states, into: &next, wraps: wraps)
+    }
+
+    /// The same, with the live cells' rule compiled once by the caller (`Generations.alive`).
+    public func step(alive: Rule, states: Int, into next: inout StateGrid, wraps: Bool) throws {
         precondition(next.width == width && next.height == height && next.planes.count == planes.count)
         guard width > 0, height > 0 else { return }
-        let alive = rule.alive, count = planes[0].words.count
+        let count = planes[0].words.count
         // The planes end to end, plane k at k * count.
         let source = planes.flatMap(\.words)
         var target = [UInt64](repeating: 0, count: source.count)
@@ -101,7 +106,7 @@ public struct StateGrid: Hashable, Sendable {
                 let sources = planes.indices.map { Optional(source.baseAddress! + $0 * count) }
                 let targets = planes.indices.map { Optional(target.baseAddress! + $0 * count) }
                 return alive.withKernelRule {
-                    tessera_generations_step($0, Int32(rule.states), sources, targets, Int32(planes.count), planes[0].wordsPerRow,
+                    tessera_generations_step($0, Int32(states), sources, targets, Int32(planes.count), planes[0].wordsPerRow,
                                              Int32(width), Int32(height), wraps ? 1 : 0)
                 }
             }
