@@ -33,8 +33,7 @@ import Testing
             let rule = try #require(try Rule(parsing: "\(digits(from: 0))/\(digits(from: 1))/\(states)\(neighbourhood)").generations)
             let (width, height) = (Int(generator.next() % 90) + 1, Int(generator.next() % 12) + 1)
             let wraps = round % 2 == 0
-            var cells = StateGrid(width: width, height: height, states: states)
-            for y in 0..<height { for x in 0..<width where generator.next() % 2 == 0 { cells[x, y] = Int(generator.next() % UInt64(states)) } }
+            var cells = StateGrid.soup(width: width, height: height, states: states, using: &generator)
             var next = StateGrid(width: width, height: height, states: states)
             for _ in 0..<3 {
                 try cells.step(rule, into: &next, wraps: wraps)
@@ -62,12 +61,7 @@ import Testing
                         if cells[nx, ny] == 1 { index |= 1 << ((dy + 1) * 3 + dx + 1) }
                     }
                 }
-                let state = cells[x, y]
-                next[x, y] = switch state {
-                case 0: alive.next(index) ? 1 : 0
-                case 1: alive.next(index) ? 1 : 2
-                default: state + 1 < rule.states ? state + 1 : 0
-                }
+                next[x, y] = nextState(cells[x, y], decided: alive.next(index), states: rule.states)
             }
         }
         return next

@@ -40,8 +40,7 @@ import Testing
             let rule = try #require(try LargerThanLife(parsing: "R2,C\(states),M1,S3..8,B3..6,N\(shape)"))
             let (width, height) = (Int(generator.next() % 50) + 5, Int(generator.next() % 20) + 5)
             let wraps = round % 2 == 0
-            var cells = StateGrid(width: width, height: height, states: states)
-            for y in 0..<height { for x in 0..<width where generator.next() % 2 == 0 { cells[x, y] = Int(generator.next() % UInt64(states)) } }
+            var cells = StateGrid.soup(width: width, height: height, states: states, using: &generator)
             var next = StateGrid(width: width, height: height, states: states)
             for _ in 0..<3 {
                 try cells.step(rule, into: &next, wraps: wraps)
@@ -50,14 +49,7 @@ import Testing
                 let decided = Self.naive(alive, rule: rule, wraps: wraps)
                 var expected = StateGrid(width: width, height: height, states: states)
                 for y in 0..<height {
-                    for x in 0..<width {
-                        let state = cells[x, y]
-                        expected[x, y] = switch state {
-                        case 0: decided[x, y] ? 1 : 0
-                        case 1: decided[x, y] ? 1 : 2
-                        default: state + 1 < states ? state + 1 : 0
-                        }
-                    }
+                    for x in 0..<width { expected[x, y] = nextState(cells[x, y], decided: decided[x, y], states: states) }
                 }
                 #expect(next == expected, "\(rule) \(width)x\(height) wraps \(wraps)")
                 cells = expected
