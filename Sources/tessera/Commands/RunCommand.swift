@@ -169,7 +169,9 @@ struct RunCommand: AsyncParsableCommand {
                 throw TesseraError("--keys secures worker processes' connections, and --workers 0 has none", fix: "leave out --keys")
             }
             if checkpoints.checkpoint != nil {
-                throw TesseraError("--checkpoint needs worker processes, which write their tiles", fix: "give --workers 1 or more")
+                throw inThisProcessOnly
+                    ? TesseraError("--checkpoint needs worker processes, and \(rest.setup.rule) runs in this process", fix: "leave out --checkpoint")
+                    : TesseraError("--checkpoint needs worker processes, which write their tiles", fix: "give --workers 1 or more")
             }
             var session = RunSession(setup: setup, generations: rest.generations, workers: .launched(count: 0))
             try session.configure(run: run, cluster: cluster, output: rest.output, view: view)
