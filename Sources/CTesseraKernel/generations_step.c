@@ -5,6 +5,7 @@
 // births and survivals 64 cells a word, and the planes of the row are updated as a
 // counter: dying cells count up, and the last state wraps to 0.
 #include "CTesseraKernel.h"
+#include "rule_modes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,26 +42,7 @@ static void live_row(const uint64_t *const *planes, int bits, size_t stride, int
 
 // The next state of 64 cells under a two-state rule, from their nine inputs.
 static uint64_t two_state(const tessera_rule *rule, const uint64_t in[9]) {
-    if (rule->compiled) return tessera_rule_apply(rule, in);
-    uint64_t n[4] = {0, 0, 0, 0};
-    for (int k = 0; k < 9; k++) {
-        if (k == 4) continue;
-        uint64_t carry = in[k];
-        for (int b = 0; b < 4 && carry; b++) {
-            uint64_t next = n[b] & carry;
-            n[b] ^= carry;
-            carry = next;
-        }
-    }
-    uint64_t born = 0, stays = 0;
-    for (int count = 0; count <= 8; count++) {
-        if (!((rule->birth | rule->survive) >> count & 1)) continue;
-        uint64_t is = ~0ull;
-        for (int b = 0; b < 4; b++) is &= count >> b & 1 ? n[b] : ~n[b];
-        if (rule->birth >> count & 1) born |= is;
-        if (rule->survive >> count & 1) stays |= is;
-    }
-    return (~in[4] & born) | (in[4] & stays);
+    return rule->compiled ? tessera_rule_apply(rule, in) : tessera_counts_next_of(rule, in);
 }
 
 // The planes' words at `at` after a generation whose live cells' next state is `next`

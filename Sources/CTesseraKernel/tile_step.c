@@ -6,6 +6,7 @@
 // down; the portable one a word at a time, from the three columns of words copied
 // out with a row more at each end.
 #include "CTesseraKernel.h"
+#include "rule_modes.h"
 
 #include <string.h>
 
@@ -49,27 +50,6 @@ static uint32_t side_edges(uint64_t westBits, uint64_t eastBits) {
     return (westBits ? 1u << 3 : 0) | (eastBits ? 1u << 5 : 0);
 }
 
-// The rule as boolean logic on the bit-sliced neighbour count, one word at a time.
-static uint64_t next_word(uint64_t above3_0, uint64_t above3_1, uint64_t here2_0, uint64_t here2_1,
-                          uint64_t below3_0, uint64_t below3_1, uint64_t alive, const tessera_rule *rule) {
-    uint64_t x0 = above3_0 ^ here2_0, x1 = above3_1 ^ here2_1;
-    uint64_t n0 = x0 ^ below3_0;
-    uint64_t k = (above3_0 & here2_0) | (x0 & below3_0);
-    uint64_t p = x1 ^ below3_1;
-    uint64_t q = (above3_1 & here2_1) | (x1 & below3_1);
-    uint64_t n1 = p ^ k, carry = p & k;
-    uint64_t n2 = q ^ carry, n3 = q & carry;
-    uint64_t born = 0, stays = 0;
-    uint16_t birth = rule->birth, survive = rule->survive;
-    for (int n = 0; n <= 8; n++) {
-        if (!((birth | survive) >> n & 1)) continue;
-        uint64_t is = (n & 1 ? n0 : ~n0) & (n & 2 ? n1 : ~n1) & (n & 4 ? n2 : ~n2) & (n & 8 ? n3 : ~n3);
-        if (birth >> n & 1) born |= is;
-        if (survive >> n & 1) stays |= is;
-    }
-    return (~alive & born) | (alive & stays);
-}
-
 static uint32_t tile_step_portable(const uint64_t *const around[9], uint64_t *next, const tessera_rule *rule) {
     padded_columns p;
     pad(around, &p);
@@ -91,8 +71,8 @@ static uint32_t tile_step_portable(const uint64_t *const around[9], uint64_t *ne
                                         west[r + 2], p.centre[r + 2], east[r + 2]};
             n = tessera_rule_apply(rule, inputs);
         } else {
-            n = next_word(three0[r], three1[r], two0[r + 1], two1[r + 1], three0[r + 2], three1[r + 2], p.centre[r + 1],
-                          rule);
+            n = tessera_counts_next(three0[r], three1[r], two0[r + 1], two1[r + 1], three0[r + 2], three1[r + 2],
+                                    p.centre[r + 1], rule);
         }
         uint64_t changed = n ^ next[r];
         next[r] = n;
