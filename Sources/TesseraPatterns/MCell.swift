@@ -96,7 +96,7 @@ package enum MCell {
             return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: parsed, board: board, comments: comments)
         }
         // In doubles: runs may spread a few cells over a box past what 64 bits count.
-        let planes = Double(max(1, Int.bitWidth - (parsed.states - 1).leadingZeroBitCount))
+        let planes = Double(StateGrid.planes(for: parsed.states))
         let bytes = Double(box.width) * Double(box.height) / 8 * planes
         try MemoryBudget.check(bytes: bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2,
                                what: "the MCell file's \(box.width)x\(box.height) box of cells", fix: "check the file's runs")

@@ -220,8 +220,8 @@ public enum RLE {
                 // State 1 where no other was given.
                 var all = states ?? StateGrid(width: grid.width, height: grid.height, states: most)
                 var ones = grid
-                for plane in all.planes { ones.subtract(plane) }
-                all.lay(StateGrid(ones: ones, states: most), atX: 0, y: 0)
+                ones.subtract(all.occupied)
+                all.place(StateGrid(ones: ones, states: most), atX: 0, y: 0)
                 pattern.states = all
             }
             return pattern

@@ -33,7 +33,7 @@ enum GrowingWindow {
     static func grown(width: Int, height: Int, reach: Int, states: Int) throws -> (width: Int, height: Int, margins: (x: Int, y: Int)) {
         let margins = (x: margin(reach: reach, size: width), y: margin(reach: reach, size: height))
         let (w, h) = (width + 2 * margins.x, height + 2 * margins.y)
-        let planes = Double(max(1, Int.bitWidth - (states - 1).leadingZeroBitCount))
+        let planes = Double(StateGrid.planes(for: states))
         let bytes = Double(w) * Double(h) / 8 * planes * 2  // the cells and the next generation's
         try MemoryBudget.check(bytes: bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2,
                                what: "a \(w)x\(h) window of the unbounded plane around the live cells",

@@ -36,7 +36,7 @@ import Testing
             var cells = StateGrid.soup(width: width, height: height, states: states, using: &generator)
             var next = StateGrid(width: width, height: height, states: states)
             for _ in 0..<3 {
-                try cells.step(rule, into: &next, wraps: wraps)
+                try cells.step(alive: rule.alive, states: rule.states, into: &next, wraps: wraps)
                 let expected = Self.naive(cells, rule: rule, wraps: wraps)
                 #expect(next == expected, "\(rule) \(width)x\(height) wraps \(wraps)")
                 cells = expected

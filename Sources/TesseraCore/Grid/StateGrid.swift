@@ -9,10 +9,16 @@ public struct StateGrid: Hashable, Sendable {
 
     /// Cells all in state 0, with planes enough for `states` states.
     public init(width: Int, height: Int, states: Int) {
-        (self.width, self.height) = (width, height)
-        let bits = max(1, Int.bitWidth - (states - 1).leadingZeroBitCount)
-        planes = Array(repeating: BitGrid(width: width, height: height), count: bits)
+        self.init(width: width, height: height,
+                  planes: Array(repeating: BitGrid(width: width, height: height), count: Self.planes(for: states)))
     }
+
+    private init(width: Int, height: Int, planes: [BitGrid]) {
+        (self.width, self.height, self.planes) = (width, height, planes)
+    }
+
+    /// The planes `states` states take: ⌈log2 states⌉, one at least.
+    public static func planes(for states: Int) -> Int { max(1, Int.bitWidth - (states - 1).leadingZeroBitCount) }
 
     /// The cells of `ones` in state 1, the rest 0.
     public init(ones: BitGrid, states: Int) {
@@ -35,20 +41,15 @@ public struct StateGrid: Hashable, Sendable {
         return grid
     }
 
+    /// The cells in state 1.
+    public var alive: BitGrid {
+        var grid = planes[0]
+        for plane in planes.dropFirst() { grid.subtract(plane) }
+        return grid
+    }
+
     public func cropped(x: Int, y: Int, width: Int, height: Int) -> StateGrid {
-        var copy = self
-        copy.planes = planes.map { $0.cropped(x: x, y: y, width: width, height: height) }
-        return StateGrid(width: width, height: height, planes: copy.planes)
-    }
-
-    private init(width: Int, height: Int, planes: [BitGrid]) {
-        (self.width, self.height, self.planes) = (width, height, planes)
-    }
-
-    /// `other` laid over these cells with its top-left at (x, y), where its cells are not 0.
-    public mutating func lay(_ other: StateGrid, atX x: Int, y: Int) {
-        precondition(other.planes.count <= planes.count)
-        for k in other.planes.indices { planes[k].formUnion(other.planes[k], atX: x, y: y) }
+        StateGrid(width: width, height: height, planes: planes.map { $0.cropped(x: x, y: y, width: width, height: height) })
     }
 
     /// `other`'s cells not in state 0 written over these, with its top-left at (x, y).
@@ -67,51 +68,43 @@ public struct StateGrid: Hashable, Sendable {
     /// size: the live cells (state 1) counted and decided by `rule`, then the states
     /// counted on as in Generations.
     public func step(_ rule: LargerThanLife, into next: inout StateGrid, wraps: Bool) throws {
-        precondition(next.width == width && next.height == height && next.planes.count == planes.count)
-        var alive = planes[0]
-        for plane in planes.dropFirst() { alive.subtract(plane) }
         var decided = BitGrid(width: width, height: height)
         try rule.step(alive, into: &decided, wraps: wraps)
-        let count = planes[0].words.count
-        let source = planes.flatMap(\.words)
-        var target = [UInt64](repeating: 0, count: source.count)
-        source.withUnsafeBufferPointer { source in
-            target.withUnsafeMutableBufferPointer { target in
-                let sources = planes.indices.map { Optional(source.baseAddress! + $0 * count) }
-                let targets = planes.indices.map { Optional(target.baseAddress! + $0 * count) }
-                decided.words.withUnsafeBufferPointer {
-                    tessera_states_after($0.baseAddress!, Int32(rule.states), sources, targets, Int32(planes.count), count)
-                }
+        stepPlanes(into: &next) { sources, targets in
+            decided.words.withUnsafeBufferPointer {
+                tessera_states_after($0.baseAddress!, Int32(rule.states), sources, targets, Int32(planes.count), planes[0].words.count)
             }
         }
-        next.planes = planes.indices.map { BitGrid(width: width, height: height, words: Array(target[$0 * count..<($0 + 1) * count])) }
     }
 
-    /// One generation of `rule` (a Generations rule) into `next`, the same size: a
-    /// torus where `wraps`, else dead beyond the edges.
-    public func step(_ rule: Generations, into next: inout StateGrid, wraps: Bool) throws {
-        try step(alive: rule.alive, states: rule.states, into: &next, wraps: wraps)
-    }
-
-    /// The same, with the live cells' rule compiled once by the caller (`Generations.alive`).
+    /// One generation of a Generations rule of `states` states, whose live cells step by
+    /// `alive` (`Generations.alive`, compiled once by the caller, not a generation),
+    /// into `next`, the same size: a torus where `wraps`, else dead beyond the edges.
     public func step(alive: Rule, states: Int, into next: inout StateGrid, wraps: Bool) throws {
-        precondition(next.width == width && next.height == height && next.planes.count == planes.count)
         guard width > 0, height > 0 else { return }
-        let count = planes[0].words.count
-        // The planes end to end, plane k at k * count.
-        let source = planes.flatMap(\.words)
-        var target = [UInt64](repeating: 0, count: source.count)
-        let stepped = source.withUnsafeBufferPointer { source in
-            target.withUnsafeMutableBufferPointer { target in
-                let sources = planes.indices.map { Optional(source.baseAddress! + $0 * count) }
-                let targets = planes.indices.map { Optional(target.baseAddress! + $0 * count) }
-                return alive.withKernelRule {
-                    tessera_generations_step($0, Int32(states), sources, targets, Int32(planes.count), planes[0].wordsPerRow,
-                                             Int32(width), Int32(height), wraps ? 1 : 0)
-                }
+        let stepped = stepPlanes(into: &next) { sources, targets in
+            alive.withKernelRule {
+                tessera_generations_step($0, Int32(states), sources, targets, Int32(planes.count), planes[0].wordsPerRow,
+                                         Int32(width), Int32(height), wraps ? 1 : 0)
             }
         }
         guard stepped != 0 else { throw TesseraError("no memory for a Generations step of a \(width)-wide board", fix: "free some memory") }
+    }
+
+    /// Runs `body` on pointers to each plane's words and to the same of fresh words, which
+    /// become `next`'s planes: the planes end to end, plane k at k times a plane's words.
+    private func stepPlanes<R>(into next: inout StateGrid,
+                               _ body: ([UnsafePointer<UInt64>?], [UnsafeMutablePointer<UInt64>?]) -> R) -> R {
+        precondition(next.width == width && next.height == height && next.planes.count == planes.count)
+        let count = planes[0].words.count
+        let source = planes.flatMap(\.words)
+        var target = [UInt64](repeating: 0, count: source.count)
+        let result = source.withUnsafeBufferPointer { source in
+            target.withUnsafeMutableBufferPointer { target in
+                body(planes.indices.map { source.baseAddress! + $0 * count }, planes.indices.map { target.baseAddress! + $0 * count })
+            }
+        }
         next.planes = planes.indices.map { BitGrid(width: width, height: height, words: Array(target[$0 * count..<($0 + 1) * count])) }
+        return result
     }
 }

@@ -31,8 +31,9 @@ package enum KernelBenchmark {
         if let generationsRule = rule.generations {
             var board = StateGrid(ones: cells, states: generationsRule.states)
             var next = StateGrid(width: size, height: size, states: generationsRule.states)
+            let alive = generationsRule.alive
             return try timed(size: size, generations: generations) {
-                try board.step(generationsRule, into: &next, wraps: true)
+                try board.step(alive: alive, states: generationsRule.states, into: &next, wraps: true)
                 swap(&board, &next)
             }
         }
