@@ -75,29 +75,31 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         var next = cells.empty(width: cells.width, height: cells.height)
         for done in 0..<generations {
             if done % 64 == 0 { try Task.checkCancellation() }
+            // Where life is, found once a generation for the window and the region both.
+            let occupied = cells.occupied
+            var live = occupied.liveBounds
             if board == nil {
-                let occupied = cells.occupied
-                guard cells.width > 0, let live = occupied.liveBounds else {
+                guard cells.width > 0, let box = live else {
                     generation += generations - done
                     return
                 }
                 if GrowingWindow.reachesEdge(occupied, reach: engine.reach) {
-                    try regrow(around: live)
+                    live = try regrow(around: box)
                     next = cells.empty(width: cells.width, height: cells.height)
                 }
             }
-            try step(into: &next)
+            try step(into: &next, live: live)
             swap(&cells, &next)
             generation += 1
         }
     }
 
-    /// One generation into `next`: of the live cells' region alone where it is
-    /// confined, the rest 0; the whole board where a cell may change alone.
-    private func step(into next: inout Cells) throws {
+    /// One generation into `next`: of the region of the live cells' box `live` alone
+    /// where it is confined, the rest 0; the whole board where a cell may change alone.
+    private func step(into next: inout Cells, live: TileRect?) throws {
         let wraps = board?.topology == .torus
         guard !engine.changesAlone,
-              let region = ActiveRegion.of(cells.occupied.liveBounds, reach: engine.reach, width: cells.width,
+              let region = ActiveRegion.of(live, reach: engine.reach, width: cells.width,
                                            height: cells.height, wraps: wraps),
               region.width < cells.width || region.height < cells.height else {
             return try engine.step(cells, &next, wraps)
@@ -110,13 +112,14 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         next.place(stepped, atX: region.x, y: region.y)
     }
 
-    /// A new window around the live cells, with room again.
-    private func regrow(around live: TileRect) throws {
+    /// A new window around the live cells, with room again; their box in it.
+    private func regrow(around live: TileRect) throws -> TileRect {
         let window = try GrowingWindow.grown(width: live.width, height: live.height, reach: engine.reach, states: engine.states)
         var grown = cells.empty(width: window.width, height: window.height)
         grown.place(cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height), atX: window.margins.x, y: window.margins.y)
         origin = (origin.x + live.x - window.margins.x, origin.y + live.y - window.margins.y)
         cells = grown
+        return TileRect(x: window.margins.x, y: window.margins.y, width: live.width, height: live.height)
     }
 
     /// The cells in any state but 0.
