@@ -9,9 +9,10 @@ import PackageDescription
 // Linux only: the cluster wakes its ZeroMQ thread through an eventfd and finds its own
 // binary through /proc, and no other platform is built or tested.
 //
-// The binary carries libstdc++ (the Swift runtime's), libgcc, libpng, libgif and zlib
-// instead of loading them: loading and relocating them cost every process 0.8 ms, a third
-// of a short run (`tessera patterns` 3.57 → 2.51 ms). The linker looks in deploy/static-link
+// The binary carries the Swift runtime and standard library, libstdc++, libgcc, libpng and
+// libgif instead of loading them: a process then maps only the code it runs, and skips
+// relocating shared libraries (docs/performance.md, "Process start and resident memory",
+// has the figures and the command). The linker looks in deploy/static-link
 // before the system's folders, and finds there scripts that read the libraries' archives
 // (Debian: libstdc++-dev, libpng-dev, libgif-dev, zlib1g-dev) in place of their shared
 // objects. libzmq, loaded only by runs that open a socket, brings its own.
@@ -69,7 +70,15 @@ let package = Package(
                 "TesseraCore", "TesseraPatterns", "TesseraWire", "TesseraCluster", "TesseraViewer", "TesseraRun",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: [.unsafeFlags(["-Xclang-linker", "-L\(staticLink)", "-Xclang-linker", "-static-libgcc"])]
+            // The Swift runtime is linked in release builds only: the tests' binary, which
+            // takes this target's flags, loads Foundation and Testing as shared libraries.
+            // -static-stdlib alone leaves out what FoundationEssentials needs beside the
+            // standard library (SwiftPM's --static-swift-stdlib names them too).
+            linkerSettings: [
+                .unsafeFlags(["-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                              "-Xlinker", "-lswiftSynchronization"], .when(configuration: .release)),
+                .unsafeFlags(["-Xclang-linker", "-L\(staticLink)", "-Xclang-linker", "-static-libgcc"]),
+            ]
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "CTesseraKernel"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
