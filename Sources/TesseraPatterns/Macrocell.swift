@@ -1,11 +1,13 @@
 import TesseraCore
 
-/// Golly's macrocell format (`[M2]`, two-state), which stores the board as a quadtree
+/// Golly's macrocell format (`[M2]`), which stores the board as a quadtree
 /// with shared subtrees: a huge, regular pattern takes a small file.
 ///
 /// - `[M2] (…)` first; `#R rule`, `#G generation`, other `#` lines are comments.
 /// - A leaf line is an 8×8 block (level 3): rows top to bottom, `.` dead, `*` alive,
-///   `$` ends a row; trailing dead cells and trailing empty rows are left out.
+///   `$` ends a row; trailing dead cells and trailing empty rows are left out. A rule
+///   of more states has no leaf lines: its nodes of level 1 hold four cells' states
+///   (`MultiStateMacrocell.swift`).
 /// - A node line is `level nw ne sw se`, its children's numbers (0: empty); nodes are
 ///   numbered from 1 in file order, children before parents, and the last is the root.
 /// - The root, of side s, spans Golly x ∈ [−s/2, s/2) and y ∈ [−s/2 + 1, s/2 + 1),
@@ -54,6 +56,11 @@ public enum Macrocell {
             } else {
                 let fields = line.split(separator: " ")
                 guard fields.count == 5, let level = Int(fields[0]) else { throw bad("expected 'level nw ne sw se', got '\(line)'") }
+                if level == 1, nodes.isEmpty {
+                    return try states(from: line, then: &lines, number: number,
+                                      Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: rule, board: board,
+                                              generation: generation, comments: comments))
+                }
                 guard (4...maxLevel).contains(level) else { throw bad("level \(level) is outside 4...\(maxLevel)") }
                 let children = try fields.dropFirst().map { field -> Int in
                     guard let child = Int(field), (0...nodes.count).contains(child) else {

@@ -115,9 +115,19 @@ public enum RLE {
                                    fix: "declare the pattern's real size")
             }
             let (cells, overflow) = width.multipliedReportingOverflow(by: height)
-            isSparse = overflow || cells > Self.largestWhole
+            // Cells of more states are read whole, as their engine steps them (WholeBoard):
+            // a bit a cell, and the bit planes of their states.
+            let states = rule?.states ?? 2
+            isSparse = states <= 2 && (overflow || cells > Self.largestWhole)
+            if states > 2, overflow || cells > StateGrid.mostCells {
+                throw TesseraError("RLE header declares a \(width)x\(height) pattern of \(states) states, past the \(StateGrid.mostCells) cells of more than two states Tessera holds",
+                                   fix: "crop the pattern in Golly first")
+            }
             if !isSparse {
-                try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height, what: "the RLE header's \(width)x\(height) pattern",
+                let planes = states > 2 ? 1 + StateGrid.planes(for: states) : 1
+                let (bytes, tooMany) = ((width + 63) / 64 * 8).multipliedReportingOverflow(by: height)
+                try MemoryBudget.check(bytes: tooMany || overflow ? .max : bytes.multipliedReportingOverflow(by: planes).partialValue,
+                                       what: "the RLE header's \(width)x\(height) pattern",
                                        fix: "declare the pattern's real size, or load it on a machine with more memory")
             }
             (self.width, self.height) = (width, height)

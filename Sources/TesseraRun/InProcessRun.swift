@@ -38,6 +38,7 @@ package enum InProcessRun {
             return ltl.states > 2 ? try WholeBoard.largerThanLifeWithHistory(setup) : try WholeBoard.largerThanLife(setup)
         }
         if setup.rule.generations != nil { return try WholeBoard.generations(setup) }
+        if setup.rule.tree != nil || setup.shape.edges != nil { return try WholeBoard.ruleTree(setup) }
         return setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
     }
 

@@ -17,6 +17,7 @@ actor LocalBoard: WindowRunner, LocalUniverse {
     }
 
     private static func tiles(of setup: RunSetup) async throws -> TileCluster {
+        try setup.checkTiles()
         let cells = TileStart.painted(setup.start, board: setup.shape)
         return try await TileCluster(tiling: setup.tiling, rule: setup.rule, halo: setup.halo, generation: setup.generation) { _ in cells }
     }

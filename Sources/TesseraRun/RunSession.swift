@@ -135,6 +135,7 @@ package struct RunSession: Sendable {
         case .viewHere: "tcp://127.0.0.1:*"
         default: nil
         }
+        try setup.checkTiles()
         return try await MessagePump.with(.coordinator(listen: listen, viewers: viewers), credentials: credentials) { pump in
             let coordinator = Coordinator(pump: pump, workers: workers.count, plan: setup.plan(generations: generations),
                                           connectTimeout: connectTimeout, silence: silence,

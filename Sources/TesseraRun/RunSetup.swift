@@ -44,6 +44,19 @@ package struct RunSetup: Sendable {
     /// Whether this runs Golly's unbounded plane, through a window that moves.
     package var isUnbounded: Bool { shape.topology == .infinite }
 
+    /// Whether an engine of its own steps the board whole, in this process
+    /// (`WholeBoard`): a family other than the two-state 3x3 rules, or a grid whose edges
+    /// meet as neither a torus's nor a plane's. Tiles, workers and HashLife never see it.
+    package var stepsWhole: Bool { !rule.isTwoStateMoore || shape.edges != nil }
+
+    /// Refuses tiles for a board that steps whole: they would take a Klein bottle for a
+    /// torus, or a rule file for nothing.
+    package func checkTiles() throws {
+        guard stepsWhole else { return }
+        throw TesseraError("\(rule.isTwoStateMoore ? "a \(shape)" : "\(rule)") runs whole in this process, not on tiles",
+                           fix: "give --workers 0, or leave out --workers, --tiles and --halo")
+    }
+
     /// Whether every tile of this board fits in this machine's memory at once.
     package var tilesFitInMemory: Bool { (try? TileCluster.checkMemory(tiling.tiles, of: tiling, halo: halo)) != nil }
 
@@ -114,7 +127,13 @@ package struct RunSetup: Sendable {
                   width.multipliedReportingOverflow(by: height).overflow == false else {
                 throw TesseraError("board \(width)x\(height) is too large", fix: "give a smaller --size")
             }
-            shape = BoardShape(width: width, height: height, topology: topology)
+            // A grid whose edges meet as neither a torus's nor a plane's keeps them, unless
+            // --topology names another.
+            let edges = choices.topology == nil ? board?.edges : nil
+            if edges == .sphere, width != height {
+                throw TesseraError("a sphere's grid is square, and --size gives \(width)x\(height)", fix: "give --size \(width)x\(width)")
+            }
+            shape = BoardShape(width: width, height: height, topology: topology, edges: edges)
         }
         let (tiling, halo) = try Self.tiling(of: shape, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
         try placed?.checkFits(on: shape)

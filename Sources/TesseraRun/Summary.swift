@@ -35,7 +35,7 @@ package enum Summary {
                 + "population \(outcome.population), \(String(cFormat: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
         } else {
             // Larger than Life and Generations step the board whole, with no tiles.
-            let tiles = setup.rule.isTwoStateMoore
+            let tiles = !setup.stepsWhole
                 ? ", tiles \(setup.tiling.columns)x\(setup.tiling.rows)\(recut.map { ", " + $0 } ?? ""), halo \(setup.halo)" : ""
             line = "\(setup.name): \(generations) generations on \(setup.shape) \(setup.rule), \(placement)\(tiles): "
                 + "population \(outcome.population), \(String(cFormat: "%.3f", outcome.seconds)) s, \(Format.rate(rate)) cell-updates/s"

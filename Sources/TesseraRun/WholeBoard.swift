@@ -13,16 +13,26 @@ protocol BoardCells: Sendable {
     func cropped(x: Int, y: Int, width: Int, height: Int) -> Self
     /// `other`'s cells not in state 0 written over these, its top-left at (x, y).
     mutating func place(_ other: Self, atX x: Int, y: Int)
+    /// One cell's state, and a cell set to one.
+    subscript(state x: Int, y: Int) -> Int { get set }
 }
 
 extension BitGrid: BoardCells {
     var occupied: BitGrid { self }
     func empty(width: Int, height: Int) -> BitGrid { BitGrid(width: width, height: height) }
     mutating func place(_ other: BitGrid, atX x: Int, y: Int) { formUnion(other, atX: x, y: y) }
+    subscript(state x: Int, y: Int) -> Int {
+        get { self[x, y] ? 1 : 0 }
+        set { self[x, y] = newValue != 0 }
+    }
 }
 
 extension StateGrid: BoardCells {
     func empty(width: Int, height: Int) -> StateGrid { StateGrid(width: width, height: height, states: 1 << planes.count) }
+    subscript(state x: Int, y: Int) -> Int {
+        get { self[x, y] }
+        set { self[x, y] = newValue }
+    }
 }
 
 /// A family with an engine of its own, in this process (Golly's ltlalgo and
@@ -62,6 +72,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             (cells, origin) = (start(window?.cells ?? BitGrid(width: 0, height: 0)), window?.origin ?? (0, 0))
         } else {
             board = setup.shape
+            try GrowingWindow.checkFits(width: setup.shape.width, height: setup.shape.height, states: engine.states,
+                                        what: "the \(setup.shape) board", fix: "give a smaller grid")
             origin = (setup.shape.left, setup.shape.top)
             cells = start(setup.start.cells(x: 0, y: 0, width: setup.shape.width, height: setup.shape.height, of: setup.shape))
         }
@@ -97,6 +109,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// One generation into `next`: of the region of the live cells' box `live` alone
     /// where it is confined, the rest 0; the whole board where a cell may change alone.
     private func step(into next: inout Cells, live: TileRect?) throws {
+        if let edges = board?.edges { return next = try step(joining: edges) }
         let wraps = board?.topology == .torus
         guard !engine.changesAlone,
               let region = ActiveRegion.of(live, reach: engine.reach, width: cells.width,
@@ -110,6 +123,18 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         var stepped = part.empty(width: region.width, height: region.height)
         try engine.step(part, &stepped, false)
         next.place(stepped, atX: region.x, y: region.y)
+    }
+
+    /// One generation of a grid whose edges meet as `edges` say: the cells with a border
+    /// one cell wide filled as Golly fills it, stepped with nothing beyond, the border dropped.
+    private func step(joining edges: EdgeJoin) throws -> Cells {
+        let (width, height) = (cells.width, cells.height)
+        var padded = cells.empty(width: width + 2, height: height + 2)
+        padded.place(cells, atX: 1, y: 1)
+        edges.fillBorder(width: width, height: height, state: { cells[state: $0, $1] }, set: { padded[state: $0 + 1, $1 + 1] = $2 })
+        var stepped = padded.empty(width: width + 2, height: height + 2)
+        try engine.step(padded, &stepped, false)
+        return stepped.cropped(x: 1, y: 1, width: width, height: height)
     }
 
     /// A new window around the live cells, with room again; their box in it.
@@ -165,19 +190,25 @@ extension WholeBoard where Cells == BitGrid {
         try checkRuns(ltl, setup)
         let rule = setup.rule
         let engine = Engine(reach: ltl.range, states: 2, changesAlone: ltl.bornFromNothing, step: { try ltl.step($0, into: &$1, wraps: $2) },
-                            write: { output, cells, origin, bounded, generation in
-            guard bounded else {
-                let parts = cells.liveBounds.map {
-                    [PlacedCells(cells: cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height),
-                                 left: origin.x + $0.x, top: origin.y + $0.y)]
-                } ?? []
-                return try output.write(parts: parts, rule: rule, generation: generation)
-            }
-            try await output.write(generation: generation, live: cells.liveBounds) {
-                cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
-            }
-        })
+                            write: { try await write($1, of: rule, to: $0, origin: $2, bounded: $3, generation: $4) })
         return try WholeBoard(setup, engine: engine, start: { $0 }, states: nil)
+    }
+}
+
+extension WholeBoard {
+    /// Writes two-state cells as Golly writes them.
+    static func write(_ cells: BitGrid, of rule: Rule, to output: BoardOutput, origin: (x: Int, y: Int), bounded: Bool,
+                      generation: UInt64) async throws {
+        guard bounded else {
+            let parts = cells.liveBounds.map {
+                [PlacedCells(cells: cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height),
+                             left: origin.x + $0.x, top: origin.y + $0.y)]
+            } ?? []
+            return try output.write(parts: parts, rule: rule, generation: generation)
+        }
+        try await output.write(generation: generation, live: cells.liveBounds) {
+            cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
+        }
     }
 }
 
@@ -188,6 +219,19 @@ extension WholeBoard where Cells == StateGrid {
         // Compiled once, not a generation.
         let alive = generations.alive, count = generations.states
         return try states(setup, reach: 1, changesAlone: false) { try $0.step(alive: alive, states: count, into: &$1, wraps: $2) }
+    }
+
+    /// A rule from a Golly rule file, as Golly's RuleLoader runs it; or a two-state rule
+    /// of the 3x3 neighbourhood on a grid whose edges meet as Golly's other grids do.
+    static func ruleTree(_ setup: RunSetup) throws -> WholeBoard<StateGrid> {
+        let tree = try setup.rule.tree ?? RuleTree(twoState: setup.rule)
+        // What a cell with nothing but state 0 around it becomes.
+        let quiet = tree.next(Array(repeating: 0, count: tree.neighbourhood == .moore ? 9 : 5))
+        if quiet != 0, setup.isUnbounded {
+            throw TesseraError("rule \(setup.rule) turns empty space into state \(quiet), which the unbounded plane cannot hold",
+                               fix: "give the rule a bounded grid, such as \(setup.rule):T500,500")
+        }
+        return try states(setup, reach: 1, changesAlone: quiet != 0) { try $0.step(tree, into: &$1, wraps: $2) }
     }
 
     /// Larger than Life with history states, as Golly's ltlalgo runs it.
@@ -201,7 +245,11 @@ extension WholeBoard where Cells == StateGrid {
                                step: @escaping @Sendable (StateGrid, inout StateGrid, Bool) throws -> Void) throws -> WholeBoard<StateGrid> {
         let rule = setup.rule
         let engine = Engine(reach: reach, states: rule.states, changesAlone: changesAlone, step: step,
-                            write: { output, cells, origin, _, generation in
+                            write: { output, cells, origin, bounded, generation in
+            // A two-state rule on one of Golly's other grids is written as two states are.
+            guard rule.states > 2 else {
+                return try await write(cells.occupied, of: rule, to: output, origin: origin, bounded: bounded, generation: generation)
+            }
             try output.write(states: cells, left: origin.x, top: origin.y, rule: rule, generation: generation)
         })
         return try WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: rule.states) },

@@ -33,12 +33,22 @@ enum GrowingWindow {
     static func grown(width: Int, height: Int, reach: Int, states: Int) throws -> (width: Int, height: Int, margins: (x: Int, y: Int)) {
         let margins = (x: margin(reach: reach, size: width), y: margin(reach: reach, size: height))
         let (w, h) = (width + 2 * margins.x, height + 2 * margins.y)
-        let planes = Double(StateGrid.planes(for: states))
-        let bytes = Double(w) * Double(h) / 8 * planes * 2  // the cells and the next generation's
-        try MemoryBudget.check(bytes: bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2,
-                               what: "a \(w)x\(h) window of the unbounded plane around the live cells",
-                               fix: "give a bounded grid (a rule suffix such as :T4096,4096) for this rule")
+        try checkFits(width: w, height: h, states: states, what: "a \(w)x\(h) window of the unbounded plane around the live cells",
+                      fix: "give a bounded grid (a rule suffix such as :T4096,4096) for this rule")
         return (w, h, margins)
+    }
+
+    /// Refuses a whole board of `width` x `height` cells past `StateGrid.mostCells`, or whose
+    /// working set does not fit in memory: the cells and the next generation's, and as
+    /// much again while a step copies them, plus a bit a cell for where life is.
+    static func checkFits(width: Int, height: Int, states: Int, what: String, fix: String) throws {
+        let cells = Double(width) * Double(height)
+        guard cells <= Double(StateGrid.mostCells) else {
+            throw TesseraError("\(what) holds \(width)x\(height) cells, past the \(StateGrid.mostCells) a rule of this family steps as one board",
+                               fix: fix)
+        }
+        let bytes = cells / 8 * Double(4 * StateGrid.planes(for: states) + 1)
+        try MemoryBudget.check(bytes: Int(bytes), what: what, fix: fix)
     }
 
     /// Whether a cell of `occupied` lies within `reach` of its edge, where the next

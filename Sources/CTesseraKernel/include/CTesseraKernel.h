@@ -72,6 +72,14 @@ int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
                              int bits, size_t stride, int width, int height, int wraps);
 
+/// One generation of a rule from a Golly rule file on a width x height board of `bits`
+/// bit planes (as for Generations), each cell's next state the leaf its inputs reach in
+/// the decision tree `nodes` from `root` (Moore: nw, ne, sw, se, n, w, e, s, c; von
+/// Neumann: n, w, e, s, c; each node a run of entries, one per state): a torus where
+/// `wraps`, else state 0 beyond the edges. Returns 0 if it could not allocate its rows.
+int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uint64_t *const *source,
+                      uint64_t *const *target, int bits, size_t stride, int width, int height, int wraps);
+
 /// The state planes (`bits` of them, `words` words each) after a generation whose live
 /// cells' next state is `next` (1 where a dead cell is born or a live one survives, as a
 /// two-state rule of the live cells gives it): states past 1 count on to `states` and

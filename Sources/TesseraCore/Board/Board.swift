@@ -32,26 +32,31 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     public let left: Int
     /// Golly y of the board's top row.
     public let top: Int
+    /// How the edges of a bounded grid meet where a torus's or a plane's do not (the
+    /// topology is then `.torus`, and the board steps whole: see `EdgeJoin`).
+    public let edges: EdgeJoin?
 
     /// A board laid out as Golly lays out a bounded grid of this size.
-    public init(width: Int, height: Int, topology: Topology) {
-        self.init(width: width, height: height, topology: topology, left: -(width / 2), top: -(height / 2))
+    public init(width: Int, height: Int, topology: Topology, edges: EdgeJoin? = nil) {
+        self.init(width: width, height: height, topology: topology, left: -(width / 2), top: -(height / 2), edges: edges)
     }
 
     /// A board whose top-left cell is at Golly (`left`, `top`).
-    public init(width: Int, height: Int, topology: Topology, left: Int, top: Int) {
+    public init(width: Int, height: Int, topology: Topology, left: Int, top: Int, edges: EdgeJoin? = nil) {
         self.width = width
         self.height = height
         self.topology = topology
         self.left = left
         self.top = top
+        self.edges = edges
     }
 
     public var cellCount: Int { width * height }
 
     /// Golly's bounded-grid rule suffix, e.g. `:T640,480`; none for the unbounded plane.
     public var gollySuffix: String {
-        switch topology {
+        if let edges { return edges.gollySuffix(width: width, height: height) }
+        return switch topology {
         case .torus: ":T\(width),\(height)"
         case .plane: ":P\(width),\(height)"
         case .infinite: ""
@@ -59,7 +64,8 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        topology == .infinite ? "\(width)x\(height) window at (\(left),\(top)) of the unbounded plane"
+        if let edges { return "\(width)x\(height) \(edges.name)" }
+        return topology == .infinite ? "\(width)x\(height) window at (\(left),\(top)) of the unbounded plane"
             : "\(width)x\(height) \(topology.rawValue)"
     }
 
@@ -97,27 +103,87 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Splits `B3/S23:T640,480` into the rule and the board it names, if any.
+    /// A rule that is no notation Golly reads is the name of a rule file (`RuleFiles`).
     public static func parseRule(_ text: String) throws -> (Rule, BoardShape?) {
-        guard let colon = text.firstIndex(of: ":") else { return (try Rule(parsing: text), nil) }
-        let rule = try Rule(parsing: String(text[..<colon]))
+        guard let colon = text.firstIndex(of: ":") else { return (try rule(text), nil) }
+        let rule = try rule(String(text[..<colon]))
         let suffix = text[text.index(after: colon)...]
         if let ltl = rule.largerThanLife { return (rule, try largerThanLifeGrid(suffix, of: ltl, in: text)) }
-        let bad = TesseraError(
-            "unsupported bounded grid ':\(suffix)' in rule '\(text)'",
-            fix: "use :Tw,h (torus) or :Pw,h (plane) with positive sizes")
-        guard let kind = suffix.first else { throw bad }
-        let topology: Topology
-        switch kind {
-        case "T", "t": topology = .torus
-        case "P", "p": topology = .plane
-        default: throw bad
+        return (rule, try grid(suffix, in: text))
+    }
+
+    /// A bounded grid's suffix as Golly's lifealgo reads it (`setgridsize`): `T`, `P`,
+    /// `K`, `C` or `S`, a width, and a height (the width where none is given), each side
+    /// with a shift (`+n`, `-n`) or a Klein bottle's twist (`*`) where Golly allows one.
+    private static func grid(_ suffix: Substring, in text: String) throws -> BoardShape {
+        func bad(_ problem: String) -> TesseraError {
+            TesseraError("bounded grid ':\(suffix)' in rule '\(text)': \(problem)",
+                         fix: "write it as Golly does: :Tw,h (torus), :Pw,h (plane), :Tw+s,h (shifted torus), :Kw*,h or :Kw,h* (Klein bottle), :Cw,h (cross-surface) or :Sn (sphere)")
         }
-        let sizes = suffix.dropFirst().split(separator: ",", omittingEmptySubsequences: false)
-        guard (1...2).contains(sizes.count),
-              let w = Int(sizes[0]), let h = sizes.count == 2 ? Int(sizes[1]) : w,
-              w > 0, h > 0
-        else { throw bad }
-        return (rule, BoardShape(width: w, height: h, topology: topology))
+        var rest = suffix.uppercased()[...]
+        guard let kind = rest.popFirst(), "TPKCS".contains(kind) else { throw bad("unknown topology") }
+        // A side, with its twist and shift.
+        func side() throws -> (size: Int, twist: Bool, shift: Int) {
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            rest = rest.dropFirst(digits.count)
+            guard digits.count <= 10, let size = digits.isEmpty ? 0 : Int(digits) else { throw bad("a side is too long") }
+            let twist = rest.first == "*"
+            if twist {
+                guard kind == "K" else { throw bad("only a Klein bottle has a twist") }
+                rest = rest.dropFirst()
+            }
+            var shift = 0
+            if let sign = rest.first, sign == "+" || sign == "-" {
+                guard kind == "T" || kind == "K" else { throw bad("a \(kind == "P" ? "plane" : kind == "S" ? "sphere" : "cross-surface") has no shift") }
+                guard kind != "K" || twist else { throw bad("a Klein bottle's shift must be on its twisted side") }
+                rest = rest.dropFirst()
+                let digits = rest.prefix { $0.isASCII && $0.isNumber }
+                rest = rest.dropFirst(digits.count)
+                guard digits.count <= 10, let amount = digits.isEmpty ? 0 : Int(digits) else { throw bad("a shift is too long") }
+                shift = (size > 0 ? amount % size : amount) * (sign == "+" ? 1 : -1)
+            }
+            return (size, twist, shift)
+        }
+        let across = try side()
+        var down = across
+        if rest.first == ",", kind != "S" {
+            rest = rest.dropFirst()
+            if !rest.isEmpty { down = try side() } else { down = (across.size, false, 0) }
+        } else {
+            down = (across.size, false, 0)
+        }
+        guard rest.isEmpty else { throw bad("unexpected characters after the sides") }
+        guard across.size > 0, down.size > 0 else {
+            throw bad("a side of 0 (an infinite tube, or the unbounded plane) is not supported yet")
+        }
+        if across.twist && down.twist { throw bad("a Klein bottle twists one pair of edges, not both") }
+        if across.shift != 0 && down.shift != 0 { throw bad("a grid shifts one pair of edges, not both") }
+        let (width, height) = (across.size, down.size)
+        guard width <= maxSide, height <= maxSide else { throw bad("a side is past \(maxSide) cells") }
+        let edges: EdgeJoin?
+        switch kind {
+        case "P": return BoardShape(width: width, height: height, topology: .plane)
+        case "S": edges = .sphere
+        case "C": edges = .crossSurface
+        case "K":
+            // As Golly: no twist given twists the left and right edges; a shift moves
+            // one cell, on an even twisted side only.
+            let topAndBottom = across.twist
+            let shift = topAndBottom ? across.shift : down.shift
+            edges = .kleinBottle(twistsTopAndBottom: topAndBottom, shifted: shift != 0 && (topAndBottom ? width : height) % 2 == 0)
+        default:
+            edges = across.shift != 0 || down.shift != 0 ? .shiftedTorus(horizontal: across.shift, vertical: down.shift) : nil
+        }
+        return BoardShape(width: width, height: height, topology: .torus, edges: edges)
+    }
+
+    private static func rule(_ text: String) throws -> Rule {
+        do {
+            return try Rule(parsing: text)
+        } catch {
+            guard let tree = try RuleFiles.tree(named: text) else { throw error }
+            return Rule(tree: tree)
+        }
     }
 
     /// Parses `WxH` (or `N` for a square board).

@@ -24,6 +24,8 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     public let largerThanLife: LargerThanLife?
     /// A Generations rule of three states or more, which its own engine steps.
     public let generations: Generations?
+    /// A rule from a Golly rule file (`@TABLE` or `@TREE`), which its own engine steps.
+    public let tree: RuleTree?
     /// The rule as the kernels take it.
     private let compiled: CompiledRule
 
@@ -35,9 +37,13 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     }
 
     private init(birth: UInt16, survive: UInt16, table: RuleTable?, name: String?, largerThanLife: LargerThanLife? = nil,
-                 generations: Generations? = nil, compiled: CompiledRule) {
+                 generations: Generations? = nil, tree: RuleTree? = nil, compiled: CompiledRule) {
         (self.birth, self.survive, self.table, self.name) = (birth, survive, table, name)
-        (self.largerThanLife, self.generations, self.compiled) = (largerThanLife, generations, compiled)
+        (self.largerThanLife, self.generations, self.tree, self.compiled) = (largerThanLife, generations, tree, compiled)
+    }
+
+    public init(tree: RuleTree) {
+        self.init(birth: 0, survive: 0, table: nil, name: tree.name, tree: tree, compiled: CompiledRule(birth: 0, survive: 0))
     }
 
     public init(generations rule: Generations) {
@@ -45,13 +51,13 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
                   compiled: CompiledRule(birth: 0, survive: 0))
     }
 
-    /// The states a cell may be in: 2, or a Generations rule's, or Larger than Life's
-    /// with history.
-    public var states: Int { generations?.states ?? largerThanLife?.states ?? 2 }
+    /// The states a cell may be in: 2, or a Generations rule's, Larger than Life's with
+    /// history, or a rule file's.
+    public var states: Int { generations?.states ?? largerThanLife?.states ?? tree?.states ?? 2 }
 
     /// Whether the 3x3 two-state kernels (tiles, HashLife) run it; the other families
     /// have engines of their own, in this process.
-    public var isTwoStateMoore: Bool { largerThanLife == nil && generations == nil }
+    public var isTwoStateMoore: Bool { largerThanLife == nil && generations == nil && tree == nil }
 
     public init(largerThanLife rule: LargerThanLife) {
         self.init(birth: 0, survive: 0, table: nil, name: rule.description, largerThanLife: rule,
@@ -89,7 +95,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
 
     public static func == (a: Rule, b: Rule) -> Bool {
         a.birth == b.birth && a.survive == b.survive && a.table == b.table && a.largerThanLife == b.largerThanLife
-            && a.generations == b.generations
+            && a.generations == b.generations && a.tree == b.tree
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -98,6 +104,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(table)
         hasher.combine(largerThanLife)
         hasher.combine(generations)
+        hasher.combine(tree)
     }
 
     /// Golly's canonical form, e.g. `B3/S23` or `B2-a/S12`.
@@ -207,7 +214,7 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
         } else {
             throw TesseraError(
                 "unknown rule '\(text)'",
-                fix: "give a rule as Golly writes it: Life-like B3/S23, isotropic non-totalistic B2-a/S12, hexagonal B2/S34H, von Neumann B2/S013V, MAP followed by 86 base64 characters, Generations 345/3/6, or Larger than Life R5,C0,M1,S34..58,B34..45,NM")
+                fix: "give a rule as Golly writes it: Life-like B3/S23, isotropic non-totalistic B2-a/S12, hexagonal B2/S34H, von Neumann B2/S013V, MAP followed by 86 base64 characters, Generations 345/3/6, Larger than Life R5,C0,M1,S34..58,B34..45,NM, or the name of a rule file NAME.rule in \(RuleFiles.gollyFolder) or a folder of TESSERA_RULES")
         }
     }
 

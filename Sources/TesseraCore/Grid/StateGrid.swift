@@ -7,6 +7,11 @@ public struct StateGrid: Hashable, Sendable {
     public let height: Int
     public private(set) var planes: [BitGrid]
 
+    /// The most cells a board of states holds, read or stepped (whole, in this process):
+    /// past it a generation takes seconds, and a pattern so spread out is one for a
+    /// sparse map, which these families lack yet.
+    public static let mostCells = 1 << 31
+
     /// Cells all in state 0, with planes enough for `states` states.
     public init(width: Int, height: Int, states: Int) {
         self.init(width: width, height: height,
@@ -89,6 +94,20 @@ public struct StateGrid: Hashable, Sendable {
             }
         }
         guard stepped != 0 else { throw TesseraError("no memory for a Generations step of a \(width)-wide board", fix: "free some memory") }
+    }
+
+    /// One generation of a rule from a Golly rule file into `next`, the same size: a torus
+    /// where `wraps`, else state 0 beyond the edges.
+    public func step(_ tree: RuleTree, into next: inout StateGrid, wraps: Bool) throws {
+        guard width > 0, height > 0 else { return }
+        precondition(planes.count <= 8, "a rule tree's states fit a byte")
+        let stepped = stepPlanes(into: &next) { sources, targets in
+            tree.nodes.withUnsafeBufferPointer {
+                tessera_tree_step($0.baseAddress!, tree.root, tree.neighbourhood == .moore ? 1 : 0, sources, targets,
+                                  Int32(planes.count), planes[0].wordsPerRow, Int32(width), Int32(height), wraps ? 1 : 0)
+            }
+        }
+        guard stepped != 0 else { throw TesseraError("no memory for a step of a \(width)-wide board", fix: "free some memory") }
     }
 
     /// Runs `body` on pointers to each plane's words and to the same of fresh words, which

@@ -87,7 +87,7 @@ public final class SparsePlane {
 
     /// Where the tiles of `board` lie, where a sparse map holds it (`holds`).
     private static func space(of board: BoardShape, rule: Rule) -> TileSpace? {
-        guard board.topology != .infinite, rule.emulation == .none else { return nil }
+        guard board.topology != .infinite, board.edges == nil, rule.emulation == .none else { return nil }
         return TileSpace(width: board.width, height: board.height, wraps: board.topology == .torus)
     }
 

@@ -147,11 +147,13 @@ struct RunCommand: AsyncParsableCommand {
     /// The rest of the run, on tiles: in this process, or on worker processes.
     func finish(_ rest: Rest) async throws {
         var chosen = rest.workers
-        // Larger than Life and Generations have engines of their own, in this process.
-        let inThisProcessOnly = !rest.setup.rule.isTwoStateMoore
+        // Larger than Life, Generations, rule files and Golly's other grids have engines
+        // of their own, in this process.
+        let inThisProcessOnly = rest.setup.stepsWhole
         if inThisProcessOnly {
             guard (cluster.workers ?? 0) == 0 else {
-                throw TesseraError("\(rest.setup.rule) runs in this process, not on worker processes yet", fix: "give --workers 0, or leave out --workers")
+                let what = rest.setup.rule.isTwoStateMoore ? "a \(rest.setup.shape)" : "\(rest.setup.rule)"
+                throw TesseraError("\(what) runs in this process, not on worker processes yet", fix: "give --workers 0, or leave out --workers")
             }
             chosen = 0
         }
@@ -231,7 +233,7 @@ struct RunCommand: AsyncParsableCommand {
     static func startsWithHashLife(_ algorithm: Algorithm, _ setup: RunSetup, asks: Asks) throws -> Bool {
         if let every = asks.filesEvery {
             // HashLife, or a run in this process, writes a run's files as it goes; workers do not yet.
-            if asks.inThisProcess || !setup.rule.isTwoStateMoore, !asks.beyondHashLife { return false }
+            if asks.inThisProcess || setup.stepsWhole, !asks.beyondHashLife { return false }
             guard setup.isUnbounded, algorithm != .tiles, !asks.beyondHashLife, !asks.tiles, setup.rule.emulation != .alternating else {
                 throw TesseraError("--every \(every) with --output writes a file every \(every) generations from HashLife on Golly's unbounded plane, or from a run in this process, for the result alone",
                                    fix: "add --workers 0, or leave out --every (--frames DIR --every N makes pictures)")
@@ -258,7 +260,7 @@ struct RunCommand: AsyncParsableCommand {
         case .auto:
             // Golly's HashLife refuses B0 without S8 (see `HashLife`); tiles run it.
             return setup.isUnbounded && !asks.beyondHashLife && !asks.tiles && setup.rule.emulation != .alternating
-                && setup.rule.isTwoStateMoore
+                && !setup.stepsWhole
         }
     }
 }

@@ -1,0 +1,95 @@
+import TesseraCore
+
+extension Macrocell {
+    /// The rest of a macrocell of more than two states, from its first node line on: a
+    /// node of level 1 is `1 nw ne sw se`, four cells' states; higher levels name their
+    /// children as two-state files do, and the root lies where a two-state root would.
+    /// The cells are read whole, as their engine steps them (`WholeBoard`).
+    static func states<Lines: IteratorProtocol>(from first: Substring, then lines: inout Lines, number: Int,
+                                                _ header: Pattern) throws -> Pattern where Lines.Element == Substring {
+        let most = header.rule?.states ?? 256
+        var nodes: [(level: Int, children: [Int])] = []
+        var line = first, number = number
+        while true {
+            func bad(_ what: String) -> TesseraError {
+                TesseraError("line \(number) of the macrocell: \(what)", fix: "give a file Golly saved as macrocell (.mc)")
+            }
+            if !line.hasPrefix("#") {
+                let fields = line.split(separator: " ")
+                guard fields.count == 5, let level = Int(fields[0]), (1...maxLevel).contains(level) else {
+                    throw bad("expected 'level nw ne sw se' with a level from 1 to \(maxLevel), got '\(line)'")
+                }
+                let children = try fields.dropFirst().map { field -> Int in
+                    guard let child = Int(field) else { throw bad("'\(field)' is not a number") }
+                    if level == 1 {
+                        guard (0..<most).contains(child) else { throw bad("state \(child) is out of range for rule \(header.rule ?? .life)") }
+                    } else {
+                        guard (0...nodes.count).contains(child) else { throw bad("child '\(field)' is not an earlier node") }
+                        guard child == 0 || nodes[child - 1].level == level - 1 else {
+                            throw bad("child \(child) is of level \(nodes[child - 1].level), not \(level - 1)")
+                        }
+                    }
+                    return child
+                }
+                nodes.append((level, children))
+            }
+            guard let next = lines.next() else { break }
+            (line, number) = (next.trimmingWhitespace, number + 1)
+        }
+        guard let root = nodes.last, header.rule.map({ $0.states > 2 }) ?? true else {
+            throw TesseraError("the macrocell has nodes of level 1, cells of more than two states, under a two-state rule",
+                               fix: "give the file's rule of more states in its #R line")
+        }
+        // Each node's cells not in state 0: their bounds from its corner.
+        var bounds: [(x0: Int, y0: Int, x1: Int, y1: Int)?] = [nil]
+        for node in nodes {
+            let half = node.level == 1 ? 1 : 1 << (node.level - 1)
+            var box: (x0: Int, y0: Int, x1: Int, y1: Int)? = nil
+            for (q, child) in node.children.enumerated() {
+                let part: (x0: Int, y0: Int, x1: Int, y1: Int)?
+                if node.level == 1 { part = child == 0 ? nil : (0, 0, 1, 1) } else { part = bounds[child] }
+                guard let b = part else { continue }
+                let (dx, dy) = (q % 2 * half, q / 2 * half)
+                let moved = (b.x0 + dx, b.y0 + dy, b.x1 + dx, b.y1 + dy)
+                box = box.map { (min($0.x0, moved.0), min($0.y0, moved.1), max($0.x1, moved.2), max($0.y1, moved.3)) } ?? moved
+            }
+            bounds.append(box)
+        }
+        let side = 1 << root.level
+        let (left, top) = (-side / 2, -side / 2 + 1)
+        guard let live = bounds[nodes.count] else {
+            var empty = header
+            empty.states = StateGrid(width: 0, height: 0, states: most)
+            return empty
+        }
+        let (width, height) = (live.x1 - live.x0, live.y1 - live.y0)
+        guard Double(width) * Double(height) <= Double(StateGrid.mostCells) else {
+            throw TesseraError("the macrocell's cells span \(width)x\(height), past the \(StateGrid.mostCells) cells of more than two states Tessera holds",
+                               fix: "crop the pattern in Golly first")
+        }
+        try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height * (1 + StateGrid.planes(for: most)),
+                               what: "the macrocell's \(width)x\(height) cells of \(most) states", fix: "crop the pattern in Golly first")
+        var states = StateGrid(width: width, height: height, states: most)
+        var occupied = BitGrid(width: width, height: height)
+        // Paints node `index` with its corner at (x, y) from the live box's, skipping what lies outside.
+        func paint(_ index: Int, _ x: Int, _ y: Int) {
+            guard index > 0, let b = bounds[index] else { return }
+            guard x + b.x1 > 0, y + b.y1 > 0, x + b.x0 < width, y + b.y0 < height else { return }
+            let node = nodes[index - 1]
+            if node.level == 1 {
+                for (q, state) in node.children.enumerated() where state != 0 {
+                    states[x + q % 2, y + q / 2] = state
+                    occupied[x + q % 2, y + q / 2] = true
+                }
+                return
+            }
+            let half = 1 << (node.level - 1)
+            for (q, child) in node.children.enumerated() { paint(child, x + q % 2 * half, y + q / 2 * half) }
+        }
+        paint(nodes.count, -live.x0, -live.y0)
+        var pattern = Pattern(cells: occupied, position: (left + live.x0, top + live.y0), rule: header.rule, board: header.board,
+                              generation: header.generation, comments: header.comments)
+        pattern.states = states
+        return pattern
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import TesseraCore
+import TesseraPatterns
+
+/// Golly's rule files (`@TABLE`, `@TREE`) and its grids beyond a torus and a plane,
+/// against bgolly's RuleLoader, QuickLife and Generations.
+@Suite struct RuleFileTests {
+    static let patterns = "/usr/share/golly/Patterns"
+    static let rules = ["-a", "RuleLoader", "-s", "/usr/share/golly/Rules/"]
+
+    /// Files that are not run yet, by their path under their folder: rules Golly runs
+    /// with an engine of its own (JvN), a macrocell whose cells span more than a whole
+    /// board of states holds (7562569x819), and an infinite tube.
+    static let notYet: Set = [
+        "JvN/Boustrophedon-replicator.rle", "JvN/Hutton-replicator.rle", "JvN/JvN-loop-replicator.rle.gz",
+        "JvN/N-compressed-replicator.rle", "JvN/NP-mutation.rle.gz", "JvN/NP-replicator.rle.gz", "JvN/cell-coders-demo.rle",
+        "JvN/codon4-auto-retract.rle", "JvN/codon5-auto-retract.rle", "JvN/construction-arm-demo.rle", "JvN/counter-demo.rle",
+        "JvN/golly-constructor.rle", "JvN/partial-constructor.mc.gz", "JvN/read-arm-demo.rle", "JvN/small-JvN-self-replicator.rle",
+        "JvN/sphinx-midpoint.mc.gz", "JvN/sphinx-spark.mc.gz", "JvN/sphinx.mc.gz", "Codd/Goucher-replicator.mc.gz",
+        "pulsars-in-tube.rle",
+    ]
+    /// Files stepped fewer generations: a 106968x244 board of eight states is read whole
+    /// and stepped whole. Banks-IV-constructor, 1214233x66, takes 9 s to read in a debug
+    /// build and is left to `tessera bench corpus`.
+    static let fewer = ["Devore/Devore-rep.rle": 2, "Banks/Banks-IV-constructor.rle.gz": 0]
+
+    /// Every pattern file of Golly's folders of rule-file rules (loops, Margolus
+    /// emulations, turmites, worms, WireWorld, self-replicators, LifeHistory on a Klein
+    /// bottle, a cross-surface, a sphere and a shifted torus) at 30 generations: bgolly's
+    /// cells in bgolly's states, and its rule line. A file refused is one of `notYet`,
+    /// with exit status 2.
+    @Test(arguments: ["Life/Bounded-Grids", "Loops", "Margolus", "Other-Rules", "Patersons-Worms", "Turmites", "WireWorld",
+                      "Self-Rep"])
+    func everyFileOfAFolderIsGollysBoard(folder: String) throws {
+        guard let bgolly = Harness.bgolly,
+              let names = FileManager.default.enumerator(atPath: "\(Self.patterns)/\(folder)")?.compactMap({ $0 as? String }) else {
+            throw TesseraError("Golly is not installed", fix: "apt-get install golly")
+        }
+        let dir = try Harness.temporaryDirectory()
+        var compared = 0
+        for name in names.sorted() where name.firstMatch(of: /\.(rle|mcl|mc)(\.gz)?$/) != nil {
+            let file = name.replacingOccurrences(of: "/", with: "-")
+            let input = dir.appendingPathComponent(file)
+            try FileManager.default.copyItem(atPath: "\(Self.patterns)/\(folder)/\(name)", toPath: input.path)
+            let (ours, theirs) = (dir.appendingPathComponent("ours-\(file).rle"), dir.appendingPathComponent("golly-\(file).rle"))
+            let generations = Self.fewer[name] ?? 30
+            // Only rules that bgolly's RuleLoader runs; the rest are other suites'.
+            guard generations > 0, try Harness.run(bgolly, ["-q", "-q"] + Self.rules + ["-m", "\(generations)", "-o", theirs.path, input.path]).status == 0
+            else { continue }
+            let run = try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--output", ours.path])
+            if Self.notYet.contains(name) {
+                #expect(run.status == 2 && run.stderr.split(separator: "\n").count == 1, "\(name): \(run.stderr)")
+                continue
+            }
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            #expect(try statesShape(of: ours) == statesShape(of: theirs), "\(name)")
+            #expect(try ruleLine(of: ours) == ruleLine(of: theirs), "\(name)")
+            compared += 1
+        }
+        #expect(compared >= 4, "\(folder): \(compared) files compared")
+    }
+
+    /// Two-state and Generations rules on each of Golly's other grids: a soup laid on
+    /// the grid, 100 generations, bgolly's cells (QuickLife and Generations; their RLE
+    /// keeps no position, so grids are compared by the cells' shape).
+    @Test(arguments: [("B3/S23", ["-a", "QuickLife"]), ("B36/S125", ["-a", "QuickLife"]), ("B2-a/S12", ["-a", "QuickLife"]),
+                      ("345/2/4", ["-a", "Generations"])])
+    func rulesOnGollysOtherGridsAreGollys(rule: String, engine: [String]) throws {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        for suffix in [":K40*,30", ":K40,30*", ":K40*+1,30", ":K40,30*+1", ":C40,30", ":S36", ":T40+7,30", ":T40,30-11"] {
+            // A soup on the torus of the same size, read back under the grid's suffix.
+            let size = suffix.hasPrefix(":S") ? "36x36" : "40x30"
+            let soup = dir.appendingPathComponent("soup.rle")
+            let made = try Harness.tessera(["run", "--soup", "0.4", "--seed", "7", "--rule", rule, "--size", size, "--generations", "0",
+                                            "--output", soup.path])
+            #expect(made.status == 0, "\(made.stderr)")
+            let text = try String(contentsOf: soup, encoding: .utf8).replacing(/:T\d+,\d+/, with: suffix)
+            let input = dir.appendingPathComponent("grid.rle")
+            try text.write(to: input, atomically: true, encoding: .utf8)
+            let (ours, theirs) = (dir.appendingPathComponent("ours.rle"), dir.appendingPathComponent("golly.rle"))
+            let run = try Harness.tessera(["run", input.path, "--generations", "100", "--output", ours.path])
+            #expect(run.status == 0, "\(rule)\(suffix): \(run.stderr)")
+            #expect(try Harness.run(bgolly, ["-q", "-q"] + engine + ["-m", "100", "-o", theirs.path, input.path]).status == 0)
+            #expect(try statesShape(of: ours) == statesShape(of: theirs), "\(rule)\(suffix)")
+            #expect(try ruleLine(of: ours) == ruleLine(of: theirs), "\(rule)\(suffix)")
+        }
+    }
+
+    /// What cannot run gets one line and exit status 2: a rule file's rule on workers, a
+    /// Klein bottle on tiles, a rule file that is not there, one that does not parse.
+    @Test func refusalsNameTheProblem() throws {
+        let dir = try Harness.temporaryDirectory()
+        let langton = dir.appendingPathComponent("loop.rle")
+        try FileManager.default.copyItem(atPath: "\(Self.patterns)/Loops/Langtons-Loops.rle", toPath: langton.path)
+        let cases: [([String], String)] = [
+            (["run", langton.path, "--workers", "2"], "runs in this process"),
+            (["run", "--soup", "0.3", "--rule", "B3/S23:K40,30", "--workers", "2"], "runs in this process"),
+            (["run", "--soup", "0.3", "--rule", "NoSuchRule"], "rule file NAME.rule"),
+            (["run", "--soup", "0.3", "--rule", "B3/S23:S40,30"], "bounded grid"),
+            (["run", "--soup", "0.3", "--rule", "B3/S23:T0,68"], "not supported yet"),
+        ]
+        for (arguments, message) in cases {
+            let run = try Harness.tessera(arguments)
+            #expect(run.status == 2 && run.stderr.contains(message) && run.stderr.split(separator: "\n").count == 1,
+                    "\(arguments): \(run.stderr)")
+        }
+        // A rule file of one's own, through TESSERA_RULES: one that parses runs, one that
+        // does not is named with its problem.
+        let rules = dir.appendingPathComponent("rules")
+        try FileManager.default.createDirectory(at: rules, withIntermediateDirectories: true)
+        try "@RULE Mine\n@TABLE\nn_states:3\nneighborhood:vonNeumann\nsymmetries:rotate4\n0,1,0,0,0,2\n".write(
+            to: rules.appendingPathComponent("Mine.rule"), atomically: true, encoding: .utf8)
+        try "@RULE Broken\n@TABLE\nn_states:3\nneighborhood:Moore\n0,1,0\n".write(
+            to: rules.appendingPathComponent("Broken.rule"), atomically: true, encoding: .utf8)
+        let env = URL(fileURLWithPath: "/usr/bin/env")
+        let mine = try Harness.run(env, ["TESSERA_RULES=\(rules.path)", Harness.tessera.path, "run", "--soup", "0.3", "--rule", "Mine:T20,20",
+                                         "--generations", "3"])
+        #expect(mine.status == 0 && mine.stdout.contains("Mine"), "\(mine.stderr)")
+        let broken = try Harness.run(env, ["TESSERA_RULES=\(rules.path)", Harness.tessera.path, "run", "--soup", "0.3", "--rule", "Broken"])
+        #expect(broken.status == 2 && broken.stderr.contains("Broken.rule"), "\(broken.stderr)")
+    }
+
+    func ruleLine(of file: URL) throws -> Substring? {
+        let header = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("x =") }
+        return header.flatMap { line in line.range(of: "rule = ").map { line[$0.upperBound...] } }
+    }
+
+    /// A file's cells with their states, moved so that their box starts at (0, 0).
+    func statesShape(of file: URL) throws -> [[Int]] {
+        let pattern = try PatternFile.load(file.path)
+        if let states = pattern.states, let box = states.occupied.liveBounds {
+            return (box.y..<box.y + box.height).map { y in (box.x..<box.x + box.width).map { states[$0, y] } }
+        }
+        let cells = Harness.shape(of: try Harness.cells(ofPatternFile: file))
+        guard let width = cells.map(\.x).max(), let height = cells.map(\.y).max() else { return [] }
+        return (0...height).map { y in (0...width).map { cells.contains(Harness.Cell(x: $0, y: y)) ? 1 : 0 } }
+    }
+}
