@@ -3,14 +3,14 @@ import FoundationEssentials
 import TesseraCore
 
 /// gzip files as Golly's collection ships many of its patterns (`.rle.gz`, `.mc.gz`).
-enum Gzip {
+package enum Gzip {
     /// Whether `bytes` start as a gzip file does.
-    static func isGzip(_ bytes: Data) -> Bool { bytes.starts(with: [0x1F, 0x8B]) }
+    package static func isGzip(_ bytes: Data) -> Bool { bytes.starts(with: [0x1F, 0x8B]) }
 
     /// The bytes inside the gzip file `compressed` (every member, as gunzip gives them).
     /// Refuses damaged or truncated data, and more unpacked bytes than this machine
     /// allows, before it holds them.
-    static func unpack(_ compressed: Data) throws -> Data {
+    package static func unpack(_ compressed: Data) throws -> Data {
         var stream = z_stream()
         // 15 + 16: a window of 2^15 bytes, and the gzip header and trailer.
         guard inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

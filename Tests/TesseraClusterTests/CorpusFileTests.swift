@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TesseraRun
 
@@ -12,6 +13,12 @@ import Testing
     ])
     func enginesFollowTheRule(rule: String, engines: [String]) {
         #expect(CorpusFile.engines(forRule: rule).map(\.rawValue) == engines, "\(rule)")
+    }
+
+    /// Golly's Banks-I reads like B…/S… (B, letters, S); its rule file decides.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/golly/Rules/Banks-I.rule")))
+    func aRuleFileDecidesBeforeTheNotationsLookalikes() {
+        #expect(CorpusFile.engines(forRule: "Banks-I:T100,100") == [.ruleLoader])
     }
 
     @Test func theGameOfAnMCellFileDecides() {

@@ -27,7 +27,10 @@ package struct CorpusBench: Sendable {
 
     package func measure(_ file: CorpusFile) async throws -> CorpusRow {
         let input = try self.input(for: file)
-        let head = try String(decoding: InputFile(input, fix: "check the corpus folder").read(upTo: 1 << 16), as: UTF8.self)
+        var first = try InputFile(input, fix: "check the corpus folder").read(upTo: 1 << 16)
+        // A gzipped file's rule is inside it.
+        if Gzip.isGzip(first) { first = try Gzip.unpack(InputFile(input, fix: "check the corpus folder").readToEnd()).prefix(1 << 16) }
+        let head = String(decoding: first, as: UTF8.self)
         let named = CorpusFile.rule(inText: head[...])
         let engines = CorpusFile.engines(forRule: named?.rule, game: named?.game)
         // bgolly's -m is a generation to reach, counted from the file's own.
