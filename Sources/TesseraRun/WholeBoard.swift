@@ -15,6 +15,11 @@ protocol BoardCells: Sendable {
     mutating func place(_ other: Self, atX x: Int, y: Int)
     /// One cell's state, and a cell set to one.
     subscript(state x: Int, y: Int) -> Int { get set }
+    /// Where an engine records which cells changed (`StateGrid.changes`): a part cut
+    /// from a board, which cannot know what changed beyond its edges, and a board made of
+    /// a stepped part and cells that were and stay 0.
+    mutating func markEdgesChanged(reach: Int)
+    mutating func placeChanges(of part: Self, atX x: Int, y: Int)
 }
 
 extension BitGrid: BoardCells {
@@ -25,6 +30,8 @@ extension BitGrid: BoardCells {
         get { self[x, y] ? 1 : 0 }
         set { self[x, y] = newValue != 0 }
     }
+    mutating func markEdgesChanged(reach: Int) {}
+    mutating func placeChanges(of part: BitGrid, atX x: Int, y: Int) {}
 }
 
 extension StateGrid: BoardCells {
@@ -48,6 +55,9 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         let states: Int
         /// Whether a cell with nothing in reach may change (B0): then the whole board steps.
         let changesAlone: Bool
+        /// Whether its step copies what nothing near has changed (`StateGrid.changes`):
+        /// then the whole board steps, and no region is cut out of it and put back.
+        var tracksChanges = false
         /// One generation of the cells into the second, a torus where asked.
         let step: @Sendable (Cells, inout Cells, Bool) throws -> Void
         /// Writes the cells, whose top-left is at Golly's (x, y), of a bounded grid or not.
@@ -111,6 +121,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     private func step(into next: inout Cells, live: TileRect?) throws {
         if let edges = board?.edges { return next = try step(joining: edges) }
         let wraps = board?.topology == .torus
+        if engine.tracksChanges { return try engine.step(cells, &next, wraps) }
         guard !engine.changesAlone,
               let region = ActiveRegion.of(live, reach: engine.reach, width: cells.width,
                                            height: cells.height, wraps: wraps),
@@ -119,10 +130,12 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         }
         next = cells.empty(width: cells.width, height: cells.height)
         guard region.width > 0, region.height > 0 else { return }
-        let part = cells.cropped(x: region.x, y: region.y, width: region.width, height: region.height)
+        var part = cells.cropped(x: region.x, y: region.y, width: region.width, height: region.height)
+        part.markEdgesChanged(reach: engine.reach)
         var stepped = part.empty(width: region.width, height: region.height)
         try engine.step(part, &stepped, false)
         next.place(stepped, atX: region.x, y: region.y)
+        next.placeChanges(of: stepped, atX: region.x, y: region.y)
     }
 
     /// One generation of a grid whose edges meet as `edges` say: the cells with a border
@@ -231,7 +244,7 @@ extension WholeBoard where Cells == StateGrid {
             throw TesseraError("rule \(setup.rule) turns empty space into state \(quiet), which the unbounded plane cannot hold",
                                fix: "give the rule a bounded grid, such as \(setup.rule):T500,500")
         }
-        return try states(setup, reach: 1, changesAlone: quiet != 0) { try $0.step(tree, into: &$1, wraps: $2) }
+        return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true) { try $0.step(tree, into: &$1, wraps: $2) }
     }
 
     /// Larger than Life with history states, as Golly's ltlalgo runs it.
@@ -241,10 +254,10 @@ extension WholeBoard where Cells == StateGrid {
         return try states(setup, reach: ltl.range, changesAlone: ltl.bornFromNothing) { try $0.step(ltl, into: &$1, wraps: $2) }
     }
 
-    private static func states(_ setup: RunSetup, reach: Int, changesAlone: Bool,
+    private static func states(_ setup: RunSetup, reach: Int, changesAlone: Bool, tracksChanges: Bool = false,
                                step: @escaping @Sendable (StateGrid, inout StateGrid, Bool) throws -> Void) throws -> WholeBoard<StateGrid> {
         let rule = setup.rule
-        let engine = Engine(reach: reach, states: rule.states, changesAlone: changesAlone, step: step,
+        var engine = Engine(reach: reach, states: rule.states, changesAlone: changesAlone, step: step,
                             write: { output, cells, origin, bounded, generation in
             // A two-state rule on one of Golly's other grids is written as two states are.
             guard rule.states > 2 else {
@@ -252,6 +265,7 @@ extension WholeBoard where Cells == StateGrid {
             }
             try output.write(states: cells, left: origin.x, top: origin.y, rule: rule, generation: generation)
         })
+        engine.tracksChanges = tracksChanges
         return try WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: rule.states) },
                               states: try setup.pattern?.states.map { try fitted($0, to: rule) })
     }

@@ -336,3 +336,47 @@ import Testing
         }
     }
 }
+
+/// The tree step copies the words that nothing within reach changed in the generation
+/// before (`StateGrid.changes`); stepping so must give what stepping every cell gives.
+@Suite struct TreeStepTests {
+    /// A three-state von Neumann table whose signals travel and die: much changes, much
+    /// stays.
+    static let signals = """
+        @RULE Signals
+        @TABLE
+        n_states:3
+        neighborhood:vonNeumann
+        symmetries:rotate4
+        var a={0,1,2}
+        var b={0,1,2}
+        var c={0,1,2}
+        var d={0,1,2}
+        0,1,0,0,0,1
+        0,1,1,0,0,2
+        1,0,0,0,0,2
+        2,a,b,c,d,0
+        """
+
+    @Test(arguments: [false, true])
+    func skippingWhatDidNotChangeGivesEveryCellsStep(wraps: Bool) throws {
+        for tree in [try RuleTree(parsing: Self.signals), try RuleTree(twoState: .life)] {
+            var generator = SplitMix64(seed: 11)
+            var tracked = StateGrid.soup(width: 130, height: 70, states: tree.states, using: &generator)
+            // A quiet third, where only skipping decides.
+            for y in 0..<70 { for x in 0..<44 { tracked[x, y] = 0 } }
+            var plain = tracked
+            for generation in 0..<60 {
+                var next = StateGrid(width: 130, height: 70, states: tree.states)
+                try tracked.step(tree, into: &next, wraps: wraps)
+                tracked = next
+                plain.changes = nil
+                var every = StateGrid(width: 130, height: 70, states: tree.states)
+                try plain.step(tree, into: &every, wraps: wraps)
+                plain = every
+                #expect(tracked == plain, "\(tree) generation \(generation + 1)")
+                #expect(tracked.changes != nil)
+            }
+        }
+    }
+}

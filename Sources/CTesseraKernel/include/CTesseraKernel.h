@@ -76,9 +76,13 @@ int tessera_generations_step(const tessera_rule *rule, int states, const uint64_
 /// bit planes (as for Generations), each cell's next state the leaf its inputs reach in
 /// the decision tree `nodes` from `root` (Moore: nw, ne, sw, se, n, w, e, s, c; von
 /// Neumann: n, w, e, s, c; each node a run of entries, one per state): a torus where
-/// `wraps`, else state 0 beyond the edges. Returns 0 if it could not allocate its rows.
+/// `wraps`, else state 0 beyond the edges. `changes` (NULL: unknown) marks the cells
+/// that differ from the generation before, a bit a cell in the planes' layout: a cell
+/// with none of them within reach keeps its state. `changed` (NULL: not wanted) gets
+/// the same for this step. Returns 0 if it could not allocate its rows.
 int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uint64_t *const *source,
-                      uint64_t *const *target, int bits, size_t stride, int width, int height, int wraps);
+                      uint64_t *const *target, int bits, size_t stride, int width, int height, int wraps,
+                      const uint64_t *changes, uint64_t *changed);
 
 /// The state planes (`bits` of them, `words` words each) after a generation whose live
 /// cells' next state is `next` (1 where a dead cell is born or a live one survives, as a

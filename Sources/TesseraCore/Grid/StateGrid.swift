@@ -6,6 +6,10 @@ public struct StateGrid: Hashable, Sendable {
     public let width: Int
     public let height: Int
     public private(set) var planes: [BitGrid]
+    /// The cells whose state differs from the generation before, where a step recorded
+    /// it (`step(_ tree:…)`), so that the next step copies what nothing near has changed;
+    /// nil where unknown. Not part of the cells' value: equal grids may differ here.
+    public var changes: BitGrid?
 
     /// The most cells a board of states holds, read or stepped (whole, in this process):
     /// past it a generation takes seconds, and a pattern so spread out is one for a
@@ -53,8 +57,44 @@ public struct StateGrid: Hashable, Sendable {
         return grid
     }
 
+    public static func == (a: StateGrid, b: StateGrid) -> Bool { a.width == b.width && a.height == b.height && a.planes == b.planes }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(width)
+        hasher.combine(height)
+        hasher.combine(planes)
+    }
+
+    /// The cells of a rectangle, and what changed there where known.
     public func cropped(x: Int, y: Int, width: Int, height: Int) -> StateGrid {
-        StateGrid(width: width, height: height, planes: planes.map { $0.cropped(x: x, y: y, width: width, height: height) })
+        var part = StateGrid(width: width, height: height, planes: planes.map { $0.cropped(x: x, y: y, width: width, height: height) })
+        part.changes = changes?.cropped(x: x, y: y, width: width, height: height)
+        return part
+    }
+
+    /// Marks the cells within `reach` of the edges as changed, where changes are known:
+    /// a part cut from a larger board cannot know what changed beyond its edges.
+    public mutating func markEdgesChanged(reach: Int) {
+        guard var marked = changes, width > 0, height > 0 else { return }
+        let r = min(reach, width, height)
+        for y in 0..<height {
+            if y < r || y >= height - r {
+                marked.setRun(y: y, x: 0, count: width)
+            } else {
+                marked.setRun(y: y, x: 0, count: r)
+                marked.setRun(y: y, x: width - r, count: r)
+            }
+        }
+        changes = marked
+    }
+
+    /// The record of changes of a board of cells that were all 0 and stay so, but for
+    /// `part`'s, placed at (x, y): none, or unknown where `part`'s is.
+    public mutating func placeChanges(of part: StateGrid, atX x: Int, y: Int) {
+        guard let theirs = part.changes else { return changes = nil }
+        var mine = BitGrid(width: width, height: height)
+        theirs.copy(into: &mine, atX: x, y: y)
+        changes = mine
     }
 
     /// `other`'s cells not in state 0 written over these, with its top-left at (x, y).
@@ -101,29 +141,53 @@ public struct StateGrid: Hashable, Sendable {
     public func step(_ tree: RuleTree, into next: inout StateGrid, wraps: Bool) throws {
         guard width > 0, height > 0 else { return }
         precondition(planes.count <= 8, "a rule tree's states fit a byte")
+        var changed = BitGrid(width: width, height: height)
         let stepped = stepPlanes(into: &next) { sources, targets in
-            tree.nodes.withUnsafeBufferPointer {
-                tessera_tree_step($0.baseAddress!, tree.root, tree.neighbourhood == .moore ? 1 : 0, sources, targets,
-                                  Int32(planes.count), planes[0].wordsPerRow, Int32(width), Int32(height), wraps ? 1 : 0)
+            tree.nodes.withUnsafeBufferPointer { nodes in
+                changed.withUnsafeMutableWords { changed in
+                    func step(_ changes: UnsafePointer<UInt64>?) -> Int32 {
+                        tessera_tree_step(nodes.baseAddress!, tree.root, tree.neighbourhood == .moore ? 1 : 0, sources, targets,
+                                          Int32(planes.count), planes[0].wordsPerRow, Int32(width), Int32(height), wraps ? 1 : 0,
+                                          changes, changed.baseAddress)
+                    }
+                    guard let changes else { return step(nil) }
+                    return changes.words.withUnsafeBufferPointer { step($0.baseAddress) }
+                }
             }
         }
         guard stepped != 0 else { throw TesseraError("no memory for a step of a \(width)-wide board", fix: "free some memory") }
+        next.changes = changed
     }
 
-    /// Runs `body` on pointers to each plane's words and to the same of fresh words, which
-    /// become `next`'s planes: the planes end to end, plane k at k times a plane's words.
+    /// Runs `body` on pointers to each plane's words and to the words of `next`'s planes
+    /// (the same size), zeroed first, which it fills: no plane is copied.
     private func stepPlanes<R>(into next: inout StateGrid,
                                _ body: ([UnsafePointer<UInt64>?], [UnsafeMutablePointer<UInt64>?]) -> R) -> R {
         precondition(next.width == width && next.height == height && next.planes.count == planes.count)
-        let count = planes[0].words.count
-        let source = planes.flatMap(\.words)
-        var target = [UInt64](repeating: 0, count: source.count)
-        let result = source.withUnsafeBufferPointer { source in
-            target.withUnsafeMutableBufferPointer { target in
-                body(planes.indices.map { source.baseAddress! + $0 * count }, planes.indices.map { target.baseAddress! + $0 * count })
+        var targets = next.planes
+        next.planes = []
+        let result = Self.withWords(planes[...], []) { sources in
+            targets.withUnsafeMutableBufferPointer { grids in
+                Self.withMutableWords(grids, 0, []) { targets in
+                    for target in targets { target?.update(repeating: 0, count: planes[0].words.count) }
+                    return body(sources, targets)
+                }
             }
         }
-        next.planes = planes.indices.map { BitGrid(width: width, height: height, words: Array(target[$0 * count..<($0 + 1) * count])) }
+        next.planes = targets
+        next.changes = nil
         return result
+    }
+
+    private static func withWords<R>(_ grids: ArraySlice<BitGrid>, _ gathered: [UnsafePointer<UInt64>?],
+                                     _ body: ([UnsafePointer<UInt64>?]) -> R) -> R {
+        guard let first = grids.first else { return body(gathered) }
+        return first.words.withUnsafeBufferPointer { withWords(grids.dropFirst(), gathered + [$0.baseAddress], body) }
+    }
+
+    private static func withMutableWords<R>(_ grids: UnsafeMutableBufferPointer<BitGrid>, _ k: Int, _ gathered: [UnsafeMutablePointer<UInt64>?],
+                                            _ body: ([UnsafeMutablePointer<UInt64>?]) -> R) -> R {
+        guard k < grids.count else { return body(gathered) }
+        return grids[k].withUnsafeMutableWords { withMutableWords(grids, k + 1, gathered + [$0.baseAddress], body) }
     }
 }
