@@ -240,8 +240,12 @@ extension BoardOutput {
     /// Golly's RLE, placed where they lie (`#CXRLE Pos`): `.` for state 0, `A`..`X` for
     /// 1 to 24, `pA`.. past that, runs and line breaks as Golly's writer makes them.
     public func write(states: StateGrid, left: Int, top: Int, rule: Rule, generation: UInt64) throws {
-        guard !isMacrocell, !isPlainText else {
-            throw TesseraError("cells of \(rule)'s states are written as RLE", fix: "name the output *.rle")
+        guard !isPlainText else {
+            throw TesseraError("cells of \(rule)'s states are written as RLE or macrocell", fix: "name the output *.rle or *.mc")
+        }
+        if isMacrocell {
+            return try writeWhole(Macrocell.string(forStates: states, left: left, top: top, rule: "\(rule)\(shape.gollySuffix)",
+                                                   generation: generation))
         }
         let box = states.occupied.liveBounds ?? TileRect(x: 0, y: 0, width: 0, height: 0)
         var text = "#CXRLE Pos=\(left + box.x),\(top + box.y)\(generation > 0 ? " Gen=\(generation)" : "")\n"

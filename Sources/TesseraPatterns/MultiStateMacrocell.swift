@@ -93,3 +93,53 @@ extension Macrocell {
         return pattern
     }
 }
+
+extension Macrocell {
+    /// Cells of more than two states whose top-left is at Golly (`left`, `top`), as a
+    /// macrocell file as Golly writes one: nodes of level 1 hold four cells' states, the
+    /// root is the smallest of level 2 or more that holds the cells where Golly roots a
+    /// file, and nodes come children first, each once: Golly's file line for line where
+    /// its root is the smallest (on a bounded grid its root is as large as the steps
+    /// made it, and only the cells are the same).
+    public static func string(forStates states: StateGrid, left: Int, top: Int, rule: String, generation: UInt64) -> String {
+        var out = "[M2] (tessera)\n#R \(rule)\n" + (generation > 0 ? "#G \(generation)\n" : "")
+        let occupied = states.occupied
+        guard let live = occupied.liveBounds else { return out }
+        let span = CellBounds(left: left + live.x, top: top + live.y, width: live.width, height: live.height)
+        var level = 2
+        while level < maxLevel {
+            let half = 1 << (level - 1)
+            if -half <= span.left, span.right <= half, -half + 1 <= span.top, span.bottom <= half + 1 { break }
+            level += 1
+        }
+        let (rootLeft, rootTop) = QuadTree.gollyRootCorner(level: level)
+        var known: [[Int]: Int] = [:], count = 0
+        // The node of `level` whose corner is Golly (x, y): its number, 0 where empty.
+        func node(_ level: Int, _ x: Int, _ y: Int) -> Int {
+            let size = 1 << level
+            let (gx, gy) = (x - left, y - top)
+            let (x0, y0) = (max(gx, 0), max(gy, 0))
+            let (x1, y1) = (min(gx + size, states.width), min(gy + size, states.height))
+            guard x0 < x1, y0 < y1, !occupied.isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0) else { return 0 }
+            let children: [Int]
+            if level == 1 {
+                children = [(0, 0), (1, 0), (0, 1), (1, 1)].map { dx, dy in
+                    let (cx, cy) = (gx + dx, gy + dy)
+                    return cx >= 0 && cy >= 0 && cx < states.width && cy < states.height ? states[cx, cy] : 0
+                }
+            } else {
+                let half = size / 2
+                children = [node(level - 1, x, y), node(level - 1, x + half, y), node(level - 1, x, y + half),
+                            node(level - 1, x + half, y + half)]
+            }
+            let key = [level] + children
+            if let number = known[key] { return number }
+            out += "\(level) \(children.map(String.init).joined(separator: " "))\n"
+            count += 1
+            known[key] = count
+            return count
+        }
+        _ = node(level, rootLeft, rootTop)
+        return out
+    }
+}

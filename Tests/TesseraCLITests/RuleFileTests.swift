@@ -88,6 +88,24 @@ import TesseraPatterns
         }
     }
 
+    /// Macrocell files of states, written as bgolly writes them line for line (on the
+    /// unbounded plane, where Golly's root is the smallest that holds the cells).
+    @Test func macrocellsOfStatesAreGollysLineForLine() throws {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        for (name, engine) in [("Loops/Langtons-Loops.rle", Self.rules), ("WireWorld/primes.mc", Self.rules),
+                               ("Generations/Delta.rle", ["-a", "Generations"])] {
+            let input = dir.appendingPathComponent(name.replacingOccurrences(of: "/", with: "-"))
+            try FileManager.default.copyItem(atPath: "\(Self.patterns)/\(name)", toPath: input.path)
+            let (ours, theirs) = (dir.appendingPathComponent("ours.mc"), dir.appendingPathComponent("golly.mc"))
+            let run = try Harness.tessera(["run", input.path, "--generations", "50", "--output", ours.path])
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            #expect(try Harness.run(bgolly, ["-q", "-q"] + engine + ["-m", "50", "-o", theirs.path, input.path]).status == 0)
+            let lines = { (file: URL) in try String(contentsOf: file, encoding: .utf8).split(separator: "\n").dropFirst() }
+            #expect(try lines(ours) == lines(theirs), "\(name)")
+        }
+    }
+
     /// What cannot run gets one line and exit status 2: a rule file's rule on workers, a
     /// Klein bottle on tiles, a rule file that is not there, one that does not parse.
     @Test func refusalsNameTheProblem() throws {

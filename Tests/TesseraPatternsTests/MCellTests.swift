@@ -72,6 +72,32 @@ import Glibc
         #expect(read.states == states.cropped(x: box.x, y: box.y, width: box.width, height: box.height))
     }
 
+    /// The same as a macrocell: nodes of level 1 hold four cells' states, and the cells
+    /// come back in their states, where they were, from any corner of the plane.
+    @Test(arguments: [(-7, 4), (1000, -3), (-(1 << 40), 1 << 40)])
+    func writesAndReadsBackAMacrocellOfStates(left: Int, top: Int) throws {
+        let rule = try Rule(parsing: "345/3/200")
+        var states = StateGrid(width: 70, height: 21, states: 200)
+        var generator = SplitMix64(seed: 4)
+        for y in 0..<21 { for x in 0..<70 where generator.next() % 3 == 0 { states[x, y] = Int(generator.next() % 200) } }
+        let text = Macrocell.string(forStates: states, left: left, top: top, rule: "\(rule)", generation: 12)
+        #expect(text.split(separator: "\n").contains { $0.hasPrefix("1 ") })
+        let read = try Macrocell.parse(text)
+        #expect(read.rule == rule && read.generation == 12)
+        let box = try #require(states.occupied.liveBounds)
+        #expect(read.position?.x == left + box.x && read.position?.y == top + box.y)
+        #expect(read.states == states.cropped(x: box.x, y: box.y, width: box.width, height: box.height))
+        #expect(read.cells == states.occupied.cropped(x: box.x, y: box.y, width: box.width, height: box.height))
+    }
+
+    /// A macrocell of states with a state past its rule's, or level-1 nodes under a
+    /// two-state rule, is refused.
+    @Test func aMacrocellOfStatesPastItsRuleIsRefused() {
+        #expect(throws: TesseraError.self) { try Macrocell.parse("[M2] (golly 3.3)\n#R 345/3/4\n1 0 5 0 0\n2 1 0 0 0\n") }
+        #expect(throws: TesseraError.self) { try Macrocell.parse("[M2] (golly 3.3)\n#R B3/S23\n1 0 1 0 0\n2 1 0 0 0\n") }
+        #expect(throws: TesseraError.self) { try Macrocell.parse("[M2] (golly 3.3)\n#R 345/3/4\n1 0 1 0 0\n3 1 0 0 0\n") }
+    }
+
     /// A state past what the rule holds is refused, as Golly refuses it.
     @Test func aStatePastTheRuleIsRefused() {
         #expect(throws: TesseraError.self) { try RLE.parse("x = 2, y = 1, rule = 345/3/4\nAD!\n") }
