@@ -2,7 +2,8 @@
 // neighbourhood, `RuleTree`) on a board held as bit planes (plane k is bit k of every
 // cell's state), 64 cells (a word) at a time. A word is:
 // - copied, where no cell within reach of it changed in the generation before: its
-//   cells' inputs are what they were, so their states are too (any rule);
+//   cells' inputs are what they were, so their states are too (any rule); a row with no
+//   change within reach is copied whole;
 // - the tree's answer for an empty neighbourhood, where nothing within reach is in a
 //   state but 0;
 // - else each cell's inputs walk the tree, from its rows unpacked into a byte a cell
@@ -83,9 +84,18 @@ int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uin
     uint8_t *buffer = malloc(3 * rowBytes + 1);
     uint64_t *occupancy = malloc(4 * words * 8 + 8);
     uint8_t *next = malloc((size_t)width + 1);
-    if (!buffer || !occupancy || !next) {
-        free(buffer), free(occupancy), free(next);
+    // Rows with a cell changed, where changes are known.
+    uint8_t *moving = changes ? calloc((size_t)height + 1, 1) : NULL;
+    if (!buffer || !occupancy || !next || (changes && !moving)) {
+        free(buffer), free(occupancy), free(next), free(moving);
         return 0;
+    }
+    if (changes) {
+        for (int y = 0; y < height; y++) {
+            uint64_t any = 0;
+            for (size_t j = 0; j < words; j++) any |= changes[(size_t)y * stride + j];
+            moving[y] = any != 0;
+        }
     }
     // The tree's answer where every input is state 0.
     uint32_t quiet = root;
@@ -94,80 +104,89 @@ int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uin
     memset(none, 0, words * 8);
     uint8_t *row[3] = {buffer, buffer + rowBytes, buffer + 2 * rowBytes};
     uint64_t *occ[3] = {occupancy, occupancy + words, occupancy + 2 * words};
-    int unpacked[3] = {0, 0, 0}, rows[3];
+    // Whether row[r] and occ[r] hold rows[r] yet: both are made only where a word is walked.
+    int unpacked[3] = {0, 0, 0}, counted[3] = {0, 0, 0}, rows[3];
     rows[0] = wrap_row(-1, height, wraps);
     rows[1] = wrap_row(0, height, wraps);
-    occupied_row(source, bits, stride, words, rows[0], occ[0]);
-    occupied_row(source, bits, stride, words, rows[1], occ[1]);
     for (int y = 0; y < height; y++) {
         rows[2] = wrap_row(y + 1, height, wraps);
-        occupied_row(source, bits, stride, words, rows[2], occ[2]);
-        unpacked[2] = 0;
-        const uint64_t *const near[3] = {occ[0], occ[1], occ[2]};
-        const uint64_t *const moved[3] = {
-            changes && rows[0] >= 0 ? changes + (size_t)rows[0] * stride : none,
-            changes ? changes + (size_t)y * stride : none,
-            changes && rows[2] >= 0 ? changes + (size_t)rows[2] * stride : none,
-        };
+        unpacked[2] = counted[2] = 0;
         size_t at = (size_t)y * stride;
-        for (size_t j = 0; j < words; j++) {
-            size_t begin = 64 * j, end = begin + 64 < (size_t)width ? begin + 64 : (size_t)width;
-            if (changes && reach_word(moved, j, words, wraps, width) == 0) {
-                for (int k = 0; k < bits; k++) target[k][at + j] = source[k][at + j];
-                if (changed) changed[at + j] = 0;
-                continue;
+        if (changes && !(rows[0] >= 0 && moving[rows[0]]) && !moving[y] && !(rows[2] >= 0 && moving[rows[2]])) {
+            // Nothing changed within reach of the row: it stays as it is.
+            for (int k = 0; k < bits; k++) memcpy(target[k] + at, source[k] + at, words * 8);
+            if (changed) memset(changed + at, 0, words * 8);
+        } else {
+            for (int r = 0; r < 3; r++) {
+                if (!counted[r]) occupied_row(source, bits, stride, words, rows[r], occ[r]);
+                counted[r] = 1;
             }
-            if (reach_word(near, j, words, wraps, width) == 0) {
-                memset(next + begin, (int)quiet, end - begin);
-            } else {
-                for (int r = 0; r < 3; r++) {
-                    if (!unpacked[r]) unpack_row(source, bits, stride, width, rows[r], wraps, occ[r], row[r]);
-                    unpacked[r] = 1;
+            const uint64_t *const near[3] = {occ[0], occ[1], occ[2]};
+            const uint64_t *const moved[3] = {
+                changes && rows[0] >= 0 ? changes + (size_t)rows[0] * stride : none,
+                changes ? changes + at : none,
+                changes && rows[2] >= 0 ? changes + (size_t)rows[2] * stride : none,
+            };
+            for (size_t j = 0; j < words; j++) {
+                size_t begin = 64 * j, end = begin + 64 < (size_t)width ? begin + 64 : (size_t)width;
+                if (changes && reach_word(moved, j, words, wraps, width) == 0) {
+                    for (int k = 0; k < bits; k++) target[k][at + j] = source[k][at + j];
+                    if (changed) changed[at + j] = 0;
+                    continue;
                 }
-                const uint8_t *n = row[0] + 1, *c = row[1] + 1, *s = row[2] + 1;
-                for (size_t x = begin; x < end; x++) {
-                    uint32_t i;
-                    if (moore) {
-                        // Golly's ruletreealgo order: nw, ne, sw, se, n, w, e, s, c.
-                        i = nodes[root + n[x - 1]];
-                        i = nodes[i + n[x + 1]];
-                        i = nodes[i + s[x - 1]];
-                        i = nodes[i + s[x + 1]];
-                        i = nodes[i + n[x]];
-                        i = nodes[i + c[x - 1]];
-                        i = nodes[i + c[x + 1]];
-                        i = nodes[i + s[x]];
-                        i = nodes[i + c[x]];
-                    } else {
-                        // n, w, e, s, c.
-                        i = nodes[root + n[x]];
-                        i = nodes[i + c[x - 1]];
-                        i = nodes[i + c[x + 1]];
-                        i = nodes[i + s[x]];
-                        i = nodes[i + c[x]];
+                if (reach_word(near, j, words, wraps, width) == 0) {
+                    memset(next + begin, (int)quiet, end - begin);
+                } else {
+                    for (int r = 0; r < 3; r++) {
+                        if (!unpacked[r]) unpack_row(source, bits, stride, width, rows[r], wraps, occ[r], row[r]);
+                        unpacked[r] = 1;
                     }
-                    next[x] = (uint8_t)i;
+                    const uint8_t *n = row[0] + 1, *c = row[1] + 1, *s = row[2] + 1;
+                    for (size_t x = begin; x < end; x++) {
+                        uint32_t i;
+                        if (moore) {
+                            // Golly's ruletreealgo order: nw, ne, sw, se, n, w, e, s, c.
+                            i = nodes[root + n[x - 1]];
+                            i = nodes[i + n[x + 1]];
+                            i = nodes[i + s[x - 1]];
+                            i = nodes[i + s[x + 1]];
+                            i = nodes[i + n[x]];
+                            i = nodes[i + c[x - 1]];
+                            i = nodes[i + c[x + 1]];
+                            i = nodes[i + s[x]];
+                            i = nodes[i + c[x]];
+                        } else {
+                            // n, w, e, s, c.
+                            i = nodes[root + n[x]];
+                            i = nodes[i + c[x - 1]];
+                            i = nodes[i + c[x + 1]];
+                            i = nodes[i + s[x]];
+                            i = nodes[i + c[x]];
+                        }
+                        next[x] = (uint8_t)i;
+                    }
                 }
+                uint64_t plane[8] = {0}, differ = 0;
+                for (size_t x = begin; x < end; x++) {
+                    uint8_t state = next[x];
+                    if (!state) continue;
+                    for (int k = 0; k < bits; k++) plane[k] |= (uint64_t)(state >> k & 1) << (x - begin);
+                }
+                for (int k = 0; k < bits; k++) {
+                    differ |= plane[k] ^ source[k][at + j];
+                    target[k][at + j] = plane[k];
+                }
+                if (changed) changed[at + j] = differ;
             }
-            uint64_t plane[8] = {0}, differ = 0;
-            for (size_t x = begin; x < end; x++) {
-                uint8_t state = next[x];
-                if (!state) continue;
-                for (int k = 0; k < bits; k++) plane[k] |= (uint64_t)(state >> k & 1) << (x - begin);
-            }
-            for (int k = 0; k < bits; k++) {
-                differ |= plane[k] ^ source[k][at + j];
-                target[k][at + j] = plane[k];
-            }
-            if (changed) changed[at + j] = differ;
         }
         uint8_t *t = row[0];
         row[0] = row[1], row[1] = row[2], row[2] = t;
         uint64_t *o = occ[0];
         occ[0] = occ[1], occ[1] = occ[2], occ[2] = o;
         unpacked[0] = unpacked[1], unpacked[1] = unpacked[2];
+        counted[0] = counted[1], counted[1] = counted[2];
         rows[0] = rows[1], rows[1] = rows[2];
     }
-    free(buffer), free(occupancy), free(next);
+    free(buffer), free(occupancy), free(next), free(moving);
     return 1;
 }

@@ -20,6 +20,9 @@ protocol BoardCells: Sendable {
     /// a stepped part and cells that were and stay 0.
     mutating func markEdgesChanged(reach: Int)
     mutating func placeChanges(of part: Self, atX x: Int, y: Int)
+    /// Whether a cell in any state but 0 lies within `reach` of an edge, read from the
+    /// edges alone.
+    func reachesEdge(_ reach: Int) -> Bool
 }
 
 extension BitGrid: BoardCells {
@@ -32,6 +35,7 @@ extension BitGrid: BoardCells {
     }
     mutating func markEdgesChanged(reach: Int) {}
     mutating func placeChanges(of part: BitGrid, atX x: Int, y: Int) {}
+    func reachesEdge(_ reach: Int) -> Bool { GrowingWindow.reachesEdge(self, reach: reach) }
 }
 
 extension StateGrid: BoardCells {
@@ -40,6 +44,7 @@ extension StateGrid: BoardCells {
         get { self[x, y] }
         set { self[x, y] = newValue }
     }
+    func reachesEdge(_ reach: Int) -> Bool { planes.contains { GrowingWindow.reachesEdge($0, reach: reach) } }
 }
 
 /// A family with an engine of its own, in this process (Golly's ltlalgo and
@@ -97,10 +102,13 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         var next = cells.empty(width: cells.width, height: cells.height)
         for done in 0..<generations {
             if done % 64 == 0 { try Task.checkCancellation() }
+            // An engine that steps the whole board needs the live cells' box only when they
+            // reach the window's edge, and to see whether they died out, now and then.
+            let needsLive = !engine.tracksChanges || (board == nil && (done % 64 == 0 || cells.reachesEdge(engine.reach)))
             // Where life is, found once a generation for the window and the region both.
-            let occupied = cells.occupied
-            var live = occupied.liveBounds
-            if board == nil {
+            let occupied = needsLive ? cells.occupied : nil
+            var live = occupied?.liveBounds
+            if board == nil, let occupied {
                 guard cells.width > 0, let box = live else {
                     generation += generations - done
                     return

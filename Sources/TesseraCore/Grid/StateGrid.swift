@@ -142,7 +142,7 @@ public struct StateGrid: Hashable, Sendable {
         guard width > 0, height > 0 else { return }
         precondition(planes.count <= 8, "a rule tree's states fit a byte")
         var changed = BitGrid(width: width, height: height)
-        let stepped = stepPlanes(into: &next) { sources, targets in
+        let stepped = stepPlanes(into: &next, fillsEveryWord: true) { sources, targets in
             tree.nodes.withUnsafeBufferPointer { nodes in
                 changed.withUnsafeMutableWords { changed in
                     func step(_ changes: UnsafePointer<UInt64>?) -> Int32 {
@@ -160,8 +160,9 @@ public struct StateGrid: Hashable, Sendable {
     }
 
     /// Runs `body` on pointers to each plane's words and to the words of `next`'s planes
-    /// (the same size), zeroed first, which it fills: no plane is copied.
-    private func stepPlanes<R>(into next: inout StateGrid,
+    /// (the same size), which it fills (zeroed first unless it writes every word): no
+    /// plane is copied.
+    private func stepPlanes<R>(into next: inout StateGrid, fillsEveryWord: Bool = false,
                                _ body: ([UnsafePointer<UInt64>?], [UnsafeMutablePointer<UInt64>?]) -> R) -> R {
         precondition(next.width == width && next.height == height && next.planes.count == planes.count)
         var targets = next.planes
@@ -169,7 +170,7 @@ public struct StateGrid: Hashable, Sendable {
         let result = Self.withWords(planes[...], []) { sources in
             targets.withUnsafeMutableBufferPointer { grids in
                 Self.withMutableWords(grids, 0, []) { targets in
-                    for target in targets { target?.update(repeating: 0, count: planes[0].words.count) }
+                    if !fillsEveryWord { for target in targets { target?.update(repeating: 0, count: planes[0].words.count) } }
                     return body(sources, targets)
                 }
             }
