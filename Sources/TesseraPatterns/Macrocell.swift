@@ -221,13 +221,13 @@ public enum Macrocell {
     /// `parts`, each at its place in Golly's coordinates, as one macrocell file: a
     /// quadtree, so parts a billion cells apart take no more than the parts themselves.
     public static func string(for parts: [PlacedCells], rule: String, generation: UInt64) -> String {
-        var out = header(rule: rule, generation: generation)
+        let out = header(rule: rule, generation: generation)
         let parts = parts.filter { $0.cells.population > 0 }
         guard let first = parts.first else { return out }
         let span = CellBounds.enclosing(parts.map(\.bounds)) ?? first.bounds
         let level = QuadTree.gollyRootLevel(holding: span)
         let (rootLeft, rootTop) = QuadTree.gollyRootCorner(level: level)
-        var leaves: [UInt64: Int] = [:], branches: [[Int]: Int] = [:], count = 0
+        var lines = NodeLines(header: out)
         func leaf(_ x: Int, _ y: Int, _ parts: [PlacedCells]) -> Int {
             var bits: UInt64 = 0
             for part in parts {
@@ -242,11 +242,8 @@ public enum Macrocell {
                 }
             }
             guard bits != 0 else { return 0 }
-            if let known = leaves[bits] { return known }
-            out += leafLine(bits) + "\n"
-            count += 1
-            leaves[bits] = count
-            return count
+            // A leaf's key: no branch has level 0.
+            return lines.number([0, Int(bitPattern: UInt(bits))], line: leafLine(bits))
         }
         // `parts`: those that may have live cells in this node.
         func node(_ level: Int, _ x: Int, _ y: Int, _ parts: [PlacedCells]) -> Int {
@@ -263,14 +260,30 @@ public enum Macrocell {
             let children = [node(level - 1, x, y, inside), node(level - 1, x + half, y, inside),
                             node(level - 1, x, y + half, inside), node(level - 1, x + half, y + half, inside)]
             if children.allSatisfy({ $0 == 0 }) { return 0 }
-            let key = [level] + children
-            if let known = branches[key] { return known }
-            out += "\(level) \(children.map(String.init).joined(separator: " "))\n"
-            count += 1
-            branches[key] = count
-            return count
+            return lines.branch(level: level, children: children)
         }
         _ = node(level, rootLeft, rootTop, parts)
-        return out
+        return lines.text
+    }
+
+    /// A macrocell file's node lines, each written once, numbered from 1 in the order
+    /// written: children before their parents, as Golly numbers them.
+    struct NodeLines {
+        private(set) var text: String
+        private var numbers: [[Int]: Int] = [:]
+
+        init(header: String) { text = header }
+
+        /// The number of the node `key` names, its `line` written first where it is new.
+        mutating func number(_ key: [Int], line: @autoclosure () -> String) -> Int {
+            if let known = numbers[key] { return known }
+            text += line() + "\n"
+            numbers[key] = numbers.count + 1
+            return numbers.count
+        }
+
+        mutating func branch(level: Int, children: [Int]) -> Int {
+            number([level] + children, line: "\(level) \(children.map(String.init).joined(separator: " "))")
+        }
     }
 }

@@ -102,9 +102,9 @@ extension Macrocell {
     /// its root is the smallest (on a bounded grid its root is as large as the steps
     /// made it, and only the cells are the same).
     public static func string(forStates states: StateGrid, left: Int, top: Int, rule: String, generation: UInt64) -> String {
-        var out = "[M2] (tessera)\n#R \(rule)\n" + (generation > 0 ? "#G \(generation)\n" : "")
+        var lines = NodeLines(header: "[M2] (tessera)\n#R \(rule)\n" + (generation > 0 ? "#G \(generation)\n" : ""))
         let occupied = states.occupied
-        guard let live = occupied.liveBounds else { return out }
+        guard let live = occupied.liveBounds else { return lines.text }
         let span = CellBounds(left: left + live.x, top: top + live.y, width: live.width, height: live.height)
         var level = 2
         while level < maxLevel {
@@ -113,7 +113,6 @@ extension Macrocell {
             level += 1
         }
         let (rootLeft, rootTop) = QuadTree.gollyRootCorner(level: level)
-        var known: [[Int]: Int] = [:], count = 0
         // The node of `level` whose corner is Golly (x, y): its number, 0 where empty.
         func node(_ level: Int, _ x: Int, _ y: Int) -> Int {
             let size = 1 << level
@@ -132,14 +131,9 @@ extension Macrocell {
                 children = [node(level - 1, x, y), node(level - 1, x + half, y), node(level - 1, x, y + half),
                             node(level - 1, x + half, y + half)]
             }
-            let key = [level] + children
-            if let number = known[key] { return number }
-            out += "\(level) \(children.map(String.init).joined(separator: " "))\n"
-            count += 1
-            known[key] = count
-            return count
+            return lines.branch(level: level, children: children)
         }
         _ = node(level, rootLeft, rootTop)
-        return out
+        return lines.text
     }
 }
