@@ -47,6 +47,12 @@ extension RuleTree {
             }
             return number
         }
+
+        /// A section's refusal of `line`, naming its number and its first characters.
+        func refusal(in section: String, of line: Line, _ problem: String, fix: String) -> TesseraError {
+            let shown = String(decoding: line.text.prefix(72), as: UTF8.self)
+            return TesseraError("\(section) line \(lineNumber(at: line.start)) '\(shown)': \(problem)", fix: fix)
+        }
     }
 
     /// A line as Golly's buffer holds it: `raw` to the line's end, `text` to its first

@@ -126,8 +126,7 @@ extension RuleTree {
             while let line = reader.next(limit: 1000) {
                 if line.raw.first == ascii("@") { break }
                 func refuse(_ problem: String, fix: String) -> TesseraError {
-                    let shown = String(decoding: line.text.prefix(72), as: UTF8.self)
-                    return TesseraError("@TABLE line \(LineReader(bytes).lineNumber(at: line.start)) '\(shown)': \(problem)", fix: fix)
+                    LineReader(bytes).refusal(in: "@TABLE", of: line, problem, fix: fix)
                 }
                 var text = line.text
                 if let hash = text.firstIndex(of: ascii("#")) { text = text[..<hash] }

@@ -21,8 +21,7 @@ extension RuleTree {
             while let line = reader.next(limit: 4096) {
                 if line.raw.first == ascii("@") { break }
                 func refuse(_ problem: String, fix: String) -> TesseraError {
-                    let shown = String(decoding: line.text.prefix(72), as: UTF8.self)
-                    return TesseraError("@TREE line \(LineReader(bytes).lineNumber(at: line.start)) '\(shown)': \(problem)", fix: fix)
+                    LineReader(bytes).refusal(in: "@TREE", of: line, problem, fix: fix)
                 }
                 let text = line.text
                 guard let first = text.first, first != ascii("#") else { continue }
