@@ -132,7 +132,9 @@ public struct BoardOutput: Sendable {
                              box: CellBounds(left: shape.left, top: shape.top, width: shape.width, height: shape.height))
         }
         let box = CellBounds.enclosing(parts.map(\.bounds)) ?? CellBounds(left: 0, top: 0, width: 0, height: 0)
-        let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top))
+        // A tube's box keeps the tube in its rule line.
+        let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top,
+                                           edges: shape.edges))
         guard parts.count <= 1 || !isPlainText else {
             throw TesseraError("the live cells lie \(box.width)x\(box.height) cells apart, too far for a .cells file, which spells out every cell",
                                fix: "name the output *.rle or *.mc")

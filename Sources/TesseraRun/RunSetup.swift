@@ -90,9 +90,15 @@ package struct RunSetup: Sendable {
         let shape: BoardShape
         // Groups far apart are for tiles and HashLife; the whole-board engines take the
         // pattern as it is, states and all.
-        if topology == .infinite, rule.isTwoStateMoore { pattern = try pattern?.groupedFarApart() }
+        // A tube's window holds the whole pattern.
+        let tube = choices.topology == nil ? board?.edges : nil
+        if topology == .infinite, rule.isTwoStateMoore, tube == nil { pattern = try pattern?.groupedFarApart() }
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite, let grouped = pattern, grouped.hasParts {
+            guard tube == nil else {
+                throw TesseraError("a pattern read in parts far apart on a tube (\(board?.gollySuffix ?? "")) is not supported yet",
+                                   fix: "run it on the unbounded plane, or crop it in Golly first")
+            }
             // Groups of cells far apart (a macrocell's): a window each, unless near enough.
             var all = grouped.placedAtOrigin(on: .infinite)
             if let filled = soup {
@@ -115,7 +121,9 @@ package struct RunSetup: Sendable {
             return
         }
         if topology == .infinite {
-            shape = try Self.firstWindow(choices, minSide: Self.minWindowSide(tiles: choices.tiles, halo: choices.halo, tileCount: count))
+            let window = try Self.firstWindow(choices, minSide: Self.minWindowSide(tiles: choices.tiles, halo: choices.halo, tileCount: count))
+            shape = BoardShape(width: window.width, height: window.height, topology: .infinite, left: window.left, top: window.top,
+                               edges: tube)
             // A soup fills only its area of the plane: it becomes part of the pattern.
             if let filled = soup, let (width, height) = choices.size {
                 placed = Self.merge(filled, width: width, height: height, under: pattern)

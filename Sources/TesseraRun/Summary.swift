@@ -30,7 +30,8 @@ package enum Summary {
         if setup.isUnbounded || outcome.sparseTiles != nil {
             // Windows come and go with the pattern: no one board size or tiling to name.
             let speed = Double(generations) / max(outcome.seconds, 1e-9)
-            let board = setup.isUnbounded ? "the unbounded plane" : "\(setup.shape)"
+            let board = setup.isUnbounded ? setup.shape.edges.map { "the \($0.name) \(setup.shape.gollySuffix)" } ?? "the unbounded plane"
+                : "\(setup.shape)"
             line = "\(setup.name): \(generations) generations on \(board) \(setup.rule), \(placement)\(recut.map { ", tiles " + $0 } ?? ""): "
                 + "population \(outcome.population), \(String(cFormat: "%.3f", outcome.seconds)) s, \(Format.rate(speed)) generations/s"
         } else {

@@ -10,15 +10,14 @@ import TesseraPatterns
     static let rules = ["-a", "RuleLoader", "-s", "/usr/share/golly/Rules/"]
 
     /// Files that are not run yet, by their path under their folder: rules Golly runs
-    /// with an engine of its own (JvN), a macrocell whose cells span more than a whole
-    /// board of states holds (7562569x819), and an infinite tube.
+    /// with an engine of its own (JvN), and a macrocell whose cells span more than a
+    /// whole board of states holds (7562569x819).
     static let notYet: Set = [
         "JvN/Boustrophedon-replicator.rle", "JvN/Hutton-replicator.rle", "JvN/JvN-loop-replicator.rle.gz",
         "JvN/N-compressed-replicator.rle", "JvN/NP-mutation.rle.gz", "JvN/NP-replicator.rle.gz", "JvN/cell-coders-demo.rle",
         "JvN/codon4-auto-retract.rle", "JvN/codon5-auto-retract.rle", "JvN/construction-arm-demo.rle", "JvN/counter-demo.rle",
         "JvN/golly-constructor.rle", "JvN/partial-constructor.mc.gz", "JvN/read-arm-demo.rle", "JvN/small-JvN-self-replicator.rle",
         "JvN/sphinx-midpoint.mc.gz", "JvN/sphinx-spark.mc.gz", "JvN/sphinx.mc.gz", "Codd/Goucher-replicator.mc.gz",
-        "pulsars-in-tube.rle",
     ]
     /// Files stepped fewer generations: a 106968x244 board of eight states is read whole
     /// and stepped whole. Banks-IV-constructor, 1214233x66, takes 9 s to read in a debug
@@ -88,6 +87,33 @@ import TesseraPatterns
         }
     }
 
+    /// Golly's infinite tubes, across (`:T0,h`) and down (`:Tw,0`): a pattern that grows
+    /// along one, 400 generations, is bgolly's cells, and its rule line keeps the tube.
+    @Test func aPatternGrowsAlongAnInfiniteTube() throws {
+        let dir = try Harness.temporaryDirectory()
+        let golly = "\(Self.patterns)/Life/Bounded-Grids/pulsars-in-tube.rle"
+        guard FileManager.default.fileExists(atPath: golly) else { throw TesseraError("Golly is not installed", fix: "apt-get install golly") }
+        let across = try String(contentsOfFile: golly, encoding: .utf8)
+        // The same pulsars, turned to lie along a tube that runs down.
+        let down = try Harness.tessera(["run", golly, "--generations", "0", "--output", dir.appendingPathComponent("cells.rle").path])
+        #expect(down.status == 0, "\(down.stderr)")
+        let cells = try Harness.cells(ofPatternFile: dir.appendingPathComponent("cells.rle"))
+        var turned = "#CXRLE Pos=-34,-1\nx = 68, y = 2, rule = B3/S23:T68,0\n"
+        let rows = (0..<2).map { x in String((0..<68).map { y in cells.contains(Harness.Cell(x: x - 1, y: y - 34)) ? "o" : "b" }) }
+        turned += rows.joined(separator: "$") + "!\n"
+        for (name, text) in [("across.rle", across), ("down.rle", turned)] {
+            let input = dir.appendingPathComponent(name)
+            try text.write(to: input, atomically: true, encoding: .utf8)
+            let output = dir.appendingPathComponent("out-" + name)
+            let run = try Harness.tessera(["run", input.path, "--generations", "400", "--output", output.path])
+            #expect(run.status == 0 && run.stdout.contains("tube"), "\(name): \(run.stdout) \(run.stderr)")
+            let expected = try Harness.gollyQuickLife(input, generations: 400)
+            #expect(expected.count > 1000)
+            #expect(Harness.shape(of: try Harness.cells(ofPatternFile: output)) == expected, "\(name)")
+            #expect(try ruleLine(of: output)?.hasSuffix(name == "across.rle" ? ":T0,68" : ":T68,0") == true, "\(name)")
+        }
+    }
+
     /// Macrocell files of states, written as bgolly writes them line for line (on the
     /// unbounded plane, where Golly's root is the smallest that holds the cells).
     @Test func macrocellsOfStatesAreGollysLineForLine() throws {
@@ -117,7 +143,9 @@ import TesseraPatterns
             (["run", "--soup", "0.3", "--rule", "B3/S23:K40,30", "--workers", "2"], "runs in this process"),
             (["run", "--soup", "0.3", "--rule", "NoSuchRule"], "rule file NAME.rule"),
             (["run", "--soup", "0.3", "--rule", "B3/S23:S40,30"], "bounded grid"),
-            (["run", "--soup", "0.3", "--rule", "B3/S23:T0,68"], "not supported yet"),
+            (["run", "--soup", "0.3", "--size", "40x68", "--rule", "B3/S23:T0,68", "--workers", "2"], "runs in this process"),
+            (["run", "--soup", "0.3", "--size", "40x68", "--rule", "B3/S23:T0,68", "--algorithm", "hashlife"], "this is a tube"),
+            (["run", "--soup", "0.3", "--rule", "B3/S23:T0,68+1"], "a tube has no shift"),
         ]
         for (arguments, message) in cases {
             let run = try Harness.tessera(arguments)

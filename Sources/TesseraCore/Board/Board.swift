@@ -64,6 +64,7 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
+        if case .tube? = edges { return "tube \(gollySuffix)" }
         if let edges { return "\(width)x\(height) \(edges.name)" }
         return topology == .infinite ? "\(width)x\(height) window at (\(left),\(top)) of the unbounded plane"
             : "\(width)x\(height) \(topology.rawValue)"
@@ -153,8 +154,15 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
             down = (across.size, false, 0)
         }
         guard rest.isEmpty else { throw bad("unexpected characters after the sides") }
+        if kind == "T", across.size == 0 || down.size == 0, across.size != down.size {
+            // An infinite tube (Golly: a shift needs both sides, a twist is a Klein bottle's).
+            guard across.shift == 0, down.shift == 0 else { throw bad("a tube has no shift") }
+            let side = max(across.size, down.size)
+            guard side <= maxSide else { throw bad("a side is past \(maxSide) cells") }
+            return BoardShape(width: 0, height: 0, topology: .infinite, left: 0, top: 0, edges: .tube(across: across.size == 0, side: side))
+        }
         guard across.size > 0, down.size > 0 else {
-            throw bad("a side of 0 (an infinite tube, or the unbounded plane) is not supported yet")
+            throw bad("a side of 0 (the unbounded plane, or a plane's strip) is not supported")
         }
         if across.twist && down.twist { throw bad("a Klein bottle twists one pair of edges, not both") }
         if across.shift != 0 && down.shift != 0 { throw bad("a grid shifts one pair of edges, not both") }

@@ -1,6 +1,6 @@
 /// How a bounded grid's edges meet where that is neither a torus's nor a plane's:
-/// Golly's shifted torus, Klein bottle, cross-surface and sphere (its lifealgo.cpp). Such
-/// a board steps whole, in this process: before every generation a border one cell
+/// Golly's shifted torus, Klein bottle, cross-surface, sphere and infinite tube (its
+/// lifealgo.cpp). Such a board steps whole, in this process: before every generation a border one cell
 /// wide is filled from the grid's edges as Golly fills it (`fillBorder`), the padded
 /// board steps with nothing beyond it, and the border is dropped.
 public enum EdgeJoin: Hashable, Sendable {
@@ -15,6 +15,11 @@ public enum EdgeJoin: Hashable, Sendable {
     case crossSurface
     /// A square whose top edge meets its left, and right edge its bottom (`:S3`).
     case sphere
+    /// An infinite tube: unbounded across, its top and bottom edges meeting, `side` rows
+    /// from Golly's row −⌊side/2⌋ (`:T0,68`); or, not `across`, unbounded down, its left
+    /// and right edges meeting (`:T68,0`). Such a board is a window onto it that grows
+    /// along the tube.
+    case tube(across: Bool, side: Int)
 
     public var name: String {
         switch self {
@@ -22,6 +27,7 @@ public enum EdgeJoin: Hashable, Sendable {
         case .kleinBottle: "Klein bottle"
         case .crossSurface: "cross-surface"
         case .sphere: "sphere"
+        case .tube: "tube"
         }
     }
 
@@ -34,6 +40,7 @@ public enum EdgeJoin: Hashable, Sendable {
         case .kleinBottle(false, let shifted): ":K\(width),\(height)*\(shifted ? "+1" : "")"
         case .crossSurface: ":C\(width),\(height)"
         case .sphere: ":S\(width)"
+        case .tube(let across, let side): across ? ":T0,\(side)" : ":T\(side),0"
         }
     }
 
@@ -141,6 +148,19 @@ public enum EdgeJoin: Hashable, Sendable {
             set(width, -1, state(0, 0))
             set(-1, height, state(right, bottom))
             set(width, height, state(0, bottom))
+        case .tube(let across, _):
+            // Only the joined edges: the window's others lie where nothing lives.
+            if across {
+                for x in 0..<width {
+                    set(x, -1, state(x, bottom))
+                    set(x, height, state(x, 0))
+                }
+            } else {
+                for y in 0..<height {
+                    set(-1, y, state(right, y))
+                    set(width, y, state(0, y))
+                }
+            }
         case .sphere:
             // Square: the top edge's cell x sits beside the left edge's row x.
             for x in 0..<width {

@@ -248,6 +248,10 @@ struct RunCommand: AsyncParsableCommand {
                 throw TesseraError("HashLife runs two-state rules of the 3x3 neighbourhood, and \(setup.rule) is not one",
                                    fix: "leave out --algorithm hashlife")
             }
+            if let edges = setup.shape.edges {
+                throw TesseraError("HashLife runs the unbounded plane, and this is a \(edges.name) (\(setup.shape.gollySuffix))",
+                                   fix: "leave out --algorithm hashlife")
+            }
             guard setup.isUnbounded else {
                 throw TesseraError("HashLife runs Golly's unbounded plane, and this board is bounded (\(setup.shape))",
                                    fix: "leave out --algorithm hashlife, or give a pattern whose rule has no :T/:P suffix and no --size")
