@@ -168,6 +168,9 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         let (width, height) = (cells.width, cells.height)
         var padded = cells.empty(width: width + 2, height: height + 2)
         padded.place(cells, atX: 1, y: 1)
+        // What changed inside is known; the border, copied from anywhere, may all have.
+        padded.placeChanges(of: cells, atX: 1, y: 1)
+        padded.markEdgesChanged(reach: 1)
         edges.fillBorder(width: width, height: height, state: { cells[state: $0, $1] }, set: { padded[state: $0 + 1, $1 + 1] = $2 })
         var stepped = padded.empty(width: width + 2, height: height + 2)
         try engine.step(padded, &stepped, false)
