@@ -106,12 +106,7 @@ extension Macrocell {
         let occupied = states.occupied
         guard let live = occupied.liveBounds else { return lines.text }
         let span = CellBounds(left: left + live.x, top: top + live.y, width: live.width, height: live.height)
-        var level = 2
-        while level < maxLevel {
-            let half = 1 << (level - 1)
-            if -half <= span.left, span.right <= half, -half + 1 <= span.top, span.bottom <= half + 1 { break }
-            level += 1
-        }
+        let level = QuadTree.gollyRootLevel(holding: span, least: 2)
         let (rootLeft, rootTop) = QuadTree.gollyRootCorner(level: level)
         // The node of `level` whose corner is Golly (x, y): its number, 0 where empty.
         func node(_ level: Int, _ x: Int, _ y: Int) -> Int {

@@ -72,9 +72,15 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     private let engine: Engine
     /// The bounded grid, nil on the unbounded plane.
     private let board: BoardShape?
-    /// On the unbounded plane, an infinite tube (`EdgeJoin.tube`): the window spans its
-    /// joined sides exactly and grows along it.
-    private let tube: (across: Bool, side: Int)?
+    /// How the edges meet, where a torus's or a plane's do not: a bounded grid's, or on
+    /// the unbounded plane an infinite tube's, whose window spans its joined sides exactly
+    /// and grows along it.
+    private let edges: EdgeJoin?
+    /// The tube's side and whether it runs across, where the board is a tube's window.
+    private var tube: (across: Bool, side: Int)? {
+        guard case .tube(let across, let side)? = edges else { return nil }
+        return (across, side)
+    }
     private(set) var generation: UInt64
     private var cells: Cells
     /// Golly's coordinates of `cells[0, 0]`.
@@ -86,17 +92,13 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         (self.engine, generation) = (engine, setup.generation)
         if setup.isUnbounded {
             board = nil
-            let window = try GrowingWindow.around(setup.startingParts, reach: engine.reach, states: setup.rule.states)
-            var (ones, corner) = (window?.cells ?? BitGrid(width: 0, height: 0), window?.origin ?? (0, 0))
-            if case .tube(let across, let side)? = setup.shape.edges {
-                tube = (across, side)
-                (ones, corner) = try Self.fitted(ones, at: corner, across: across, side: side, reach: engine.reach, states: engine.states)
-            } else {
-                tube = nil
-            }
-            (cells, origin) = (start(ones), corner)
+            edges = setup.shape.edges
+            var tube: (across: Bool, side: Int)? = nil
+            if case .tube(let across, let side)? = edges { tube = (across, side) }
+            let window = try GrowingWindow.around(setup.startingParts, reach: engine.reach, states: setup.rule.states, tube: tube)
+            (cells, origin) = (start(window?.cells ?? BitGrid(width: 0, height: 0)), window?.origin ?? (0, 0))
         } else {
-            (board, tube) = (setup.shape, nil)
+            (board, edges) = (setup.shape, setup.shape.edges)
             try GrowingWindow.checkFits(width: setup.shape.width, height: setup.shape.height, states: engine.states,
                                         what: "the \(setup.shape) board", fix: "give a smaller grid")
             origin = (setup.shape.left, setup.shape.top)
@@ -123,12 +125,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
                     generation += generations - done
                     return
                 }
-                if let tube {
-                    if reachesEnd(occupied, across: tube.across) {
-                        live = try regrowTube(around: box, across: tube.across)
-                        next = cells.empty(width: cells.width, height: cells.height)
-                    }
-                } else if GrowingWindow.reachesEdge(occupied, reach: engine.reach) {
+                if GrowingWindow.reachesEdge(occupied, reach: engine.reach, rows: !(tube?.across ?? false),
+                                             columns: tube?.across ?? true) {
                     live = try regrow(around: box)
                     next = cells.empty(width: cells.width, height: cells.height)
                 }
@@ -142,8 +140,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// One generation into `next`: of the region of the live cells' box `live` alone
     /// where it is confined, the rest 0; the whole board where a cell may change alone.
     private func step(into next: inout Cells, live: TileRect?) throws {
-        if let edges = board?.edges { return next = try step(joining: edges) }
-        if let tube { return next = try step(joining: .tube(across: tube.across, side: tube.side)) }
+        if let edges { return next = try step(joining: edges) }
         let wraps = board?.topology == .torus
         if engine.tracksChanges { return try engine.step(cells, &next, wraps) }
         guard !engine.changesAlone,
@@ -177,74 +174,27 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         return stepped.cropped(x: 1, y: 1, width: width, height: height)
     }
 
-    /// A new window around the live cells, with room again; their box in it.
+    /// A new window around the live cells, with room again; their box in it. A tube's
+    /// window keeps the tube's sides and grows along it only.
     private func regrow(around live: TileRect) throws -> TileRect {
-        let window = try GrowingWindow.grown(width: live.width, height: live.height, reach: engine.reach, states: engine.states)
-        var grown = cells.empty(width: window.width, height: window.height)
-        grown.place(cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height), atX: window.margins.x, y: window.margins.y)
-        origin = (origin.x + live.x - window.margins.x, origin.y + live.y - window.margins.y)
-        cells = grown
-        return TileRect(x: window.margins.x, y: window.margins.y, width: live.width, height: live.height)
-    }
-
-    /// A window onto a tube: the rows (`across`) or columns of `cells` from `corner`, laid
-    /// on exactly the tube's `side` rows or columns from Golly's −⌊side/2⌋, with room
-    /// along it. Cells off the tube are refused, as they lie nowhere on it.
-    private static func fitted(_ cells: BitGrid, at corner: (x: Int, y: Int), across: Bool, side: Int, reach: Int,
-                               states: Int) throws -> (BitGrid, (x: Int, y: Int)) {
-        let first = -(side / 2)
-        guard let live = cells.liveBounds else { return (cells, corner) }
-        let (start, span) = across ? (corner.y + live.y, live.height) : (corner.x + live.x, live.width)
-        guard start >= first, start + span <= first + side else {
-            throw TesseraError("the pattern has cells off the tube's \(side) \(across ? "rows" : "columns") from \(first)",
-                               fix: "move the pattern onto the tube, or give a wider one")
-        }
-        let length = across ? live.width : live.height
-        let margin = GrowingWindow.margin(reach: reach, size: length)
-        let (width, height) = across ? (length + 2 * margin, side) : (side, length + 2 * margin)
-        try GrowingWindow.checkFits(width: width, height: height, states: states, what: "a \(width)x\(height) window of the tube",
-                                    fix: "run a smaller pattern")
-        var window = BitGrid(width: width, height: height)
-        let part = cells.cropped(x: live.x, y: live.y, width: live.width, height: live.height)
-        if across {
-            window.formUnion(part, atX: margin, y: start - first)
-            return (window, (corner.x + live.x - margin, first))
-        }
-        window.formUnion(part, atX: start - first, y: margin)
-        return (window, (first, corner.y + live.y - margin))
-    }
-
-    /// Whether a cell of `occupied` lies within reach of a tube window's open ends.
-    private func reachesEnd(_ occupied: BitGrid, across: Bool) -> Bool {
-        let band = engine.reach + 1
-        if across {
-            guard occupied.width > 2 * band else { return true }
-            return !occupied.isEmpty(x: 0, y: 0, width: band, height: occupied.height)
-                || !occupied.isEmpty(x: occupied.width - band, y: 0, width: band, height: occupied.height)
-        }
-        guard occupied.height > 2 * band else { return true }
-        return !occupied.isEmpty(x: 0, y: 0, width: occupied.width, height: band)
-            || !occupied.isEmpty(x: 0, y: occupied.height - band, width: occupied.width, height: band)
-    }
-
-    /// A tube's window grown along it around the live cells; their box in it.
-    private func regrowTube(around live: TileRect, across: Bool) throws -> TileRect {
-        let length = across ? live.width : live.height
-        let margin = GrowingWindow.margin(reach: engine.reach, size: length)
-        let (width, height) = across ? (length + 2 * margin, cells.height) : (cells.width, length + 2 * margin)
-        try GrowingWindow.checkFits(width: width, height: height, states: engine.states, what: "a \(width)x\(height) window of the tube",
-                                    fix: "run fewer generations")
-        var grown = cells.empty(width: width, height: height)
-        if across {
-            grown.place(cells.cropped(x: live.x, y: 0, width: live.width, height: cells.height), atX: margin, y: 0)
-            origin.x += live.x - margin
+        let keep: TileRect, margins: (x: Int, y: Int), width: Int, height: Int
+        if let tube {
+            let room = GrowingWindow.margin(reach: engine.reach, size: tube.across ? live.width : live.height)
+            keep = tube.across ? TileRect(x: live.x, y: 0, width: live.width, height: cells.height)
+                : TileRect(x: 0, y: live.y, width: cells.width, height: live.height)
+            margins = tube.across ? (room, 0) : (0, room)
+            (width, height) = (keep.width + 2 * margins.x, keep.height + 2 * margins.y)
+            try GrowingWindow.checkFits(width: width, height: height, states: engine.states, what: "a \(width)x\(height) window of the tube",
+                                        fix: "run fewer generations")
         } else {
-            grown.place(cells.cropped(x: 0, y: live.y, width: cells.width, height: live.height), atX: 0, y: margin)
-            origin.y += live.y - margin
+            let window = try GrowingWindow.grown(width: live.width, height: live.height, reach: engine.reach, states: engine.states)
+            (keep, margins, width, height) = (live, window.margins, window.width, window.height)
         }
+        var grown = cells.empty(width: width, height: height)
+        grown.place(cells.cropped(x: keep.x, y: keep.y, width: keep.width, height: keep.height), atX: margins.x, y: margins.y)
+        origin = (origin.x + keep.x - margins.x, origin.y + keep.y - margins.y)
         cells = grown
-        return across ? TileRect(x: margin, y: live.y, width: live.width, height: live.height)
-            : TileRect(x: live.x, y: margin, width: live.width, height: live.height)
+        return TileRect(x: live.x - keep.x + margins.x, y: live.y - keep.y + margins.y, width: live.width, height: live.height)
     }
 
     /// The cells in any state but 0.

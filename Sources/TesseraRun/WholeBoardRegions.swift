@@ -52,14 +52,21 @@ enum GrowingWindow {
     }
 
     /// Whether a cell of `occupied` lies within `reach` of its edge, where the next
-    /// generation could be born outside it.
-    static func reachesEdge(_ occupied: BitGrid, reach: Int) -> Bool {
+    /// generation could be born outside it: of its top or bottom edge where `rows`, of
+    /// its left or right where `columns` (a tube's window has open ends only).
+    static func reachesEdge(_ occupied: BitGrid, reach: Int, rows: Bool = true, columns: Bool = true) -> Bool {
         let band = reach + 1
-        guard occupied.width > 2 * band, occupied.height > 2 * band else { return true }
-        return !occupied.isEmpty(x: 0, y: 0, width: occupied.width, height: band)
-            || !occupied.isEmpty(x: 0, y: occupied.height - band, width: occupied.width, height: band)
-            || !occupied.isEmpty(x: 0, y: 0, width: band, height: occupied.height)
-            || !occupied.isEmpty(x: occupied.width - band, y: 0, width: band, height: occupied.height)
+        if rows {
+            guard occupied.height > 2 * band else { return true }
+            if !occupied.isEmpty(x: 0, y: 0, width: occupied.width, height: band)
+                || !occupied.isEmpty(x: 0, y: occupied.height - band, width: occupied.width, height: band) { return true }
+        }
+        if columns {
+            guard occupied.width > 2 * band else { return true }
+            if !occupied.isEmpty(x: 0, y: 0, width: band, height: occupied.height)
+                || !occupied.isEmpty(x: occupied.width - band, y: 0, width: band, height: occupied.height) { return true }
+        }
+        return false
     }
 
     /// The box of the live cells of `parts` (Golly's coordinates).
@@ -70,12 +77,31 @@ enum GrowingWindow {
     }
 
     /// The parts laid in a window around them, with room: its cells and Golly's
-    /// coordinates of its top-left; nil where nothing lives.
-    static func around(_ parts: [PlacedCells], reach: Int, states: Int) throws -> (cells: BitGrid, origin: (x: Int, y: Int))? {
+    /// coordinates of its top-left; nil where nothing lives. On a tube (`EdgeJoin.tube`)
+    /// the window spans exactly its `side` rows (`across`) or columns from Golly's
+    /// −⌊side/2⌋, with room along it; cells off the tube are refused, as they lie nowhere
+    /// on it.
+    static func around(_ parts: [PlacedCells], reach: Int, states: Int,
+                       tube: (across: Bool, side: Int)? = nil) throws -> (cells: BitGrid, origin: (x: Int, y: Int))? {
         guard let box = bounds(of: parts) else { return nil }
-        let window = try grown(width: box.width, height: box.height, reach: reach, states: states)
-        let origin = (x: box.left - window.margins.x, y: box.top - window.margins.y)
-        var cells = BitGrid(width: window.width, height: window.height)
+        let width: Int, height: Int, origin: (x: Int, y: Int)
+        if let tube {
+            let first = -(tube.side / 2)
+            let (start, span) = tube.across ? (box.top, box.height) : (box.left, box.width)
+            guard start >= first, start + span <= first + tube.side else {
+                throw TesseraError("the pattern has cells off the tube's \(tube.side) \(tube.across ? "rows" : "columns") from \(first)",
+                                   fix: "move the pattern onto the tube, or give a wider one")
+            }
+            let room = margin(reach: reach, size: tube.across ? box.width : box.height)
+            (width, height) = tube.across ? (box.width + 2 * room, tube.side) : (tube.side, box.height + 2 * room)
+            origin = tube.across ? (box.left - room, first) : (first, box.top - room)
+            try checkFits(width: width, height: height, states: states, what: "a \(width)x\(height) window of the tube",
+                          fix: "run a smaller pattern")
+        } else {
+            let window = try grown(width: box.width, height: box.height, reach: reach, states: states)
+            (width, height, origin) = (window.width, window.height, (box.left - window.margins.x, box.top - window.margins.y))
+        }
+        var cells = BitGrid(width: width, height: height)
         for part in parts { cells.formUnion(part.cells, atX: part.left - origin.x, y: part.top - origin.y) }
         return (cells, origin)
     }

@@ -18,25 +18,26 @@ package enum RuleFiles {
 
     private static let compiled = Mutex<[String: RuleTree]>([:])
 
-    /// The rule file `name.rule` in the first folder that has it, compiled; nil where
-    /// none has it, or `name` could not name a file (a path, or a notation's characters).
-    package static func tree(named name: String) throws -> RuleTree? {
+    /// The path of `name.rule` in the first folder that has it; nil where none has it, or
+    /// `name` could not name a file (a path, or a notation's characters).
+    package static func path(named name: String) -> String? {
         guard isFileName(name) else { return nil }
+        return folders.lazy.map { $0 + "/" + name + ".rule" }.first(where: Files.exists)
+    }
+
+    /// The rule file `name.rule` (`path(named:)`), compiled; nil where there is none.
+    package static func tree(named name: String) throws -> RuleTree? {
         if let tree = compiled.withLock({ $0[name] }) { return tree }
-        for folder in folders {
-            let path = folder + "/" + name + ".rule"
-            guard Files.exists(path) else { continue }
-            let data = try InputFile(path, fix: "check the file's permissions").readToEnd()
-            let tree: RuleTree
-            do {
-                tree = try RuleTree(parsing: String(decoding: data, as: UTF8.self), name: name)
-            } catch let error as TesseraError {
-                throw TesseraError("rule file \(path): \(error.description)")
-            }
-            compiled.withLock { $0[name] = tree }
-            return tree
+        guard let path = path(named: name) else { return nil }
+        let data = try InputFile(path, fix: "check the file's permissions").readToEnd()
+        let tree: RuleTree
+        do {
+            tree = try RuleTree(parsing: String(decoding: data, as: UTF8.self), name: name)
+        } catch let error as TesseraError {
+            throw TesseraError("rule file \(path): \(error.description)")
         }
-        return nil
+        compiled.withLock { $0[name] = tree }
+        return tree
     }
 
     /// Letters, digits, `-`, `_` and `+`: what Golly's rule names are made of, and never

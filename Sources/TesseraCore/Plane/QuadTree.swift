@@ -33,10 +33,11 @@ public struct QuadTree: Sendable, Equatable {
     public static let maxLevel = 62
 
     /// The level of the smallest root, centred as Golly centres a macrocell's (x in
-    /// [−s/2, s/2), y in [−s/2 + 1, s/2 + 1) for side s), that holds `span`: 4 at least,
+    /// [−s/2, s/2), y in [−s/2 + 1, s/2 + 1) for side s), that holds `span`: `least` at least
+    /// (4 for a two-state file, whose leaves are 8x8; 2 for one of states),
     /// `maxLevel` at most.
-    public static func gollyRootLevel(holding span: CellBounds) -> Int {
-        var level = 4
+    public static func gollyRootLevel(holding span: CellBounds, least: Int = 4) -> Int {
+        var level = least
         while level < maxLevel {
             let half = 1 << (level - 1)
             if -half <= span.left, span.right <= half, -half + 1 <= span.top, span.bottom <= half + 1 { break }

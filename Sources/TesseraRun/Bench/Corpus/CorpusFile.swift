@@ -61,7 +61,7 @@ package struct CorpusFile: Sendable, Equatable {
         guard let rule else { return [.quickLife, .hashLife] }
         let core = rule.split(separator: ":", maxSplits: 1).first.map(String.init) ?? rule
         // A name no notation reads, with a rule file: Banks-I looks like B…/S… to the forms below.
-        if (try? Rule(parsing: core)) == nil, (try? RuleFiles.tree(named: core)) != nil { return [.ruleLoader] }
+        if (try? Rule(parsing: core)) == nil, RuleFiles.path(named: core) != nil { return [.ruleLoader] }
         let upper = core.uppercased()
         if upper.wholeMatch(of: /R\d+,C\d+,M[01],S[\d.,]*,B[\d.,]*(,N.)?/) != nil { return [.largerThanLife] }
         if core.wholeMatch(of: /\d*\/\d*\/\d+/) != nil || upper.wholeMatch(of: /B[0-9A-Z\-]*\/S[0-9A-Z\-]*\/C?\d+/) != nil
