@@ -88,14 +88,15 @@ package struct RunSetup: Sendable {
         let topology = choices.topology ?? board?.topology ?? (unboundedByDefault ? .infinite : .torus)
         let rule = choices.rule?.rule ?? pattern?.rule ?? .life
         let shape: BoardShape
-        // Groups far apart are for tiles and HashLife; the whole-board engines take the
-        // pattern as it is, states and all.
-        // A tube's window holds the whole pattern.
-        let tube = choices.topology == nil ? board?.edges : nil
-        if topology == .infinite, rule.isTwoStateMoore, tube == nil { pattern = try pattern?.groupedFarApart() }
+        // How the grid's edges meet where neither a torus's nor a plane's do: kept, unless
+        // --topology names another.
+        let edges = choices.topology == nil ? board?.edges : nil
+        // Groups far apart are for tiles and HashLife; the whole-board engines (a tube's
+        // window among them) take the pattern as it is, states and all.
+        if topology == .infinite, rule.isTwoStateMoore, edges == nil { pattern = try pattern?.groupedFarApart() }
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite, let grouped = pattern, grouped.hasParts {
-            guard tube == nil else {
+            guard edges == nil else {
                 throw TesseraError("a pattern read in parts far apart on a tube (\(board?.gollySuffix ?? "")) is not supported yet",
                                    fix: "run it on the unbounded plane, or crop it in Golly first")
             }
@@ -123,7 +124,7 @@ package struct RunSetup: Sendable {
         if topology == .infinite {
             let window = try Self.firstWindow(choices, minSide: Self.minWindowSide(tiles: choices.tiles, halo: choices.halo, tileCount: count))
             shape = BoardShape(width: window.width, height: window.height, topology: .infinite, left: window.left, top: window.top,
-                               edges: tube)
+                               edges: edges)
             // A soup fills only its area of the plane: it becomes part of the pattern.
             if let filled = soup, let (width, height) = choices.size {
                 placed = Self.merge(filled, width: width, height: height, under: pattern)
@@ -135,9 +136,6 @@ package struct RunSetup: Sendable {
                   width.multipliedReportingOverflow(by: height).overflow == false else {
                 throw TesseraError("board \(width)x\(height) is too large", fix: "give a smaller --size")
             }
-            // A grid whose edges meet as neither a torus's nor a plane's keeps them, unless
-            // --topology names another.
-            let edges = choices.topology == nil ? board?.edges : nil
             if edges == .sphere, width != height {
                 throw TesseraError("a sphere's grid is square, and --size gives \(width)x\(height)", fix: "give --size \(width)x\(width)")
             }
