@@ -11,6 +11,10 @@ import TesseraCore
 /// cells. A chaotic pattern makes new squares at every step and is faster stepped cell
 /// by cell (`TileEngine`), which is why a run chooses (see `Algorithm`).
 ///
+/// A step that follows one of half a millisecond or more runs on every core: helper
+/// threads walk the same squares in other orders beside this one (`StepHelpers`,
+/// `Stepper`), and the store takes squares from all of them at once (`Squares`).
+///
 /// Exact for every Life-like rule without B0 (which has no meaning on an unbounded
 /// plane, and which Golly's HashLife refuses too). Not `Sendable`: one task owns it.
 public struct HashLife: ~Copyable {
@@ -27,11 +31,13 @@ public struct HashLife: ~Copyable {
     private var exponent = -1
     /// The most nodes the store may hold (see `init`).
     public let nodeLimit: Int
-    /// The most squares the step in progress may bring `squaresMade` to.
-    private var madeLimit = Int.max
     /// Whether to stop, asked between steps and every 65536 squares within one: a stopped
     /// step throws `CancellationError`. By default, whether the task running it is cancelled.
     public var isStopped: () -> Bool = { Task.isCancelled }
+    /// Whether steps run on every core (`ForkJoin.shared`).
+    public var parallel = Parallel.automatic
+    /// How long the last step took: whether the next is worth the other cores.
+    private var lastStepSeconds = 0.0
     /// Occupied 32×32 squares of each square above that size counted so far (see
     /// `occupiedSquares`); emptied when collecting renumbers the squares.
     private var occupiedCounts: [UInt32: Int] = [:]
@@ -213,20 +219,35 @@ public struct HashLife: ~Copyable {
     /// after collecting (`OutOfNodes`): the universe then stays where it was.
     public mutating func step(power: Int, madeAtMost: Int = .max) throws {
         precondition((0..<64).contains(power))
-        madeLimit = madeAtMost
+        let started = ContinuousClock.now
+        defer { lastStepSeconds = (ContinuousClock.now - started).seconds }
         do {
-            try advance(power: power)
+            try advance(power: power, madeAtMost: madeAtMost)
         } catch is OutOfNodes {
             // Squares of earlier steps no longer in the universe: collected, then once more.
             collect()
-            try advance(power: power)
+            try advance(power: power, madeAtMost: madeAtMost)
         }
     }
+
+    /// Whether a step runs on one thread or on every core.
+    public enum Parallel: Sendable {
+        /// On one thread.
+        case never
+        /// On every core where the last step took long enough to be worth it.
+        case automatic
+        /// On every core whatever the step (tests: helpers on small patterns).
+        case always
+    }
+
+    /// How long a step must have taken for the next to run on every core: waking the
+    /// helpers takes some ten microseconds.
+    static let parallelFrom = 0.0005
 
     /// Squares made since the universe was (collected or not): what its steps cost.
     public var squaresMade: Int { store.made }
 
-    private mutating func advance(power: Int) throws {
+    private mutating func advance(power: Int, madeAtMost: Int) throws {
         if store.count > nodeLimit / 2 { collect() }
         if exponent != power {
             store.forgetResults()
@@ -238,11 +259,47 @@ public struct HashLife: ~Copyable {
         // more, they lie a quarter of the root (≥ 2^power) inside that centre.
         while level < max(5, power + 2) || !isCentred { try expand() }
         try expand()
-        root = try result(root, level: level)
+        root = try result(root, level: level, madeAtMost: madeAtMost)
         level -= 1
         left += 1 << (level - 1)
         top += 1 << (level - 1)
         generation &+= 1 << UInt64(power)
+    }
+
+    /// The root's result (see `Stepper`), walked on this thread while the other cores
+    /// help where the last step was worth it; the buckets grow where the step fills
+    /// them, and the step goes on from where it stopped (the results found so far are kept).
+    private mutating func result(_ root: UInt32, level: Int, madeAtMost: Int) throws -> UInt32 {
+        let helpers: StepHelpers? = switch parallel {
+        case .never: nil
+        case .automatic: lastStepSeconds >= Self.parallelFrom ? StepHelpers.shared : nil
+        case .always: StepHelpers.shared
+        }
+        // The count of nodes at which `made` reaches `madeAtMost`.
+        let budget = madeAtMost == .max ? Int.max : madeAtMost - (store.made - store.count)
+        while true {
+            let squares = helpers == nil ? store.squares : store.sharedSquares
+            do {
+                return try rule.withKernelRule { kernelRule in
+                    let shared = StepShared(squares: squares, rule: kernelRule, exponent: exponent,
+                                            ceiling: min(nodeLimit, store.capacity), nodeLimit: nodeLimit, budget: budget,
+                                            isRunStopped: isStopped)
+                    var walker = Stepper(shared: shared)
+                    guard let helpers else { return try walker.result(root, level: level) }
+                    return try helpers.run {
+                        try walker.result(root, level: level)
+                    } helping: { helper in
+                        var helping = Stepper(shared: shared, order: Stepper.Order(helper: helper))
+                        // Whatever stops a helper stops the walker too, or is none of its business.
+                        _ = try? helping.result(root, level: level)
+                    } stop: {
+                        shared.end()
+                    }
+                }
+            } catch is StoreFull {
+                store.grow()
+            }
+        }
     }
 
     /// Whether the live cells lie in the root's centre half: its middle 2×2 of 4×4 squares.
@@ -282,67 +339,6 @@ public struct HashLife: ~Copyable {
     private mutating func centre(_ index: UInt32, level: Int) -> UInt32 {
         let node = store[index]
         return store.find(store[node.nw].se, store[node.ne].sw, store[node.sw].ne, store[node.se].nw)
-    }
-
-    /// The centre half of a square of `level` ≥ 5, 2^min(exponent, level − 2)
-    /// generations on: memoised in the node.
-    private mutating func result(_ index: UInt32, level: Int) throws -> UInt32 {
-        let node = store[index]
-        if node.result != 0 { return node.result }
-        guard store.count < nodeLimit else { throw OutOfNodes() }
-        guard store.made < madeLimit else { throw OverBudget() }
-        // One step of a chaotic pattern can run for minutes: a stopping signal is heard
-        // every 65536 squares, not only between steps.
-        if store.made & 0xFFFF == 0 && isStopped() { throw CancellationError() }
-        let made: UInt32
-        if level == 5 {
-            made = baseResult(node)
-        } else {
-            let (nw, ne, sw, se) = (store[node.nw], store[node.ne], store[node.sw], store[node.se])
-            // The nine overlapping squares half this one's side, as a 3×3.
-            let n01 = store.find(nw.ne, ne.nw, nw.se, ne.sw), n10 = store.find(nw.sw, nw.se, sw.nw, sw.ne)
-            let n11 = store.find(nw.se, ne.sw, sw.ne, se.nw), n12 = store.find(ne.sw, ne.se, se.nw, se.ne)
-            let n21 = store.find(sw.ne, se.nw, sw.se, se.sw)
-            // At full speed each of the two halves of the step advances a quarter of the
-            // side; slower, the first half only centres, and the second advances it all.
-            let full = exponent >= level - 2
-            func inner(_ square: UInt32) throws -> UInt32 {
-                full ? try result(square, level: level - 1) : centre(square, level: level - 1)
-            }
-            let i00 = try inner(node.nw), i01 = try inner(n01), i02 = try inner(node.ne)
-            let i10 = try inner(n10), i11 = try inner(n11), i12 = try inner(n12)
-            let i20 = try inner(node.sw), i21 = try inner(n21), i22 = try inner(node.se)
-            let a = store.find(i00, i01, i10, i11), b = store.find(i01, i02, i11, i12)
-            let c = store.find(i10, i11, i20, i21), d = store.find(i11, i12, i21, i22)
-            let (ra, rb) = (try result(a, level: level - 1), try result(b, level: level - 1))
-            let (rc, rd) = (try result(c, level: level - 1), try result(d, level: level - 1))
-            made = store.find(ra, rb, rc, rd)
-        }
-        store.setResult(index, made)
-        return made
-    }
-
-    /// The result of a square of level 5, computed from its sixteen leaves in one go
-    /// (`tessera_square_result`): no square of level 4 is made on the way.
-    private mutating func baseResult(_ node: NodeStore.Node) -> UInt32 {
-        let (nw, ne, sw, se) = (store[node.nw], store[node.ne], store[node.sw], store[node.se])
-        let centre = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 16) { leaves in
-            // Rows of four leaves, from the top-left: two for each pair of quadrants side by side.
-            func band(_ first: Int, _ west: NodeStore.Node, _ east: NodeStore.Node) {
-                leaves[first] = store.cells(ofLeaf: west.nw)
-                leaves[first + 1] = store.cells(ofLeaf: west.ne)
-                leaves[first + 2] = store.cells(ofLeaf: east.nw)
-                leaves[first + 3] = store.cells(ofLeaf: east.ne)
-                leaves[first + 4] = store.cells(ofLeaf: west.sw)
-                leaves[first + 5] = store.cells(ofLeaf: west.se)
-                leaves[first + 6] = store.cells(ofLeaf: east.sw)
-                leaves[first + 7] = store.cells(ofLeaf: east.se)
-            }
-            band(0, nw, ne)
-            band(8, sw, se)
-            return rule.withKernelRule { tessera_square_result(leaves.baseAddress!, Int32(1 << min(exponent, 3)), $0) }
-        }
-        return store.find(store.leaf(centre.nw), store.leaf(centre.ne), store.leaf(centre.sw), store.leaf(centre.se))
     }
 
     /// Drops every square the root no longer reaches.

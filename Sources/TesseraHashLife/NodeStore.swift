@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CTesseraKernel
 import TesseraCore
 
 /// The squares of a HashLife universe, each stored once (hash-consed): a square of
@@ -10,40 +11,38 @@ import TesseraCore
 /// by every place the square occurs.
 ///
 /// Nodes live in one flat buffer, chained into hash buckets through `next`; index 0 is
-/// no node (an empty bucket, an unknown result). Noncopyable and a struct, so the tree
-/// walks' accesses to it need no run-time exclusivity checks, as a class's would.
+/// no node (an empty bucket, an unknown result). This owner grows the buckets, collects
+/// and forgets results, alone; a step's threads find and make squares through `squares`
+/// at once. Noncopyable and a struct, so the tree walks' accesses to it need no
+/// run-time exclusivity checks, as a class's would.
 struct NodeStore: ~Copyable {
-    struct Node {
-        /// Quadrant indices; a leaf keeps its cells in `nw` (low half) and `ne` (high
-        /// half), and `leafMark` in `sw` and `se`, which no node's quadrant can be.
-        var nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32
-        var next: UInt32
-        /// The square's centre half, `steps` generations on (see `HashLife`); 0: not known yet.
-        var result: UInt32
-        /// Live cells, counted once when the node is made (saturating): the universe's
-        /// population is the root's, and a run weighs HashLife against tiles by it.
-        var population: UInt64
-    }
+    typealias Node = Squares.Node
 
-    static let leafMark = UInt32.max
+    static let leafMark = Squares.leafMark
     /// The most nodes one store holds: indices are 32 bits, and `leafMark` is none.
     static let largestCount = Int(UInt32.max - 1)
 
-    private(set) var nodes: UnsafeMutablePointer<Node>
+    /// The nodes and buckets as this owner finds them; made anew when the buckets grow.
+    private(set) var squares: Squares
+    /// The same as the threads of a step find them, all at once.
+    var sharedSquares: Squares {
+        Squares(nodes: nodes, bucketCount: squares.bucketCount, counter: counter, isShared: true)
+    }
+    var nodes: UnsafeMutablePointer<Node> { squares.nodes }
     /// Nodes the buckets are sized for: doubles as the store fills, up to `limit`.
-    private var capacity: Int
+    private(set) var capacity: Int
     /// The most nodes this store holds: its address space is set aside for that many.
     let limit: Int
-    private(set) var count = 1
+    var count: Int { squares.count }
     /// Nodes made since the store was: what stepping has cost, however many were collected.
-    private(set) var made = 0
-    /// The buckets for `capacity` nodes, which end where the nodes begin.
-    private var buckets: UnsafeMutablePointer<UInt32>
-    /// 64 − log2 of the bucket count.
-    private var bucketShift: Int
+    var made: Int { madeBefore + count - 1 }
+    /// Nodes made before the last collection, less those it kept.
+    private var madeBefore = 0
     /// The empty square of each level, made on first use (index by level; 0: not yet).
     private var empties = [UInt32](repeating: 0, count: 64)
     private let space: Reservation
+    /// The next free index, which the threads of a step take in turn.
+    private let counter: UnsafeMutablePointer<Int64>
 
     /// Buckets for 2^17 nodes to start: a methuselah makes tens of thousands, and growing
     /// from 4096 re-bucketed them five times, a tenth of acorn's stepping.
@@ -71,12 +70,14 @@ struct NodeStore: ~Copyable {
         }
         self.space = space
         (self.limit, self.capacity) = (limit, min(capacity, limit))
-        nodes = (space.start + bucketBytes).bindMemory(to: Node.self, capacity: limit)
+        counter = .allocate(capacity: 1)
+        counter.initialize(to: 1)
         // Fresh mappings read as zeros: every bucket starts empty, and node 0 is none.
-        let size = Self.bucketCount(for: self.capacity)
-        buckets = (UnsafeMutableRawPointer(nodes) - size * MemoryLayout<UInt32>.stride).bindMemory(to: UInt32.self, capacity: size)
-        bucketShift = 64 - size.trailingZeroBitCount
+        let nodes = (space.start + bucketBytes).bindMemory(to: Node.self, capacity: limit)
+        squares = Squares(nodes: nodes, bucketCount: Self.bucketCount(for: self.capacity), counter: counter)
     }
+
+    deinit { counter.deallocate() }
 
     /// The bytes set aside for the buckets of `limit` nodes, and how many of them the
     /// first buckets take (whole pages of them, so the nodes start on a page).
@@ -96,66 +97,30 @@ struct NodeStore: ~Copyable {
         @inline(__always) get { nodes[Int(index)] }
     }
 
-    /// The bucket of four quadrants: the high bits of a sum of products, where every
-    /// bit of every quadrant has mixed (low bits of a product see only low bits of its factor).
-    @inline(__always) static func bucket(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, shift: Int) -> Int {
-        let h = UInt64(a) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(b) &* 0xC2B2_AE3D_27D4_EB4F
-            &+ UInt64(c) &* 0x1656_67B1_9E37_79F9 &+ UInt64(d) &* 0x27D4_EB2F_1656_67C5
-        return Int(truncatingIfNeeded: h >> UInt64(shift))
-    }
-
     /// The node of these four quadrants (or a leaf's halves and `leafMark`s), made if new.
     @inline(__always) mutating func find(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 {
-        let slot = Self.bucket(a, b, c, d, shift: bucketShift)
-        var index = buckets[slot]
-        while index != 0 {
-            let node = nodes[Int(index)]
-            if node.nw == a && node.ne == b && node.sw == c && node.se == d { return index }
-            index = node.next
-        }
-        let population: UInt64
-        if c == Self.leafMark {
-            population = UInt64((UInt64(a) | UInt64(b) << 32).nonzeroBitCount)
-        } else {
-            let (ab, o1) = nodes[Int(a)].population.addingReportingOverflow(nodes[Int(b)].population)
-            let (cd, o2) = nodes[Int(c)].population.addingReportingOverflow(nodes[Int(d)].population)
-            let (all, o3) = ab.addingReportingOverflow(cd)
-            population = o1 || o2 || o3 ? .max : all
-        }
-        return insert(Node(nw: a, ne: b, sw: c, se: d, next: 0, result: 0, population: population))
-    }
-
-    private mutating func insert(_ node: Node) -> UInt32 {
-        if count == capacity { grow() }
-        // Found after any growth: growing re-buckets every node.
-        let slot = Self.bucket(node.nw, node.ne, node.sw, node.se, shift: bucketShift)
-        var node = node
-        node.next = buckets[slot]
-        nodes[count] = node
-        buckets[slot] = UInt32(count)
-        count += 1
-        made += 1
-        return UInt32(count - 1)
+        let index = squares.find(a, b, c, d)
+        if count >= capacity { grow() }
+        return index
     }
 
     /// Buckets for twice the nodes (at most `limit`); every node's chain is made anew.
-    /// The stepper stops short of the limit (`HashLife.nodeLimit`).
-    private mutating func grow() {
+    /// A step stops for it when its threads fill the buckets (`Squares.isFull`); the
+    /// stepper stops short of the limit (`HashLife.nodeLimit`).
+    mutating func grow() {
         precondition(capacity < limit, "a HashLife store grew past its \(limit) nodes")
-        capacity = min(capacity * 2, limit)
+        while count >= capacity && capacity < limit { capacity = min(capacity * 2, limit) }
         rebucket()
     }
 
     private mutating func rebucket() {
-        let size = Self.bucketCount(for: capacity)
-        buckets = (UnsafeMutableRawPointer(nodes) - size * MemoryLayout<UInt32>.stride).bindMemory(to: UInt32.self, capacity: size)
-        buckets.initialize(repeating: 0, count: size)
-        bucketShift = 64 - size.trailingZeroBitCount
-        for index in 1..<count {
+        squares = Squares(nodes: nodes, bucketCount: Self.bucketCount(for: capacity), counter: counter)
+        squares.buckets.initialize(repeating: 0, count: squares.bucketCount)
+        for index in 1..<count where !squares.isLost(UInt32(index)) {
             let node = nodes[index]
-            let slot = Self.bucket(node.nw, node.ne, node.sw, node.se, shift: bucketShift)
-            nodes[index].next = buckets[slot]
-            buckets[slot] = UInt32(index)
+            let slot = Squares.bucket(node.nw, node.ne, node.sw, node.se, shift: squares.bucketShift)
+            nodes[index].next = squares.buckets[slot]
+            squares.buckets[slot] = UInt32(index)
         }
     }
 
@@ -163,10 +128,7 @@ struct NodeStore: ~Copyable {
         find(UInt32(truncatingIfNeeded: cells), UInt32(truncatingIfNeeded: cells >> 32), Self.leafMark, Self.leafMark)
     }
 
-    @inline(__always) func cells(ofLeaf index: UInt32) -> UInt64 {
-        let node = nodes[Int(index)]
-        return UInt64(node.nw) | UInt64(node.ne) << 32
-    }
+    @inline(__always) func cells(ofLeaf index: UInt32) -> UInt64 { squares.cells(ofLeaf: index) }
 
     /// The empty square of `level` (3 or more).
     mutating func empty(_ level: Int) -> UInt32 {
@@ -177,10 +139,6 @@ struct NodeStore: ~Copyable {
         }()
         empties[level] = made
         return made
-    }
-
-    @inline(__always) mutating func setResult(_ index: UInt32, _ result: UInt32) {
-        nodes[Int(index)].result = result
     }
 
     /// Forgets every memoised result: they were for another number of steps.
@@ -219,12 +177,149 @@ struct NodeStore: ~Copyable {
             kept[position + 1] = node
         }
         for (position, node) in kept.enumerated() { nodes[position] = node }
-        count = kept.count
+        madeBefore = made - (kept.count - 1)
+        tessera_store_i64(counter, Int64(kept.count))
         for level in empties.indices where empties[level] != 0 { empties[level] = newIndex[Int(empties[level])] }
         rebucket()
         // The memory of the nodes collecting dropped goes back to the system.
         space.forget(from: UnsafeMutableRawPointer(nodes + count))
         return roots.map { newIndex[Int($0)] }
+    }
+}
+
+/// A store's nodes and buckets as the threads of one step share them: each finds and
+/// makes squares at once (`find`), and reads and sets results (`result`, `setResult`).
+/// A node is written whole before one atomic exchange puts it at the head of its
+/// bucket's chain, and never changes after, but for its result, which is read and
+/// written atomically; nothing else of the store changes during a step (the owner
+/// grows the buckets and collects between steps). That is why it is `Sendable`.
+struct Squares: @unchecked Sendable {
+    struct Node {
+        /// Quadrant indices; a leaf keeps its cells in `nw` (low half) and `ne` (high
+        /// half), and `leafMark` in `sw` and `se`, which no node's quadrant can be.
+        /// A node made by a thread that lost the race to make the same square has
+        /// `sw` 0 (`isLost`): no chain holds it.
+        var nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32
+        var next: UInt32
+        /// The square's centre half, `steps` generations on (see `HashLife`); 0: not known yet.
+        var result: UInt32
+        /// Live cells, counted once when the node is made (saturating): the universe's
+        /// population is the root's, and a run weighs HashLife against tiles by it.
+        var population: UInt64
+    }
+
+    static let leafMark = UInt32.max
+    /// Where a node keeps its result: after five quadrant and chain indices (checked in `init`).
+    private static var resultOffset: Int { 20 }
+
+    let nodes: UnsafeMutablePointer<Node>
+    /// The buckets, which end where the nodes begin.
+    let buckets: UnsafeMutablePointer<UInt32>
+    let bucketCount: Int
+    /// 64 − log2 of the bucket count.
+    let bucketShift: Int
+    private let counter: UnsafeMutablePointer<Int64>
+    /// Whether other threads find and make squares at the same time: a locked exchange
+    /// waits for the node's own write to reach memory, which alone made a step on one
+    /// thread a tenth slower.
+    let isShared: Bool
+
+    init(nodes: UnsafeMutablePointer<Node>, bucketCount: Int, counter: UnsafeMutablePointer<Int64>, isShared: Bool = false) {
+        precondition(MemoryLayout<Node>.offset(of: \Node.result) == Self.resultOffset)
+        (self.nodes, self.bucketCount, self.counter, self.isShared) = (nodes, bucketCount, counter, isShared)
+        buckets = (UnsafeMutableRawPointer(nodes) - bucketCount * MemoryLayout<UInt32>.stride)
+            .bindMemory(to: UInt32.self, capacity: bucketCount)
+        bucketShift = 64 - bucketCount.trailingZeroBitCount
+    }
+
+    /// Nodes made, node 0 (none) and lost ones included: the next index.
+    var count: Int { Int(tessera_load_i64(counter)) }
+
+    /// The bucket of four quadrants: the high bits of a sum of products, where every
+    /// bit of every quadrant has mixed (low bits of a product see only low bits of its factor).
+    @inline(__always) static func bucket(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32, shift: Int) -> Int {
+        let h = UInt64(a) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(b) &* 0xC2B2_AE3D_27D4_EB4F
+            &+ UInt64(c) &* 0x1656_67B1_9E37_79F9 &+ UInt64(d) &* 0x27D4_EB2F_1656_67C5
+        return Int(truncatingIfNeeded: h >> UInt64(shift))
+    }
+
+    /// The node of these four quadrants (or a leaf's halves and `leafMark`s), made if
+    /// new. Two threads that make the same square at once keep the one that reached
+    /// the chain first: the other looks again from the new head, finds it, and marks
+    /// its own lost.
+    @inline(__always) func find(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 {
+        let bucket = buckets + Self.bucket(a, b, c, d, shift: bucketShift)
+        var head = tessera_load_acquire_u32(bucket)
+        // The part of the chain from `searchedTo` on was searched already.
+        var searchedTo: UInt32 = 0, made: UInt32 = 0
+        while true {
+            var index = head
+            while index != searchedTo {
+                let node = nodes + Int(index)
+                if node.pointee.nw == a && node.pointee.ne == b && node.pointee.sw == c && node.pointee.se == d {
+                    if made != 0 { nodes[Int(made)].sw = 0 }
+                    return index
+                }
+                index = node.pointee.next
+            }
+            if made == 0 { made = make(a, b, c, d) }
+            nodes[Int(made)].next = head
+            guard isShared else {
+                bucket.pointee = made
+                return made
+            }
+            if tessera_exchange_u32(bucket, head, made) != 0 { return made }
+            searchedTo = head
+            head = tessera_load_acquire_u32(bucket)
+        }
+    }
+
+    /// A node of these quadrants at the next index, in no chain yet.
+    private func make(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 {
+        let population: UInt64
+        if c == Self.leafMark {
+            population = UInt64((UInt64(a) | UInt64(b) << 32).nonzeroBitCount)
+        } else {
+            let (ab, o1) = nodes[Int(a)].population.addingReportingOverflow(nodes[Int(b)].population)
+            let (cd, o2) = nodes[Int(c)].population.addingReportingOverflow(nodes[Int(d)].population)
+            let (all, o3) = ab.addingReportingOverflow(cd)
+            population = o1 || o2 || o3 ? .max : all
+        }
+        let index: Int
+        if isShared {
+            index = Int(tessera_fetch_add_i64(counter, 1))
+        } else {
+            index = Int(counter.pointee)
+            counter.pointee += 1
+        }
+        nodes[index] = Node(nw: a, ne: b, sw: c, se: d, next: 0, result: 0, population: population)
+        return UInt32(index)
+    }
+
+    @inline(__always) func leaf(_ cells: UInt64) -> UInt32 {
+        find(UInt32(truncatingIfNeeded: cells), UInt32(truncatingIfNeeded: cells >> 32), Self.leafMark, Self.leafMark)
+    }
+
+    @inline(__always) func cells(ofLeaf index: UInt32) -> UInt64 {
+        let node = nodes + Int(index)
+        return UInt64(node.pointee.nw) | UInt64(node.pointee.ne) << 32
+    }
+
+    /// The four quadrants of a square above a leaf.
+    @inline(__always) func quadrants(_ index: UInt32) -> (nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32) {
+        let node = nodes + Int(index)
+        return (node.pointee.nw, node.pointee.ne, node.pointee.sw, node.pointee.se)
+    }
+
+    /// Whether `index` was made by a thread that lost the race to make its square.
+    func isLost(_ index: UInt32) -> Bool { nodes[Int(index)].sw == 0 }
+
+    @inline(__always) func result(of index: UInt32) -> UInt32 {
+        tessera_load_acquire_u32((UnsafeMutableRawPointer(nodes + Int(index)) + Self.resultOffset).assumingMemoryBound(to: UInt32.self))
+    }
+
+    @inline(__always) func setResult(_ index: UInt32, _ result: UInt32) {
+        tessera_store_release_u32((UnsafeMutableRawPointer(nodes + Int(index)) + Self.resultOffset).assumingMemoryBound(to: UInt32.self), result)
     }
 }
 

@@ -173,4 +173,19 @@ void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbo
 /// Where a tile's 64 words are alive, as bits 0-8 of a report of `tessera_tiles_step`.
 uint32_t tessera_tile_alive(const uint64_t *cells);
 
+/// Atomic access to plain memory, for HashLife's store, which the threads of one step
+/// fill at once: Swift's Synchronization keeps atomics only as stored properties, not
+/// at an address inside a buffer. On x86-64 the loads and stores are plain moves, the
+/// exchange and the add locked instructions.
+static inline uint32_t tessera_load_acquire_u32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void tessera_store_release_u32(uint32_t *p, uint32_t value) { __atomic_store_n(p, value, __ATOMIC_RELEASE); }
+/// Whether `*p` was `expected` and is now `desired`; the exchange publishes what this
+/// thread wrote before it.
+static inline int tessera_exchange_u32(uint32_t *p, uint32_t expected, uint32_t desired) {
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+static inline int64_t tessera_load_i64(const int64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void tessera_store_i64(int64_t *p, int64_t value) { __atomic_store_n(p, value, __ATOMIC_RELAXED); }
+static inline int64_t tessera_fetch_add_i64(int64_t *p, int64_t value) { return __atomic_fetch_add(p, value, __ATOMIC_RELAXED); }
+
 #endif

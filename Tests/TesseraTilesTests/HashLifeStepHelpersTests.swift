@@ -1,0 +1,152 @@
+import Testing
+import TesseraCore
+import Dispatch
+@testable import TesseraHashLife
+
+/// A HashLife step walked on every core (`HashLife.Parallel.always`: the helpers walk the
+/// same squares in other orders and race to make them) gives the squares one thread's
+/// walk gives: the same cells, population, bounds and macrocell tree, through the
+/// store's growth, its collections and a stop in the middle of a step.
+@Suite struct HashLifeStepHelpersTests {
+    typealias Case = HashLifeTests.Case
+
+    /// The cells, population and bounds of `life`.
+    func state(_ life: borrowing HashLife) -> (cells: BitGrid, population: UInt64, bounds: CellBounds?) {
+        let bounds = life.bounds
+        return (bounds.map { life.cells(in: $0) } ?? BitGrid(width: 0, height: 0), life.population, bounds)
+    }
+
+    func expectSame(_ a: borrowing HashLife, _ b: borrowing HashLife, _ note: String) {
+        let (x, y) = (state(a), state(b))
+        #expect(x.bounds == y.bounds, "\(note)")
+        #expect(x.population == y.population, "\(note)")
+        let sameCells = x.cells == y.cells
+        #expect(sameCells, "\(note)")
+    }
+
+    /// A machine with more than one core has helpers (CI's has two): else the tests below
+    /// would walk on one thread and prove nothing about the helpers.
+    @Test func helpersExistWhereThereAreCores() {
+        #expect((StepHelpers.shared != nil) == (CPUAffinity.usableCount > 1))
+    }
+
+    /// Soups of several rules, in steps of many sizes: each step's squares are new, so
+    /// the walks race to make most of them.
+    @Test(arguments: [("B3/S23", 31 as UInt64, 48), ("B36/S23", 32, 96), ("B2-a/S12", 33, 40), ("B3/S23", 34, 160)])
+    func everyCoreGivesWhatOneThreadGives(rule: String, seed: UInt64, side: Int) throws {
+        let c = Case(seed: seed, side: side, rule: try Rule(parsing: rule))
+        var alone = try c.hashLife(), helped = try c.hashLife()
+        alone.parallel = .never
+        helped.parallel = .always
+        for step in [1, 7, 64, 3, 256, 100] {
+            try alone.advance(UInt64(step))
+            try helped.advance(UInt64(step))
+            expectSame(alone, helped, "\(rule), seed \(seed), after a step of \(step)")
+        }
+        // Each square stored once (a square made twice would be two nodes of the tree,
+        // which is written node by distinct node).
+        let sameTree = alone.quadTree() == helped.quadTree()
+        #expect(sameTree, "\(rule), seed \(seed): the macrocell's tree")
+    }
+
+    /// The store starts with buckets for 2^17 squares: a step that makes more stops to
+    /// grow them and goes on, with helpers as alone. A stop asked in the middle of such a
+    /// step ends it with `CancellationError`, the helpers with it; the universe then
+    /// steps on to the same cells.
+    @Test func aLargeStepGrowsTheStoreAndAStopWithinItEndsIt() throws {
+        let c = Case(seed: 36, side: 384)
+        var alone = try c.hashLife()
+        alone.parallel = .never
+        try alone.advance(1024)
+        #expect(alone.nodeCount > 1 << 17)
+        var helped = try c.hashLife()
+        helped.parallel = .always
+        // Asked before the step, then every 4096 squares within it.
+        var asked = 0
+        helped.isStopped = {
+            asked += 1
+            return asked > 2
+        }
+        #expect(throws: CancellationError.self) { try helped.advance(1024) }
+        #expect(asked == 3)
+        helped.isStopped = { false }
+        try helped.advance(1024)
+        expectSame(alone, helped, "after a stop")
+    }
+
+    /// A store too small for the run collects between steps with helpers too, and ends
+    /// where naive Life does.
+    @Test func aSmallStoreCollectsWithHelpers() throws {
+        let c = Case(seed: 12, side: 32)
+        var roomy = try c.hashLife()
+        try roomy.advance(150)
+        var tight = try c.hashLife(nodeLimit: roomy.nodeCount / 3)
+        tight.parallel = .always
+        for _ in 0..<5 { try tight.advance(30) }
+        HashLifeTests().expectSame(tight, c.naive(after: 150), c, "collected, with helpers")
+        #expect(tight.collections > 0)
+    }
+
+    /// Two universes stepping at once in one process: one has the helpers, the other
+    /// walks alone, and both end where one thread takes them.
+    @Test func twoUniversesAtOnce() async throws {
+        let cases = [Case(seed: 41, side: 64), Case(seed: 42, side: 64, rule: try Rule(parsing: "B36/S23"))]
+        let expected = try cases.map { c in
+            var alone = try c.hashLife()
+            alone.parallel = .never
+            try alone.advance(300)
+            return state(alone)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (c, wanted) in zip(cases, expected) {
+                group.addTask {
+                    for _ in 0..<3 {
+                        var helped = try c.hashLife()
+                        helped.parallel = .always
+                        try helped.advance(300)
+                        let got = self.state(helped)
+                        let same = got.cells == wanted.cells && got.population == wanted.population && got.bounds == wanted.bounds
+                        #expect(same)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
+
+/// The store's squares made by several threads at once, into a handful of buckets so
+/// that they race for the same chains all the time: each square is made once, and
+/// every thread finds that one.
+@Suite struct ConcurrentSquaresTests {
+    @Test func threadsRacingForOneChainMakeEachSquareOnce() throws {
+        let store = try NodeStore(limit: 1 << 16, capacity: 16)
+        let squares = store.sharedSquares
+        let threads = 4, leaves = 3000
+        let found = (0..<threads).map { _ in LeafSlots(count: leaves) }
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var generator = SplitMix64(seed: UInt64(thread) + 1)
+            var order = Array(0..<leaves)
+            for i in order.indices.reversed() { order.swapAt(i, Int(generator.next() % UInt64(i + 1))) }
+            for leaf in order { found[thread][leaf] = squares.leaf(UInt64(leaf) &* 0x9E37_79B9_7F4A_7C15) }
+        }
+        for leaf in 0..<leaves {
+            let indices = Set(found.map { $0[leaf] })
+            #expect(indices.count == 1, "leaf \(leaf): \(indices)")
+            #expect(indices.allSatisfy { squares.cells(ofLeaf: $0) == UInt64(leaf) &* 0x9E37_79B9_7F4A_7C15 })
+        }
+        // Made ones and lost ones: at least one per leaf, and node 0. (Read from the
+        // store, which also keeps it alive until here.)
+        #expect(store.count > leaves)
+    }
+}
+
+/// One slot per leaf, written by one thread and read after every thread has finished.
+final class LeafSlots: @unchecked Sendable {
+    private var values: [UInt32]
+    init(count: Int) { values = [UInt32](repeating: 0, count: count) }
+    subscript(index: Int) -> UInt32 {
+        get { values[index] }
+        set { values.withUnsafeMutableBufferPointer { $0[index] = newValue } }
+    }
+}
