@@ -37,12 +37,13 @@ package struct CorpusBench: Sendable {
         let start = head.firstMatch(of: /(?m)^#CXRLE.*Gen=(\d+)|^#G (\d+)/).flatMap { UInt64($0.1 ?? $0.2 ?? "") } ?? 0
         var row = CorpusRow(file: file.name, rule: named?.rule ?? "B3/S23", generations: generations, outcome: .failed, note: "")
 
-        let ours = try await runTessera(input)
+        let ours = try await runTessera(input, writing: Self.resultFormat(of: input, engine: nil))
         (row.tesseraSeconds, row.tesseraPeakMiB) = (ours.seconds, ours.peak.map { Double($0) / 1_048_576 })
         var reference: (engine: CorpusFile.Engine, output: String, seconds: Double, peak: Int)?
         var bgollyProblem = ""
         for engine in engines {
-            let theirs = try await runBgolly(input, engine: engine, to: start + generations)
+            let theirs = try await runBgolly(input, engine: engine, to: start + generations,
+                                             writing: Self.resultFormat(of: input, engine: engine))
             guard let output = theirs.output, let seconds = theirs.seconds, let peak = theirs.peak else {
                 bgollyProblem = "bgolly -a \(engine.rawValue): \(theirs.problem)"
                 continue
@@ -62,9 +63,11 @@ package struct CorpusBench: Sendable {
         }
         row.speedup = reference.seconds / ours.seconds!
         row.memoryRatio = ours.peak.map { Double($0) / Double(max(reference.peak, 1)) }
-        // The same RLE rows, whatever each says of its position: the same cells.
+        // The same RLE rows, whatever each says of its position: the same cells; the same
+        // macrocell nodes, whatever each says of its writer: the same cells where they were.
         if let rows = try Self.rows(of: output), rows == (try Self.rows(of: reference.output)) {
-            (row.outcome, row.note, row.population) = (.matched, "", Self.population(ofRows: rows))
+            let population = output.hasSuffix(".mc") ? Self.population(ofMacrocell: rows) : Self.population(ofRows: rows)
+            (row.outcome, row.note, row.population) = (.matched, "", population)
             return row
         }
         let size = [output, reference.output].compactMap { try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int }.max() ?? 0
@@ -83,8 +86,21 @@ package struct CorpusBench: Sendable {
     /// patterns, they would take this bench's memory past the programs' it measures.
     static let largestCompared = 16 << 20
 
-    /// An RLE's rows (what follows its header), or nil for another format.
+    /// The format each program writes its result in: a macrocell's as a macrocell where
+    /// the program is Tessera or bgolly's HashLife (a 2^20-generation W22 is 4.6 billion
+    /// cells, hundreds of MB of RLE, and 10891 nodes), else RLE.
+    static func resultFormat(of input: String, engine: CorpusFile.Engine?) -> String {
+        let name = input.hasSuffix(".gz") ? String(input.dropLast(3)) : input
+        return name.lowercased().hasSuffix(".mc") && (engine == nil || engine == .hashLife) ? "mc" : "rle"
+    }
+
+    /// An RLE's rows (what follows its header), a macrocell's nodes (what follows its
+    /// first line, which names the writer), or nil for another format.
     static func rows(of path: String) throws -> Data? {
+        if path.hasSuffix(".mc") {
+            guard let data = FileManager.default.contents(atPath: path), let end = data.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+            return data[(end + 1)...]
+        }
         guard path.hasSuffix(".rle"), let data = FileManager.default.contents(atPath: path),
               let header = data.firstRange(of: Data("\nx =".utf8)) ?? (data.starts(with: Data("x =".utf8)) ? data.startIndex..<data.startIndex : nil),
               let end = data[header.upperBound...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
@@ -105,6 +121,22 @@ package struct CorpusBench: Sendable {
             }
         }
         return total
+    }
+
+    /// The live cells of a two-state macrocell's nodes (after its first line): a leaf's
+    /// `*`s, a node's quadrants' sums, the last node's total (saturating).
+    static func population(ofMacrocell nodes: Data) -> Int {
+        var populations: [Int] = [0]
+        for line in nodes.split(separator: UInt8(ascii: "\n")) where line.first != UInt8(ascii: "#") {
+            if let first = line.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) {
+                let fields = line.split(separator: UInt8(ascii: " ")).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
+                let children = fields.dropFirst().map { $0 < populations.count ? populations[$0] : 0 }
+                populations.append(children.reduce(0) { $0.addingReportingOverflow($1).overflow ? .max : $0 + $1 })
+            } else {
+                populations.append(line.reduce(0) { $0 + ($1 == UInt8(ascii: "*") ? 1 : 0) })
+            }
+        }
+        return populations.last ?? 0
     }
 
     /// The file as both programs read it: a gzipped one as it is (both unpack it, and
@@ -130,11 +162,11 @@ package struct CorpusBench: Sendable {
 
     /// Tessera's time and memory for the run alone (what bgolly is timed doing), then its
     /// result from one more run that writes it.
-    private func runTessera(_ input: String) async throws -> Measured {
+    private func runTessera(_ input: String, writing format: String) async throws -> Measured {
         let run = [tessera, "run", input, "--generations", "\(generations)"]
         var outcome = try await timed(run)
         guard outcome.seconds != nil else { return outcome }
-        var output = folder + "/tessera.rle"
+        var output = folder + "/tessera." + format
         var written = try await timed(run + ["--output", output], repeats: 1)
         // Past Golly's ±10^9, RLE holds no position: a macrocell does (bgolly refuses the same RLE).
         if written.problem.contains("(macrocell)") {
@@ -146,13 +178,13 @@ package struct CorpusBench: Sendable {
         return outcome
     }
 
-    private func runBgolly(_ input: String, engine: CorpusFile.Engine, to generation: UInt64) async throws -> Measured {
+    private func runBgolly(_ input: String, engine: CorpusFile.Engine, to generation: UInt64, writing format: String) async throws -> Measured {
         var arguments = [bgolly, "-q", "-q", "-a", engine.rawValue, "-m", "\(generation)"]
         if engine == .hashLife { arguments += ["-i", "\(generations)"] }
         if engine == .ruleLoader { arguments += ["-s", rules + "/"] }
         var outcome = try await timed(arguments + [input])
         guard outcome.seconds != nil else { return outcome }
-        var output = folder + "/bgolly-\(engine).rle"
+        var output = folder + "/bgolly-\(engine)." + format
         var written = try await timed(arguments + ["-o", output, input], repeats: 1)
         // bgolly writes RLE only within ±10^9; its HashLife writes a macrocell instead.
         if written.problem.contains("too large to write in RLE"), engine == .hashLife {
