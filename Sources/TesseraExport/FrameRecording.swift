@@ -5,8 +5,8 @@ import FoundationEssentials
 import TesseraCluster
 import TesseraCore
 
-/// `--frames DIR` and `--gif FILE`: the whole board every `every` generations, reduced
-/// inside the tiles to at most 1024 dots a side.
+/// `--frames DIR` and `--gif FILE`: the whole board (or the unbounded plane's live cells)
+/// every `every` generations, reduced inside the tiles to at most 1024 dots a side.
 package struct FrameRecording: Sendable {
     package static let maxFrames: UInt64 = 100_000
 
@@ -32,12 +32,15 @@ package struct FrameRecording: Sendable {
     }
 
     /// Records `generations` generations of a started cluster: a frame of the board as
-    /// it is, then one every `every` generations.
-    package func record(_ cluster: any ClusterDriver, generations: UInt64) async throws {
+    /// it is, then one every `every` generations. A bounded board is all in every frame;
+    /// on the unbounded plane (`followsLife`) each frame fits the live cells, as `0` does
+    /// in the viewer, on a square canvas of at least 256 dots a side: the view zooms out
+    /// as they spread.
+    package func record(_ cluster: any ClusterDriver, generations: UInt64, followsLife: Bool = false) async throws {
         let board = await cluster.board
-        let view = Viewport.fitting(x: board.x, y: board.y, width: board.width, height: board.height,
-                                    dots: min(board.width, 1024), rows: min(board.height, 1024))
-        let scale = max(1, min(8, 512 / max(view.width, view.height)))
+        let canvas = followsLife ? Array(repeating: min(1024, max(256, board.width, board.height)), count: 2)
+            : [min(board.width, 1024), min(board.height, 1024)]
+        let scale = max(1, min(8, 512 / max(canvas[0], canvas[1])))
         // A folder made here and left empty by a failure goes again (rmdir takes only an empty one).
         let made = folder.map { !Files.exists($0) } ?? false
         if let folder {
@@ -47,19 +50,25 @@ package struct FrameRecording: Sendable {
                 throw TesseraError("cannot create folder \(folder)", fix: "check the path and permissions")
             }
         }
+        let view: @Sendable () async -> Viewport = {
+            let board = await cluster.board
+            return Viewport.fitting(x: board.x, y: board.y, width: board.width, height: board.height, dots: canvas[0], rows: canvas[1])
+        }
+        let first = await view()
         do {
-            try await record(cluster, generations: generations, view: view, scale: scale)
+            try await record(cluster, generations: generations, view: followsLife ? view : { first }, scale: scale)
         } catch {
             if made, let folder { rmdir(folder) }
             throw error
         }
     }
 
-    private func record(_ cluster: any ClusterDriver, generations: UInt64, view: Viewport, scale: Int) async throws {
-        let animation = try gif.map { try GIFAnimation(path: $0, width: view.width, height: view.height, scale: scale) }
+    private func record(_ cluster: any ClusterDriver, generations: UInt64, view: @Sendable () async -> Viewport, scale: Int) async throws {
+        let canvas = await view()
+        let animation = try gif.map { try GIFAnimation(path: $0, width: canvas.width, height: canvas.height, scale: scale) }
         var done: UInt64 = 0, index = 0
         while true {
-            let dots = try await cluster.frame(view)
+            let dots = try await cluster.frame(await view())
             if let folder {
                 try ImageFiles.writePNG(dots, scale: scale, to: folder + String(cFormat: "/frame-%06d.png", index))
             }

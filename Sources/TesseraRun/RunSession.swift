@@ -49,8 +49,8 @@ package struct RunSession: Sendable {
             if case .externalPresenter = self { true } else { false }
         }
 
-        /// Whether the mode runs on the unbounded plane: frames to files and a presenter
-        /// elsewhere need a board of fixed size.
+        /// Whether the mode runs on the unbounded plane on workers: a presenter elsewhere
+        /// needs a board of fixed size, and frames are recorded from this process.
         var viewsThePlane: Bool {
             switch self {
             case .batch, .serveViewers, .viewHere: true
@@ -95,8 +95,11 @@ package struct RunSession: Sendable {
         if setup.windowsPending { return try await windowed().run() }
         _ = try setup.end(after: generations)
         if setup.isUnbounded, !mode.viewsThePlane {
-            throw TesseraError("recording frames and an external presenter need a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
+            throw mode.isExternalPresenter
+                ? TesseraError("an external presenter needs a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
+                : TesseraError("frames of Golly's unbounded plane are recorded from this process, not from worker processes",
+                               fix: "give --workers 0 (or leave out --workers), or give --size WxH for a torus")
         }
         if checkpointing != nil, setup.isUnbounded || !mode.isBatch {
             throw TesseraError("checkpoints are written by batch runs on a bounded board (no viewers, no frames)",
@@ -313,7 +316,7 @@ package struct RunSession: Sendable {
         case .batch, .externalPresenter:
             preconditionFailure("\(mode) has no presenter here")
         case .record(let recording):
-            try await recording.record(board, generations: generations)
+            try await recording.record(board, generations: generations, followsLife: setup.isUnbounded)
         case .serveViewers:
             let presenter = makePresenter(board, stopAt: setup.generation + generations, delay: 0)
             say("tessera: viewers can attach with 'tessera view --connect \(endpoint ?? "")'")
@@ -352,10 +355,6 @@ package struct RunSession: Sendable {
         if setup.windowsPending { return try await windowed().runHere() }
         _ = try setup.end(after: generations)
         precondition(!mode.isBatch && !mode.isExternalPresenter, "a batch run in this process is InProcessRun's")
-        if setup.isUnbounded, !mode.viewsThePlane {
-            throw TesseraError("recording frames needs a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
-                               fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
-        }
         let viewers: String? = switch mode {
         case .serveViewers(let endpoint): endpoint
         case .viewHere: "tcp://127.0.0.1:*"

@@ -122,11 +122,28 @@ import TesseraWire
         #expect(ours.text.contains("Gen=1000000000000"))
     }
 
-    @Test func recordingFramesOfTheUnboundedPlaneSaysWhatToDo() throws {
+    /// Frames of the unbounded plane are recorded in this process, each fitting the live
+    /// cells on one square canvas (256 dots a side, 2 pixels a dot); worker processes
+    /// are refused with the fix.
+    @Test func framesOfTheUnboundedPlaneFollowItsLiveCells() throws {
         let dir = try Harness.temporaryDirectory()
-        let result = try Harness.tessera(["run", "acorn", "--frames", dir.appendingPathComponent("frames").path, "--generations", "10"])
-        #expect(result.status == 2)
-        #expect(result.stderr.contains("unbounded plane") && result.stderr.contains("--size"))
+        let frames = dir.appendingPathComponent("frames"), gif = dir.appendingPathComponent("acorn.gif")
+        let result = try Harness.tessera(["run", "acorn", "--frames", frames.path, "--gif", gif.path, "--generations", "300", "--every", "100"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: frames.path).sorted()
+        #expect(names == (0...3).map { String(format: "frame-%06d.png", $0) })
+        let pictures = try names.map { try Data(contentsOf: frames.appendingPathComponent($0)) }
+        for png in pictures {
+            // IHDR: width and height, big-endian, at bytes 16 and 20.
+            let width = png[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = png[20..<24].reduce(0) { $0 << 8 | Int($1) }
+            #expect(width == 512 && height == 512)
+        }
+        // Acorn spreads: no two frames are the same picture.
+        #expect(Set(pictures).count == 4)
+        #expect(FileManager.default.fileExists(atPath: gif.path))
+        let onWorkers = try Harness.tessera(["run", "acorn", "--frames", dir.appendingPathComponent("more").path, "--generations", "10",
+                                             "--workers", "2"])
+        #expect(onWorkers.status == 2 && onWorkers.stderr.contains("--workers 0"), "\(onWorkers.stderr)")
     }
 
     /// Viewers of the unbounded plane look in Golly's coordinates, whatever window the

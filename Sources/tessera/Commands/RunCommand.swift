@@ -160,9 +160,11 @@ struct RunCommand: AsyncParsableCommand {
         // A default worker count gives way to this process's sparse map of tiles, which
         // holds only what lives, where the workers' tiles would not fit in memory: a
         // window around the live cells of the unbounded plane (demonoid-c512: 817408 x
-        // 813312 cells), or a bounded grid 2^20 cells a side.
+        // 813312 cells), or a bounded grid 2^20 cells a side; and where frames of the
+        // unbounded plane are recorded, which follow its live cells from this process.
         let setup = chosen == 0 ? rest.setup : try rest.setup.windowed()
-        if cluster.workers == nil, !inThisProcessOnly, setup.runsSparse, checkpoints.checkpoint == nil, !setup.tilesFitInMemory {
+        if cluster.workers == nil, !inThisProcessOnly, setup.runsSparse, checkpoints.checkpoint == nil,
+           !setup.tilesFitInMemory || (run.recordsFrames && setup.isUnbounded) {
             chosen = 0
         }
         var outcome: RunOutcome
