@@ -268,5 +268,17 @@ import TesseraWire
         #expect(HashLifeRun.investment(occupied: 1, generations: 100_000, nodeLimit: limit) == HashLifeRun.allowance)
         #expect(HashLifeRun.investment(occupied: 65536, generations: 1 << 40, nodeLimit: limit) == limit / 4)
     }
+
+    /// The store holds 256 MiB of squares unless `--memory` says otherwise, as bgolly's
+    /// `-M`; a limit past 64 bits of bytes is all the indices there are.
+    @Test func theStoreTakesBgollysMemoryByDefault() {
+        #expect(HashLifeRun.nodeLimit() == 256 << 20 / HashLifeRun.bytesPerSquare)
+        #expect(HashLifeRun.nodeLimit(memory: 1) == 1 << 20 / HashLifeRun.bytesPerSquare)
+        #expect(HashLifeRun.nodeLimit(memory: 0) == 1 << 12)
+        #expect(HashLifeRun.nodeLimit(memory: .max) == Int(UInt32.max - 1))
+        // What a run may invest before it keeps ahead of tiles is weighed against the
+        // machine's memory, not the store's.
+        #expect(HashLifeRun.roomySquares >= HashLifeRun.nodeLimit() || MemoryBudget.physicalBytes < 4 << 30)
+    }
 }
 

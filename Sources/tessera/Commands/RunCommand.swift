@@ -23,7 +23,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "How to step a pattern on the unbounded plane: tiles (fastest where it stays chaotic), hashlife (in this process; fastest where it repeats, as a gun does), or auto: HashLife while it keeps ahead, then tiles (default).")
     var algorithm: Algorithm?
 
-    @Option(parsing: .unconditional, help: "HashLife's memory in MiB, as bgolly's -M (default: a quarter of this machine's): where it fills, HashLife drops the squares its pattern no longer reaches, and takes smaller steps where one needs more.")
+    @Option(parsing: .unconditional, help: "HashLife's memory in MiB, as bgolly's -M (default: 256, as bgolly's): where it fills, HashLife drops the squares its pattern no longer reaches, and takes smaller steps where one needs more.")
     var memory: Int?
 
     @Option(parsing: .unconditional, help: "HashLife's step in generations, a power of two, as bgolly's -i (default: growing from 1 to a 256th of the run): a pattern whose results repeat at large scales can run faster in larger steps.")
