@@ -7,16 +7,16 @@ import TesseraCore
 
 /// What the threads of one step share: the store's squares, the rule, the step's size
 /// and its limits, and whether the step is over. The rule's compiled form outlives the
-/// step (`HashLife.advance` holds it), and the rest is immutable or atomic; the run's
+/// step (the universe's rule holds it), and the rest is immutable or atomic; the run's
 /// own stop check is called only on the thread that made it. Hence `Sendable`.
 final class StepShared: @unchecked Sendable {
     let squares: Squares
     let rule: UnsafePointer<tessera_rule>
     /// A result advances 2^min(exponent, level − 2) generations.
     let exponent: Int
-    /// The count of nodes past which the step stops: the store's limit (`OutOfNodes`)
-    /// or its buckets' capacity (`StoreFull`), less room for the squares each thread
-    /// makes between two looks.
+    /// The count of nodes past which the step stops: the store's limit (`OutOfNodes`;
+    /// the store has room past it for the squares each thread makes between two looks)
+    /// or its buckets' capacity (`StoreFull`).
     let ceiling: Int, nodeLimit: Int
     /// The count of nodes past which the step has made more than it was allowed (`OverBudget`).
     let budget: Int
