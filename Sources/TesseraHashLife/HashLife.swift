@@ -31,16 +31,23 @@ public struct HashLife: ~Copyable {
     private var exponent = -1
     /// The most nodes the store may hold (see `init`).
     public let nodeLimit: Int
-    /// Whether to stop, asked between steps and every 65536 squares within one: a stopped
-    /// step throws `CancellationError`. By default, whether the task running it is cancelled.
+    /// Whether to stop, asked between steps and every 4096 squares made within one (on the
+    /// thread that steps): a stopped step throws `CancellationError`. By default, whether
+    /// the task running it is cancelled.
     public var isStopped: () -> Bool = { Task.isCancelled }
-    /// Whether steps run on every core (`ForkJoin.shared`).
+    /// Whether steps run on every core (`StepHelpers.shared`).
     public var parallel = Parallel.automatic
     /// How long the last step took: whether the next is worth the other cores.
     private var lastStepSeconds = 0.0
     /// Occupied 32×32 squares of each square above that size counted so far (see
     /// `occupiedSquares`); emptied when collecting renumbers the squares.
     private var occupiedCounts: [UInt32: Int] = [:]
+
+    /// Nodes the store has room for past `nodeLimit`: a thread past its last look at the
+    /// count (`Stepper.look`) still makes the squares of its way back up, known results
+    /// below it (up to 19 at the bottom and 5 a level: about 320 at the highest level),
+    /// and sixteen threads may do so at once. Address space only (`NodeStore`).
+    static let headroom = 16 * 512
 
     /// Coordinates stay within ±2^62, so a root square may be at most 2^62 a side
     /// (its corner then anywhere within ±2^62 still fits an `Int`).
@@ -58,10 +65,10 @@ public struct HashLife: ~Copyable {
             guard level <= Self.highestLevel else { throw Self.tooFar(bounds) }
         }
         // A step checks the limit every few squares it makes: the store has room past it.
-        let squares = try NodeStore(limit: nodeLimit + 1024)
+        let squares = try NodeStore(limit: nodeLimit + Self.headroom)
         (self.rule, self.generation) = (rule.steps.even, generation)
         store = squares
-        self.nodeLimit = min(nodeLimit, store.limit - 1024)
+        self.nodeLimit = min(nodeLimit, store.limit - Self.headroom)
         (self.level, left, top) = (level, bounds?.left ?? 0, bounds?.top ?? 0)
         root = 0
         if bounds == nil {
@@ -78,10 +85,10 @@ public struct HashLife: ~Copyable {
     /// reading them as cells and building squares from those took seconds.
     public init(tree: QuadTree, rule: Rule, generation: UInt64, nodeLimit: Int) throws {
         try Self.checkRuns(rule)
-        let squares = try NodeStore(limit: max(nodeLimit, 2 * tree.nodes.count) + 1024)
+        let squares = try NodeStore(limit: max(nodeLimit, 2 * tree.nodes.count) + Self.headroom)
         (self.rule, self.generation) = (rule.steps.even, generation)
         store = squares
-        self.nodeLimit = min(max(nodeLimit, 2 * tree.nodes.count), store.limit - 1024)
+        self.nodeLimit = min(max(nodeLimit, 2 * tree.nodes.count), store.limit - Self.headroom)
         (left, top) = (tree.left, tree.top)
         level = max(4, tree.nodes.last?.level ?? 4)
         root = 0

@@ -26,7 +26,7 @@ struct NodeStore: ~Copyable {
     private(set) var squares: Squares
     /// The same as the threads of a step find them, all at once.
     var sharedSquares: Squares {
-        Squares(nodes: nodes, bucketCount: squares.bucketCount, counter: counter, isShared: true)
+        Squares(nodes: nodes, bucketCount: squares.bucketCount, counter: counter, limit: limit, isShared: true)
     }
     var nodes: UnsafeMutablePointer<Node> { squares.nodes }
     /// Nodes the buckets are sized for: doubles as the store fills, up to `limit`.
@@ -74,7 +74,7 @@ struct NodeStore: ~Copyable {
         counter.initialize(to: 1)
         // Fresh mappings read as zeros: every bucket starts empty, and node 0 is none.
         let nodes = (space.start + bucketBytes).bindMemory(to: Node.self, capacity: limit)
-        squares = Squares(nodes: nodes, bucketCount: Self.bucketCount(for: self.capacity), counter: counter)
+        squares = Squares(nodes: nodes, bucketCount: Self.bucketCount(for: self.capacity), counter: counter, limit: limit)
     }
 
     deinit { counter.deallocate() }
@@ -105,7 +105,7 @@ struct NodeStore: ~Copyable {
     }
 
     /// Buckets for twice the nodes (at most `limit`); every node's chain is made anew.
-    /// A step stops for it when its threads fill the buckets (`Squares.isFull`); the
+    /// A step stops for it when its threads fill the buckets (`StoreFull`); the
     /// stepper stops short of the limit (`HashLife.nodeLimit`).
     mutating func grow() {
         precondition(capacity < limit, "a HashLife store grew past its \(limit) nodes")
@@ -114,7 +114,7 @@ struct NodeStore: ~Copyable {
     }
 
     private mutating func rebucket() {
-        squares = Squares(nodes: nodes, bucketCount: Self.bucketCount(for: capacity), counter: counter)
+        squares = Squares(nodes: nodes, bucketCount: Self.bucketCount(for: capacity), counter: counter, limit: limit)
         squares.buckets.initialize(repeating: 0, count: squares.bucketCount)
         for index in 1..<count where !squares.isLost(UInt32(index)) {
             let node = nodes[index]
@@ -223,10 +223,12 @@ struct Squares: @unchecked Sendable {
     /// waits for the node's own write to reach memory, which alone made a step on one
     /// thread a tenth slower.
     let isShared: Bool
+    /// The nodes the buffer holds.
+    let limit: Int
 
-    init(nodes: UnsafeMutablePointer<Node>, bucketCount: Int, counter: UnsafeMutablePointer<Int64>, isShared: Bool = false) {
+    init(nodes: UnsafeMutablePointer<Node>, bucketCount: Int, counter: UnsafeMutablePointer<Int64>, limit: Int, isShared: Bool = false) {
         precondition(MemoryLayout<Node>.offset(of: \Node.result) == Self.resultOffset)
-        (self.nodes, self.bucketCount, self.counter, self.isShared) = (nodes, bucketCount, counter, isShared)
+        (self.nodes, self.bucketCount, self.counter, self.limit, self.isShared) = (nodes, bucketCount, counter, limit, isShared)
         buckets = (UnsafeMutableRawPointer(nodes) - bucketCount * MemoryLayout<UInt32>.stride)
             .bindMemory(to: UInt32.self, capacity: bucketCount)
         bucketShift = 64 - bucketCount.trailingZeroBitCount
@@ -292,6 +294,7 @@ struct Squares: @unchecked Sendable {
             index = Int(counter.pointee)
             counter.pointee += 1
         }
+        precondition(index < limit, "a HashLife step made squares past its store's room")
         nodes[index] = Node(nw: a, ne: b, sw: c, se: d, next: 0, result: 0, population: population)
         return UInt32(index)
     }
