@@ -86,7 +86,7 @@ struct Stepper {
             // side; slower, the first half only centres, and the second advances it all.
             let full = shared.exponent >= level - 2
             @inline(__always) func inner(_ square: UInt32) throws -> UInt32 {
-                full ? try sub(square, level: level - 1) : centre(square)
+                full ? try sub(square, level: level - 1) : squares.centre(square)
             }
             var i00: UInt32 = 0, i01: UInt32 = 0, i02: UInt32 = 0, i10: UInt32 = 0, i11: UInt32 = 0
             var i12: UInt32 = 0, i20: UInt32 = 0, i21: UInt32 = 0, i22: UInt32 = 0
@@ -138,14 +138,6 @@ struct Stepper {
         }
     }
 
-    /// The centre half of a square of level ≥ 5, not stepped.
-    private func centre(_ index: UInt32) -> UInt32 {
-        let squares = shared.squares
-        let node = squares.quadrants(index)
-        return squares.find(squares.quadrants(node.nw).se, squares.quadrants(node.ne).sw,
-                            squares.quadrants(node.sw).ne, squares.quadrants(node.se).nw)
-    }
-
     /// The result of a square of level 5, computed from its sixteen leaves in one go
     /// (`tessera_square_result`): no square of level 4 is made on the way.
     private func baseResult(_ index: UInt32) -> UInt32 {
@@ -155,8 +147,7 @@ struct Stepper {
                                 squares.quadrants(node.sw), squares.quadrants(node.se))
         let centre = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 16) { leaves in
             // Rows of four leaves, from the top-left: two for each pair of quadrants side by side.
-            func band(_ first: Int, _ west: (nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32),
-                      _ east: (nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32)) {
+            func band(_ first: Int, _ west: Squares.Quadrants, _ east: Squares.Quadrants) {
                 leaves[first] = squares.cells(ofLeaf: west.nw)
                 leaves[first + 1] = squares.cells(ofLeaf: west.ne)
                 leaves[first + 2] = squares.cells(ofLeaf: east.nw)

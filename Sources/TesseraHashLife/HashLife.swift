@@ -321,7 +321,7 @@ public struct HashLife: ~Copyable {
 
     /// The root's centre half as the root: its border held no live cell.
     private mutating func shrink() {
-        root = centre(root, level: level)
+        root = store.centre(root)
         level -= 1
         left += 1 << (level - 1)
         top += 1 << (level - 1)
@@ -340,12 +340,6 @@ public struct HashLife: ~Copyable {
         left -= 1 << (level - 1)
         top -= 1 << (level - 1)
         level += 1
-    }
-
-    /// The centre half of a square of `level` ≥ 5, not stepped.
-    private mutating func centre(_ index: UInt32, level: Int) -> UInt32 {
-        let node = store[index]
-        return store.find(store[node.nw].se, store[node.ne].sw, store[node.sw].ne, store[node.se].nw)
     }
 
     /// Drops every square the root no longer reaches.

@@ -25,14 +25,12 @@ struct NodeStore: ~Copyable {
     /// The nodes and buckets as this owner finds them; made anew when the buckets grow.
     private(set) var squares: Squares
     /// The same as the threads of a step find them, all at once.
-    var sharedSquares: Squares {
-        Squares(nodes: nodes, bucketCount: squares.bucketCount, counter: counter, limit: limit, isShared: true)
-    }
+    var sharedSquares: Squares { squares.shared }
     var nodes: UnsafeMutablePointer<Node> { squares.nodes }
     /// Nodes the buckets are sized for: doubles as the store fills, up to `limit`.
     private(set) var capacity: Int
     /// The most nodes this store holds: its address space is set aside for that many.
-    let limit: Int
+    var limit: Int { squares.limit }
     var count: Int { squares.count }
     /// Nodes made since the store was: what stepping has cost, however many were collected.
     var made: Int { madeBefore + count - 1 }
@@ -69,7 +67,7 @@ struct NodeStore: ~Copyable {
                                fix: "raise the limit on address space (ulimit -v), or run with --algorithm tiles")
         }
         self.space = space
-        (self.limit, self.capacity) = (limit, min(capacity, limit))
+        self.capacity = min(capacity, limit)
         counter = .allocate(capacity: 1)
         counter.initialize(to: 1)
         // Fresh mappings read as zeros: every bucket starts empty, and node 0 is none.
@@ -129,6 +127,13 @@ struct NodeStore: ~Copyable {
     }
 
     @inline(__always) func cells(ofLeaf index: UInt32) -> UInt64 { squares.cells(ofLeaf: index) }
+
+    /// The centre half of a square above level 4, not stepped (`Squares.centre`).
+    mutating func centre(_ index: UInt32) -> UInt32 {
+        let centre = squares.centre(index)
+        if count >= capacity { grow() }
+        return centre
+    }
 
     /// The empty square of `level` (3 or more).
     mutating func empty(_ level: Int) -> UInt32 {
@@ -222,7 +227,7 @@ struct Squares: @unchecked Sendable {
     /// Whether other threads find and make squares at the same time: a locked exchange
     /// waits for the node's own write to reach memory, which alone made a step on one
     /// thread a tenth slower.
-    let isShared: Bool
+    private(set) var isShared: Bool
     /// The nodes the buffer holds.
     let limit: Int
 
@@ -232,6 +237,13 @@ struct Squares: @unchecked Sendable {
         buckets = (UnsafeMutableRawPointer(nodes) - bucketCount * MemoryLayout<UInt32>.stride)
             .bindMemory(to: UInt32.self, capacity: bucketCount)
         bucketShift = 64 - bucketCount.trailingZeroBitCount
+    }
+
+    /// The same nodes and buckets, found and made by several threads at once.
+    var shared: Squares {
+        var shared = self
+        shared.isShared = true
+        return shared
     }
 
     /// Nodes made, node 0 (none) and lost ones included: the next index.
@@ -308,21 +320,29 @@ struct Squares: @unchecked Sendable {
         return UInt64(node.pointee.nw) | UInt64(node.pointee.ne) << 32
     }
 
+    typealias Quadrants = (nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32)
+
     /// The four quadrants of a square above a leaf.
-    @inline(__always) func quadrants(_ index: UInt32) -> (nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32) {
+    @inline(__always) func quadrants(_ index: UInt32) -> Quadrants {
         let node = nodes + Int(index)
         return (node.pointee.nw, node.pointee.ne, node.pointee.sw, node.pointee.se)
+    }
+
+    /// The centre half of a square above level 4, not stepped: its quadrants' inner quadrants.
+    @inline(__always) func centre(_ index: UInt32) -> UInt32 {
+        let node = quadrants(index)
+        return find(quadrants(node.nw).se, quadrants(node.ne).sw, quadrants(node.sw).ne, quadrants(node.se).nw)
     }
 
     /// Whether `index` was made by a thread that lost the race to make its square.
     func isLost(_ index: UInt32) -> Bool { nodes[Int(index)].sw == 0 }
 
-    @inline(__always) func result(of index: UInt32) -> UInt32 {
-        tessera_load_acquire_u32((UnsafeMutableRawPointer(nodes + Int(index)) + Self.resultOffset).assumingMemoryBound(to: UInt32.self))
-    }
+    @inline(__always) func result(of index: UInt32) -> UInt32 { tessera_load_acquire_u32(resultAddress(index)) }
 
-    @inline(__always) func setResult(_ index: UInt32, _ result: UInt32) {
-        tessera_store_release_u32((UnsafeMutableRawPointer(nodes + Int(index)) + Self.resultOffset).assumingMemoryBound(to: UInt32.self), result)
+    @inline(__always) func setResult(_ index: UInt32, _ result: UInt32) { tessera_store_release_u32(resultAddress(index), result) }
+
+    @inline(__always) private func resultAddress(_ index: UInt32) -> UnsafeMutablePointer<UInt32> {
+        (UnsafeMutableRawPointer(nodes + Int(index)) + Self.resultOffset).assumingMemoryBound(to: UInt32.self)
     }
 }
 
