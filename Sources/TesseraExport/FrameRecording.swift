@@ -38,9 +38,9 @@ package struct FrameRecording: Sendable {
     /// as they spread.
     package func record(_ cluster: any ClusterDriver, generations: UInt64, followsLife: Bool = false) async throws {
         let board = await cluster.board
-        let canvas = followsLife ? Array(repeating: min(1024, max(256, board.width, board.height)), count: 2)
-            : [min(board.width, 1024), min(board.height, 1024)]
-        let scale = max(1, min(8, 512 / max(canvas[0], canvas[1])))
+        let side = min(1024, max(256, board.width, board.height))
+        let (dots, rows) = followsLife ? (side, side) : (min(board.width, 1024), min(board.height, 1024))
+        let scale = max(1, min(8, 512 / max(dots, rows)))
         // A folder made here and left empty by a failure goes again (rmdir takes only an empty one).
         let made = folder.map { !Files.exists($0) } ?? false
         if let folder {
@@ -50,22 +50,27 @@ package struct FrameRecording: Sendable {
                 throw TesseraError("cannot create folder \(folder)", fix: "check the path and permissions")
             }
         }
-        let view: @Sendable () async -> Viewport = {
-            let board = await cluster.board
-            return Viewport.fitting(x: board.x, y: board.y, width: board.width, height: board.height, dots: canvas[0], rows: canvas[1])
+        @Sendable func fitting(_ board: (x: Int, y: Int, width: Int, height: Int)) -> Viewport {
+            Viewport.fitting(x: board.x, y: board.y, width: board.width, height: board.height, dots: dots, rows: rows)
         }
-        let first = await view()
+        let whole = fitting(board)
+        let view: @Sendable () async -> Viewport
+        if followsLife {
+            view = { fitting(await cluster.board) }
+        } else {
+            view = { whole }
+        }
         do {
-            try await record(cluster, generations: generations, view: followsLife ? view : { first }, scale: scale)
+            try await record(cluster, generations: generations, view: view, canvas: (dots, rows), scale: scale)
         } catch {
             if made, let folder { rmdir(folder) }
             throw error
         }
     }
 
-    private func record(_ cluster: any ClusterDriver, generations: UInt64, view: @Sendable () async -> Viewport, scale: Int) async throws {
-        let canvas = await view()
-        let animation = try gif.map { try GIFAnimation(path: $0, width: canvas.width, height: canvas.height, scale: scale) }
+    private func record(_ cluster: any ClusterDriver, generations: UInt64, view: @Sendable () async -> Viewport,
+                        canvas: (dots: Int, rows: Int), scale: Int) async throws {
+        let animation = try gif.map { try GIFAnimation(path: $0, width: canvas.dots, height: canvas.rows, scale: scale) }
         var done: UInt64 = 0, index = 0
         while true {
             let dots = try await cluster.frame(await view())
