@@ -68,8 +68,7 @@ public struct BoardOutput: Sendable {
 
     /// The path's name, lower case, as it tells the format: without a `.gz`.
     private static func format(of path: String) -> String {
-        let lower = path.lowercased()
-        return OutputFile.isCompressed(lower) ? String(lower.dropLast(3)) : lower
+        Files.uncompressedName(of: path).lowercased()
     }
 
     /// Golly writes RLE only within ±10⁹ of the origin, and reads its `Pos` as 32-bit

@@ -51,7 +51,7 @@ public enum PatternFile {
             let first = try file.read(upTo: 1 << 16)
             if Gzip.isGzip(first) {
                 // What Golly reads of `x.rle.gz` is `x.rle`: the inner name tells the format.
-                let inner = path.lowercased().hasSuffix(".gz") ? String(path.dropLast(3)) : path
+                let inner = Files.uncompressedName(of: path)
                 let data = try Gzip.unpack(first + file.readToEnd())
                 if Gzip.isGzip(data) || compression(of: data) != nil {
                     throw TesseraError("compressed twice", fix: "unpack it by hand and give the pattern inside")

@@ -55,6 +55,12 @@ package enum Files {
         return String(last)
     }
 
+    /// `path` without a `.gz` (of any case): the name that tells a gzipped file's format,
+    /// as Golly reads `x.rle.gz` as `x.rle`.
+    package static func uncompressedName(of path: String) -> String {
+        path.lowercased().hasSuffix(".gz") ? String(path.dropLast(3)) : path
+    }
+
     /// The folder `path` names a file in: "a" for "a/b", "/" for "/b", "." for "b".
     package static func folder(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

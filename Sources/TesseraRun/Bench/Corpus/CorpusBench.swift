@@ -90,8 +90,7 @@ package struct CorpusBench: Sendable {
     /// the program is Tessera or bgolly's HashLife (a 2^20-generation W22 is 4.6 billion
     /// cells, hundreds of MB of RLE, and 10891 nodes), else RLE.
     static func resultFormat(of input: String, engine: CorpusFile.Engine?) -> String {
-        let name = input.hasSuffix(".gz") ? String(input.dropLast(3)) : input
-        return name.lowercased().hasSuffix(".mc") && (engine == nil || engine == .hashLife) ? "mc" : "rle"
+        Files.uncompressedName(of: input).lowercased().hasSuffix(".mc") && (engine == nil || engine == .hashLife) ? "mc" : "rle"
     }
 
     /// An RLE's rows (what follows its header), a macrocell's nodes (what follows its
