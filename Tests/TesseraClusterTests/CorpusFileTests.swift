@@ -10,6 +10,7 @@ import Testing
         ("B2/S34H", ["QuickLife", "HashLife"]), ("MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA", ["QuickLife", "HashLife"]),
         ("345/2/4", ["Generations"]), ("B2/S/C3", ["Generations"]), ("R5,C0,M1,S34..58,B34..45,NM", ["Larger than Life"]),
         ("LifeHistory", ["RuleLoader"]), ("BriansBrain", ["RuleLoader"]), ("WireWorld", ["RuleLoader"]),
+        ("JvN29", ["JvN"]), ("Nobili32:T200,100", ["JvN"]), ("Hutton32", ["JvN"]),
     ])
     func enginesFollowTheRule(rule: String, engines: [String]) {
         #expect(CorpusFile.engines(forRule: rule).map(\.rawValue) == engines, "\(rule)")

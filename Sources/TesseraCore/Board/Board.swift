@@ -189,7 +189,7 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
         do {
             return try Rule(parsing: text)
         } catch {
-            guard let tree = try RuleFiles.tree(named: text) else { throw error }
+            guard let tree = try VonNeumannRules.tree(named: text) ?? RuleFiles.tree(named: text) else { throw error }
             return Rule(tree: tree)
         }
     }
