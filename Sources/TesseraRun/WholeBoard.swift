@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraHashLife
 import TesseraPatterns
 
 /// Cells a whole-board engine steps: one bit a cell (`BitGrid`), or bit planes of the
@@ -52,6 +53,12 @@ extension StateGrid: BoardCells {
 /// (`GrowingWindow`); where life is confined, only its box grown by the reach
 /// (`ActiveRegion`).
 actor WholeBoard<Cells: BoardCells>: LocalUniverse {
+    /// Up to `generations` generations by HashLife from the cells whose top-left is at
+    /// Golly's (x, y), given what a generation costs stepped whole: the cells after, in a
+    /// window around them, and the generations done.
+    typealias Leap = @Sendable (Cells, (x: Int, y: Int), _ generations: UInt64, _ perGeneration: Double) throws
+        -> (cells: Cells, origin: (x: Int, y: Int), done: UInt64)
+
     /// How a family steps and writes its cells.
     struct Engine: Sendable {
         /// How far a cell's neighbourhood reaches.
@@ -65,6 +72,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         var tracksChanges = false
         /// One generation of the cells into the second, a torus where asked.
         let step: @Sendable (Cells, inout Cells, Bool) throws -> Void
+        /// Many generations of the unbounded plane at once, where the family has a HashLife.
+        var leap: Leap?
         /// Writes the cells, whose top-left is at Golly's (x, y), of a bounded grid or not.
         let write: @Sendable (BoardOutput, Cells, (x: Int, y: Int), _ bounded: Bool, UInt64) async throws -> Void
     }
@@ -111,6 +120,26 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     func advance(_ generations: UInt64) async throws {
+        guard let leap = engine.leap, board == nil, edges == nil, generations >= Self.leastLeap else {
+            return try stepWindow(generations)
+        }
+        // The window first, to learn what a generation costs stepped whole; then HashLife
+        // for as long as it keeps within twice that; then the window again.
+        let clock = ContinuousClock(), start = clock.now
+        try stepWindow(Self.probe)
+        let perGeneration = (clock.now - start).seconds / Double(Self.probe)
+        var left = generations - Self.probe
+        if cells.width > 0 {
+            let leapt = try leap(cells, origin, left, perGeneration)
+            (cells, origin) = (leapt.cells, leapt.origin)
+            generation += leapt.done
+            left -= leapt.done
+        }
+        try stepWindow(left)
+    }
+
+    /// Steps the window (or the bounded board) `generations` generations.
+    private func stepWindow(_ generations: UInt64) throws {
         var next = cells.empty(width: cells.width, height: cells.height)
         for done in 0..<generations {
             if done % 64 == 0 { try Task.checkCancellation() }
@@ -136,6 +165,12 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             generation += 1
         }
     }
+
+    /// The fewest generations a HashLife is asked for: fewer (a viewer's frame) step the
+    /// window, with no tree to build and read back.
+    static var leastLeap: UInt64 { 64 }
+    /// The generations stepped whole before a HashLife, to learn what one costs so.
+    static var probe: UInt64 { 4 }
 
     /// One generation into `next`: of the region of the live cells' box `live` alone
     /// where it is confined, the rest 0; the whole board where a cell may change alone.
@@ -281,7 +316,36 @@ extension WholeBoard where Cells == StateGrid {
             throw TesseraError("rule \(setup.rule) turns empty space into state \(quiet), which the unbounded plane cannot hold",
                                fix: "give the rule a bounded grid, such as \(setup.rule):T500,500")
         }
-        return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true) { try $0.step(tree, into: &$1, wraps: $2) }
+        var leap: Leap?
+        if quiet == 0 { leap = { try hashLife(tree, $0, from: $1, generations: $2, perGeneration: $3) } }
+        return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true, leap: leap) { try $0.step(tree, into: &$1, wraps: $2) }
+    }
+
+    /// Up to `generations` of the cells by HashLife (`StateHashLife`), as Golly's
+    /// RuleLoader and JvN engines step a rule tree: a machine that repeats (signals on
+    /// wires, a replicator's tape) costs what is new in it, not its box. Steps of 16
+    /// generations, doubling while the count left allows; it hands back as soon as it
+    /// has taken more than twice what stepping the window would have (a gas, a soup),
+    /// plus 20 ms for building the tree.
+    private static func hashLife(_ tree: RuleTree, _ cells: StateGrid, from origin: (x: Int, y: Int), generations: UInt64,
+                                 perGeneration: Double) throws -> (cells: StateGrid, origin: (x: Int, y: Int), done: UInt64) {
+        let clock = ContinuousClock(), start = clock.now
+        var life = StateHashLife(tree: tree, grid: cells, left: origin.x, top: origin.y)
+        var done: UInt64 = 0, exponent = 4
+        while done < generations {
+            try Task.checkCancellation()
+            let step = min(exponent, Int.bitWidth - 1 - (generations - done).leadingZeroBitCount)
+            life.step(exponent: step)
+            done += 1 << UInt64(step)
+            if (clock.now - start).seconds > 2 * perGeneration * Double(done) + 0.02 { break }
+            if step == exponent { exponent += 1 }
+        }
+        guard let box = life.liveBounds() else { return (cells.empty(width: 0, height: 0), origin, done) }
+        let window = try GrowingWindow.grown(width: box.width, height: box.height, reach: 1, states: tree.states)
+        let left = box.x - window.margins.x, top = box.y - window.margins.y
+        var grown = cells.empty(width: window.width, height: window.height)
+        life.forEachCell { x, y, state in grown[x - left, y - top] = state }
+        return (grown, (left, top), done)
     }
 
     /// Larger than Life with history states, as Golly's ltlalgo runs it.
@@ -292,6 +356,7 @@ extension WholeBoard where Cells == StateGrid {
     }
 
     private static func states(_ setup: RunSetup, reach: Int, changesAlone: Bool, tracksChanges: Bool = false,
+                               leap: Leap? = nil,
                                step: @escaping @Sendable (StateGrid, inout StateGrid, Bool) throws -> Void) throws -> WholeBoard<StateGrid> {
         let rule = setup.rule
         var engine = Engine(reach: reach, states: rule.states, changesAlone: changesAlone, step: step,
@@ -303,6 +368,7 @@ extension WholeBoard where Cells == StateGrid {
             try output.write(states: cells, left: origin.x, top: origin.y, rule: rule, generation: generation)
         })
         engine.tracksChanges = tracksChanges
+        engine.leap = leap
         return try WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: rule.states) },
                               states: try setup.pattern?.states.map { try fitted($0, to: rule) })
     }
@@ -312,14 +378,20 @@ extension WholeBoard where Cells == StateGrid {
     private static func fitted(_ states: StateGrid, to rule: Rule) throws -> StateGrid {
         var fitted = StateGrid(width: states.width, height: states.height, states: rule.states)
         let occupied = states.occupied
+        // A word at a time: the box of a thin machine is mostly empty.
         for y in 0..<states.height {
-            for x in 0..<states.width where occupied[x, y] {
-                let state = states[x, y]
-                guard state < rule.states else {
-                    throw TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
-                                       fix: "run it under its own rule, or one with more states")
+            for word in 0..<occupied.wordsPerRow {
+                var bits = occupied.words[y * occupied.wordsPerRow + word]
+                while bits != 0 {
+                    let x = 64 * word + bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    let state = states[x, y]
+                    guard state < rule.states else {
+                        throw TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
+                                           fix: "run it under its own rule, or one with more states")
+                    }
+                    fitted[x, y] = state
                 }
-                fitted[x, y] = state
             }
         }
         return fitted
