@@ -124,7 +124,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             return try stepWindow(generations)
         }
         // The window first, to learn what a generation costs stepped whole; then HashLife
-        // for as long as it keeps within twice that; then the window again.
+        // for as long as it keeps within that; then the window again.
         let clock = ContinuousClock(), start = clock.now
         try stepWindow(Self.probe)
         let perGeneration = (clock.now - start).seconds / Double(Self.probe)
@@ -325,7 +325,7 @@ extension WholeBoard where Cells == StateGrid {
     /// RuleLoader and JvN engines step a rule tree: a machine that repeats (signals on
     /// wires, a replicator's tape) costs what is new in it, not its box. Steps of 16
     /// generations, doubling while the count left allows; it hands back as soon as it
-    /// has taken more than twice what stepping the window would have (a gas, a soup),
+    /// has taken longer than stepping the window would have (a gas, a soup),
     /// plus 20 ms for building the tree.
     private static func hashLife(_ tree: RuleTree, _ cells: StateGrid, from origin: (x: Int, y: Int), generations: UInt64,
                                  perGeneration: Double) throws -> (cells: StateGrid, origin: (x: Int, y: Int), done: UInt64) {
@@ -337,7 +337,7 @@ extension WholeBoard where Cells == StateGrid {
             let step = min(exponent, Int.bitWidth - 1 - (generations - done).leadingZeroBitCount)
             life.step(exponent: step)
             done += 1 << UInt64(step)
-            if (clock.now - start).seconds > 2 * perGeneration * Double(done) + 0.02 { break }
+            if (clock.now - start).seconds > perGeneration * Double(done) + 0.02 { break }
             if step == exponent { exponent += 1 }
         }
         guard let box = life.liveBounds() else { return (cells.empty(width: 0, height: 0), origin, done) }
