@@ -376,24 +376,29 @@ extension WholeBoard where Cells == StateGrid {
     /// A pattern's states as the run's rule holds them: a file read under one rule and
     /// run under another (`--rule`) may hold states this one has not, which is refused.
     private static func fitted(_ states: StateGrid, to rule: Rule) throws -> StateGrid {
-        var fitted = StateGrid(width: states.width, height: states.height, states: rule.states)
         let occupied = states.occupied
         // A word at a time: the box of a thin machine is mostly empty.
-        for y in 0..<states.height {
-            for word in 0..<occupied.wordsPerRow {
-                var bits = occupied.words[y * occupied.wordsPerRow + word]
-                while bits != 0 {
-                    let x = 64 * word + bits.trailingZeroBitCount
-                    bits &= bits - 1
-                    let state = states[x, y]
-                    guard state < rule.states else {
-                        throw TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
-                                           fix: "run it under its own rule, or one with more states")
+        func forEachCell(_ body: (Int, Int, Int) throws -> Void) rethrows {
+            for y in 0..<states.height {
+                for word in 0..<occupied.wordsPerRow {
+                    var bits = occupied.words[y * occupied.wordsPerRow + word]
+                    while bits != 0 {
+                        let x = 64 * word + bits.trailingZeroBitCount
+                        bits &= bits - 1
+                        try body(x, y, states[x, y])
                     }
-                    fitted[x, y] = state
                 }
             }
         }
+        try forEachCell { _, _, state in
+            guard state < rule.states else {
+                throw TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
+                                   fix: "run it under its own rule, or one with more states")
+            }
+        }
+        if states.planes.count == StateGrid.planes(for: rule.states) { return states }
+        var fitted = StateGrid(width: states.width, height: states.height, states: rule.states)
+        forEachCell { x, y, state in fitted[x, y] = state }
         return fitted
     }
 }
