@@ -56,7 +56,8 @@ extension RuleFileTests {
     }
 
     /// Hutton32 (and its old name) is refused in one line that says what runs, with
-    /// exit status 2; the names Golly reads JvN29 and Nobili32 by are taken in any case.
+    /// exit status 2; the names Golly reads JvN29 and Nobili32 by are taken in any case;
+    /// a Nobili32 pattern's crossing states are refused under JvN29.
     @Test func hutton32IsRefusedAndOldNamesAreRead() throws {
         let dir = try Harness.temporaryDirectory()
         for (rule, accepted) in [("Hutton32", false), ("modJvN-32", false), ("jvn-29", true), ("JVN-32", true), ("nobili32", true)] {
@@ -70,5 +71,10 @@ extension RuleFileTests {
                 #expect(run.stderr.contains("JvN29 or Nobili32"), "\(rule): \(run.stderr)")
             }
         }
+        // A Nobili32 crossing (state 30) run under JvN29, which has 29 states.
+        let crossing = dir.appendingPathComponent("crossing.rle")
+        try "x = 3, y = 1, rule = Nobili32\nIpFO!\n".write(to: crossing, atomically: true, encoding: .utf8)
+        let run = try Harness.tessera(["run", crossing.path, "--generations", "100", "--rule", "JvN29"])
+        #expect(run.status == 2 && run.stderr.contains("state 30, past the 29 states of JvN29"), "\(run.stderr)")
     }
 }
