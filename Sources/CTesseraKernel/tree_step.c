@@ -3,7 +3,8 @@
 // cell's state), 64 cells (a word) at a time. A word is:
 // - copied, where no cell within reach of it changed in the generation before: its
 //   cells' inputs are what they were, so their states are too (any rule); a row with no
-//   change within reach is copied whole;
+//   change within reach is copied whole; where the target holds the generation before,
+//   it holds these words already, and they are left;
 // - the tree's answer for an empty neighbourhood, where nothing within reach is in a
 //   state but 0;
 // - else each cell's inputs walk the tree, from its rows unpacked into a byte a cell
@@ -79,7 +80,7 @@ static uint64_t reach_word(const uint64_t *const rows[3], size_t j, size_t words
 
 int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uint64_t *const *source,
                       uint64_t *const *target, int bits, size_t stride, int width, int height, int wraps,
-                      const uint64_t *changes, uint64_t *changed) {
+                      const uint64_t *changes, int target_holds_before, uint64_t *changed) {
     size_t words = ((size_t)width + 63) / 64, rowBytes = (size_t)width + 2;
     uint8_t *buffer = malloc(3 * rowBytes + 1);
     uint64_t *occupancy = malloc(4 * words * 8 + 8);
@@ -113,9 +114,9 @@ int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uin
         unpacked[2] = counted[2] = 0;
         size_t at = (size_t)y * stride;
         if (changes && !(rows[0] >= 0 && moving[rows[0]]) && !moving[y] && !(rows[2] >= 0 && moving[rows[2]])) {
-            // Nothing changed within reach of the row: it stays as it is.
-            for (int k = 0; k < bits; k++) memcpy(target[k] + at, source[k] + at, words * 8);
-            if (changed) memset(changed + at, 0, words * 8);
+            // Nothing changed within reach of the row: it stays as it is (`changed` is 0).
+            if (!target_holds_before)
+                for (int k = 0; k < bits; k++) memcpy(target[k] + at, source[k] + at, words * 8);
         } else {
             for (int r = 0; r < 3; r++) {
                 if (!counted[r]) occupied_row(source, bits, stride, words, rows[r], occ[r]);
@@ -130,8 +131,8 @@ int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uin
             for (size_t j = 0; j < words; j++) {
                 size_t begin = 64 * j, end = begin + 64 < (size_t)width ? begin + 64 : (size_t)width;
                 if (changes && reach_word(moved, j, words, wraps, width) == 0) {
-                    for (int k = 0; k < bits; k++) target[k][at + j] = source[k][at + j];
-                    if (changed) changed[at + j] = 0;
+                    if (!target_holds_before)
+                        for (int k = 0; k < bits; k++) target[k][at + j] = source[k][at + j];
                     continue;
                 }
                 if (reach_word(near, j, words, wraps, width) == 0) {

@@ -1,4 +1,5 @@
 import CTesseraKernel
+import Synchronization
 
 /// A rectangle of cells of more than two states, at ⌈log2 states⌉ bits a cell: plane k
 /// holds bit k of every cell's state, each plane a `BitGrid`.
@@ -10,6 +11,12 @@ public struct StateGrid: Hashable, Sendable {
     /// it (`step(_ tree:…)`), so that the next step copies what nothing near has changed;
     /// nil where unknown. Not part of the cells' value: equal grids may differ here.
     public var changes: BitGrid?
+    /// What a step knows of where these cells came from: a number for the cells a tree
+    /// step made, and the number of the cells it made them from (0: not known). Any other
+    /// change of the cells forgets both; a copy keeps them, as it keeps the cells. A step
+    /// into the cells it was made from finds them holding the generation before.
+    private var madeAs: UInt64 = 0, madeFrom: UInt64 = 0
+    private static let made = Atomic<UInt64>(0)
 
     /// The most cells a board of states holds, read or stepped (whole, in this process):
     /// past it a generation takes seconds, and a pattern so spread out is one for a
@@ -39,6 +46,7 @@ public struct StateGrid: Hashable, Sendable {
         get { planes.indices.reduce(0) { $0 | (planes[$1][x, y] ? 1 << $1 : 0) } }
         set {
             precondition(newValue >= 0 && newValue < 1 << planes.count, "state \(newValue) past the planes")
+            (madeAs, madeFrom) = (0, 0)
             for k in planes.indices { planes[k][x, y] = newValue >> k & 1 == 1 }
         }
     }
@@ -100,6 +108,7 @@ public struct StateGrid: Hashable, Sendable {
     /// `other`'s cells not in state 0 written over these, with its top-left at (x, y).
     public mutating func place(_ other: StateGrid, atX x: Int, y: Int) {
         precondition(other.planes.count <= planes.count)
+        (madeAs, madeFrom) = (0, 0)
         let occupied = other.occupied
         for k in planes.indices {
             var region = planes[k].cropped(x: x, y: y, width: other.width, height: other.height)
@@ -142,13 +151,14 @@ public struct StateGrid: Hashable, Sendable {
         guard width > 0, height > 0 else { return }
         precondition(planes.count <= 8, "a rule tree's states fit a byte")
         var changed = BitGrid(width: width, height: height)
+        let holdsBefore = madeFrom != 0 && next.madeAs == madeFrom
         let stepped = stepPlanes(into: &next, fillsEveryWord: true) { sources, targets in
             tree.nodes.withUnsafeBufferPointer { nodes in
                 changed.withUnsafeMutableWords { changed in
                     func step(_ changes: UnsafePointer<UInt64>?) -> Int32 {
                         tessera_tree_step(nodes.baseAddress!, tree.root, tree.neighbourhood == .moore ? 1 : 0, sources, targets,
                                           Int32(planes.count), planes[0].wordsPerRow, Int32(width), Int32(height), wraps ? 1 : 0,
-                                          changes, changed.baseAddress)
+                                          changes, changes != nil && holdsBefore ? 1 : 0, changed.baseAddress)
                     }
                     guard let changes else { return step(nil) }
                     return changes.words.withUnsafeBufferPointer { step($0.baseAddress) }
@@ -157,6 +167,8 @@ public struct StateGrid: Hashable, Sendable {
         }
         guard stepped != 0 else { throw TesseraError("no memory for a step of a \(width)-wide board", fix: "free some memory") }
         next.changes = changed
+        // Numbered, so that the step from them knows what it steps into.
+        (next.madeAs, next.madeFrom) = (Self.made.add(1, ordering: .relaxed).newValue, madeAs)
     }
 
     /// Runs `body` on pointers to each plane's words and to the words of `next`'s planes
@@ -177,6 +189,7 @@ public struct StateGrid: Hashable, Sendable {
         }
         next.planes = targets
         next.changes = nil
+        (next.madeAs, next.madeFrom) = (0, 0)
         return result
     }
 
