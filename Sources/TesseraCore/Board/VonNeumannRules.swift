@@ -122,8 +122,8 @@ package enum VonNeumannRules {
         switch neighbour {
         case .ground, .sensitized:
             return []
-        case .confluent(_, let emitting, let eastWest, let crossingNorthSouth):
-            let emits = emitting || (northSouth ? crossingNorthSouth : eastWest)
+        case .confluent(_, let emitting, let crossingEastWest, let crossingNorthSouth):
+            let emits = emitting || (northSouth ? crossingNorthSouth : crossingEastWest)
             return emits && !cellFeedsNeighbour ? .excitesTransmission : []
         case .transmission(let special, let direction, let excited):
             guard direction == towards else { return northSouth ? .besideNorthSouth : .besideEastWest }
