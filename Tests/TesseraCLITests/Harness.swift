@@ -139,6 +139,39 @@ enum Harness {
         return shape(of: try cells(ofPatternFile: output))
     }
 
+    /// A file's `rule =`, as written.
+    static func ruleLine(of file: URL) throws -> Substring? {
+        let header = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("x =") }
+        return header.flatMap { line in line.range(of: "rule = ").map { line[$0.upperBound...] } }
+    }
+
+    /// A file's cells with their states, moved so that their box starts at (0, 0); a
+    /// two-state file's as states 0 and 1.
+    static func statesShape(of file: URL) throws -> [[Int]] {
+        let pattern = try PatternFile.load(file.path)
+        if let states = pattern.states, let box = states.occupied.liveBounds {
+            return (box.y..<box.y + box.height).map { y in (box.x..<box.x + box.width).map { states[$0, y] } }
+        }
+        let cells = shape(of: try cells(ofPatternFile: file))
+        guard let width = cells.map(\.x).max(), let height = cells.map(\.y).max() else { return [] }
+        return (0...height).map { y in (0...width).map { cells.contains(Cell(x: $0, y: y)) ? 1 : 0 } }
+    }
+
+    /// Runs `input` `generations` generations in Tessera and in bgolly (`engine`: its
+    /// `-a` and what goes with it), each writing RLE into `dir`, and expects both to
+    /// succeed (`context` names the case in a failure); their two results.
+    static func runBoth(_ input: URL, generations: Int, bgolly engine: [String], in dir: URL,
+                        context: String = "") throws -> (ours: URL, theirs: URL) {
+        guard let bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let name = input.lastPathComponent
+        let (ours, theirs) = (dir.appendingPathComponent("ours-\(name).rle"), dir.appendingPathComponent("golly-\(name).rle"))
+        let run = try tessera(["run", input.path, "--generations", "\(generations)", "--output", ours.path])
+        #expect(run.status == 0, "\(context) \(run.stderr)")
+        let golly = try Harness.run(bgolly, ["-q", "-q"] + engine + ["-m", "\(generations)", "-o", theirs.path, input.path])
+        #expect(golly.status == 0, "\(context) \(golly.stderr)")
+        return (ours, theirs)
+    }
+
     /// `cells` moved so that their bounding box starts at (0, 0).
     static func shape(of cells: Set<Cell>) -> Set<Cell> {
         let left = cells.map(\.x).min() ?? 0, top = cells.map(\.y).min() ?? 0

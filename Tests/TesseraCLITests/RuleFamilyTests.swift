@@ -27,13 +27,8 @@ import TesseraPatterns
             // The rule is named as Golly names it.
             let theirs = dir.appendingPathComponent("golly-" + input.lastPathComponent)
             #expect(try Harness.run(bgolly, ["-q", "-q", "-m", "0", "-o", theirs.path, input.path]).status == 0)
-            #expect(try ruleLine(of: output) == ruleLine(of: theirs), "\(name)")
+            #expect(try Harness.ruleLine(of: output) == Harness.ruleLine(of: theirs), "\(name)")
         }
-    }
-
-    func ruleLine(of file: URL) throws -> Substring? {
-        let header = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("x =") }
-        return header.flatMap { line in line.range(of: "rule = ").map { line[$0.upperBound...] } }
     }
 
     /// A non-totalistic soup on two workers, with halos deeper than one cell: the rule
@@ -100,11 +95,11 @@ extension RuleFamilyTests {
             let golly = try Harness.run(bgolly, ["-q", "-q", "-a", "Larger than Life", "-m", generations, "-o", theirs.path, input.path])
             #expect(golly.status == 0, "\(name): \(golly.stderr)")
             if name == "ModernArt.mcl" {
-                #expect(try statesShape(of: ours) == statesShape(of: theirs), "\(name)")
+                #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs), "\(name)")
             } else {
                 #expect(Harness.shape(of: try Harness.cells(ofPatternFile: ours)) == Harness.shape(of: try Harness.cells(ofPatternFile: theirs)), "\(name)")
             }
-            #expect(try ruleLine(of: ours) == ruleLine(of: theirs), "\(name)")
+            #expect(try Harness.ruleLine(of: ours) == Harness.ruleLine(of: theirs), "\(name)")
         }
     }
 
@@ -131,7 +126,7 @@ extension RuleFamilyTests {
     /// as bgolly's RLE keeps no position) and bgolly's rule line.
     @Test func everyFileOfGollysGenerationsFolderIsGollysBoard() throws {
         let folder = "/usr/share/golly/Patterns/Generations"
-        guard let bgolly = Harness.bgolly, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+        guard Harness.bgolly != nil, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
             throw TesseraError("Golly is not installed", fix: "apt-get install golly")
         }
         #expect(names.count >= 17)
@@ -139,20 +134,10 @@ extension RuleFamilyTests {
         for name in names.sorted() {
             let input = dir.appendingPathComponent(name)
             try FileManager.default.copyItem(atPath: "\(folder)/\(name)", toPath: input.path)
-            let (ours, theirs) = (dir.appendingPathComponent("ours-\(name).rle"), dir.appendingPathComponent("golly-\(name).rle"))
-            let run = try Harness.tessera(["run", input.path, "--generations", "100", "--output", ours.path])
-            #expect(run.status == 0, "\(name): \(run.stderr)")
-            #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "Generations", "-m", "100", "-o", theirs.path, input.path]).status == 0)
-            #expect(try statesShape(of: ours) == statesShape(of: theirs), "\(name)")
-            #expect(try ruleLine(of: ours) == ruleLine(of: theirs), "\(name)")
+            let (ours, theirs) = try Harness.runBoth(input, generations: 100, bgolly: ["-a", "Generations"], in: dir, context: name)
+            #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs), "\(name)")
+            #expect(try Harness.ruleLine(of: ours) == Harness.ruleLine(of: theirs), "\(name)")
         }
-    }
-
-    /// A file's cells with their states, moved so that their box starts at (0, 0).
-    func statesShape(of file: URL) throws -> [[Int]] {
-        let pattern = try PatternFile.load(file.path)
-        guard let states = pattern.states, let box = states.occupied.liveBounds else { return [] }
-        return (box.y..<box.y + box.height).map { y in (box.x..<box.x + box.width).map { states[$0, y] } }
     }
 }
 
@@ -181,14 +166,10 @@ extension RuleFamilyTests {
     /// fewer states than its cells hold is refused in one line.
     @Test func statesFarApartAreKeptAndStatesPastTheRuleRefused() throws {
         let dir = try Harness.temporaryDirectory()
-        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
         let input = dir.appendingPathComponent("apart.rle")
         try "x = 10000, y = 3, rule = 345/3/6\nC9998bC$2A9996b2A$A!\n".write(to: input, atomically: true, encoding: .utf8)
-        let (ours, theirs) = (dir.appendingPathComponent("ours.rle"), dir.appendingPathComponent("golly.rle"))
-        let run = try Harness.tessera(["run", input.path, "--generations", "3", "--output", ours.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "Generations", "-m", "3", "-o", theirs.path, input.path]).status == 0)
-        #expect(try statesShape(of: ours) == statesShape(of: theirs))
+        let (ours, theirs) = try Harness.runBoth(input, generations: 3, bgolly: ["-a", "Generations"], in: dir)
+        #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs))
         let refused = try Harness.tessera(["run", input.path, "--rule", "345/3/3", "--generations", "3", "--output", ours.path])
         #expect(refused.status == 2 && refused.stderr.contains("past the 3 states"), "\(refused.stderr)")
     }

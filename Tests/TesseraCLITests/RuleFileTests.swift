@@ -47,8 +47,8 @@ import TesseraPatterns
                 continue
             }
             #expect(run.status == 0, "\(name): \(run.stderr)")
-            #expect(try statesShape(of: ours) == statesShape(of: theirs), "\(name)")
-            #expect(try ruleLine(of: ours) == ruleLine(of: theirs), "\(name)")
+            #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs), "\(name)")
+            #expect(try Harness.ruleLine(of: ours) == Harness.ruleLine(of: theirs), "\(name)")
             compared += 1
         }
         #expect(compared >= 4, "\(folder): \(compared) files compared")
@@ -61,15 +61,11 @@ import TesseraPatterns
     @Test(arguments: ["WireWorld/primes.mc", "Self-Rep/Codd/decoder-4bit-demo.rle.gz", "Other-Rules/HPP-demo.rle",
                       "Loops/Langtons-Loops.rle"])
     func ruleFilesRunLongAsGollys(file: String) throws {
-        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent(Files.lastComponent(of: file))
         try FileManager.default.copyItem(atPath: "\(Self.patterns)/\(file)", toPath: input.path)
-        let (ours, theirs) = (dir.appendingPathComponent("ours.rle"), dir.appendingPathComponent("golly.rle"))
-        let run = try Harness.tessera(["run", input.path, "--generations", "300", "--output", ours.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(try Harness.run(bgolly, ["-q", "-q"] + Self.rules + ["-m", "300", "-o", theirs.path, input.path]).status == 0)
-        #expect(try statesShape(of: ours) == statesShape(of: theirs))
+        let (ours, theirs) = try Harness.runBoth(input, generations: 300, bgolly: Self.rules, in: dir)
+        #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs))
     }
 
     /// Two-state and Generations rules on each of Golly's other grids: a soup laid on
@@ -94,8 +90,8 @@ import TesseraPatterns
             let run = try Harness.tessera(["run", input.path, "--generations", "100", "--output", ours.path])
             #expect(run.status == 0, "\(rule)\(suffix): \(run.stderr)")
             #expect(try Harness.run(bgolly, ["-q", "-q"] + engine + ["-m", "100", "-o", theirs.path, input.path]).status == 0)
-            #expect(try statesShape(of: ours) == statesShape(of: theirs), "\(rule)\(suffix)")
-            #expect(try ruleLine(of: ours) == ruleLine(of: theirs), "\(rule)\(suffix)")
+            #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs), "\(rule)\(suffix)")
+            #expect(try Harness.ruleLine(of: ours) == Harness.ruleLine(of: theirs), "\(rule)\(suffix)")
         }
     }
 
@@ -122,7 +118,7 @@ import TesseraPatterns
             let expected = try Harness.gollyQuickLife(input, generations: 400)
             #expect(expected.count > 1000)
             #expect(Harness.shape(of: try Harness.cells(ofPatternFile: output)) == expected, "\(name)")
-            #expect(try ruleLine(of: output)?.hasSuffix(name == "across.rle" ? ":T0,68" : ":T68,0") == true, "\(name)")
+            #expect(try Harness.ruleLine(of: output)?.hasSuffix(name == "across.rle" ? ":T0,68" : ":T68,0") == true, "\(name)")
         }
     }
 
@@ -178,21 +174,5 @@ import TesseraPatterns
         #expect(mine.status == 0 && mine.stdout.contains("Mine"), "\(mine.stderr)")
         let broken = try Harness.run(env, ["TESSERA_RULES=\(rules.path)", Harness.tessera.path, "run", "--soup", "0.3", "--rule", "Broken"])
         #expect(broken.status == 2 && broken.stderr.contains("Broken.rule"), "\(broken.stderr)")
-    }
-
-    func ruleLine(of file: URL) throws -> Substring? {
-        let header = try String(contentsOf: file, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("x =") }
-        return header.flatMap { line in line.range(of: "rule = ").map { line[$0.upperBound...] } }
-    }
-
-    /// A file's cells with their states, moved so that their box starts at (0, 0).
-    func statesShape(of file: URL) throws -> [[Int]] {
-        let pattern = try PatternFile.load(file.path)
-        if let states = pattern.states, let box = states.occupied.liveBounds {
-            return (box.y..<box.y + box.height).map { y in (box.x..<box.x + box.width).map { states[$0, y] } }
-        }
-        let cells = Harness.shape(of: try Harness.cells(ofPatternFile: file))
-        guard let width = cells.map(\.x).max(), let height = cells.map(\.y).max() else { return [] }
-        return (0...height).map { y in (0...width).map { cells.contains(Harness.Cell(x: $0, y: y)) ? 1 : 0 } }
     }
 }

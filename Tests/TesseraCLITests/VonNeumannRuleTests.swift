@@ -11,16 +11,12 @@ extension RuleFileTests {
     @Test(arguments: ["counter-demo.rle", "cell-coders-demo.rle", "read-arm-demo.rle", "construction-arm-demo.rle",
                       "small-JvN-self-replicator.rle"])
     func jvnDemonstrationsAreGollys(file: String) throws {
-        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent(file)
         try FileManager.default.copyItem(atPath: "\(Self.patterns)/Self-Rep/JvN/\(file)", toPath: input.path)
-        let (ours, theirs) = (dir.appendingPathComponent("ours.rle"), dir.appendingPathComponent("golly.rle"))
-        let run = try Harness.tessera(["run", input.path, "--generations", "200", "--output", ours.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "JvN", "-m", "200", "-o", theirs.path, input.path]).status == 0)
-        #expect(try statesShape(of: ours) == statesShape(of: theirs))
-        #expect(try ruleLine(of: ours) == ruleLine(of: theirs))
+        let (ours, theirs) = try Harness.runBoth(input, generations: 200, bgolly: ["-a", "JvN"], in: dir)
+        #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs))
+        #expect(try Harness.ruleLine(of: ours) == Harness.ruleLine(of: theirs))
     }
 
     /// Every state meets random neighbours: 6000 plus-shaped neighbourhoods four cells
@@ -28,7 +24,6 @@ extension RuleFileTests {
     /// next states are the rule's whole table at those inputs; the arms step too.
     @Test(arguments: ["JvN29", "Nobili32"])
     func randomNeighbourhoodsStepAsGollys(rule: String) throws {
-        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
         let states = rule == "JvN29" ? 29 : 32
         var random = SplitMix64(seed: 29)
         let (across, down) = (100, 60)
@@ -48,11 +43,8 @@ extension RuleFileTests {
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent("neighbourhoods.rle")
         try "x = \(4 * across), y = \(4 * down), rule = \(rule)\n\(body)".write(to: input, atomically: true, encoding: .utf8)
-        let (ours, theirs) = (dir.appendingPathComponent("ours.rle"), dir.appendingPathComponent("golly.rle"))
-        let run = try Harness.tessera(["run", input.path, "--generations", "1", "--output", ours.path])
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "JvN", "-m", "1", "-o", theirs.path, input.path]).status == 0)
-        #expect(try statesShape(of: ours) == statesShape(of: theirs))
+        let (ours, theirs) = try Harness.runBoth(input, generations: 1, bgolly: ["-a", "JvN"], in: dir)
+        #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs))
     }
 
     /// Hutton32 (and its old name) is refused in one line that says what runs, with
