@@ -21,17 +21,26 @@ package enum VonNeumannRules {
         var states: Int { self == .jvn29 ? 29 : 32 }
     }
 
-    /// The variant Golly reads `name` as (any case; the older `JvN-29` and `JvN-32` too);
-    /// nil for a name of no JvN rule. Hutton32 is refused in one line.
-    package static func variant(named name: String) throws -> Variant? {
+    /// The rule of Golly's JvN engine that `name` names (any case; the older `JvN-29`,
+    /// `JvN-32` and `modJvN-32` too), as Golly writes it; nil for a name of no JvN rule.
+    package static func gollyName(of name: String) -> String? {
         switch name.lowercased() {
-        case "jvn29", "jvn-29": return .jvn29
-        case "nobili32", "jvn-32": return .nobili32
-        case "hutton32", "modjvn-32":
-            throw TesseraError("rule Hutton32 (Golly's JvN engine) is not supported yet",
-                               fix: "run JvN29 or Nobili32 patterns, or Hutton32 ones in Golly")
-        default: return nil
+        case "jvn29", "jvn-29": "JvN29"
+        case "nobili32", "jvn-32": "Nobili32"
+        case "hutton32", "modjvn-32": "Hutton32"
+        default: nil
         }
+    }
+
+    /// The variant Golly reads `name` as (`gollyName(of:)`); nil for a name of no JvN
+    /// rule. Hutton32 is refused in one line.
+    package static func variant(named name: String) throws -> Variant? {
+        guard let golly = gollyName(of: name) else { return nil }
+        guard let variant = Variant(rawValue: golly) else {
+            throw TesseraError("rule \(golly) (Golly's JvN engine) is not supported yet",
+                               fix: "run JvN29 or Nobili32 patterns, or \(golly) ones in Golly")
+        }
+        return variant
     }
 
     private static let built = Mutex<[Variant: RuleTree]>([:])

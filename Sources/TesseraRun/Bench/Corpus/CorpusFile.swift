@@ -60,7 +60,7 @@ package struct CorpusFile: Sendable, Equatable {
         }
         guard let rule else { return [.quickLife, .hashLife] }
         let core = rule.split(separator: ":", maxSplits: 1).first.map(String.init) ?? rule
-        if ["jvn29", "jvn-29", "nobili32", "jvn-32", "hutton32", "modjvn-32"].contains(core.lowercased()) { return [.jvn] }
+        if VonNeumannRules.gollyName(of: core) != nil { return [.jvn] }
         // A name no notation reads, with a rule file: Banks-I looks like B…/S… to the forms below.
         if (try? Rule(parsing: core)) == nil, RuleFiles.path(named: core) != nil { return [.ruleLoader] }
         let upper = core.uppercased()
