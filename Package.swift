@@ -100,9 +100,9 @@ let package = Package(
 // sits in a section of its own, and the linker (lld) lays the ones a small run calls
 // side by side at the front (deploy/static-link/small-run-functions.txt, written by
 // deploy/static-link/order-functions.sh). Nothing loads symbols from the binary, so it
-// exports none (the loader would search their table on each lookup): a small file's run
-// then holds 10.3 MiB, not 12.4. The list only orders code: a function missing from it
-// still links, further back.
+// exports none (the loader would search their table on each lookup). docs/performance.md,
+// "Process start and resident memory", has what a small run holds and how to measure it.
+// The list only orders code: a function missing from it still links, further back.
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
     target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]
