@@ -95,10 +95,10 @@ package enum MCell {
         guard let box = Self.box(of: live) else {
             return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: parsed, board: board, comments: comments)
         }
-        // In doubles: runs may spread a few cells over a box past what 64 bits count.
-        let planes = Double(StateGrid.planes(for: parsed.states))
-        let bytes = Double(box.width) * Double(box.height) / 8 * planes
-        try MemoryBudget.check(bytes: bytes < Double(Int.max / 2) ? Int(bytes) : Int.max / 2,
+        // What the RLE reader would hold for the same box: an MCell file read here reads
+        // back as RLE under the same budget (an estimate of the planes alone let through a
+        // box whose RLE was then refused).
+        try MemoryBudget.check(bytes: Pattern.bytesHeld(width: box.width, height: box.height, states: parsed.states),
                                what: "the MCell file's \(box.width)x\(box.height) box of cells", fix: "check the file's runs")
         var cells = BitGrid(width: box.width, height: box.height)
         for cell in live { cells[cell.x - box.left, cell.y - box.top] = true }

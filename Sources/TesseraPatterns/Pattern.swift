@@ -145,3 +145,17 @@ public struct Pattern: Sendable, Equatable {
             && a.rule == b.rule && a.board == b.board && a.generation == b.generation && a.states == b.states
     }
 }
+
+extension Pattern {
+    /// The bytes a pattern read whole holds for a `width` x `height` box of `states`
+    /// states: its live cells a bit each in rows of whole words, and where there are more
+    /// than two states, their planes as well (`Int.max` past what an `Int` counts). The
+    /// readers check it against the memory budget, so that what one reads another can.
+    static func bytesHeld(width: Int, height: Int, states: Int) -> Int {
+        let planes = states > 2 ? 1 + StateGrid.planes(for: states) : 1
+        let words = width / 64 + (width % 64 == 0 ? 0 : 1)
+        let (row, tooWide) = (8 * planes).multipliedReportingOverflow(by: words)
+        let (all, tooMany) = row.multipliedReportingOverflow(by: height)
+        return tooWide || tooMany ? .max : all
+    }
+}

@@ -124,9 +124,7 @@ public enum RLE {
                                    fix: "crop the pattern in Golly first")
             }
             if !isSparse {
-                let planes = states > 2 ? 1 + StateGrid.planes(for: states) : 1
-                let (bytes, tooMany) = ((width + 63) / 64 * 8).multipliedReportingOverflow(by: height)
-                try MemoryBudget.check(bytes: tooMany || overflow ? .max : bytes.multipliedReportingOverflow(by: planes).partialValue,
+                try MemoryBudget.check(bytes: overflow ? .max : Pattern.bytesHeld(width: width, height: height, states: states),
                                        what: "the RLE header's \(width)x\(height) pattern",
                                        fix: "declare the pattern's real size, or load it on a machine with more memory")
             }
