@@ -147,7 +147,8 @@ public enum RLE {
         init(_ header: Header) {
             self.header = header
             grid = BitGrid(width: header.isSparse ? 0 : header.width, height: header.isSparse ? 0 : header.height)
-            if header.isSparse { blocks = SparseBlocks(what: "the live cells of the RLE's \(header.width)x\(header.height) box") }
+            if header.isSparse { blocks = SparseBlocks(what: "the live cells of the RLE's \(header.width)x\(header.height) box",
+                                                          width: header.width, height: header.height) }
             line = header.bodyLine
         }
 

@@ -3,15 +3,19 @@ import TesseraCore
 /// Live cells gathered in square blocks, each made when its first cell arrives: what a
 /// reader holds of a pattern whose declared box is too large to hold whole (a switch
 /// engine ping-pong declares 210515 × 183739 cells, 4.8 GB as one grid, and lives in a
-/// few hundred blocks). Coordinates are from the box's top-left, never negative.
+/// few hundred blocks). Coordinates are from the box's top-left, never negative. Blocks
+/// end where the box does, so that a thin box's cells take no more than the box read
+/// whole would (a row of a million cells in 512-row blocks took 64 times that).
 struct SparseBlocks {
     static let side = 512
     private struct Key: Hashable { let column: Int, row: Int }
     private var blocks: [Key: BitGrid] = [:]
-    /// What one more block may bring the total to before the reader gives up.
+    private var bytes = 0
+    /// What the reader gives up on, in its error.
     private let what: String
+    private let width: Int, height: Int
 
-    init(what: String) { self.what = what }
+    init(what: String, width: Int, height: Int) { (self.what, self.width, self.height) = (what, width, height) }
 
     /// Brings cells `x..<x+count` of row `y` to life.
     mutating func setRun(y: Int, x: Int, count: Int) throws {
@@ -20,10 +24,12 @@ struct SparseBlocks {
         while left > 0 {
             let key = Key(column: x / side, row: y / side), column = x % side, run = min(left, side - column)
             if blocks[key] == nil {
-                try MemoryBudget.check(bytes: (blocks.count + 1) * side * side / 8, what: what,
-                                       fix: "split the pattern, or save it from Golly as a macrocell (.mc)")
+                let blockWidth = min(side, width - key.column * side), blockHeight = min(side, height - key.row * side)
+                bytes += (blockWidth + 63) / 64 * 8 * blockHeight
+                try MemoryBudget.check(bytes: bytes, what: what, fix: "split the pattern, or save it from Golly as a macrocell (.mc)")
+                blocks[key] = BitGrid(width: blockWidth, height: blockHeight)
             }
-            blocks[key, default: BitGrid(width: side, height: side)].setRun(y: y % side, x: column, count: run)
+            blocks[key]!.setRun(y: y % side, x: column, count: run)
             (x, left) = (x + run, left - run)
         }
     }
