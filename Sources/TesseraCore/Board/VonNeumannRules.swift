@@ -1,7 +1,8 @@
 import Synchronization
 
-/// John von Neumann's 29-state self-reproducing automaton (`JvN29`) and Renato Nobili's
-/// 32-state extension with crossing confluents (`Nobili32`), in Golly's state numbers,
+/// John von Neumann's 29-state self-reproducing automaton (`JvN29`), Renato Nobili's
+/// 32-state extension with crossing confluents (`Nobili32`) and Tim Hutton's (`Hutton32`,
+/// its own file), in Golly's state numbers,
 /// as Golly's JvN engine steps them, built once a process into a decision tree over the
 /// von Neumann neighbourhood that the rule-file kernel walks.
 ///
@@ -16,7 +17,7 @@ import Synchronization
 ///   both, which it emits along that axis next.
 package enum VonNeumannRules {
     package enum Variant: String, Sendable, CaseIterable {
-        case jvn29 = "JvN29", nobili32 = "Nobili32"
+        case jvn29 = "JvN29", nobili32 = "Nobili32", hutton32 = "Hutton32"
 
         var states: Int { self == .jvn29 ? 29 : 32 }
     }
@@ -33,23 +34,18 @@ package enum VonNeumannRules {
     }
 
     /// The variant Golly reads `name` as (`gollyName(of:)`); nil for a name of no JvN
-    /// rule. Hutton32 is refused in one line.
-    package static func variant(named name: String) throws -> Variant? {
-        guard let golly = gollyName(of: name) else { return nil }
-        guard let variant = Variant(rawValue: golly) else {
-            throw TesseraError("rule \(golly) (Golly's JvN engine) is not supported yet",
-                               fix: "run JvN29 or Nobili32 patterns, or \(golly) ones in Golly")
-        }
-        return variant
+    /// rule.
+    package static func variant(named name: String) -> Variant? {
+        gollyName(of: name).flatMap(Variant.init(rawValue:))
     }
 
     private static let built = Mutex<[Variant: RuleTree]>([:])
 
     /// The tree of the rule `name` names (`variant(named:)`); nil for no JvN rule.
-    package static func tree(named name: String) throws -> RuleTree? {
-        guard let variant = try variant(named: name) else { return nil }
+    package static func tree(named name: String) -> RuleTree? {
+        guard let variant = variant(named: name) else { return nil }
         if let tree = built.withLock({ $0[variant] }) { return tree }
-        let tree = build(variant)
+        let tree = variant == .hutton32 ? Hutton32.build() : build(variant)
         built.withLock { $0[variant] = tree }
         return tree
     }

@@ -1,0 +1,220 @@
+/// Tim Hutton's 32-state variant of von Neumann's automaton (`Hutton32`, Golly's JvN
+/// engine), in Golly's state numbers (those of `VonNeumannRules`). An ordinary wire's
+/// end writes a cell and retracts in one pass, and what it writes turns with the wire:
+///
+/// - The wire's last cell, while it writes, marks the bit it sends: an excited ordinary
+///   transmission for 1, an excited special one for 0; then it is ordinary again.
+/// - A sensitized cell that becomes a transmission points the way of the excited
+///   transmission feeding it, turned as its path says (forward, left, right, reverse).
+/// - A transmission whose output becomes an ordinary one (or is a quiescent special one)
+///   dies where an excitation reaches it: the wire retracts. One whose output becomes a
+///   confluent dies, or turns sensitized where an excitation reaches it.
+/// - Ordinary excitations no longer destroy special transmissions.
+///
+/// The rule reads the four neighbours' states as they are, so it is written over states,
+/// and its tree made by stepping every neighbourhood once (`build`).
+enum Hutton32 {
+    /// What a cell's four neighbours hold and send it, worked out once for the 32 cells
+    /// they may surround. Directions are a transmission's (0 east, 1 north, 2 west,
+    /// 3 south); a neighbour lying in direction `d` points at the cell when it points
+    /// `d ^ 2`. Masks have bit `d` for the neighbour lying in direction `d`.
+    struct Neighbours {
+        let north: Int, west: Int, east: Int, south: Int
+        /// Excited ordinary (special) transmissions pointing at the cell.
+        let ordinaryArrows: Int, specialArrows: Int
+        /// Confluents emitting at the cell.
+        let emitting: Int
+        /// Transmissions pointing at the cell, ordinary ones among them, and the rest.
+        let pointing: Int, ordinaryPointing: Int, beside: Int
+        /// The excited transmission that feeds the cell: the first pointing at it of
+        /// west, south, east and north, as Golly looks; 0 for none.
+        let feed: Int
+        /// All that `next` reads of the neighbours, as one key.
+        let behaviour: UInt64
+
+        init(north: Int, west: Int, east: Int, south: Int) {
+            (self.north, self.west, self.east, self.south) = (north, west, east, south)
+            func lying(_ direction: Int) -> Int { [east, north, west, south][direction] }
+            var (ordinaryArrows, specialArrows, emitting, pointing, ordinaryPointing, beside) = (0, 0, 0, 0, 0, 0)
+            for lies in 0..<4 {
+                let state = lying(lies), bit = 1 << lies
+                if isTransmission(state) {
+                    if direction(state) == lies ^ 2 {
+                        pointing |= bit
+                        if isOrdinary(state) { ordinaryPointing |= bit }
+                        if isExcited(state) {
+                            if isOrdinary(state) { ordinaryArrows |= bit } else { specialArrows |= bit }
+                        }
+                    } else {
+                        beside |= bit
+                    }
+                }
+                if Hutton32.emits(state, towards: lies ^ 2) { emitting |= bit }
+            }
+            (self.ordinaryArrows, self.specialArrows, self.emitting) = (ordinaryArrows, specialArrows, emitting)
+            (self.pointing, self.ordinaryPointing, self.beside) = (pointing, ordinaryPointing, beside)
+            let feeding = [2, 3, 0, 1].first { (ordinaryArrows | specialArrows) & 1 << $0 != 0 }
+            feed = feeding.map(lying) ?? 0
+            // What `next` reads: the masks, the feed, whether two transmissions point in
+            // and two lie beside (a crossing), and each neighbour as a cell's output:
+            // 0, 1...3, 4, 5, 6, 7, 8, a quiescent special transmission, or anything else.
+            var key = UInt64(ordinaryArrows) | UInt64(specialArrows) << 4 | UInt64(emitting) << 8 | UInt64(ordinaryPointing) << 12
+            key |= UInt64(feed) << 16
+            if pointing.nonzeroBitCount == 2 && beside.nonzeroBitCount == 2 { key |= 1 << 21 }
+            for lies in 0..<4 {
+                let state = lying(lies)
+                let output = switch state {
+                case 0...8: [0, 1, 1, 1, 2, 3, 4, 5, 6][state]
+                case 17...20: 7
+                default: 8
+                }
+                key |= UInt64(output) << (22 + 4 * lies)
+            }
+            behaviour = key
+        }
+
+        func at(_ direction: Int) -> Int {
+            switch direction {
+            case 0: east
+            case 1: north
+            case 2: west
+            default: south
+            }
+        }
+
+        /// Whether an excitation of one kind reaches `cell`: from `mask`'s neighbours, but
+        /// not back from the one a transmission of that kind points at.
+        func reaches(_ mask: Int, cell: Int, special: Bool) -> Bool {
+            let pointsBack = (special ? isSpecial(cell) : isOrdinary(cell)) ? 1 << direction(cell) : 0
+            return mask & ~pointsBack != 0
+        }
+    }
+
+    static func isOrdinary(_ state: Int) -> Bool { (9...16).contains(state) }
+    static func isSpecial(_ state: Int) -> Bool { (17...24).contains(state) }
+    static func isTransmission(_ state: Int) -> Bool { (9...24).contains(state) }
+    static func isExcited(_ state: Int) -> Bool { (13...16).contains(state) || (21...24).contains(state) }
+    static func isSensitized(_ state: Int) -> Bool { (1...8).contains(state) }
+    /// A transmission's direction; for other states what Golly's arithmetic gives
+    /// (a byte), which only the odd neighbourhoods of no working machine reach.
+    static func direction(_ state: Int) -> Int { Int(UInt8(truncatingIfNeeded: (state - 9) % 4)) }
+    /// Excitation gone: an excited transmission's quiescent state, a confluent's 25.
+    static func quiet(_ state: Int) -> Int {
+        if isExcited(state) { return state - 4 }
+        return (26...31).contains(state) ? 25 : state
+    }
+
+    /// A confluent emitting towards `direction`: every way when it emits, both ways
+    /// along an axis it crosses.
+    static func emits(_ state: Int, towards direction: Int) -> Bool {
+        if state == 27 || state == 28 || state == 31 { return true }
+        return state == (direction % 2 == 0 ? 29 : 30)
+    }
+
+    /// The next state of `cell` among `neighbours`.
+    static func next(_ cell: Int, _ neighbours: Neighbours) -> Int {
+        let ordinaryArrives = neighbours.reaches(neighbours.ordinaryArrows, cell: cell, special: false)
+        let specialArrives = neighbours.reaches(neighbours.specialArrows, cell: cell, special: true)
+        let feed = neighbours.feed, feedDirection = quiet(feed) - 9
+
+        if isTransmission(cell) {
+            let excited = isExcited(cell)
+            let output = neighbours.at(direction(cell))
+            let outputBecomesOrdinary = output == 8 || (output == 4 && excited) || (output == 5 && !excited)
+            let outputBecomesConfluent = output == 7 && excited
+            let outputStaysSensitized = (output == 0 && excited) || (1...3).contains(output) || (output == 4 && !isOrdinary(cell))
+            if isOrdinary(cell) {
+                if specialArrives { return 0 }
+                if neighbours.reaches(neighbours.ordinaryArrows | neighbours.emitting, cell: cell, special: false) {
+                    if outputBecomesOrdinary || (isSpecial(output) && !isExcited(output)) { return 0 }
+                    return outputBecomesConfluent ? 1 : quiet(cell) + 4
+                }
+                if outputBecomesConfluent { return 0 }
+                return excited && outputStaysSensitized ? quiet(cell) + 12 : quiet(cell)
+            }
+            // The mark at a writing wire's end: an excited special transmission fed by an
+            // ordinary one, writing into a sensitized cell.
+            if excited && isSensitized(output) && neighbours.ordinaryPointing != 0 {
+                if outputStaysSensitized { return ordinaryArrives ? cell - 8 : cell }
+                return ordinaryArrives ? 0 : quiet(cell) - 8
+            }
+            if excited && output == 0 { return specialArrives ? cell : quiet(cell) }
+            if ordinaryArrives { return 0 }
+            let excites = neighbours.reaches(neighbours.specialArrows | neighbours.emitting, cell: cell, special: true)
+            return excites ? quiet(cell) + 4 : quiet(cell)
+        }
+
+        let bit = ordinaryArrives
+        // A turn of the feeding transmission's direction, as a quiescent ordinary (9) or
+        // special (17) transmission, by Golly's arithmetic.
+        func turned(_ by: Int, _ base: Int) -> Int { (feedDirection + by) % 4 + base }
+        switch cell {
+        case 0:
+            if bit { return 1 }
+            return specialArrives ? quiet(feed) - 8 : 0
+        case 1, 2, 3:
+            return 2 * cell + (bit ? 1 : 0)
+        case 4: return bit ? turned(2, 9) : 8
+        case 5: return bit ? quiet(feed) + 8 : turned(3, 9)
+        case 6: return bit ? turned(2, 17) : turned(1, 17)
+        case 7: return bit ? 25 : turned(3, 17)
+        case 8:
+            // Forward, or turned left: Golly adds the turn to the feed before taking
+            // its direction, and keeps the sum in a byte.
+            return (9 + direction(bit ? feed + 1 : feed)) & 0xFF
+        default:
+            return confluent(cell, neighbours, specialArrives)
+        }
+    }
+
+    private static func confluent(_ cell: Int, _ neighbours: Neighbours, _ specialArrives: Bool) -> Int {
+        if specialArrives { return 0 }
+        let (n, w, e, s) = (neighbours.north, neighbours.west, neighbours.east, neighbours.south)
+        // Excited ordinary transmissions pointing at it, along each axis.
+        let (northSouth, eastWest) = (n == 16 || s == 14, e == 15 || w == 13)
+        func crossed() -> Int { northSouth && eastWest ? 31 : northSouth ? 30 : eastWest ? 29 : 25 }
+        // Every ordinary transmission pointing at it excited, and one at least.
+        let allIn = neighbours.ordinaryPointing != 0 && neighbours.ordinaryPointing == neighbours.ordinaryArrows
+        switch cell {
+        case 25:
+            if neighbours.pointing.nonzeroBitCount == 2 && neighbours.beside.nonzeroBitCount == 2 { return crossed() }
+            return allIn ? 26 : 25
+        case 26, 28: return allIn ? 28 : 27
+        case 27: return allIn ? 26 : 25
+        default: return crossed()
+        }
+    }
+
+    /// The rule as a tree over the von Neumann neighbourhood (north, west, east, south,
+    /// then the cell). The cells' next states among four neighbours depend on them only
+    /// through `Neighbours.behaviour`, so each of the 32^4 neighbourhoods makes its key,
+    /// and only the first of a key steps its 32 cells (a tenth of the 32^5 steps).
+    static func build() -> RuleTree {
+        let states = 32
+        var store = RuleTree.NodeStore(states: states)
+        var leaves: [UInt64: UInt32] = [:]
+        var entries = [[UInt32]](repeating: [UInt32](repeating: 0, count: states), count: 5)
+        for north in 0..<states {
+            for west in 0..<states {
+                for east in 0..<states {
+                    for south in 0..<states {
+                        let neighbours = Neighbours(north: north, west: west, east: east, south: south)
+                        if let leaf = leaves[neighbours.behaviour] {
+                            entries[3][south] = leaf
+                            continue
+                        }
+                        for cell in 0..<states { entries[4][cell] = UInt32(next(cell, neighbours)) }
+                        let leaf = store.node(4, entries[4])
+                        leaves[neighbours.behaviour] = leaf
+                        entries[3][south] = leaf
+                    }
+                    entries[2][east] = store.node(3, entries[3])
+                }
+                entries[1][west] = store.node(2, entries[2])
+            }
+            entries[0][north] = store.node(1, entries[1])
+        }
+        let root = store.node(0, entries[0])
+        return RuleTree(name: "Hutton32", states: states, neighbourhood: .vonNeumann, nodes: store.nodes, root: root)
+    }
+}
