@@ -59,6 +59,22 @@ import TesseraCore
         }
     }
 
+    /// `--step` is bgolly's `-i`: HashLife throughout. A soup, which tiles take from
+    /// HashLife after a few generations by default, stays with HashLife in steps of
+    /// 1024, and ends on the same cells.
+    @Test func aChosenStepKeepsHashLife() throws {
+        let dir = try Harness.temporaryDirectory()
+        var random = SplitMix64(seed: 34)
+        let rows = (0..<200).map { _ in String((0..<200).map { _ in random.next() % 100 < 35 ? "o" : "b" }) }
+        let input = try file("x = 200, y = 200, rule = B3/S23\n" + rows.joined(separator: "$") + "!\n", "soup.rle", in: dir)
+        let (stepped, auto) = (dir.appendingPathComponent("stepped.rle"), dir.appendingPathComponent("auto.rle"))
+        let byStep = try Harness.tessera(["run", input.path, "--generations", "4096", "--step", "1024", "--output", stepped.path])
+        #expect(byStep.status == 0 && byStep.stdout.contains("in process by HashLife ("), "\(byStep.stdout)\(byStep.stderr)")
+        let byDefault = try Harness.tessera(["run", input.path, "--generations", "4096", "--output", auto.path])
+        #expect(byDefault.status == 0 && byDefault.stdout.contains("then in process"), "\(byDefault.stdout)")
+        #expect(try Harness.statesShape(of: stepped) == Harness.statesShape(of: auto))
+    }
+
     /// `--every 1000 --output gun.mc` writes gun-1000.mc, gun-2000.mc and gun-2500.mc,
     /// each bgolly's file at its generation; so does a run in this process
     /// (`--workers 0`); on workers, or with nothing to write, `--every` is refused in one line.

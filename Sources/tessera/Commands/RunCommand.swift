@@ -26,7 +26,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "HashLife's memory in MiB, as bgolly's -M (default: 256, as bgolly's): where it fills, HashLife drops the squares its pattern no longer reaches, and takes smaller steps where one needs more.")
     var memory: Int?
 
-    @Option(parsing: .unconditional, help: "HashLife's step in generations, a power of two, as bgolly's -i (default: growing from 1 to a 256th of the run): a pattern whose results repeat at large scales can run faster in larger steps.")
+    @Option(parsing: .unconditional, help: "HashLife's step in generations, a power of two, as bgolly's -i, and HashLife throughout (default: growing from 1 to a 256th of the run, and tiles where they are faster): a pattern whose results repeat at large scales can run faster in larger steps.")
     var step: UInt64?
 
     @Flag(inversion: .prefixedNo,
@@ -220,6 +220,10 @@ struct RunCommand: AsyncParsableCommand {
         var filesEvery: UInt64?
         /// `--workers 0`: every tile in this process.
         var inThisProcess = false
+        /// `--step`: HashLife's step, as bgolly's `-i`, so HashLife throughout. Weighed
+        /// against tiles from its first step, a step of thousands of generations has
+        /// earned no budget yet, and nick-gotts-1 went to tiles (minutes, not 0.6 s).
+        var step = false
 
         static let none = Asks()
     }
@@ -227,7 +231,8 @@ struct RunCommand: AsyncParsableCommand {
     private var asks: Asks {
         Asks(beyondHashLife: view || run.viewListen != nil || run.recordsFrames || checkpoints.checkpoint != nil || (cluster.workers ?? 0) > 0,
              tiles: cluster.workers != nil || board.tiles != nil || board.halo != nil || board.soup != nil || handOverAt != nil || headStart != nil,
-             filesEvery: run.recordsFrames || run.output == nil ? nil : run.every, inThisProcess: cluster.workers == 0)
+             filesEvery: run.recordsFrames || run.output == nil ? nil : run.every, inThisProcess: cluster.workers == 0,
+             step: step != nil)
     }
 
     /// Whether the run starts with HashLife: asked for, or (auto) a pattern on the
@@ -277,7 +282,7 @@ extension RunCommand.Rest {
     init(setup: RunSetup, generations: UInt64, output path: String?, workers: Int, algorithm: Algorithm, asks: RunCommand.Asks) throws {
         let output = try path.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
         let hashLife = try RunCommand.startsWithHashLife(algorithm, setup, asks: asks)
-            ? RunCommand.HashLifeStage.starts(budgeted: algorithm == .auto && asks.filesEvery == nil) : nil
+            ? RunCommand.HashLifeStage.starts(budgeted: algorithm == .auto && asks.filesEvery == nil && !asks.step) : nil
         self.init(setup: setup, generations: generations, output: output, workers: workers, hashLife: hashLife)
     }
 }
