@@ -14,7 +14,7 @@ package struct StateHashLife {
     package let tree: RuleTree
     /// The quadrants (nw, ne, sw, se) of a square of level 2 or more; a 2x2 square's
     /// four states.
-    private var quadrants: [SIMD4<UInt32>] = []
+    var quadrants: [SIMD4<UInt32>] = []
     private var levels: [UInt8] = []
     /// A square's centre after the step size's generations; `none` where not worked out.
     private var results: [UInt32] = []
@@ -22,14 +22,14 @@ package struct StateHashLife {
     /// quadrants: a square is made once.
     private var slots = [UInt32](repeating: StateHashLife.none, count: 1 << 12)
     /// The empty square of each level (index 0 unused).
-    private var empties: [UInt32] = [0]
+    var empties: [UInt32] = [0]
     /// The step size whose results `results` holds (2^stepExponent generations).
     private var stepExponent = -1
     private static let none = UInt32.max
 
     /// The square of all the cells, and its level (2^level cells a side).
-    private(set) var root: UInt32 = 0
-    private(set) var level = 0
+    var root: UInt32 = 0
+    var level = 0
     /// Golly's coordinates of the root's top-left cell.
     package private(set) var left = 0, top = 0
     /// Squares made since the last collection.
@@ -43,6 +43,31 @@ package struct StateHashLife {
         let occupied = grid.occupied
         (self.left, self.top, self.level) = (left, top, level)
         root = build(level, x: 0, y: 0, grid, occupied)
+    }
+
+    /// A macrocell's squares as they are (`Pattern.stateTree`): nothing the size of
+    /// their cells is made.
+    package init(tree: RuleTree, squares: StateQuadTree) {
+        self.tree = tree
+        (left, top) = (squares.left, squares.top)
+        guard let last = squares.nodes.last else {
+            (root, level) = (empty(3), 3)
+            return
+        }
+        // Node numbers (from 1) to squares; 0 is the empty square of whatever level asks.
+        var made: [UInt32] = [0]
+        for node in squares.nodes {
+            guard node.level > 1 else {
+                made.append(make(1, node.children))
+                continue
+            }
+            let below = empty(node.level - 1), c = node.children
+            func square(_ i: Int) -> UInt32 { c[i] == 0 ? below : made[Int(c[i])] }
+            made.append(make(node.level, SIMD4(square(0), square(1), square(2), square(3))))
+        }
+        (root, level) = (made[made.count - 1], last.level)
+        // A root of four cells, as the smallest a step pads from.
+        if level == 1 { (root, level) = (make(2, SIMD4(root, empty(1), empty(1), empty(1))), 2) }
     }
 
     private mutating func build(_ level: Int, x: Int, y: Int, _ grid: StateGrid, _ occupied: BitGrid) -> UInt32 {
@@ -63,7 +88,7 @@ package struct StateHashLife {
 
     // MARK: Squares
 
-    private mutating func make(_ level: Int, _ quadrants: SIMD4<UInt32>) -> UInt32 {
+    mutating func make(_ level: Int, _ quadrants: SIMD4<UInt32>) -> UInt32 {
         let mask = slots.count - 1
         var slot = Self.hash(level, quadrants) & mask
         while true {
@@ -97,7 +122,7 @@ package struct StateHashLife {
         }
     }
 
-    private mutating func empty(_ level: Int) -> UInt32 {
+    mutating func empty(_ level: Int) -> UInt32 {
         while empties.count <= level {
             let below = empties.count - 1
             empties.append(below == 0 ? make(1, .zero) : make(below + 1, SIMD4(repeating: empties[below])))
@@ -148,7 +173,7 @@ package struct StateHashLife {
     }
 
     /// The root one level up, the cells at its centre.
-    private mutating func pad() {
+    mutating func pad() {
         let e = empty(level - 1)
         let q = quadrants[Int(root)]
         root = make(level + 1, SIMD4(make(level, SIMD4(e, e, e, q[0])), make(level, SIMD4(e, e, q[1], e)),
@@ -242,12 +267,30 @@ package struct StateHashLife {
     // MARK: Reading the cells
 
     /// The box of the cells in a state but 0, in Golly's coordinates; nil where none is.
+    /// Each distinct square's box is found once: a machine's millions of cells are its
+    /// thousands of squares.
     package mutating func liveBounds() -> (x: Int, y: Int, width: Int, height: Int)? {
-        var (minX, minY, maxX, maxY) = (Int.max, Int.max, Int.min, Int.min)
-        visit(root, level, left, top) { x, y, _ in
-            (minX, minY, maxX, maxY) = (min(minX, x), min(minY, y), max(maxX, x), max(maxY, y))
+        _ = empty(level)
+        var boxes: [UInt32: SIMD4<Int>] = [:]
+        guard let box = bounds(root, level, &boxes) else { return nil }
+        return (left + box[0], top + box[1], box[2] - box[0], box[3] - box[1])
+    }
+
+    /// The box (x0, y0, x1, y1) of a square's cells in a state but 0, from its corner.
+    private func bounds(_ square: UInt32, _ level: Int, _ boxes: inout [UInt32: SIMD4<Int>]) -> SIMD4<Int>? {
+        if square == empties[level] { return nil }
+        if let known = boxes[square] { return known }
+        let q = quadrants[Int(square)], half = level == 1 ? 1 : 1 << (level - 1)
+        var box: SIMD4<Int>? = nil
+        for i in 0..<4 {
+            let part: SIMD4<Int>? = level == 1 ? (q[i] == 0 ? nil : SIMD4(0, 0, 1, 1)) : bounds(q[i], level - 1, &boxes)
+            guard let part else { continue }
+            let offset = SIMD4((i & 1) * half, (i >> 1) * half, (i & 1) * half, (i >> 1) * half)
+            let moved = part &+ offset
+            box = box.map { SIMD4(min($0[0], moved[0]), min($0[1], moved[1]), max($0[2], moved[2]), max($0[3], moved[3])) } ?? moved
         }
-        return minX == Int.max ? nil : (minX, minY, maxX - minX + 1, maxY - minY + 1)
+        boxes[square] = box
+        return box
     }
 
     /// Each cell in a state but 0: its Golly coordinates and state.

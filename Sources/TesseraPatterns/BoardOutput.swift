@@ -241,19 +241,43 @@ extension BoardOutput {
     /// Golly's RLE, placed where they lie (`#CXRLE Pos`): `.` for state 0, `A`..`X` for
     /// 1 to 24, `pA`.. past that, runs and line breaks as Golly's writer makes them.
     public func write(states: StateGrid, left: Int, top: Int, rule: Rule, generation: UInt64) throws {
+        let occupied = states.occupied
+        let box = occupied.liveBounds.map { CellBounds(left: left + $0.x, top: top + $0.y, width: $0.width, height: $0.height) }
+        try write(statesIn: box, rule: rule, generation: generation, emptyAt: (left, top),
+                  squares: { Macrocell.squares(ofStates: states, left: left, top: top) }) { y, body in
+            // A word of the occupied cells at a time: a thin machine's box is mostly empty.
+            let row = (y - top) * occupied.wordsPerRow
+            for word in 0..<occupied.wordsPerRow {
+                var bits = occupied.words[row + word]
+                while bits != 0 {
+                    let x = 64 * word + bits.trailingZeroBitCount
+                    bits &= bits - 1
+                    body(left + x, states[x, y - top])
+                }
+            }
+        }
+    }
+
+    /// Writes cells of more than two states whose box (Golly's coordinates; nil where
+    /// none is alive) is `box`, without a grid of them: a macrocell from `squares`, rooted
+    /// as Golly roots one; an RLE row by row, `row(y, body)` giving row y's cells in a
+    /// state but 0 from west to east, as (x, state). An RLE of no cells is placed at
+    /// `emptyAt`.
+    public func write(statesIn box: CellBounds?, rule: Rule, generation: UInt64, emptyAt: (x: Int, y: Int) = (0, 0),
+                      squares: () -> StateQuadTree,
+                      row: (Int, (Int, Int) -> Void) -> Void) throws {
         guard !isPlainText else {
             throw TesseraError("cells of \(rule)'s states are written as RLE or macrocell", fix: "name the output *.rle or *.mc")
         }
         if isMacrocell {
-            return try writeWhole(Macrocell.string(forStates: states, left: left, top: top, rule: "\(rule)\(shape.gollySuffix)",
-                                                   generation: generation))
+            return try writeWhole(Macrocell.string(forStateSquares: squares(), rule: "\(rule)\(shape.gollySuffix)", generation: generation))
         }
-        let box = states.occupied.liveBounds ?? TileRect(x: 0, y: 0, width: 0, height: 0)
-        var text = "#CXRLE Pos=\(left + box.x),\(top + box.y)\(generation > 0 ? " Gen=\(generation)" : "")\n"
-        guard box.width > 0 else {
-            try writeWhole(text + "x = 0, y = 0, rule = \(rule)\(shape.gollySuffix)\n!\n")
+        var text = ""
+        guard let box else {
+            try writeWhole("#CXRLE Pos=\(emptyAt.x),\(emptyAt.y)\(generation > 0 ? " Gen=\(generation)" : "")\nx = 0, y = 0, rule = \(rule)\(shape.gollySuffix)\n!\n")
             return
         }
+        text = "#CXRLE Pos=\(box.left),\(box.top)\(generation > 0 ? " Gen=\(generation)" : "")\n"
         text += "x = \(box.width), y = \(box.height), rule = \(rule)\(shape.gollySuffix)\n"
         var line = 0
         func run(_ count: Int, _ token: String) {
@@ -271,21 +295,24 @@ extension BoardOutput {
             return state > 24 ? String(UnicodeScalar(UInt8(ascii: "p") + UInt8((state - 25) / 24))) + letter : letter
         }
         var newlines = 0
-        for y in box.y..<box.y + box.height {
-            var x = box.x, dead = 0
-            while x < box.x + box.width {
-                let state = states[x, y]
-                var length = 1
-                while x + length < box.x + box.width, states[x + length, y] == state { length += 1 }
-                if state == 0 {
-                    dead += length
-                } else {
-                    if newlines > 0 { run(newlines, "$"); newlines = 0 }
-                    if dead > 0 { run(dead, "."); dead = 0 }
-                    run(length, token(state))
-                }
-                x += length
+        // A row's runs as its cells come, never the row itself (a tape's row may hold
+        // millions): the run being gathered, and where the one before it ended.
+        var (start, length, state, end) = (0, 0, 0, 0)
+        func flush() {
+            guard length > 0 else { return }
+            if newlines > 0 { run(newlines, "$"); newlines = 0 }
+            if start > end { run(start - end, ".") }
+            run(length, token(state))
+            (end, length) = (start + length, 0)
+        }
+        for y in box.top..<box.top + box.height {
+            (length, end) = (0, box.left)
+            row(y) { x, cellState in
+                if length > 0, x == start + length, cellState == state { return length += 1 }
+                flush()
+                (start, length, state) = (x, 1, cellState)
             }
+            flush()
             newlines += 1
         }
         run(1, "!")

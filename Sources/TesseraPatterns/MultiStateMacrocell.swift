@@ -4,7 +4,9 @@ extension Macrocell {
     /// The rest of a macrocell of more than two states, from its first node line on: a
     /// node of level 1 is `1 nw ne sw se`, four cells' states; higher levels name their
     /// children as two-state files do, and the root lies where a two-state root would.
-    /// The cells are read whole, as their engine steps them (`WholeBoard`).
+    /// Under a rule tree on the unbounded plane the file's squares are kept as they are
+    /// (`Pattern.stateTree`), for HashLife; otherwise the cells are read whole, as their
+    /// engine steps them (`WholeBoard`).
     static func states<Lines: IteratorProtocol>(from first: Substring, then lines: inout Lines, number: Int,
                                                 _ header: Pattern) throws -> Pattern where Lines.Element == Substring {
         let most = header.rule?.states ?? 256
@@ -40,12 +42,31 @@ extension Macrocell {
             throw TesseraError("the macrocell has nodes of level 1, cells of more than two states, under a two-state rule",
                                fix: "give the file's rule of more states in its #R line")
         }
+        let side = 1 << root.level
+        var pattern = Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: header.rule, board: header.board,
+                              generation: header.generation, comments: header.comments)
+        pattern.stateTree = StateQuadTree(nodes: nodes.map { StateQuadTree.Node(level: $0.level, children: SIMD4($0.children.map(UInt32.init))) },
+                                          left: -side / 2, top: -side / 2 + 1)
+        // A rule tree's on the unbounded plane steps the squares as they are; the rest
+        // as cells.
+        if header.rule?.tree != nil, header.board == nil { return pattern }
+        return try pattern.withStatesMade()
+    }
+}
+
+extension Pattern {
+    /// The pattern with its cells and states made from its squares (`stateTree`), for
+    /// whatever reads cells; itself where it has none.
+    public func withStatesMade() throws -> Pattern {
+        guard let squares = stateTree else { return self }
+        let nodes = squares.nodes, most = rule?.states ?? 256
         // Each node's cells not in state 0: their bounds from its corner.
         var bounds: [(x0: Int, y0: Int, x1: Int, y1: Int)?] = [nil]
         for node in nodes {
             let half = node.level == 1 ? 1 : 1 << (node.level - 1)
             var box: (x0: Int, y0: Int, x1: Int, y1: Int)? = nil
-            for (q, child) in node.children.enumerated() {
+            for q in 0..<4 {
+                let child = Int(node.children[q])
                 let part: (x0: Int, y0: Int, x1: Int, y1: Int)?
                 if node.level == 1 { part = child == 0 ? nil : (0, 0, 1, 1) } else { part = bounds[child] }
                 guard let b = part else { continue }
@@ -55,17 +76,16 @@ extension Macrocell {
             }
             bounds.append(box)
         }
-        let side = 1 << root.level
-        let (left, top) = (-side / 2, -side / 2 + 1)
+        var made = self
+        made.stateTree = nil
         guard let live = bounds[nodes.count] else {
-            var empty = header
-            empty.states = StateGrid(width: 0, height: 0, states: most)
-            return empty
+            made.states = StateGrid(width: 0, height: 0, states: most)
+            return made
         }
         let (width, height) = (live.x1 - live.x0, live.y1 - live.y0)
         guard Double(width) * Double(height) <= Double(StateGrid.mostCells) else {
-            throw TesseraError("the macrocell's cells span \(width)x\(height), past the \(StateGrid.mostCells) cells of more than two states Tessera holds",
-                               fix: "crop the pattern in Golly first")
+            throw TesseraError("the macrocell's cells span \(width)x\(height), past the \(StateGrid.mostCells) cells of more than two states Tessera holds as a grid",
+                               fix: "run it under its own rule on the unbounded plane, which steps its squares as they are, or crop it in Golly first")
         }
         try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height * (1 + StateGrid.planes(for: most)),
                                what: "the macrocell's \(width)x\(height) cells of \(most) states", fix: "crop the pattern in Golly first")
@@ -77,20 +97,18 @@ extension Macrocell {
             guard x + b.x1 > 0, y + b.y1 > 0, x + b.x0 < width, y + b.y0 < height else { return }
             let node = nodes[index - 1]
             if node.level == 1 {
-                for (q, state) in node.children.enumerated() where state != 0 {
-                    states[x + q % 2, y + q / 2] = state
+                for q in 0..<4 where node.children[q] != 0 {
+                    states[x + q % 2, y + q / 2] = Int(node.children[q])
                     occupied[x + q % 2, y + q / 2] = true
                 }
                 return
             }
             let half = 1 << (node.level - 1)
-            for (q, child) in node.children.enumerated() { paint(child, x + q % 2 * half, y + q / 2 * half) }
+            for q in 0..<4 { paint(Int(node.children[q]), x + q % 2 * half, y + q / 2 * half) }
         }
         paint(nodes.count, -live.x0, -live.y0)
-        var pattern = Pattern(cells: occupied, position: (left + live.x0, top + live.y0), rule: header.rule, board: header.board,
-                              generation: header.generation, comments: header.comments)
-        pattern.states = states
-        return pattern
+        (made.cells, made.position, made.states) = (occupied, (squares.left + live.x0, squares.top + live.y0), states)
+        return made
     }
 }
 
@@ -102,33 +120,53 @@ extension Macrocell {
     /// its root is the smallest (on a bounded grid its root is as large as the steps
     /// made it, and only the cells are the same).
     public static func string(forStates states: StateGrid, left: Int, top: Int, rule: String, generation: UInt64) -> String {
-        var lines = NodeLines(header: "[M2] (tessera)\n#R \(rule)\n" + (generation > 0 ? "#G \(generation)\n" : ""))
+        string(forStateSquares: squares(ofStates: states, left: left, top: top), rule: rule, generation: generation)
+    }
+
+    /// Squares as a macrocell's text, their nodes in their order (`squares(ofStates:)`,
+    /// `StateHashLife.gollySquares()`).
+    public static func string(forStateSquares squares: StateQuadTree, rule: String, generation: UInt64) -> String {
+        var text = "[M2] (tessera)\n#R \(rule)\n" + (generation > 0 ? "#G \(generation)\n" : "")
+        for node in squares.nodes {
+            let c = node.children
+            text += "\(node.level) \(c[0]) \(c[1]) \(c[2]) \(c[3])\n"
+        }
+        return text
+    }
+
+    /// The squares of `states`, whose top-left is at Golly (`left`, `top`), as Golly
+    /// writes them: children first, each once, under the root `string(forStates:)` says.
+    public static func squares(ofStates states: StateGrid, left: Int, top: Int) -> StateQuadTree {
         let occupied = states.occupied
-        guard let live = occupied.liveBounds else { return lines.text }
+        guard let live = occupied.liveBounds else { return StateQuadTree(nodes: [], left: 0, top: 0) }
         let span = CellBounds(left: left + live.x, top: top + live.y, width: live.width, height: live.height)
         let level = QuadTree.gollyRootLevel(holding: span, least: 2)
         let (rootLeft, rootTop) = QuadTree.gollyRootCorner(level: level)
+        var nodes: [StateQuadTree.Node] = [], numbers: [Int: [SIMD4<UInt32>: UInt32]] = [:]
         // The node of `level` whose corner is Golly (x, y): its number, 0 where empty.
-        func node(_ level: Int, _ x: Int, _ y: Int) -> Int {
+        func node(_ level: Int, _ x: Int, _ y: Int) -> UInt32 {
             let size = 1 << level
             let (gx, gy) = (x - left, y - top)
             let (x0, y0) = (max(gx, 0), max(gy, 0))
             let (x1, y1) = (min(gx + size, states.width), min(gy + size, states.height))
             guard x0 < x1, y0 < y1, !occupied.isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0) else { return 0 }
-            let children: [Int]
+            var children = SIMD4<UInt32>()
             if level == 1 {
-                children = [(0, 0), (1, 0), (0, 1), (1, 1)].map { dx, dy in
+                for (i, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].enumerated() {
                     let (cx, cy) = (gx + dx, gy + dy)
-                    return cx >= 0 && cy >= 0 && cx < states.width && cy < states.height ? states[cx, cy] : 0
+                    children[i] = cx >= 0 && cy >= 0 && cx < states.width && cy < states.height ? UInt32(states[cx, cy]) : 0
                 }
             } else {
                 let half = size / 2
-                children = [node(level - 1, x, y), node(level - 1, x + half, y), node(level - 1, x, y + half),
-                            node(level - 1, x + half, y + half)]
+                children = SIMD4(node(level - 1, x, y), node(level - 1, x + half, y), node(level - 1, x, y + half),
+                                 node(level - 1, x + half, y + half))
             }
-            return lines.branch(level: level, children: children)
+            if let known = numbers[level]?[children] { return known }
+            nodes.append(StateQuadTree.Node(level: level, children: children))
+            numbers[level, default: [:]][children] = UInt32(nodes.count)
+            return UInt32(nodes.count)
         }
         _ = node(level, rootLeft, rootTop)
-        return lines.text
+        return StateQuadTree(nodes: nodes, left: rootLeft, top: rootTop)
     }
 }

@@ -16,6 +16,10 @@ public struct Pattern: Sendable, Equatable {
     /// The state of each of `cells` (the same size), for a rule of more than two states,
     /// whose cells not in state 0 `cells` holds; nil for two states.
     public var states: StateGrid?
+    /// A macrocell's squares of more than two states where its cells are too many to
+    /// hold as a grid: `cells` and `states` are then empty, and only an engine that steps
+    /// the squares as they are (`StateHashLife`) runs it.
+    public var stateTree: StateQuadTree?
     /// Groups of live cells lying too far apart for one grid to hold them (a macrocell
     /// can place patterns a billion cells apart): each group in a grid of its own, placed
     /// from the pattern's top-left (`topLeft(on:)`). `cells` is then empty. A large
@@ -143,6 +147,7 @@ public struct Pattern: Sendable, Equatable {
         a.cells == b.cells && a.parts == b.parts && a.position?.x == b.position?.x && a.position?.y == b.position?.y
             && a.extent?.width == b.extent?.width && a.extent?.height == b.extent?.height
             && a.rule == b.rule && a.board == b.board && a.generation == b.generation && a.states == b.states
+            && a.stateTree == b.stateTree
     }
 }
 

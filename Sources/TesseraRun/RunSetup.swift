@@ -87,6 +87,11 @@ package struct RunSetup: Sendable {
         let unboundedByDefault = pattern != nil && board == nil && choices.size == nil
         let topology = choices.topology ?? board?.topology ?? (unboundedByDefault ? .infinite : .torus)
         let rule = choices.rule?.rule ?? pattern?.rule ?? .life
+        // A macrocell's squares run as they are by HashLife over a rule tree's states on the
+        // unbounded plane (`WholeBoard.ruleTree`); anywhere else, as cells.
+        if pattern?.stateTree != nil, topology != .infinite || board?.edges != nil || rule.tree == nil || choices.soup != nil {
+            pattern = try pattern?.withStatesMade()
+        }
         let shape: BoardShape
         // How the grid's edges meet where neither a torus's nor a plane's do: kept, unless
         // --topology names another.

@@ -79,6 +79,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     private let engine: Engine
+    private let rule: Rule
     /// The bounded grid, nil on the unbounded plane.
     private let board: BoardShape?
     /// How the edges meet, where a torus's or a plane's do not: a bounded grid's, or on
@@ -94,11 +95,15 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     private var cells: Cells
     /// Golly's coordinates of `cells[0, 0]`.
     private var origin: (x: Int, y: Int)
+    /// The cells as HashLife's squares, in place of `cells`, where the run started from a
+    /// macrocell's squares too many for a grid (`Pattern.stateTree`): stepped by HashLife
+    /// throughout, and read from the squares.
+    private var life: StateHashLife?
 
     /// The run's starting cells as `start` makes them from its live cells (`ones`: state
     /// 1, where there are states), with the pattern's own `states` laid over them.
-    init(_ setup: RunSetup, engine: Engine, start: (BitGrid) -> Cells, states: Cells?) throws {
-        (self.engine, generation) = (engine, setup.generation)
+    init(_ setup: RunSetup, engine: Engine, start: (BitGrid) -> Cells, states: Cells?, life: StateHashLife? = nil) throws {
+        (self.engine, rule, generation, self.life) = (engine, setup.rule, setup.generation, life)
         if setup.isUnbounded {
             board = nil
             edges = setup.shape.edges
@@ -120,6 +125,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     func advance(_ generations: UInt64) async throws {
+        if life != nil { return try stepSquares(generations) }
         guard let leap = engine.leap, board == nil, edges == nil, generations >= Self.leastLeap else {
             return try stepWindow(generations)
         }
@@ -136,6 +142,20 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             left -= leapt.done
         }
         try stepWindow(left)
+    }
+
+    /// Steps `life` by HashLife: steps of 16 generations doubling, as the count left
+    /// allows (`hashLife`), and its binary digits at the end.
+    private func stepSquares(_ generations: UInt64) throws {
+        var done: UInt64 = 0, exponent = 4
+        while done < generations {
+            try Task.checkCancellation()
+            let step = min(exponent, Int.bitWidth - 1 - (generations - done).leadingZeroBitCount)
+            life!.step(exponent: step)
+            done += 1 << UInt64(step)
+            generation += 1 << UInt64(step)
+            if step == exponent { exponent += 1 }
+        }
     }
 
     /// Steps the window (or the bounded board) `generations` generations.
@@ -233,13 +253,16 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     /// The cells in any state but 0.
-    func population() -> Int { cells.occupied.population }
+    func population() -> Int { life != nil ? life!.population() : cells.occupied.population }
     func fill() -> Double { 1 }
 
     // MARK: As viewers and files see it
 
     func extent() -> (x: Int, y: Int, width: Int, height: Int) {
         if let board { return (0, 0, board.width, board.height) }
+        if life != nil {
+            return Viewport.board(fitting: life!.liveBounds().map { CellBounds(left: $0.x, top: $0.y, width: $0.width, height: $0.height) })
+        }
         return Viewport.board(fitting: cells.occupied.liveBounds.map {
             CellBounds(left: origin.x + $0.x, top: origin.y + $0.y, width: $0.width, height: $0.height)
         })
@@ -251,19 +274,40 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// A dot is lit where a cell under it is in any state but 0. The viewport is a
     /// bounded grid's own coordinates, or Golly's.
     func frame(_ viewport: Viewport) -> BitGrid {
+        if life != nil { return life!.dots(in: viewport) }
         let (left, top) = board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
         return cells.occupied.dots(in: viewport, left: left, top: top)
     }
 
     func liveBounds() -> TileRect? { board == nil ? nil : cells.occupied.liveBounds }
-    func cells(in rect: TileRect) -> BitGrid { cells.occupied.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height) }
-    func collect() -> BitGrid { cells.occupied }
+    func cells(in rect: TileRect) throws -> BitGrid {
+        try checkHeldAsCells()
+        return cells.occupied.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+    }
+
+    func collect() throws -> BitGrid {
+        try checkHeldAsCells()
+        return cells.occupied
+    }
+
+    private func checkHeldAsCells() throws {
+        guard life == nil else {
+            throw TesseraError("this run's cells are held as HashLife's squares, too many for a grid", fix: "write them with --output")
+        }
+    }
 
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) throws {
         throw TesseraError("changing the cells of this rule's run is not supported yet", fix: "edit the pattern file")
     }
 
     func write(_ output: BoardOutput) async throws {
+        if var held = life {
+            // Read, not changed: the copy's squares are those of `life`.
+            let box = held.liveBounds().map { CellBounds(left: $0.x, top: $0.y, width: $0.width, height: $0.height) }
+            try output.write(statesIn: box, rule: rule, generation: generation,
+                             squares: { held.gollySquares() }, row: { held.forEachCell(inRow: $0, $1) })
+            return
+        }
         try await engine.write(output, cells, origin, board != nil, generation)
     }
 }
@@ -318,7 +362,18 @@ extension WholeBoard where Cells == StateGrid {
         }
         var leap: Leap?
         if quiet == 0 { leap = { try hashLife(tree, $0, from: $1, generations: $2, perGeneration: $3) } }
-        return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true, leap: leap) { try $0.step(tree, into: &$1, wraps: $2) }
+        // A macrocell's squares too many for a grid stay squares (`RunSetup` lets them
+        // through on the unbounded plane alone).
+        let life = try setup.pattern?.stateTree.map { squares in
+            guard squares.highestState < tree.states else {
+                throw TesseraError("the pattern has cells in state \(squares.highestState), past the \(tree.states) states of \(setup.rule)",
+                                   fix: "run it under its own rule, or one with more states")
+            }
+            return StateHashLife(tree: tree, squares: squares)
+        }
+        return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true, leap: leap, life: life) {
+            try $0.step(tree, into: &$1, wraps: $2)
+        }
     }
 
     /// Up to `generations` of the cells by HashLife (`StateHashLife`), as Golly's
@@ -356,7 +411,7 @@ extension WholeBoard where Cells == StateGrid {
     }
 
     private static func states(_ setup: RunSetup, reach: Int, changesAlone: Bool, tracksChanges: Bool = false,
-                               leap: Leap? = nil,
+                               leap: Leap? = nil, life: StateHashLife? = nil,
                                step: @escaping @Sendable (StateGrid, inout StateGrid, Bool) throws -> Void) throws -> WholeBoard<StateGrid> {
         let rule = setup.rule
         var engine = Engine(reach: reach, states: rule.states, changesAlone: changesAlone, step: step,
@@ -370,7 +425,7 @@ extension WholeBoard where Cells == StateGrid {
         engine.tracksChanges = tracksChanges
         engine.leap = leap
         return try WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: rule.states) },
-                              states: try setup.pattern?.states.map { try fitted($0, to: rule) })
+                              states: try setup.pattern?.states.map { try fitted($0, to: rule) }, life: life)
     }
 
     /// A pattern's states as the run's rule holds them: a file read under one rule and

@@ -25,7 +25,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .life106:
             roundTrip(try? PCLife.parse(text(bytes)))
         case .macrocell:
-            roundTrip(try? Macrocell.parse(text(bytes)))
+            roundTrip(try? Macrocell.parse(text(bytes)).withStatesMade())
         case .mcell:
             roundTrip(try? MCell.parse(text(bytes)))
         }

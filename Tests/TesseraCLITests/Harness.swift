@@ -95,7 +95,7 @@ enum Harness {
     /// places them (on a bounded grid, where a pattern with no position is centred).
     static func cells(ofPatternFile url: URL) throws -> Set<Cell> {
         var cells = Set<Cell>()
-        for part in try PatternFile.load(url.path).placedParts(on: .torus) {
+        for part in try PatternFile.load(url.path).withStatesMade().placedParts(on: .torus) {
             for y in 0..<part.cells.height {
                 for x in 0..<part.cells.width where part.cells[x, y] { cells.insert(Cell(x: part.left + x, y: part.top + y)) }
             }
@@ -148,7 +148,7 @@ enum Harness {
     /// A file's cells with their states, moved so that their box starts at (0, 0); a
     /// two-state file's as states 0 and 1.
     static func statesShape(of file: URL) throws -> [[Int]] {
-        let pattern = try PatternFile.load(file.path)
+        let pattern = try PatternFile.load(file.path).withStatesMade()
         if let states = pattern.states, let box = states.occupied.liveBounds {
             return (box.y..<box.y + box.height).map { y in (box.x..<box.x + box.width).map { states[$0, y] } }
         }

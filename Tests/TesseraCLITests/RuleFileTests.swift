@@ -140,6 +140,27 @@ import TesseraPatterns
         }
     }
 
+    /// Goucher's Codd replicator, 7562569x819 cells of states, too many for a grid: its
+    /// squares run as they are, to bgolly's macrocell line for line, at 0 generations and
+    /// 100; on a bounded grid, which would need its cells, it is refused in one line.
+    @Test func aMacrocellTooLargeForAGridRunsAsSquares() throws {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("goucher.mc.gz")
+        try FileManager.default.copyItem(atPath: "\(Self.patterns)/Self-Rep/Codd/Goucher-replicator.mc.gz", toPath: input.path)
+        for generations in [0, 100] {
+            let (ours, theirs) = (dir.appendingPathComponent("ours.mc"), dir.appendingPathComponent("golly.mc"))
+            let run = try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--output", ours.path])
+            #expect(run.status == 0 && run.stdout.contains("population 57360"), "\(run.stdout)\(run.stderr)")
+            #expect(try Harness.run(bgolly, ["-q", "-q"] + Self.rules + ["-m", "\(generations)", "-o", theirs.path, input.path]).status == 0)
+            let lines = { (file: URL) in try String(contentsOf: file, encoding: .utf8).split(separator: "\n").dropFirst() }
+            #expect(try lines(ours) == lines(theirs), "\(generations) generations")
+        }
+        let bounded = try Harness.tessera(["run", input.path, "--generations", "10", "--rule", "Codd2:T100,100"])
+        #expect(bounded.status == 2 && bounded.stderr.contains("past the") && bounded.stderr.split(separator: "\n").count == 1,
+                "\(bounded.stderr)")
+    }
+
     /// What cannot run gets one line and exit status 2: a rule file's rule on workers, a
     /// Klein bottle on tiles, a rule file that is not there, one that does not parse.
     @Test func refusalsNameTheProblem() throws {

@@ -1,6 +1,7 @@
 import Testing
 import TesseraCore
 @testable import TesseraHashLife
+import TesseraPatterns
 
 /// HashLife over a rule tree's states against the same tree stepping a board whole,
 /// process-free: soups of every state, steps of one generation to 2^5, in orders that
@@ -63,5 +64,48 @@ import TesseraCore
         var dying = StateHashLife(tree: tree, grid: lone, left: 0, top: 0)
         dying.step(exponent: 2)
         #expect(dying.liveBounds() == nil)
+    }
+
+    /// A macrocell's squares taken as they are (`Pattern.stateTree`) read back as the
+    /// same squares, node for node, wherever Golly's root lies from HashLife's after
+    /// steps; their population, rows, box and a viewer's dots are those of the cells
+    /// made into a grid (`withStatesMade`).
+    @Test(arguments: [[], [0], [2, 0, 3], [4, 4]])
+    func squaresReadBackAsGollyWritesThem(exponents: [Int]) throws {
+        let tree = try #require(VonNeumannRules.tree(named: "JvN29"))
+        var grid = Self.soup(40, states: 29, seed: 7)
+        for x in 0..<40 { grid[x, 20] = 9 + x % 4 }
+        // Stepped as a grid first, then its macrocell read back as squares.
+        var stepped = StateHashLife(tree: tree, grid: grid, left: -13, top: 5)
+        for exponent in exponents { stepped.step(exponent: exponent) }
+        var cells = StateGrid(width: 0, height: 0, states: 29), origin = (x: 0, y: 0)
+        if let box = stepped.liveBounds() {
+            cells = StateGrid(width: box.width, height: box.height, states: 29)
+            origin = (box.x, box.y)
+            stepped.forEachCell { x, y, state in cells[x - box.x, y - box.y] = state }
+        }
+        let text = Macrocell.string(forStates: cells, left: origin.x, top: origin.y, rule: "JvN29", generation: 0)
+        #expect(Macrocell.string(forStateSquares: stepped.gollySquares(), rule: "JvN29", generation: 0) == text)
+        let pattern = try Macrocell.parse(text)
+        let squares = try #require(pattern.stateTree)
+        var life = StateHashLife(tree: tree, squares: squares)
+        #expect(life.gollySquares() == squares)
+        let made = try pattern.withStatesMade()
+        let states = try #require(made.states), position = try #require(made.position)
+        #expect(life.population() == made.cells.population)
+        if let box = life.liveBounds() {
+            #expect(box == (x: position.x, y: position.y, width: states.width, height: states.height))
+            for y in box.y..<box.y + box.height {
+                var row: [Int] = []
+                life.forEachCell(inRow: y) { x, state in row += [x - box.x, state] }
+                let expected = (0..<states.width).filter { states[$0, y - box.y] != 0 }.flatMap { [$0, states[$0, y - box.y]] }
+                #expect(row == expected, "row \(y)")
+            }
+            for cellsPerDot in [1, 3, 16] {
+                let view = Viewport(x: box.x - 5, y: box.y + 2, cellsPerDot: cellsPerDot, width: 30, height: 20)
+                #expect(life.dots(in: view) == made.cells.dots(in: view, left: view.x - position.x, top: view.y - position.y),
+                        "\(cellsPerDot) cells a dot")
+            }
+        }
     }
 }

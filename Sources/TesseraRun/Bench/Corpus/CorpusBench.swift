@@ -75,7 +75,13 @@ package struct CorpusBench: Sendable {
             (row.outcome, row.note) = (.unchecked, "results of \(size >> 20) MiB differ in their bytes, too large to compare cell by cell here")
             return row
         }
-        let comparison = try CellComparison(PatternFile.load(output), PatternFile.load(reference.output))
+        let comparison: CellComparison
+        do {
+            comparison = try CellComparison(PatternFile.load(output).withStatesMade(), PatternFile.load(reference.output).withStatesMade())
+        } catch let error as TesseraError {
+            (row.outcome, row.note) = (.unchecked, "results differ in their bytes, and cannot be compared cell by cell here: \(error.description)")
+            return row
+        }
         row.population = comparison.population
         row.outcome = comparison.same ? .matched : .differs
         row.note = comparison.how
@@ -87,10 +93,13 @@ package struct CorpusBench: Sendable {
     static let largestCompared = 16 << 20
 
     /// The format each program writes its result in: a macrocell's as a macrocell where
-    /// the program is Tessera or bgolly's HashLife (a 2^20-generation W22 is 4.6 billion
-    /// cells, hundreds of MB of RLE, and 10891 nodes), else RLE.
+    /// the program is Tessera or one of bgolly's HashLifes (HashLife, RuleLoader, JvN: a
+    /// 2^20-generation W22 is 4.6 billion cells, hundreds of MB of RLE, and 10891 nodes;
+    /// Goucher's Codd replicator 6 billion cells of states, too many for a grid to
+    /// compare), else RLE.
     static func resultFormat(of input: String, engine: CorpusFile.Engine?) -> String {
-        Files.uncompressedName(of: input).lowercased().hasSuffix(".mc") && (engine == nil || engine == .hashLife) ? "mc" : "rle"
+        let hashed: [CorpusFile.Engine?] = [nil, .hashLife, .ruleLoader, .jvn]
+        return Files.uncompressedName(of: input).lowercased().hasSuffix(".mc") && hashed.contains(engine) ? "mc" : "rle"
     }
 
     /// An RLE's rows (what follows its header), a macrocell's nodes (what follows its

@@ -1,0 +1,25 @@
+/// The squares of a macrocell of more than two states, as its file gives them: what a
+/// HashLife over a rule tree's states takes as it is, where the cells would be too many
+/// to hold as a grid (Goucher's Codd replicator: 7562569x819 cells, 22 thousand squares).
+public struct StateQuadTree: Sendable, Equatable {
+    public struct Node: Sendable, Equatable {
+        public let level: Int
+        /// Level 1: the four cells' states, nw, ne, sw, se; above: the quadrants as
+        /// numbers of earlier nodes, from 1, 0 where a quadrant is empty.
+        public let children: SIMD4<UInt32>
+
+        public init(level: Int, children: SIMD4<UInt32>) { (self.level, self.children) = (level, children) }
+    }
+
+    /// Children before parents; the last is the root.
+    public let nodes: [Node]
+    /// Golly's coordinates of the root's top-left cell.
+    public let left: Int, top: Int
+
+    public init(nodes: [Node], left: Int, top: Int) { (self.nodes, self.left, self.top) = (nodes, left, top) }
+
+    /// The highest state a cell holds.
+    public var highestState: Int {
+        Int(nodes.lazy.filter { $0.level == 1 }.map { $0.children.max() }.max() ?? 0)
+    }
+}
