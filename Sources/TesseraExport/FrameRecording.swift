@@ -6,7 +6,8 @@ import TesseraCluster
 import TesseraCore
 
 /// `--frames DIR` and `--gif FILE`: the whole board (or the unbounded plane's live cells)
-/// every `every` generations, reduced inside the tiles to at most 1024 dots a side.
+/// every `every` generations, reduced inside the tiles to at most 1024 dots a side; a
+/// rule of more states in a colour a state, where the run shows them.
 package struct FrameRecording: Sendable {
     package static let maxFrames: UInt64 = 100_000
 
@@ -73,11 +74,18 @@ package struct FrameRecording: Sendable {
         let animation = try gif.map { try GIFAnimation(path: $0, width: canvas.dots, height: canvas.rows, scale: scale) }
         var done: UInt64 = 0, index = 0
         while true {
-            let dots = try await cluster.frame(await view())
+            let viewport = await view()
+            let dots = try await cluster.frame(viewport)
+            let states = try await cluster.stateFrame(viewport)
             if let folder {
-                try ImageFiles.writePNG(dots, scale: scale, to: folder + String(cFormat: "/frame-%06d.png", index))
+                let path = folder + String(cFormat: "/frame-%06d.png", index)
+                if let states {
+                    try ImageFiles.writePNG(states: states.dots, width: dots.width, states: states.states, scale: scale, to: path)
+                } else {
+                    try ImageFiles.writePNG(dots, scale: scale, to: path)
+                }
             }
-            try animation?.add(dots)
+            try animation?.add(dots, states: states)
             index += 1
             guard done < generations else { break }
             let step = min(every, generations - done)

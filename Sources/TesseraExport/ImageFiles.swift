@@ -3,8 +3,61 @@ import CPNG
 import FoundationEssentials
 import TesseraCore
 
-/// Board frames as image files, through libpng and giflib: live cells black on white.
+/// Board frames as image files, through libpng and giflib: live cells black on white;
+/// cells of more states in a colour each (`palette`).
 package enum ImageFiles {
+    /// A colour (red, green, blue) for each of `states` states: 0 white, 1 black as two
+    /// states are, and the rest around the colour wheel from red to magenta, so that
+    /// neighbouring states differ and the same state is the same colour in every frame.
+    package static func palette(states: Int) -> [(UInt8, UInt8, UInt8)] {
+        var colours: [(UInt8, UInt8, UInt8)] = [(255, 255, 255), (0, 0, 0)]
+        let others = max(1, states - 2)
+        for state in 2..<max(2, states) {
+            // Hue in sixths of the wheel, 5/6 at most; full saturation, value 0.85.
+            let hue = 5.0 * Double(state - 2) / Double(others), sector = Int(hue), f = hue - Double(sector)
+            let (v, q, t) = (0.85, 0.85 * (1 - f), 0.85 * f)
+            let (r, g, b): (Double, Double, Double) = switch sector {
+            case 0: (v, t, 0)
+            case 1: (q, v, 0)
+            case 2: (0, v, t)
+            case 3: (0, q, v)
+            default: (t, 0, v)
+            }
+            colours.append((UInt8(r * 255), UInt8(g * 255), UInt8(b * 255)))
+        }
+        return colours
+    }
+
+    /// Pixels of state numbers, `scale`×`scale` per dot of `dots` (`width` a row).
+    static func statePixels(_ dots: [UInt8], width: Int, scale: Int) -> [UInt8] {
+        let height = dots.count / max(1, width), rowWidth = width * scale
+        var pixels = [UInt8](repeating: 0, count: rowWidth * height * scale)
+        for y in 0..<height {
+            for x in 0..<width where dots[y * width + x] != 0 {
+                for dy in 0..<scale {
+                    let row = (y * scale + dy) * rowWidth + x * scale
+                    for dx in 0..<scale { pixels[row + dx] = dots[y * width + x] }
+                }
+            }
+        }
+        return pixels
+    }
+
+    /// A PNG of dots in states (`ClusterDriver.stateFrame`), in `palette(states:)`'s
+    /// colours.
+    package static func writePNG(states dots: [UInt8], width: Int, states: Int, scale: Int = 1, to path: String) throws {
+        let colours = palette(states: min(states, 256))
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(dots.count * 3 * scale * scale)
+        for state in statePixels(dots, width: width, scale: scale) {
+            let colour = colours[min(Int(state), colours.count - 1)]
+            rgb.append(colour.0)
+            rgb.append(colour.1)
+            rgb.append(colour.2)
+        }
+        try write(pixels: rgb, format: UInt32(PNG_FORMAT_RGB), width: width * scale, height: dots.count / max(1, width) * scale, to: path)
+    }
+
     /// 8-bit grey pixels, `scale`×`scale` per dot.
     static func pixels(_ dots: BitGrid, scale: Int) -> [UInt8] {
         let width = dots.width * scale
@@ -24,15 +77,19 @@ package enum ImageFiles {
     /// bytes through `AtomicFile`, which names the system's reason when a write fails
     /// ("No space left on device"; libpng's own file writer says only "Write Error").
     package static func writePNG(_ dots: BitGrid, scale: Int = 1, to path: String) throws {
+        try write(pixels: pixels(dots, scale: scale), format: UInt32(PNG_FORMAT_GRAY), width: dots.width * scale,
+                  height: dots.height * scale, to: path)
+    }
+
+    private static func write(pixels: [UInt8], format: UInt32, width: Int, height: Int, to path: String) throws {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
-        image.width = UInt32(dots.width * scale)
-        image.height = UInt32(dots.height * scale)
-        image.format = UInt32(PNG_FORMAT_GRAY)
-        let pixels = pixels(dots, scale: scale)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = format
         // Deflate's worst case is the raw rows (a filter byte each) and a little; a
         // first guess too small is answered with the size needed.
-        var size = png_alloc_size_t(pixels.count + dots.height * scale + pixels.count / 64 + 4096)
+        var size = png_alloc_size_t(pixels.count + height + pixels.count / 64 + 4096)
         var bytes: [UInt8] = []
         var ok: Int32 = 0
         for _ in 0..<2 where ok == 0 {
@@ -95,13 +152,28 @@ package final class GIFAnimation {
         TesseraError("cannot write \(path) (\(what))", fix: "check the disk and the folder")
     }
 
-    package func add(_ dots: BitGrid) throws {
+    /// Adds a frame: `dots`, or where given, the same dots in their states, in
+    /// `ImageFiles.palette(states:)`'s colours (a colour map of the frame's own).
+    package func add(_ dots: BitGrid, states: (dots: [UInt8], states: Int)? = nil) throws {
         guard let file else { throw failure("already finished") }
         var control: [UInt8] = [0, UInt8(delay & 0xFF), UInt8(delay >> 8), 0]
+        var pixels: [GifPixelType]
+        var map: UnsafeMutablePointer<ColorMapObject>? = nil
+        defer { if map != nil { GifFreeMapObject(map) } }
+        if let states {
+            // A colour map's size is a power of two, 256 at most.
+            var colours = ImageFiles.palette(states: min(states.states, 256)).map { GifColorType(Red: $0.0, Green: $0.1, Blue: $0.2) }
+            var size = 2
+            while size < colours.count { size *= 2 }
+            colours += Array(repeating: GifColorType(Red: 0, Green: 0, Blue: 0), count: size - colours.count)
+            map = GifMakeMapObject(Int32(size), &colours)
+            pixels = ImageFiles.statePixels(states.dots, width: width, scale: scale)
+        } else {
+            pixels = ImageFiles.pixels(dots, scale: scale).map { $0 == 0 ? GifPixelType(1) : GifPixelType(0) }
+        }
         guard EGifPutExtension(file, GRAPHICS_EXT_FUNC_CODE, 4, &control) == GIF_OK,
-              EGifPutImageDesc(file, 0, 0, Int32(width * scale), Int32(height * scale), false, nil) == GIF_OK
+              EGifPutImageDesc(file, 0, 0, Int32(width * scale), Int32(height * scale), false, map) == GIF_OK
         else { throw failure("frame header") }
-        var pixels = ImageFiles.pixels(dots, scale: scale).map { $0 == 0 ? GifPixelType(1) : GifPixelType(0) }
         let rowWidth = width * scale
         for row in 0..<(height * scale) {
             let ok = pixels.withUnsafeMutableBufferPointer {

@@ -15,6 +15,8 @@ protocol LocalUniverse: Actor {
     /// The tiles, columns × rows, as a frame names them: (count, 0) for a sparse map.
     var tiles: (columns: Int, rows: Int) { get }
     func frame(_ viewport: Viewport) async throws -> BitGrid
+    /// The same frame's dots in their states, and how many the rule has; nil for two.
+    func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)?
     /// Whether viewers may change the cells: on a bounded board.
     nonisolated var isEditable: Bool { get }
     /// Where a bounded board's cells live.
@@ -33,6 +35,10 @@ protocol LocalUniverse: Actor {
 
 /// A run in this process as its viewers and frame recordings drive it: no workers, no
 /// coordinator; viewers attach to `pump`'s viewer socket, if any.
+extension LocalUniverse {
+    func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? { nil }
+}
+
 struct LocalDriver: ClusterDriver {
     let universe: any LocalUniverse
     let pump: MessagePump?
@@ -47,6 +53,7 @@ struct LocalDriver: ClusterDriver {
 
     func advance(_ generations: UInt64) async throws { try await universe.advance(generations) }
     func frame(_ viewport: Viewport) async throws -> BitGrid { try await universe.frame(viewport) }
+    func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? { try await universe.stateFrame(viewport) }
     func collect() async throws -> BitGrid { try await universe.collect() }
 
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {

@@ -24,6 +24,8 @@ protocol BoardCells: Sendable {
     /// Whether a cell in any state but 0 lies within `reach` of an edge, read from the
     /// edges alone.
     func reachesEdge(_ reach: Int) -> Bool
+    /// A frame's dots in states (`StateGrid.stateDots`); nil for cells of two states.
+    func dotsInStates(_ view: Viewport, left: Int, top: Int) -> [UInt8]?
 }
 
 extension BitGrid: BoardCells {
@@ -37,6 +39,7 @@ extension BitGrid: BoardCells {
     mutating func markEdgesChanged(reach: Int) {}
     mutating func placeChanges(of part: BitGrid, atX x: Int, y: Int) {}
     func reachesEdge(_ reach: Int) -> Bool { GrowingWindow.reachesEdge(self, reach: reach) }
+    func dotsInStates(_ view: Viewport, left: Int, top: Int) -> [UInt8]? { nil }
 }
 
 extension StateGrid: BoardCells {
@@ -46,6 +49,9 @@ extension StateGrid: BoardCells {
         set { self[x, y] = newValue }
     }
     func reachesEdge(_ reach: Int) -> Bool { planes.contains { GrowingWindow.reachesEdge($0, reach: reach) } }
+    func dotsInStates(_ view: Viewport, left: Int, top: Int) -> [UInt8]? {
+        planes.count > 1 ? stateDots(in: view, left: left, top: top) : nil
+    }
 }
 
 /// A family with an engine of its own, in this process (Golly's ltlalgo and
@@ -277,6 +283,14 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         if life != nil { return life!.dots(in: viewport) }
         let (left, top) = board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
         return cells.occupied.dots(in: viewport, left: left, top: top)
+    }
+
+    /// The frame's dots in their states, for a family of more than two; nil for two, and
+    /// where the cells are HashLife's squares (shown as dots alone).
+    func stateFrame(_ viewport: Viewport) -> (dots: [UInt8], states: Int)? {
+        guard life == nil, engine.states > 2 else { return nil }
+        let (left, top) = board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
+        return cells.dotsInStates(viewport, left: left, top: top).map { ($0, engine.states) }
     }
 
     func liveBounds() -> TileRect? { board == nil ? nil : cells.occupied.liveBounds }

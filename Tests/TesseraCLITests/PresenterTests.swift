@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
-import TesseraWire
+import TesseraExport
 import TesseraWire
 
 @Suite(.serialized) struct PresenterTests {
@@ -67,6 +67,32 @@ import TesseraWire
             let failed = try Harness.tessera(["run", "glider", "--size", "32x32"] + bad)
             #expect(failed.status == 2 && failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
         }
+    }
+
+    /// A rule of more states is drawn a colour a state: a Generations board's PNG frames
+    /// are RGB (a two-state board's grey), and each GIF frame brings a colour map of its
+    /// own; the palette keeps 0 white and 1 black, as two states are drawn, and gives
+    /// every other state a colour of its own.
+    @Test func framesOfMoreStatesAreInColour() throws {
+        let dir = try Harness.temporaryDirectory()
+        let result = try Harness.tessera(["run", "--soup", "0.4", "--size", "48x48", "--rule", "345/3/6", "--generations", "4",
+                                          "--every", "2", "--frames", dir.appendingPathComponent("frames").path,
+                                          "--gif", dir.appendingPathComponent("soup.gif").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let png = [UInt8](try Data(contentsOf: dir.appendingPathComponent("frames/frame-000002.png")))
+        // IHDR: the colour type follows the width, height and bit depth; 2 is RGB.
+        #expect(png.count > 25 && png[25] == 2, "an RGB PNG")
+        let gif = [UInt8](try Data(contentsOf: dir.appendingPathComponent("soup.gif")))
+        // An image descriptor (0x2C) whose packed byte sets the local colour table's flag.
+        let descriptors = (8..<(gif.count - 10)).filter { gif[$0] == 0x2C && gif[$0 + 9] & 0x80 != 0 && gif[$0 - 8] == 0x21 && gif[$0 - 7] == 0xF9 }
+        #expect(descriptors.count == 3, "a colour map a frame")
+        let palette = ImageFiles.palette(states: 6)
+        #expect(palette.count == 6 && palette[0] == (255, 255, 255) && palette[1] == (0, 0, 0))
+        #expect(Set(palette.map { [$0.0, $0.1, $0.2] }).count == 6)
+        let twoState = try Harness.tessera(["run", "glider", "--size", "32x32", "--generations", "1",
+                                            "--frames", dir.appendingPathComponent("grey").path])
+        let grey = [UInt8](try Data(contentsOf: dir.appendingPathComponent("grey/frame-000000.png")))
+        #expect(twoState.status == 0 && grey[25] == 0, "a grey PNG")
     }
 
     /// A run in this process (`--workers 0`) records the frames workers record, byte for

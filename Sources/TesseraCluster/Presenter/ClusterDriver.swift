@@ -19,6 +19,9 @@ package protocol ClusterDriver: Sendable {
     var population: Int { get async }
     func advance(_ generations: UInt64) async throws
     func frame(_ viewport: Viewport) async throws -> BitGrid
+    /// The same frame's dots in their states (a byte a dot, 0 for none), and how many the
+    /// rule has, where it has more than two and the run shows them; nil otherwise.
+    func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)?
     func collect() async throws -> BitGrid
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws
     /// What viewers send, in arrival order.
@@ -28,6 +31,7 @@ package protocol ClusterDriver: Sendable {
 
 extension ClusterDriver {
     package var isEditable: Bool { true }
+    package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? { nil }
 }
 
 extension Coordinator: ClusterDriver {
