@@ -60,6 +60,10 @@ let package = Package(
             dependencies: ["TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraHashLife", "TesseraCluster", "TesseraViewer",
                            "TesseraExport"]
         ),
+        // The benches: the kernel, scaling sweeps, the workload suite and Golly's corpus,
+        // each side by side with bgolly where it runs the same thing.
+        .target(name: "TesseraBench", dependencies: ["TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraCluster",
+                                                     "TesseraWire", "TesseraRun"]),
         // The fuzzers' targets (underscored: for the fuzzers and tests, no API), and the
         // binary that is a libFuzzer target or a replayer (Tests/Fuzz/run.sh builds it).
         .target(name: "_TesseraFuzzTargets", dependencies: ["TesseraCore", "TesseraPatterns", "TesseraWire"]),
@@ -67,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "tessera",
             dependencies: [
-                "TesseraCore", "TesseraPatterns", "TesseraWire", "TesseraCluster", "TesseraViewer", "TesseraRun",
+                "TesseraCore", "TesseraPatterns", "TesseraWire", "TesseraCluster", "TesseraViewer", "TesseraRun", "TesseraBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The Swift runtime is linked in release builds only: the tests' binary, which
@@ -89,7 +93,7 @@ let package = Package(
         // With the fuzzers' corpora (Tests/Fuzz), replayed through the fuzz targets.
         .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "_TesseraFuzzTargets"]),
         // The coordinator's state machine and the run's library parts, with no process and no socket.
-        .testTarget(name: "TesseraClusterTests", dependencies: ["TesseraCluster", "TesseraWire", "TesseraRun"]),
+        .testTarget(name: "TesseraClusterTests", dependencies: ["TesseraCluster", "TesseraWire", "TesseraRun", "TesseraBench"]),
         .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraWire", "CZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]

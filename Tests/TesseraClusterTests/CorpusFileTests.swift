@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import TesseraBench
 @testable import TesseraRun
 
 /// Which bgolly engine runs a corpus file's rule, and where the file says what its rule is.

@@ -4,6 +4,7 @@ import TesseraCore
 import TesseraPatterns
 import TesseraWire
 @testable import TesseraCluster
+@testable import TesseraBench
 @testable import TesseraRun
 
 /// The run library's pure parts: sweep rows, the progress line's words, the setup.

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import TesseraCluster
 import TesseraCore
+import TesseraBench
 import TesseraRun
 
 /// `tessera bench corpus`: every pattern file of some folders, Tessera beside bgolly.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import TesseraCore
+import TesseraBench
 import TesseraRun
 
 struct KernelBenchCommand: AsyncParsableCommand {

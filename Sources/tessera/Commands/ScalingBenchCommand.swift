@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import TesseraCluster
 import TesseraCore
+import TesseraBench
 import TesseraRun
 import TesseraWire
 

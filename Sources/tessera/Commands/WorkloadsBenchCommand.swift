@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import TesseraCluster
 import TesseraCore
+import TesseraBench
 import TesseraRun
 
 /// `tessera bench workloads`: a named suite, whole processes, side by side with bgolly.

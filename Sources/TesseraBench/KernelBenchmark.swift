@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraRun
 import TesseraTiles
 
 /// One core stepping an N×N torus soup as one tile, in this process.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TesseraRun
 
 /// A row of a bench's results, written as CSV and as JSON with the same columns, in
 /// `Columns` order, units in their names.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import TesseraCore
 import TesseraPatterns
+import TesseraRun
 
 /// Golly's `bgolly` run on the same board, to measure it side by side.
 package enum GollyReference {

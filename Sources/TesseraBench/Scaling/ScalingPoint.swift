@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TesseraCluster
 import TesseraCore
+import TesseraRun
 
 /// One point of a scaling sweep: a worker count (and halo depth) run `repeat` times,
 /// as a row of `results.csv` and an object of `results.json`, units in the names.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import TesseraRun
 
 /// Each compared file's speed-up over the faster bgolly engine, files in order of it,
 /// on a log scale with the line of equal speed, as SVG: red where the cells differ.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TesseraRun
 
 /// One pattern file run for the same generations by Tessera and by bgolly (each of the
 /// engines that runs its rule, the faster one reported), whole processes, with the

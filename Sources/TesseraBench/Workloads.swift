@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TesseraCore
 import TesseraPatterns
+import TesseraRun
 
 /// One workload of `tessera bench workloads`: a pattern file, how far to run it, and
 /// which of Golly's algorithms to measure beside Tessera.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TesseraRun
 
 /// Speed-up (left axis) and efficiency (right axis) against workers, with the ideal
 /// speed-up line, as SVG.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TesseraCore
+import TesseraRun
 
 /// A pattern file of a corpus, and the bgolly engines that run its rule.
 package struct CorpusFile: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TesseraCluster
 import TesseraCore
+import TesseraRun
 import TesseraTiles
 import TesseraWire
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TesseraCore
+import TesseraRun
 
 /// One workload measured: whole processes, wall time from start to exit, Tessera and
 /// Golly's bgolly on the same file in the same run. A row of `workloads.csv` and of

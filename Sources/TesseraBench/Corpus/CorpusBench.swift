@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import TesseraCore
 import TesseraPatterns
+import TesseraRun
 
 /// Runs a corpus's files as a user would, `tessera run FILE --generations N` beside
 /// `bgolly -a ENGINE -m N FILE` for each engine that runs the file's rule, whole

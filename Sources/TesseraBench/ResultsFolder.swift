@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TesseraCore
+import TesseraRun
 
 /// The `--out` folder of a bench: checked before any run, made only when there are results.
 package enum ResultsFolder {
