@@ -4,30 +4,8 @@ import FoundationEssentials
 import TesseraCore
 
 /// Board frames as image files, through libpng and giflib: live cells black on white;
-/// cells of more states in a colour each (`palette`).
+/// cells of more states in a colour each (`StatePalette`).
 package enum ImageFiles {
-    /// A colour (red, green, blue) for each of `states` states: 0 white, 1 black as two
-    /// states are, and the rest around the colour wheel from red to magenta, so that
-    /// neighbouring states differ and the same state is the same colour in every frame.
-    package static func palette(states: Int) -> [(UInt8, UInt8, UInt8)] {
-        var colours: [(UInt8, UInt8, UInt8)] = [(255, 255, 255), (0, 0, 0)]
-        let others = max(1, states - 2)
-        for state in 2..<max(2, states) {
-            // Hue in sixths of the wheel, 5/6 at most; full saturation, value 0.85.
-            let hue = 5.0 * Double(state - 2) / Double(others), sector = Int(hue), f = hue - Double(sector)
-            let (v, q, t) = (0.85, 0.85 * (1 - f), 0.85 * f)
-            let (r, g, b): (Double, Double, Double) = switch sector {
-            case 0: (v, t, 0)
-            case 1: (q, v, 0)
-            case 2: (0, v, t)
-            case 3: (0, q, v)
-            default: (t, 0, v)
-            }
-            colours.append((UInt8(r * 255), UInt8(g * 255), UInt8(b * 255)))
-        }
-        return colours
-    }
-
     /// Pixels of state numbers, `scale`×`scale` per dot of `dots` (`width` a row).
     static func statePixels(_ dots: [UInt8], width: Int, scale: Int) -> [UInt8] {
         let height = dots.count / max(1, width), rowWidth = width * scale
@@ -43,10 +21,9 @@ package enum ImageFiles {
         return pixels
     }
 
-    /// A PNG of dots in states (`ClusterDriver.stateFrame`), in `palette(states:)`'s
-    /// colours.
+    /// A PNG of dots in states (`ClusterDriver.stateFrame`), in `StatePalette`'s colours.
     package static func writePNG(states dots: [UInt8], width: Int, states: Int, scale: Int = 1, to path: String) throws {
-        let colours = palette(states: min(states, 256))
+        let colours = StatePalette.colours(states: min(states, 256))
         var rgb: [UInt8] = []
         rgb.reserveCapacity(dots.count * 3 * scale * scale)
         for state in statePixels(dots, width: width, scale: scale) {
@@ -153,7 +130,7 @@ package final class GIFAnimation {
     }
 
     /// Adds a frame: `dots`, or where given, the same dots in their states, in
-    /// `ImageFiles.palette(states:)`'s colours (a colour map of the frame's own).
+    /// `StatePalette.colours(states:)`'s colours (a colour map of the frame's own).
     package func add(_ dots: BitGrid, states: (dots: [UInt8], states: Int)? = nil) throws {
         guard let file else { throw failure("already finished") }
         var control: [UInt8] = [0, UInt8(delay & 0xFF), UInt8(delay >> 8), 0]
@@ -162,7 +139,7 @@ package final class GIFAnimation {
         defer { if map != nil { GifFreeMapObject(map) } }
         if let states {
             // A colour map's size is a power of two, 256 at most.
-            var colours = ImageFiles.palette(states: min(states.states, 256)).map { GifColorType(Red: $0.0, Green: $0.1, Blue: $0.2) }
+            var colours = StatePalette.colours(states: min(states.states, 256)).map { GifColorType(Red: $0.0, Green: $0.1, Blue: $0.2) }
             var size = 2
             while size < colours.count { size *= 2 }
             colours += Array(repeating: GifColorType(Red: 0, Green: 0, Blue: 0), count: size - colours.count)

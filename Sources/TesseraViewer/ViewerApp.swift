@@ -167,7 +167,8 @@ package struct ViewerApp {
         if showHelp {
             lines = Self.help
         } else if let frame {
-            lines = Braille.lines(frame.dots, columns: columns, rows: boardRows, cursor: cursor)
+            lines = Braille.lines(frame.dots, columns: columns, rows: boardRows, cursor: cursor, states: frame.states,
+                                  stateCount: frame.stateCount)
         } else {
             lines = ["connecting…"]
         }

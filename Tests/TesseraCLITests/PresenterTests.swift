@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TesseraCore
 import TesseraExport
+import TesseraViewer
 import TesseraWire
 
 @Suite(.serialized) struct PresenterTests {
@@ -86,13 +87,34 @@ import TesseraWire
         // An image descriptor (0x2C) whose packed byte sets the local colour table's flag.
         let descriptors = (8..<(gif.count - 10)).filter { gif[$0] == 0x2C && gif[$0 + 9] & 0x80 != 0 && gif[$0 - 8] == 0x21 && gif[$0 - 7] == 0xF9 }
         #expect(descriptors.count == 3, "a colour map a frame")
-        let palette = ImageFiles.palette(states: 6)
+        let palette = StatePalette.colours(states: 6)
         #expect(palette.count == 6 && palette[0] == (255, 255, 255) && palette[1] == (0, 0, 0))
         #expect(Set(palette.map { [$0.0, $0.1, $0.2] }).count == 6)
         let twoState = try Harness.tessera(["run", "glider", "--size", "32x32", "--generations", "1",
                                             "--frames", dir.appendingPathComponent("grey").path])
         let grey = [UInt8](try Data(contentsOf: dir.appendingPathComponent("grey/frame-000000.png")))
         #expect(twoState.status == 0 && grey[25] == 0, "a grey PNG")
+    }
+
+    /// A viewer of a rule of more states gets its frames' states, a byte a dot, and
+    /// draws each braille character in the colour of its lowest state (state 1 in the
+    /// terminal's own).
+    @Test func aViewerOfMoreStatesGetsTheirColours() throws {
+        let run = try RunningTessera(["run", "--soup", "0.4", "--size", "64x64", "--rule", "345/3/6",
+                                      "--generations", "100000000000", "--view-listen", "tcp://127.0.0.1:*"])
+        let endpoint = try run.viewerEndpoint()
+        let view = Viewport(x: 0, y: 0, cellsPerDot: 1, width: 64, height: 64)
+        let frame = try #require(try ScriptedViewer.watch(endpoint, frames: 1, viewport: view).first)
+        kill(run.pid, SIGTERM)
+        _ = run.wait(timeout: 10)
+        #expect(frame.stateCount == 6 && frame.states.count == 64 * 64)
+        #expect((0..<(64 * 64)).allSatisfy { (frame.states[$0] != 0) == frame.dots[$0 % 64, $0 / 64] })
+        let lines = Braille.lines(frame.dots, columns: 32, rows: 16, states: frame.states, stateCount: frame.stateCount)
+        #expect(lines.contains { $0.contains("\u{1B}[38;2;") }, "a coloured character")
+        var dots = BitGrid(width: 4, height: 4)
+        dots[0, 0] = true
+        #expect(Braille.lines(dots, columns: 2, rows: 1, states: [1] + Array(repeating: 0, count: 15), stateCount: 6)
+                    == Braille.lines(dots, columns: 2, rows: 1), "state 1 as two states are drawn")
     }
 
     /// A run in this process (`--workers 0`) records the frames workers record, byte for

@@ -11,6 +11,13 @@ import TesseraCore
     static let frame = Frame(generation: 77, population: 1234, generationsPerSecond: 30.5, cellUpdatesPerSecond: 8.5e10,
                              workers: 2, tiles: (2, 1), paused: true, delay: 0.03, board: (-7, 3, 100, 60),
                              viewport: viewport, dots: grid, note: "saved /tmp/x.rle")
+    /// The same frame with its dots' states, a rule of six.
+    static let coloured: Frame = {
+        var frame = Self.frame
+        frame.states = (0..<(grid.width * grid.height)).map { grid[$0 % grid.width, $0 / grid.width] ? UInt8(1 + $0 % 5) : 0 }
+        frame.stateCount = 6
+        return frame
+    }()
 
     /// At least one of every kind; `coversEveryKind` keeps it so.
     static let messages: [Message] = [
@@ -86,6 +93,7 @@ import TesseraCore
         .command(.togglePause), .command(.step), .command(.faster), .command(.slower), .command(.nextPattern),
         .command(.toggleCell(x: -5, y: 1 << 30)), .command(.save), .command(.rewind),
         .frame(frame),
+        .frame(coloured),
         .snapshot(op: 31, SnapshotOrder(generation: 640, buddy: "tcp://10.0.0.3:5000", keepsFor: "tcp://10.0.0.4:5001",
                                         keeps: [TileID(column: 1, row: 0), TileID(column: 2, row: 1)], retains: 320)),
         .snapshot(op: 32, SnapshotOrder(generation: 0, buddy: "tcp://a:1", keepsFor: "tcp://b:2", keeps: [], retains: nil)),
@@ -215,6 +223,13 @@ import TesseraCore
         #expect(refusal(Wire.encode(.tileState(op: 1, lopsided)), on: .toWorker).contains("generation before"))
         // A hand-off is for workers only.
         #expect(refusal(Wire.encode(.handOff(op: 1, tiles: [])), on: .toCoordinator).contains("does not belong"))
+        // A frame's state past its rule's, and states that are not one a dot.
+        var past = Self.coloured
+        past.stateCount = 5
+        #expect(refusal(Wire.encode(.frame(past)), on: .toViewer).contains("do not fit"))
+        var short = Self.coloured
+        short.states.removeLast()
+        #expect(refusal(Wire.encode(.frame(short)), on: .toViewer).contains("do not fit"))
         // An endpoint that is not one.
         #expect(refusal(Wire.encode(.hello(Hello(pid: 1, endpoint: "x:1", host: "h")))).contains("bad endpoint"))
     }

@@ -262,16 +262,18 @@ package actor Presenter {
             guard let viewport = viewer.pending else { continue }
             if rateLimited && (now - viewer.lastSent).seconds < Self.frameInterval { continue }
             let dots = try await coordinator.frame(viewport)
+            let states = try await coordinator.stateFrame(viewport)
             // It may have detached while the frame was drawn.
             guard viewers[identity] != nil else { continue }
             let board = await coordinator.board
-            let frame = Frame(
+            var frame = Frame(
                 generation: await coordinator.generation, population: await coordinator.population,
                 generationsPerSecond: paused ? 0 : generationsPerSecond,
                 // In doubles: groups far apart on the unbounded plane span 10^12 cells a side.
                 cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(board.width) * Double(board.height),
                 workers: coordinator.workerCount, tiles: await coordinator.tiles, paused: paused, delay: delay,
                 board: board, viewport: viewport, dots: dots, note: viewers[identity]?.note ?? "")
+            if let states { (frame.states, frame.stateCount) = states }
             coordinator.send(.frame(frame), toViewer: identity)
             // A newer request may have come in while this frame was drawn: keep it.
             if viewers[identity]?.pending == viewport { viewers[identity]?.pending = nil }

@@ -514,6 +514,8 @@ extension Frame: WireCodable {
         w.int(board.height)
         viewport.encode(to: &w)
         w.grid(dots)
+        w.u32(UInt32(stateCount))
+        w.bytes(states)
         w.string(note)
     }
 
@@ -532,8 +534,13 @@ extension Frame: WireCodable {
         guard dots.width <= Viewport.maxDots, dots.height <= Viewport.maxDots else {
             throw TesseraError("implausible \(dots.width)x\(dots.height) frame in message")
         }
+        let stateCount = try r.count(upTo: 256, "state count")
+        let states = try r.bytes(upTo: dots.width * dots.height, "frame states")
+        guard states.isEmpty || (stateCount > 2 && states.count == dots.width * dots.height && states.allSatisfy { Int($0) < stateCount })
+        else { throw TesseraError("a frame's \(states.count) states do not fit its \(dots.width)x\(dots.height) dots of \(stateCount) states") }
         self.init(generation: generation, population: population, generationsPerSecond: gps, cellUpdatesPerSecond: cups,
                   workers: workers, tiles: (columns, rows), paused: paused, delay: delay, board: (x, y, width, height),
                   viewport: viewport, dots: dots, note: try r.string())
+        (self.states, self.stateCount) = (states, stateCount)
     }
 }

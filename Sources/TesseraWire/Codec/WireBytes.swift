@@ -25,6 +25,12 @@ package struct WireWriter {
         int(rows.upperBound)
     }
 
+    /// A byte count, then the bytes.
+    package mutating func bytes(_ b: [UInt8]) {
+        u32(UInt32(b.count))
+        bytes.append(contentsOf: b)
+    }
+
     package mutating func grid(_ g: BitGrid) {
         u32(UInt32(g.width))
         u32(UInt32(g.height))
@@ -112,6 +118,12 @@ package struct WireReader {
     }
 
     /// A grid of at most 2^31 cells a side whose words the message really holds.
+    /// Bytes written by `WireWriter.bytes`, at most `limit` of them.
+    package mutating func bytes(upTo limit: Int, _ what: String) throws -> [UInt8] {
+        let count = try self.count(upTo: limit, what)
+        return Array(try take(count))
+    }
+
     package mutating func grid() throws -> BitGrid {
         let width = try count(upTo: Int(Int32.max), "grid width"), height = try count(upTo: Int(Int32.max), "grid height")
         let words = (width + 63) / 64 * height

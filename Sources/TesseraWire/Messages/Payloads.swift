@@ -222,6 +222,10 @@ package struct Frame: Sendable, Equatable {
     package var board: (x: Int, y: Int, width: Int, height: Int)
     package var viewport: Viewport
     package var dots: BitGrid
+    /// The same dots in their states, a byte each in rows (0 where none), and how many
+    /// states the rule has; empty and 0 for a rule of two, or where the run shows none.
+    package var states: [UInt8] = []
+    package var stateCount = 0
     /// A line for the viewer to show once (where a save went, say).
     package var note: String
 
@@ -246,6 +250,7 @@ package struct Frame: Sendable, Equatable {
         a.generation == b.generation && a.population == b.population && a.generationsPerSecond == b.generationsPerSecond
             && a.cellUpdatesPerSecond == b.cellUpdatesPerSecond && a.workers == b.workers
             && a.tiles == b.tiles && a.paused == b.paused && a.delay == b.delay && a.board == b.board
-            && a.viewport == b.viewport && a.dots == b.dots && a.note == b.note
+            && a.viewport == b.viewport && a.dots == b.dots && a.states == b.states && a.stateCount == b.stateCount
+            && a.note == b.note
     }
 }
