@@ -74,6 +74,57 @@ extension StateHashLife {
         for i in 0..<4 { light(q[i], level - 1, x + (i & 1) * half, y + (i >> 1) * half, view, &dots) }
     }
 
+    /// The same dots in states, a byte a dot (`StateGrid.stateDots`): the lowest state but
+    /// 0 under each, each distinct square's lowest found once.
+    package mutating func stateDots(in view: Viewport) -> [UInt8] {
+        _ = empty(level)
+        var dots = [UInt8](repeating: 0, count: view.width * view.height), lowest: [UInt32: UInt8] = [:]
+        paint(root, level, left, top, view, &dots, &lowest)
+        return dots
+    }
+
+    private func paint(_ square: UInt32, _ level: Int, _ x: Int, _ y: Int, _ view: Viewport, _ dots: inout [UInt8],
+                       _ lowest: inout [UInt32: UInt8]) {
+        if square == empties[level] { return }
+        let side = 1 << level
+        guard let (columns, rows) = view.dots(covering: TileRect(x: x, y: y, width: side, height: side)) else { return }
+        func mark(_ column: Int, _ row: Int, _ state: UInt8) {
+            let i = row * view.width + column
+            if dots[i] == 0 || state < dots[i] { dots[i] = state }
+        }
+        let z = view.cellsPerDot
+        if columns.count == 1, rows.count == 1, (x - view.x).fitsOneRun(of: z, side: side), (y - view.y).fitsOneRun(of: z, side: side) {
+            return mark(columns.lowerBound, rows.lowerBound, lowestState(square, level, &lowest))
+        }
+        let q = quadrants[Int(square)]
+        if level == 1 {
+            for i in 0..<4 where q[i] != 0 {
+                if let (column, row) = view.dots(covering: TileRect(x: x + (i & 1), y: y + (i >> 1), width: 1, height: 1)) {
+                    mark(column.lowerBound, row.lowerBound, UInt8(clamping: q[i]))
+                }
+            }
+            return
+        }
+        let half = side / 2
+        for i in 0..<4 { paint(q[i], level - 1, x + (i & 1) * half, y + (i >> 1) * half, view, &dots, &lowest) }
+    }
+
+    /// The lowest state but 0 in a square that holds one.
+    private func lowestState(_ square: UInt32, _ level: Int, _ lowest: inout [UInt32: UInt8]) -> UInt8 {
+        if let known = lowest[square] { return known }
+        let q = quadrants[Int(square)]
+        var found = UInt8.max
+        for i in 0..<4 {
+            if level == 1 {
+                if q[i] != 0 { found = min(found, UInt8(clamping: q[i])) }
+            } else if q[i] != empties[level - 1] {
+                found = min(found, lowestState(q[i], level - 1, &lowest))
+            }
+        }
+        lowest[square] = found
+        return found
+    }
+
     /// The squares as Golly writes them (`Macrocell.string(forStateSquares:)`): rooted at
     /// the smallest square of level 2 or more that holds the cells where Golly roots one,
     /// children first. A square off Golly's grid is made from the stored squares it

@@ -62,8 +62,10 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// Up to `generations` generations by HashLife from the cells whose top-left is at
     /// Golly's (x, y), given what a generation costs stepped whole: the cells after, in a
     /// window around them, and the generations done.
+    /// Where HashLife ran all the generations asked, its squares (`life`) in place of the
+    /// cells: the next steps and the output come from them.
     typealias Leap = @Sendable (Cells, (x: Int, y: Int), _ generations: UInt64, _ perGeneration: Double) throws
-        -> (cells: Cells, origin: (x: Int, y: Int), done: UInt64)
+        -> (cells: Cells, origin: (x: Int, y: Int), done: UInt64, life: StateHashLife?)
 
     /// How a family steps and writes its cells.
     struct Engine: Sendable {
@@ -115,7 +117,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             edges = setup.shape.edges
             var tube: (across: Bool, side: Int)? = nil
             if case .tube(let across, let side)? = edges { tube = (across, side) }
-            let window = try GrowingWindow.around(setup.startingParts, reach: engine.reach, states: setup.rule.states, tube: tube)
+            let window = try GrowingWindow.around(setup.startingParts, reach: engine.reach, states: setup.rule.states, tube: tube,
+                                                  tight: engine.leap != nil && tube == nil)
             (cells, origin) = (start(window?.cells ?? BitGrid(width: 0, height: 0)), window?.origin ?? (0, 0))
         } else {
             (board, edges) = (setup.shape, setup.shape.edges)
@@ -143,10 +146,11 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         var left = generations - Self.probe
         if cells.width > 0 {
             let leapt = try leap(cells, origin, left, perGeneration)
-            (cells, origin) = (leapt.cells, leapt.origin)
+            (cells, origin, life) = (leapt.cells, leapt.origin, leapt.life)
             generation += leapt.done
             left -= leapt.done
         }
+        if life != nil { return }
         try stepWindow(left)
     }
 
@@ -285,10 +289,10 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         return cells.occupied.dots(in: viewport, left: left, top: top)
     }
 
-    /// The frame's dots in their states, for a family of more than two; nil for two, and
-    /// where the cells are HashLife's squares (shown as dots alone).
+    /// The frame's dots in their states, for a family of more than two; nil for two.
     func stateFrame(_ viewport: Viewport) -> (dots: [UInt8], states: Int)? {
-        guard life == nil, engine.states > 2 else { return nil }
+        guard engine.states > 2 else { return nil }
+        if life != nil { return (life!.stateDots(in: viewport), engine.states) }
         let (left, top) = board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
         return cells.dotsInStates(viewport, left: left, top: top).map { ($0, engine.states) }
     }
@@ -397,7 +401,8 @@ extension WholeBoard where Cells == StateGrid {
     /// has taken longer than stepping the window would have (a gas, a soup),
     /// plus 20 ms for building the tree.
     private static func hashLife(_ tree: RuleTree, _ cells: StateGrid, from origin: (x: Int, y: Int), generations: UInt64,
-                                 perGeneration: Double) throws -> (cells: StateGrid, origin: (x: Int, y: Int), done: UInt64) {
+                                 perGeneration: Double) throws
+        -> (cells: StateGrid, origin: (x: Int, y: Int), done: UInt64, life: StateHashLife?) {
         let clock = ContinuousClock(), start = clock.now
         var life = StateHashLife(tree: tree, grid: cells, left: origin.x, top: origin.y)
         var done: UInt64 = 0, exponent = 4
@@ -409,12 +414,15 @@ extension WholeBoard where Cells == StateGrid {
             if (clock.now - start).seconds > perGeneration * Double(done) + 0.02 { break }
             if step == exponent { exponent += 1 }
         }
-        guard let box = life.liveBounds() else { return (cells.empty(width: 0, height: 0), origin, done) }
+        // All of it: the squares stay squares (a window of a machine's box would be its
+        // memory, and is made only where a viewer or a frame needs cells).
+        if done == generations { return (cells.empty(width: 0, height: 0), origin, done, life) }
+        guard let box = life.liveBounds() else { return (cells.empty(width: 0, height: 0), origin, done, nil) }
         let window = try GrowingWindow.grown(width: box.width, height: box.height, reach: 1, states: tree.states)
         let left = box.x - window.margins.x, top = box.y - window.margins.y
         var grown = cells.empty(width: window.width, height: window.height)
         life.forEachCell { x, y, state in grown[x - left, y - top] = state }
-        return (grown, (left, top), done)
+        return (grown, (left, top), done, nil)
     }
 
     /// Larger than Life with history states, as Golly's ltlalgo runs it.

@@ -81,8 +81,10 @@ enum GrowingWindow {
     /// the window spans exactly its `side` rows (`across`) or columns from Golly's
     /// −⌊side/2⌋, with room along it; cells off the tube are refused, as they lie nowhere
     /// on it.
-    static func around(_ parts: [PlacedCells], reach: Int, states: Int,
-                       tube: (across: Bool, side: Int)? = nil) throws -> (cells: BitGrid, origin: (x: Int, y: Int))? {
+    /// A `tight` window has the least room, and grows when life nears its edge: for an
+    /// engine that soon goes on by HashLife, whose window serves a few generations.
+    static func around(_ parts: [PlacedCells], reach: Int, states: Int, tube: (across: Bool, side: Int)? = nil,
+                       tight: Bool = false) throws -> (cells: BitGrid, origin: (x: Int, y: Int))? {
         guard let box = bounds(of: parts) else { return nil }
         let width: Int, height: Int, origin: (x: Int, y: Int)
         if let tube {
@@ -97,6 +99,11 @@ enum GrowingWindow {
             origin = tube.across ? (box.left - room, first) : (first, box.top - room)
             try checkFits(width: width, height: height, states: states, what: "a \(width)x\(height) window of the tube",
                           fix: "run a smaller pattern")
+        } else if tight {
+            let room = 2 * reach + 2
+            (width, height, origin) = (box.width + 2 * room, box.height + 2 * room, (box.left - room, box.top - room))
+            try checkFits(width: width, height: height, states: states, what: "a \(width)x\(height) window of the unbounded plane around the live cells",
+                          fix: "give a bounded grid (a rule suffix such as :T4096,4096) for this rule")
         } else {
             let window = try grown(width: box.width, height: box.height, reach: reach, states: states)
             (width, height, origin) = (window.width, window.height, (box.left - window.margins.x, box.top - window.margins.y))

@@ -105,6 +105,8 @@ import TesseraPatterns
                 let view = Viewport(x: box.x - 5, y: box.y + 2, cellsPerDot: cellsPerDot, width: 30, height: 20)
                 #expect(life.dots(in: view) == made.cells.dots(in: view, left: view.x - position.x, top: view.y - position.y),
                         "\(cellsPerDot) cells a dot")
+                #expect(life.stateDots(in: view) == states.stateDots(in: view, left: view.x - position.x, top: view.y - position.y),
+                        "\(cellsPerDot) cells a dot, in states")
             }
         }
     }
