@@ -43,39 +43,17 @@ extension StateHashLife {
     }
 
     /// A viewer's dots (`Viewport`, in Golly's coordinates): lit where a cell under one is
-    /// in a state but 0. A square within one dot lights it without being opened.
+    /// in a state but 0 (`stateDots`).
     package mutating func dots(in view: Viewport) -> BitGrid {
-        _ = empty(level)
+        let states = stateDots(in: view)
         var dots = BitGrid(width: view.width, height: view.height)
-        light(root, level, left, top, view, &dots)
+        for (i, state) in states.enumerated() where state != 0 { dots[i % view.width, i / view.width] = true }
         return dots
     }
 
-    private func light(_ square: UInt32, _ level: Int, _ x: Int, _ y: Int, _ view: Viewport, _ dots: inout BitGrid) {
-        if square == empties[level] { return }
-        let side = 1 << level
-        guard let (columns, rows) = view.dots(covering: TileRect(x: x, y: y, width: side, height: side)) else { return }
-        let z = view.cellsPerDot
-        // Wholly under one dot: the square's first and last cells fall in it.
-        if columns.count == 1, rows.count == 1, (x - view.x).fitsOneRun(of: z, side: side), (y - view.y).fitsOneRun(of: z, side: side) {
-            dots[columns.lowerBound, rows.lowerBound] = true
-            return
-        }
-        let q = quadrants[Int(square)]
-        if level == 1 {
-            for i in 0..<4 where q[i] != 0 {
-                if let (column, row) = view.dots(covering: TileRect(x: x + (i & 1), y: y + (i >> 1), width: 1, height: 1)) {
-                    dots[column.lowerBound, row.lowerBound] = true
-                }
-            }
-            return
-        }
-        let half = side / 2
-        for i in 0..<4 { light(q[i], level - 1, x + (i & 1) * half, y + (i >> 1) * half, view, &dots) }
-    }
-
-    /// The same dots in states, a byte a dot (`StateGrid.stateDots`): the lowest state but
-    /// 0 under each, each distinct square's lowest found once.
+    /// A frame's dots in states, a byte a dot (`StateGrid.stateDots`): the lowest state
+    /// but 0 under each, each distinct square's lowest found once. A square wholly under
+    /// one dot gives it its lowest state without being opened.
     package mutating func stateDots(in view: Viewport) -> [UInt8] {
         _ = empty(level)
         var dots = [UInt8](repeating: 0, count: view.width * view.height), lowest: [UInt32: UInt8] = [:]
