@@ -201,12 +201,15 @@ package struct StateHashLife {
             let n11 = make(l, SIMD4(nw[3], ne[2], sw[1], se[0]))
             let n12 = make(l, SIMD4(ne[2], ne[3], se[0], se[1]))
             let n21 = make(l, SIMD4(sw[1], se[0], sw[3], se[2]))
-            let nine = [n00, n01, n02, n10, n11, n12, n20, n21, n22]
             // At full speed each of the nine is stepped, and then the four they make;
-            // slower, the nine give their centres and only the four are stepped.
+            // slower, the nine give their centres and only the four are stepped. (In
+            // fixed lanes, not arrays: two allocations a square were a tenth of a run.)
             let full = stepExponent >= level - 2
-            var r = [UInt32](repeating: 0, count: 9)
-            for i in 0..<9 { r[i] = full ? result(nine[i], l) : centre(nine[i], l) }
+            func inner(_ square: UInt32) -> UInt32 { full ? result(square, l) : centre(square, l) }
+            var r = SIMD16<UInt32>()
+            (r[0], r[1], r[2]) = (inner(n00), inner(n01), inner(n02))
+            (r[3], r[4], r[5]) = (inner(n10), inner(n11), inner(n12))
+            (r[6], r[7], r[8]) = (inner(n20), inner(n21), inner(n22))
             let c00 = result(make(l, SIMD4(r[0], r[1], r[3], r[4])), l)
             let c01 = result(make(l, SIMD4(r[1], r[2], r[4], r[5])), l)
             let c10 = result(make(l, SIMD4(r[3], r[4], r[6], r[7])), l)
@@ -220,26 +223,28 @@ package struct StateHashLife {
     /// The centre 2x2 of a 4x4 square one generation on, by the rule tree.
     private mutating func leafResult(_ square: UInt32) -> UInt32 {
         let q = quadrants[Int(square)]
-        var cells = [UInt32](repeating: 0, count: 16)
-        for (i, quadrant) in [q[0], q[1], q[2], q[3]].enumerated() {
-            let states = quadrants[Int(quadrant)]
+        var cells = SIMD16<UInt32>()
+        for i in 0..<4 {
+            let states = quadrants[Int(q[i])]
             let (x, y) = (2 * (i & 1), 2 * (i >> 1))
             cells[y * 4 + x] = states[0]
             cells[y * 4 + x + 1] = states[1]
             cells[(y + 1) * 4 + x] = states[2]
             cells[(y + 1) * 4 + x + 1] = states[3]
         }
+        let moore = tree.neighbourhood == .moore
         func next(_ x: Int, _ y: Int) -> UInt32 {
-            func at(_ dx: Int, _ dy: Int) -> Int { Int(cells[(y + dy) * 4 + x + dx]) }
-            let nodes = tree.nodes
-            var i = Int(tree.root)
-            // The input orders of Golly's ruletreealgo: nw, ne, sw, se, n, w, e, s, c;
-            // von Neumann's n, w, e, s, c.
-            let inputs = tree.neighbourhood == .moore
-                ? [at(-1, -1), at(1, -1), at(-1, 1), at(1, 1), at(0, -1), at(-1, 0), at(1, 0), at(0, 1), at(0, 0)]
-                : [at(0, -1), at(-1, 0), at(1, 0), at(0, 1), at(0, 0)]
-            for v in inputs { i = Int(nodes[i + v]) }
-            return UInt32(i)
+            tree.nodes.withUnsafeBufferPointer { nodes in
+                var i = Int(tree.root)
+                func read(_ dx: Int, _ dy: Int) { i = Int(nodes[i + Int(cells[(y + dy) * 4 + x + dx])]) }
+                // The input orders of Golly's ruletreealgo: nw, ne, sw, se, n, w, e, s, c;
+                // von Neumann's n, w, e, s, c.
+                if moore {
+                    read(-1, -1); read(1, -1); read(-1, 1); read(1, 1)
+                }
+                read(0, -1); read(-1, 0); read(1, 0); read(0, 1); read(0, 0)
+                return UInt32(i)
+            }
         }
         return make(1, SIMD4(next(1, 1), next(2, 1), next(1, 2), next(2, 2)))
     }
