@@ -75,8 +75,7 @@ package struct FrameRecording: Sendable {
         var done: UInt64 = 0, index = 0
         while true {
             let viewport = await view()
-            let dots = try await cluster.frame(viewport)
-            let states = try await cluster.stateFrame(viewport)
+            let (dots, states) = try await cluster.frameAndStates(viewport)
             if let folder {
                 let path = folder + String(cFormat: "/frame-%06d.png", index)
                 if let states {

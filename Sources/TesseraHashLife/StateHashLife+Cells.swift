@@ -45,10 +45,7 @@ extension StateHashLife {
     /// A viewer's dots (`Viewport`, in Golly's coordinates): lit where a cell under one is
     /// in a state but 0 (`stateDots`).
     package mutating func dots(in view: Viewport) -> BitGrid {
-        let states = stateDots(in: view)
-        var dots = BitGrid(width: view.width, height: view.height)
-        for (i, state) in states.enumerated() where state != 0 { dots[i % view.width, i / view.width] = true }
-        return dots
+        BitGrid(litWhereNonZero: stateDots(in: view), width: view.width, height: view.height)
     }
 
     /// A frame's dots in states, a byte a dot (`StateGrid.stateDots`): the lowest state

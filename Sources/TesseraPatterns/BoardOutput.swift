@@ -245,16 +245,7 @@ extension BoardOutput {
         let box = occupied.liveBounds.map { CellBounds(left: left + $0.x, top: top + $0.y, width: $0.width, height: $0.height) }
         try write(statesIn: box, rule: rule, generation: generation, emptyAt: (left, top),
                   squares: { Macrocell.squares(ofStates: states, left: left, top: top) }) { y, body in
-            // A word of the occupied cells at a time: a thin machine's box is mostly empty.
-            let row = (y - top) * occupied.wordsPerRow
-            for word in 0..<occupied.wordsPerRow {
-                var bits = occupied.words[row + word]
-                while bits != 0 {
-                    let x = 64 * word + bits.trailingZeroBitCount
-                    bits &= bits - 1
-                    body(left + x, states[x, y - top])
-                }
-            }
+            occupied.forEachLive(inRow: y - top) { x in body(left + x, states[x, y - top]) }
         }
     }
 

@@ -61,9 +61,8 @@ extension StateGrid: BoardCells {
 actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// Up to `generations` generations by HashLife from the cells whose top-left is at
     /// Golly's (x, y), given what a generation costs stepped whole: the cells after, in a
-    /// window around them, and the generations done.
-    /// Where HashLife ran all the generations asked, its squares (`life`) in place of the
-    /// cells: the next steps and the output come from them.
+    /// window around them, and the generations done; or where HashLife ran them all, its
+    /// squares (`life`) in place of the cells.
     typealias Leap = @Sendable (Cells, (x: Int, y: Int), _ generations: UInt64, _ perGeneration: Double) throws
         -> (cells: Cells, origin: (x: Int, y: Int), done: UInt64, life: StateHashLife?)
 
@@ -104,8 +103,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// Golly's coordinates of `cells[0, 0]`.
     private var origin: (x: Int, y: Int)
     /// The cells as HashLife's squares, in place of `cells`, where the run started from a
-    /// macrocell's squares too many for a grid (`Pattern.stateTree`): stepped by HashLife
-    /// throughout, and read from the squares.
+    /// macrocell's squares (`Pattern.stateTree`) or HashLife ran all the generations a
+    /// leap was asked: stepped by HashLife from then on, and read from the squares.
     private var life: StateHashLife?
 
     /// The run's starting cells as `start` makes them from its live cells (`ones`: state
@@ -154,18 +153,27 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         try stepWindow(left)
     }
 
-    /// Steps `life` by HashLife: steps of 16 generations doubling, as the count left
-    /// allows (`hashLife`), and its binary digits at the end.
+    /// Steps `life` by HashLife, in `hashLifeSteps`.
     private func stepSquares(_ generations: UInt64) throws {
+        generation += try Self.hashLifeSteps(generations) { life!.step(exponent: $0) }
+    }
+
+    /// Takes `generations` in HashLife's steps, each `step(exponent)` 2^exponent
+    /// generations: 16 generations doubling, as the count left allows, and its binary
+    /// digits at the end; stops early where `goesOn`, asked after each step with the
+    /// generations done, says no. The generations done.
+    static func hashLifeSteps(_ generations: UInt64, step: (Int) throws -> Void,
+                              goesOn: (UInt64) -> Bool = { _ in true }) throws -> UInt64 {
         var done: UInt64 = 0, exponent = 4
         while done < generations {
             try Task.checkCancellation()
-            let step = min(exponent, Int.bitWidth - 1 - (generations - done).leadingZeroBitCount)
-            life!.step(exponent: step)
-            done += 1 << UInt64(step)
-            generation += 1 << UInt64(step)
-            if step == exponent { exponent += 1 }
+            let next = min(exponent, Int.bitWidth - 1 - (generations - done).leadingZeroBitCount)
+            try step(next)
+            done += 1 << UInt64(next)
+            if !goesOn(done) { break }
+            if next == exponent { exponent += 1 }
         }
+        return done
     }
 
     /// Steps the window (or the bounded board) `generations` generations.
@@ -285,16 +293,21 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// bounded grid's own coordinates, or Golly's.
     func frame(_ viewport: Viewport) -> BitGrid {
         if life != nil { return life!.dots(in: viewport) }
-        let (left, top) = board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
-        return cells.occupied.dots(in: viewport, left: left, top: top)
+        let corner = corner(of: viewport)
+        return cells.occupied.dots(in: viewport, left: corner.x, top: corner.y)
     }
 
     /// The frame's dots in their states, for a family of more than two; nil for two.
     func stateFrame(_ viewport: Viewport) -> (dots: [UInt8], states: Int)? {
         guard engine.states > 2 else { return nil }
         if life != nil { return (life!.stateDots(in: viewport), engine.states) }
-        let (left, top) = board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
-        return cells.dotsInStates(viewport, left: left, top: top).map { ($0, engine.states) }
+        let corner = corner(of: viewport)
+        return cells.dotsInStates(viewport, left: corner.x, top: corner.y).map { ($0, engine.states) }
+    }
+
+    /// Where `viewport` starts in `cells`: its coordinates are a bounded grid's own, or Golly's.
+    private func corner(of viewport: Viewport) -> (x: Int, y: Int) {
+        board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
     }
 
     func liveBounds() -> TileRect? { board == nil ? nil : cells.occupied.liveBounds }
@@ -380,13 +393,11 @@ extension WholeBoard where Cells == StateGrid {
         }
         var leap: Leap?
         if quiet == 0 { leap = { try hashLife(tree, $0, from: $1, generations: $2, perGeneration: $3) } }
-        // A macrocell's squares too many for a grid stay squares (`RunSetup` lets them
-        // through on the unbounded plane alone).
+        // A macrocell's squares stay squares (`RunSetup` makes them cells anywhere but
+        // on the unbounded plane).
         let life = try setup.pattern?.stateTree.map { squares in
-            guard squares.highestState < tree.states else {
-                throw TesseraError("the pattern has cells in state \(squares.highestState), past the \(tree.states) states of \(setup.rule)",
-                                   fix: "run it under its own rule, or one with more states")
-            }
+            let highest = squares.highestState
+            guard highest < tree.states else { throw pastStates(highest, of: setup.rule) }
             return StateHashLife(tree: tree, squares: squares)
         }
         return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true, leap: leap, life: life) {
@@ -396,24 +407,16 @@ extension WholeBoard where Cells == StateGrid {
 
     /// Up to `generations` of the cells by HashLife (`StateHashLife`), as Golly's
     /// RuleLoader and JvN engines step a rule tree: a machine that repeats (signals on
-    /// wires, a replicator's tape) costs what is new in it, not its box. Steps of 16
-    /// generations, doubling while the count left allows; it hands back as soon as it
-    /// has taken longer than stepping the window would have (a gas, a soup),
-    /// plus 20 ms for building the tree.
+    /// wires, a replicator's tape) costs what is new in it, not its box. In
+    /// `hashLifeSteps`; it hands back as soon as it has taken longer than stepping the
+    /// window would have (a gas, a soup), plus 20 ms for building the tree.
     private static func hashLife(_ tree: RuleTree, _ cells: StateGrid, from origin: (x: Int, y: Int), generations: UInt64,
                                  perGeneration: Double) throws
         -> (cells: StateGrid, origin: (x: Int, y: Int), done: UInt64, life: StateHashLife?) {
         let clock = ContinuousClock(), start = clock.now
         var life = StateHashLife(tree: tree, grid: cells, left: origin.x, top: origin.y)
-        var done: UInt64 = 0, exponent = 4
-        while done < generations {
-            try Task.checkCancellation()
-            let step = min(exponent, Int.bitWidth - 1 - (generations - done).leadingZeroBitCount)
-            life.step(exponent: step)
-            done += 1 << UInt64(step)
-            if (clock.now - start).seconds > perGeneration * Double(done) + 0.02 { break }
-            if step == exponent { exponent += 1 }
-        }
+        let done = try hashLifeSteps(generations, step: { life.step(exponent: $0) },
+                                     goesOn: { (clock.now - start).seconds <= perGeneration * Double($0) + 0.02 })
         // All of it: the squares stay squares (a window of a machine's box would be its
         // memory, and is made only where a viewer or a frame needs cells).
         if done == generations { return (cells.empty(width: 0, height: 0), origin, done, life) }
@@ -450,28 +453,22 @@ extension WholeBoard where Cells == StateGrid {
                               states: try setup.pattern?.states.map { try fitted($0, to: rule) }, life: life)
     }
 
+    /// A pattern read under one rule and run under another (`--rule`) holding a state
+    /// this one has not.
+    private static func pastStates(_ state: Int, of rule: Rule) -> TesseraError {
+        TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
+                     fix: "run it under its own rule, or one with more states")
+    }
+
     /// A pattern's states as the run's rule holds them: a file read under one rule and
     /// run under another (`--rule`) may hold states this one has not, which is refused.
     private static func fitted(_ states: StateGrid, to rule: Rule) throws -> StateGrid {
         let occupied = states.occupied
-        // A word at a time: the box of a thin machine is mostly empty.
         func forEachCell(_ body: (Int, Int, Int) throws -> Void) rethrows {
-            for y in 0..<states.height {
-                for word in 0..<occupied.wordsPerRow {
-                    var bits = occupied.words[y * occupied.wordsPerRow + word]
-                    while bits != 0 {
-                        let x = 64 * word + bits.trailingZeroBitCount
-                        bits &= bits - 1
-                        try body(x, y, states[x, y])
-                    }
-                }
-            }
+            for y in 0..<states.height { try occupied.forEachLive(inRow: y) { x in try body(x, y, states[x, y]) } }
         }
         try forEachCell { _, _, state in
-            guard state < rule.states else {
-                throw TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
-                                   fix: "run it under its own rule, or one with more states")
-            }
+            guard state < rule.states else { throw pastStates(state, of: rule) }
         }
         if states.planes.count == StateGrid.planes(for: rule.states) { return states }
         var fitted = StateGrid(width: states.width, height: states.height, states: rule.states)

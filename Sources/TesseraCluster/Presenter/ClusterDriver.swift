@@ -32,6 +32,13 @@ package protocol ClusterDriver: Sendable {
 extension ClusterDriver {
     package var isEditable: Bool { true }
     package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? { nil }
+
+    /// A frame's dots, and their states where the run shows them: the dots then made
+    /// from the states, not drawn a second time.
+    package func frameAndStates(_ viewport: Viewport) async throws -> (dots: BitGrid, states: (dots: [UInt8], states: Int)?) {
+        guard let states = try await stateFrame(viewport) else { return (try await frame(viewport), nil) }
+        return (BitGrid(litWhereNonZero: states.dots, width: viewport.width, height: viewport.height), states)
+    }
 }
 
 extension Coordinator: ClusterDriver {

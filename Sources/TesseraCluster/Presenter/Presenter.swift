@@ -261,8 +261,7 @@ package actor Presenter {
         for (identity, viewer) in viewers {
             guard let viewport = viewer.pending else { continue }
             if rateLimited && (now - viewer.lastSent).seconds < Self.frameInterval { continue }
-            let dots = try await coordinator.frame(viewport)
-            let states = try await coordinator.stateFrame(viewport)
+            let (dots, states) = try await coordinator.frameAndStates(viewport)
             // It may have detached while the frame was drawn.
             guard viewers[identity] != nil else { continue }
             let board = await coordinator.board

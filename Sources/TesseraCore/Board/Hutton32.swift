@@ -19,7 +19,8 @@ enum Hutton32 {
     /// 3 south); a neighbour lying in direction `d` points at the cell when it points
     /// `d ^ 2`. Masks have bit `d` for the neighbour lying in direction `d`.
     struct Neighbours {
-        let north: Int, west: Int, east: Int, south: Int
+        /// The neighbours' states, by the direction each lies in.
+        private let lying: SIMD4<Int>
         /// Excited ordinary (special) transmissions pointing at the cell.
         let ordinaryArrows: Int, specialArrows: Int
         /// Confluents emitting at the cell.
@@ -33,11 +34,11 @@ enum Hutton32 {
         let behaviour: UInt64
 
         init(north: Int, west: Int, east: Int, south: Int) {
-            (self.north, self.west, self.east, self.south) = (north, west, east, south)
-            func lying(_ direction: Int) -> Int { [east, north, west, south][direction] }
+            let lying = SIMD4(east, north, west, south)
+            self.lying = lying
             var (ordinaryArrows, specialArrows, emitting, pointing, ordinaryPointing, beside) = (0, 0, 0, 0, 0, 0)
             for lies in 0..<4 {
-                let state = lying(lies), bit = 1 << lies
+                let state = lying[lies], bit = 1 << lies
                 if isTransmission(state) {
                     if direction(state) == lies ^ 2 {
                         pointing |= bit
@@ -54,7 +55,7 @@ enum Hutton32 {
             (self.ordinaryArrows, self.specialArrows, self.emitting) = (ordinaryArrows, specialArrows, emitting)
             (self.pointing, self.ordinaryPointing, self.beside) = (pointing, ordinaryPointing, beside)
             let feeding = [2, 3, 0, 1].first { (ordinaryArrows | specialArrows) & 1 << $0 != 0 }
-            feed = feeding.map(lying) ?? 0
+            feed = feeding.map { lying[$0] } ?? 0
             // What `next` reads: the masks, the feed, whether two transmissions point in
             // and two lie beside (a crossing), and each neighbour as a cell's output:
             // 0, 1...3, 4, 5, 6, 7, 8, a quiescent special transmission, or anything else.
@@ -62,7 +63,7 @@ enum Hutton32 {
             key |= UInt64(feed) << 16
             if pointing.nonzeroBitCount == 2 && beside.nonzeroBitCount == 2 { key |= 1 << 21 }
             for lies in 0..<4 {
-                let state = lying(lies)
+                let state = lying[lies]
                 let output = switch state {
                 case 0...8: [0, 1, 1, 1, 2, 3, 4, 5, 6][state]
                 case 17...20: 7
@@ -73,14 +74,7 @@ enum Hutton32 {
             behaviour = key
         }
 
-        func at(_ direction: Int) -> Int {
-            switch direction {
-            case 0: east
-            case 1: north
-            case 2: west
-            default: south
-            }
-        }
+        func at(_ direction: Int) -> Int { lying[direction] }
 
         /// Whether an excitation of one kind reaches `cell`: from `mask`'s neighbours, but
         /// not back from the one a transmission of that kind points at.
@@ -169,9 +163,9 @@ enum Hutton32 {
 
     private static func confluent(_ cell: Int, _ neighbours: Neighbours, _ specialArrives: Bool) -> Int {
         if specialArrives { return 0 }
-        let (n, w, e, s) = (neighbours.north, neighbours.west, neighbours.east, neighbours.south)
-        // Excited ordinary transmissions pointing at it, along each axis.
-        let (northSouth, eastWest) = (n == 16 || s == 14, e == 15 || w == 13)
+        // Excited ordinary transmissions pointing at it, along each axis (bits: east 0,
+        // north 1, west 2, south 3).
+        let (northSouth, eastWest) = (neighbours.ordinaryArrows & 0b1010 != 0, neighbours.ordinaryArrows & 0b0101 != 0)
         func crossed() -> Int { northSouth && eastWest ? 31 : northSouth ? 30 : eastWest ? 29 : 25 }
         // Every ordinary transmission pointing at it excited, and one at least.
         let allIn = neighbours.ordinaryPointing != 0 && neighbours.ordinaryPointing == neighbours.ordinaryArrows

@@ -15,6 +15,13 @@ public struct BitGrid: Hashable, Sendable {
         words = Array(repeating: 0, count: wordsPerRow * height)
     }
 
+    /// Dots lit where `bytes` (a byte a dot, in rows of `width`) are not 0: a frame in
+    /// states as a frame of dots.
+    public init(litWhereNonZero bytes: [UInt8], width: Int, height: Int) {
+        self.init(width: width, height: height)
+        for (i, byte) in bytes.enumerated() where byte != 0 { self[i % width, i / width] = true }
+    }
+
     /// Wraps row-major words; bits past `width` are cleared.
     public init(width: Int, height: Int, words: [UInt64]) {
         precondition(width >= 0 && height >= 0)
@@ -128,16 +135,36 @@ public struct BitGrid: Hashable, Sendable {
     /// them: a dot is lit where a cell under it lives.
     public func dots(in view: Viewport, left: Int, top: Int) -> BitGrid {
         var dots = BitGrid(width: view.width, height: view.height)
+        forEachLitDot(in: view, left: left, top: top) { column, row, _ in dots[column, row] = true }
+        return dots
+    }
+
+    /// Each dot of `view` (its corner at (`left`, `top`) of this grid) with a live cell
+    /// under it: its column, row, and the cells under it within the grid.
+    public func forEachLitDot(in view: Viewport, left: Int, top: Int, _ body: (Int, Int, TileRect) -> Void) {
         let z = view.cellsPerDot
         for row in 0..<view.height {
             let y0 = max(0, top + row * z), y1 = min(height, top + (row + 1) * z)
             guard y0 < y1 else { continue }
             for column in 0..<view.width {
                 let x0 = max(0, left + column * z), x1 = min(width, left + (column + 1) * z)
-                if x0 < x1, !isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0) { dots[column, row] = true }
+                if x0 < x1, !isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0) {
+                    body(column, row, TileRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0))
+                }
             }
         }
-        return dots
+    }
+
+    /// Each live cell's column in row `y`, west to east, a word at a time (a thin
+    /// machine's box is mostly empty words).
+    public func forEachLive(inRow y: Int, _ body: (Int) throws -> Void) rethrows {
+        for word in 0..<wordsPerRow {
+            var bits = words[y * wordsPerRow + word]
+            while bits != 0 {
+                try body(64 * word + bits.trailingZeroBitCount)
+                bits &= bits - 1
+            }
+        }
     }
 
     /// Clears the cells that are set in `other` (the same size).

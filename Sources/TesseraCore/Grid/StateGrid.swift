@@ -210,23 +210,17 @@ public struct StateGrid: Hashable, Sendable {
     /// none; 255 stands for any state past it. The viewport's corner is (`left`, `top`)
     /// of these cells.
     public func stateDots(in view: Viewport, left: Int, top: Int) -> [UInt8] {
-        let occupied = self.occupied, z = view.cellsPerDot
+        let occupied = self.occupied
         var dots = [UInt8](repeating: 0, count: view.width * view.height)
-        for row in 0..<view.height {
-            let y0 = max(0, top + row * z), y1 = min(height, top + (row + 1) * z)
-            guard y0 < y1 else { continue }
-            for column in 0..<view.width {
-                let x0 = max(0, left + column * z), x1 = min(width, left + (column + 1) * z)
-                guard x0 < x1, !occupied.isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0) else { continue }
-                var lowest = Int.max
-                rows: for y in y0..<y1 {
-                    for x in x0..<x1 where occupied[x, y] {
-                        lowest = min(lowest, self[x, y])
-                        if lowest == 1 { break rows }
-                    }
+        occupied.forEachLitDot(in: view, left: left, top: top) { column, row, under in
+            var lowest = Int.max
+            rows: for y in under.y..<under.y + under.height {
+                for x in under.x..<under.x + under.width where occupied[x, y] {
+                    lowest = min(lowest, self[x, y])
+                    if lowest == 1 { break rows }
                 }
-                dots[row * view.width + column] = UInt8(clamping: lowest)
             }
+            dots[row * view.width + column] = UInt8(clamping: lowest)
         }
         return dots
     }
