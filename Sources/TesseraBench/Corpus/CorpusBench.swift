@@ -234,7 +234,9 @@ package struct CorpusBench: Sendable {
                 let lines = [said + ".err", said].compactMap { try? String(contentsOfFile: $0, encoding: .utf8) }
                     .flatMap { $0.split(separator: "\n") }
                     .filter { !$0.hasPrefix("This is bgolly") && !$0.hasPrefix("- ") && !$0.hasPrefix("Command exited with") }
-                let why = ended == nil ? "killed after \(Int(timeout)) s" : lines.first.map(String.init) ?? "\(ended!.0)"
+                // The kill's own ending can come back before the timer's nil does.
+                let timedOut = ended == nil || (clock.now - started).seconds >= timeout
+                let why = timedOut ? "killed after \(Int(timeout)) s" : lines.first.map(String.init) ?? "\(ended!.0)"
                 return Measured(refused: ended?.0 == .exited(2), problem: why)
             }
             times.append((clock.now - started).seconds)
