@@ -19,6 +19,8 @@ protocol LocalUniverse: Actor {
     func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)?
     /// Whether viewers may change the cells: on a bounded board.
     nonisolated var isEditable: Bool { get }
+    /// The states a cell may be in.
+    nonisolated var stateCount: Int { get }
     /// Where a bounded board's cells live.
     func liveBounds() async throws -> TileRect?
     /// A bounded board's cells in `rect`.
@@ -27,6 +29,9 @@ protocol LocalUniverse: Actor {
     func collect() async throws -> BitGrid
     /// Replaces the bounded board's cells with `cells` at `generation`.
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws
+    /// The whole bounded board in its states, and the board replaced by such cells.
+    func collectStates() async throws -> StateGrid
+    func load(generation: UInt64, states: StateGrid) async throws
     func write(_ output: BoardOutput) async throws
     /// The share of the live cells' bounding box that holds tiles: what of a window
     /// around them a worker would step for something; 1 on a dense board.
@@ -37,6 +42,13 @@ protocol LocalUniverse: Actor {
 /// coordinator; viewers attach to `pump`'s viewer socket, if any.
 extension LocalUniverse {
     func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? { nil }
+    nonisolated var stateCount: Int { 2 }
+    func collectStates() async throws -> StateGrid { StateGrid(ones: try await collect(), states: 2) }
+
+    func load(generation: UInt64, states: StateGrid) async throws {
+        let board = states.occupied
+        try await load(generation: generation) { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+    }
 }
 
 struct LocalDriver: ClusterDriver {
@@ -46,6 +58,7 @@ struct LocalDriver: ClusterDriver {
     var board: (x: Int, y: Int, width: Int, height: Int) { get async { (try? await universe.extent()) ?? (0, 0, 1, 1) } }
     var tiles: (columns: Int, rows: Int) { get async { await universe.tiles } }
     var isEditable: Bool { universe.isEditable }
+    var stateCount: Int { universe.stateCount }
     var workerCount: Int { 0 }
     var failure: TesseraError? { nil }
     var generation: UInt64 { get async { await universe.generation } }
@@ -55,6 +68,8 @@ struct LocalDriver: ClusterDriver {
     func frame(_ viewport: Viewport) async throws -> BitGrid { try await universe.frame(viewport) }
     func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? { try await universe.stateFrame(viewport) }
     func collect() async throws -> BitGrid { try await universe.collect() }
+    func collectStates() async throws -> StateGrid { try await universe.collectStates() }
+    func load(generation: UInt64, states: StateGrid) async throws { try await universe.load(generation: generation, states: states) }
 
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
         try await universe.load(generation: generation, cells: cells)

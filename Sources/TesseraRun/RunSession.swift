@@ -401,10 +401,15 @@ package struct RunSession: Sendable {
         }
     }
 
-    /// Writes a viewer's save into a fresh RLE file here; says where.
-    package static func save(_ board: BitGrid, generation: UInt64, stem: String, shape: BoardShape, rule: Rule) throws -> String {
+    /// Writes a viewer's save into a fresh RLE file here, the cells in their states where
+    /// the rule has more than two; says where.
+    package static func save(_ board: StateGrid, generation: UInt64, stem: String, shape: BoardShape, rule: Rule) throws -> String {
         let output = try BoardOutput(path: BoardOutput.freshPath(stem: stem), shape: shape, rule: rule, name: stem)
-        try output.write(board, generation: generation)
+        if rule.states > 2 {
+            try output.write(states: board, left: shape.left, top: shape.top, rule: rule, generation: generation)
+        } else {
+            try output.write(board.occupied, generation: generation)
+        }
         return FileManager.default.currentDirectoryPath + "/" + output.path
     }
 }

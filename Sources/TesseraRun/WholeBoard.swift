@@ -26,6 +26,10 @@ protocol BoardCells: Sendable {
     func reachesEdge(_ reach: Int) -> Bool
     /// A frame's dots in states (`StateGrid.stateDots`); nil for cells of two states.
     func dotsInStates(_ view: Viewport, left: Int, top: Int) -> [UInt8]?
+    /// The cells as states (one plane for two), and cells of `states` states made from
+    /// such, with nothing known of what changed: what a viewer's edit and rewind go by.
+    var asStates: StateGrid { get }
+    init(_ cells: StateGrid, states: Int)
 }
 
 extension BitGrid: BoardCells {
@@ -40,6 +44,8 @@ extension BitGrid: BoardCells {
     mutating func placeChanges(of part: BitGrid, atX x: Int, y: Int) {}
     func reachesEdge(_ reach: Int) -> Bool { GrowingWindow.reachesEdge(self, reach: reach) }
     func dotsInStates(_ view: Viewport, left: Int, top: Int) -> [UInt8]? { nil }
+    var asStates: StateGrid { StateGrid(ones: self, states: 2) }
+    init(_ cells: StateGrid, states: Int) { self = cells.occupied }
 }
 
 extension StateGrid: BoardCells {
@@ -51,6 +57,18 @@ extension StateGrid: BoardCells {
     func reachesEdge(_ reach: Int) -> Bool { planes.contains { GrowingWindow.reachesEdge($0, reach: reach) } }
     func dotsInStates(_ view: Viewport, left: Int, top: Int) -> [UInt8]? {
         planes.count > 1 ? stateDots(in: view, left: left, top: top) : nil
+    }
+    var asStates: StateGrid { self }
+
+    init(_ cells: StateGrid, states: Int) {
+        guard cells.planes.count != Self.planes(for: states) else {
+            self = cells
+            changes = nil
+            return
+        }
+        self.init(width: cells.width, height: cells.height, states: states)
+        let occupied = cells.occupied
+        for y in 0..<height { occupied.forEachLive(inRow: y) { x in self[x, y] = cells[x, y] } }
     }
 }
 
@@ -287,7 +305,10 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     var tiles: (columns: Int, rows: Int) { (1, 1) }
-    nonisolated var isEditable: Bool { false }
+    /// A bounded grid's cells may be edited, rewound and saved; the unbounded plane's
+    /// window grows and moves under a viewer.
+    nonisolated var isEditable: Bool { board != nil }
+    nonisolated var stateCount: Int { engine.states }
 
     /// A dot is lit where a cell under it is in any state but 0. The viewport is a
     /// bounded grid's own coordinates, or Golly's.
@@ -327,8 +348,23 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         }
     }
 
-    func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) throws {
-        throw TesseraError("changing the cells of this rule's run is not supported yet", fix: "edit the pattern file")
+    func collectStates() throws -> StateGrid {
+        try checkHeldAsCells()
+        return cells.asStates
+    }
+
+    /// Cells of two states come in state 1.
+    func load(generation: UInt64, cells made: @escaping @Sendable (TileRect) -> BitGrid) throws {
+        let ones = made(TileRect(x: 0, y: 0, width: cells.width, height: cells.height))
+        try load(generation: generation, states: StateGrid(ones: ones, states: engine.states))
+    }
+
+    func load(generation: UInt64, states: StateGrid) throws {
+        guard board != nil else { throw TesseraError.unboundedIsNotEditable }
+        guard states.width == cells.width, states.height == cells.height else {
+            throw TesseraError("a \(states.width)x\(states.height) board loaded into a \(cells.width)x\(cells.height) one")
+        }
+        (cells, self.generation) = (Cells(states, states: engine.states), generation)
     }
 
     func write(_ output: BoardOutput) async throws {

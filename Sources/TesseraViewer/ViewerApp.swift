@@ -13,6 +13,8 @@ package struct ViewerApp {
     private var viewport: Viewport?
     private var frame: Frame?
     private var cursor: (x: Int, y: Int)? = nil
+    /// The state `x` sets in edit mode, where the rule has more than two.
+    private var pen = 1
     private var showHelp = false
     private var lastFrameAt = ContinuousClock.now
     private var requestedAt: ContinuousClock.Instant? = nil
@@ -135,8 +137,13 @@ package struct ViewerApp {
             if cursor == nil && frame?.paused != true { note = "pause (space) before editing" }
         case .character("x"):
             if let cursor {
-                send(.command(.toggleCell(x: view.x + cursor.x * view.cellsPerDot, y: view.y + cursor.y * view.cellsPerDot)))
+                send(.command(.toggleCell(x: view.x + cursor.x * view.cellsPerDot, y: view.y + cursor.y * view.cellsPerDot,
+                                          state: pen)))
             }
+        case .character("["), .character("]"):
+            // The pen goes round the states but 0.
+            let states = max(2, frame?.stateCount ?? 2)
+            pen = (pen - 1 + (key == .character("]") ? 1 : states - 2)) % (states - 1) + 1
         case .up, .character("k"):
             if let c = cursor { cursor = (c.x, max(0, c.y - 1)) } else { view = view.moved(dy: -panY) }
         case .down, .character("j"):
@@ -185,7 +192,7 @@ package struct ViewerApp {
         let delay = f.delay == 0 ? "full speed" : f.delay < 1 ? "\(Int(f.delay * 1000)) ms/gen" : "\(Int(f.delay)) s/gen"
         // What matters most first: a narrow terminal cuts the end of the line.
         var parts = ["gen \(f.generation)", "pop \(f.population)", f.paused ? "PAUSED" : "running", delay]
-        if cursor != nil { parts.append("EDIT x=toggle") }
+        if cursor != nil { parts.append(f.stateCount > 2 ? "EDIT x=state \(pen) ([ ] pen)" : "EDIT x=toggle") }
         if quiet { parts.append("no answer from the presenter") }
         if !note.isEmpty { parts.append(note) }
         parts += [
@@ -205,6 +212,7 @@ package struct ViewerApp {
         "  + / -    faster / slower         0      fit the board (on the plane, its live cells)",
         "  arrows   pan (hjkl too)          z / Z  zoom in / out",
         "  p        next starting pattern   e      edit mode (paused): arrows move, x toggles",
+        "                                   [ / ]  the state x sets (rules of more states)",
         "  s        save the board as RLE   r      rewind to an earlier snapshot",
         "  ?        this help               q      quit the viewer",
     ]

@@ -156,6 +156,44 @@ import TesseraWire
     }
 }
 
+/// Editing a board of more states in this process: a rule file's tree step copies what
+/// it knows did not change, so an edit that did not forget that record would never move.
+@Suite struct StateEditTests {
+    @Test func aViewerDrawsAWireWorldWireAndItsSignalRuns() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/share/golly/Rules/WireWorld.rule") else {
+            throw TesseraError("Golly is not installed", fix: "apt-get install golly")
+        }
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("lone.rle")
+        try "x = 1, y = 1, rule = WireWorld:T64,64\nC!\n".write(to: input, atomically: true, encoding: .utf8)
+        let run = try RunningTessera(["run", input.path, "--generations", "100000000000", "--workers", "0",
+                                      "--view-listen", "tcp://127.0.0.1:*"], in: dir)
+        defer { kill(run.pid, SIGKILL) }
+        let endpoint = try run.viewerEndpoint()
+        let view = Viewport(x: 0, y: 0, cellsPerDot: 1, width: 64, height: 64)
+        // A wire of conductors (3) on row 40, an electron head (1) at its west end, a
+        // conductor set twice (back to 0); three generations; a state past the rule's four.
+        let edits: [ViewerCommand] = [.togglePause] + (5...15).map { .toggleCell(x: $0, y: 40, state: 3) }
+            + [.toggleCell(x: 5, y: 40, state: 1), .toggleCell(x: 20, y: 40, state: 3), .toggleCell(x: 20, y: 40, state: 3),
+               .step, .step, .step, .toggleCell(x: 30, y: 40, state: 4)]
+        let frames = try ScriptedViewer.watch(endpoint, frames: 4, viewport: view, commands: edits)
+        #expect(frames.contains { $0.note.contains("state 4 is past this rule's 4 states") })
+        // The head ran three cells east, its tail behind it; then the run stays paused.
+        let expected = Array(repeating: 0, count: 5) + [3, 3, 2, 1] + Array(repeating: 3, count: 7) + Array(repeating: 0, count: 8)
+        var row: [Int] = [], last: Frame?
+        for _ in 0..<100 where row != expected {
+            last = try ScriptedViewer.watch(endpoint, frames: 1, viewport: view).last
+            row = last.map { frame in (0..<24).map { Int(frame.states[40 * 64 + $0]) } } ?? []
+        }
+        #expect(row == expected)
+        #expect(last?.paused == true && last?.stateCount == 4)
+        let notes = try ScriptedViewer.watch(endpoint, frames: 3, viewport: view, commands: [.save]).map(\.note)
+        let saved = try #require(notes.lazy.compactMap { $0.firstMatch(of: /saved (\S+\.rle)/).map { String($0.1) } }.first)
+        let text = try String(contentsOfFile: saved, encoding: .utf8)
+        #expect(text.contains("rule = WireWorld:T64,64") && text.contains("2CBA7C"), "\(text)")
+    }
+}
+
 @Suite struct PresenterProcessTests {
     /// The presenter as its own process: it drives a coordinator and serves a viewer;
     /// when it stops, the coordinator finishes the run and writes the board.

@@ -91,7 +91,7 @@ import TesseraCore
         .view(viewport),
         .detach,
         .command(.togglePause), .command(.step), .command(.faster), .command(.slower), .command(.nextPattern),
-        .command(.toggleCell(x: -5, y: 1 << 30)), .command(.save), .command(.rewind),
+        .command(.toggleCell(x: -5, y: 1 << 30, state: 1)), .command(.toggleCell(x: 3, y: 4, state: 255)), .command(.save), .command(.rewind),
         .frame(frame),
         .frame(coloured),
         .snapshot(op: 31, SnapshotOrder(generation: 640, buddy: "tcp://10.0.0.3:5000", keepsFor: "tcp://10.0.0.4:5001",
@@ -232,6 +232,10 @@ import TesseraCore
         #expect(refusal(Wire.encode(.frame(short)), on: .toViewer).contains("do not fit"))
         // An endpoint that is not one.
         #expect(refusal(Wire.encode(.hello(Hello(pid: 1, endpoint: "x:1", host: "h")))).contains("bad endpoint"))
+        // An edit to state 0, which sets nothing (the state is the last byte).
+        var nothing = Wire.encode(.command(.toggleCell(x: 1, y: 2, state: 3)))
+        nothing[nothing.count - 1] = 0
+        #expect(refusal(nothing, on: .fromViewer).contains("cell state 0"))
     }
 
     /// Random damage to real messages, from a seeded generator: each is refused with a

@@ -12,6 +12,8 @@ package protocol ClusterDriver: Sendable {
     /// Whether viewers may change the cells (edit, patterns, rewind, save): not on the
     /// unbounded plane, whose window moves under them.
     var isEditable: Bool { get }
+    /// The states a cell may be in: 2 but for Generations and rule files.
+    var stateCount: Int { get }
     var workerCount: Int { get }
     /// Why the run failed or was stopped, once it did: a paused presenter looks.
     var failure: TesseraError? { get async }
@@ -24,6 +26,12 @@ package protocol ClusterDriver: Sendable {
     func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)?
     func collect() async throws -> BitGrid
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws
+    /// The whole bounded board, each cell in its state: one plane where the rule has two
+    /// states. What a viewer's edit changes, rewind keeps and a save writes.
+    func collectStates() async throws -> StateGrid
+    /// Replaces the bounded board's cells with `states` (as `collectStates` gave them) at
+    /// `generation`.
+    func load(generation: UInt64, states: StateGrid) async throws
     /// What viewers send, in arrival order.
     var viewerInbox: AsyncStream<MessagePump.Incoming> { get }
     func send(_ message: Message, toViewer identity: PeerID)
@@ -31,7 +39,14 @@ package protocol ClusterDriver: Sendable {
 
 extension ClusterDriver {
     package var isEditable: Bool { true }
+    package var stateCount: Int { 2 }
     package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? { nil }
+    package func collectStates() async throws -> StateGrid { StateGrid(ones: try await collect(), states: 2) }
+
+    package func load(generation: UInt64, states: StateGrid) async throws {
+        let board = states.occupied
+        try await load(generation: generation) { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+    }
 
     /// A frame's dots, and their states where the run shows them: the dots then made
     /// from the states, not drawn a second time.

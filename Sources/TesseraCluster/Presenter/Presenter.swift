@@ -14,7 +14,8 @@ package actor Presenter {
     /// Seconds between generations, on a log scale; 0 runs as fast as the cluster goes.
     package static let delays: [Double] = [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3]
     static let frameInterval = 1.0 / 30
-    /// Boards up to this many cells keep value snapshots for rewind.
+    /// Boards up to this many bits of cells (a bit a cell for two states, a plane a bit
+    /// for more) keep value snapshots for rewind.
     static let snapshotLimit = 1 << 26
     /// Viewers kept at once; a new one beyond this replaces the one heard from least recently.
     static let maxViewers = 64
@@ -23,7 +24,7 @@ package actor Presenter {
 
     /// Board-changing things viewers ask for, done between batches.
     private enum Action {
-        case nextPattern, toggleCell(x: Int, y: Int), save(viewer: [UInt8]), rewind
+        case nextPattern, toggleCell(x: Int, y: Int, state: Int), save(viewer: [UInt8]), rewind
     }
 
     private struct Viewer {
@@ -35,7 +36,7 @@ package actor Presenter {
 
     private let coordinator: any ClusterDriver
     private let patterns: [@Sendable (TileRect) -> BitGrid]
-    private let save: @Sendable (BitGrid, UInt64) throws -> String
+    private let save: @Sendable (StateGrid, UInt64) throws -> String
     private var viewers: [PeerID: Viewer] = [:]
     private var actions: [Action] = []
     private var paused: Bool
@@ -45,7 +46,7 @@ package actor Presenter {
     private var stopAt: UInt64?
     private var quit = false
     private var patternIndex = 0
-    private var snapshots: [(generation: UInt64, board: BitGrid)] = []
+    private var snapshots: [(generation: UInt64, board: StateGrid)] = []
     private var lastSnapshot = ContinuousClock.now - .seconds(10)
     private var rateSample = (generation: UInt64(0), time: ContinuousClock.now)
     private var generationsPerSecond = 0.0
@@ -55,11 +56,11 @@ package actor Presenter {
 
     /// - Parameters:
     ///   - patterns: starting boards the `p` key cycles through.
-    ///   - save: writes a board at a generation and says where.
+    ///   - save: writes a board (its cells in their states) at a generation and says where.
     ///   - stopAt: the generation to stop at, if any; otherwise the run goes on until `stop()`.
     package init(coordinator: any ClusterDriver, paused: Bool = false, delay: Double = 0,
                 stopAt: UInt64? = nil, patterns: [@Sendable (TileRect) -> BitGrid] = [],
-                save: @escaping @Sendable (BitGrid, UInt64) throws -> String) {
+                save: @escaping @Sendable (StateGrid, UInt64) throws -> String) {
         self.coordinator = coordinator
         self.paused = paused
         delayIndex = Self.delays.firstIndex { $0 >= delay } ?? Self.delays.count - 1
@@ -157,7 +158,12 @@ package actor Presenter {
                 }
                 switch command {
                 case .nextPattern: enqueue(.nextPattern, for: identity)
-                case .toggleCell(let x, let y): enqueue(.toggleCell(x: x, y: y), for: identity)
+                case .toggleCell(let x, let y, let state):
+                    guard state < coordinator.stateCount else {
+                        viewers[identity]?.note = "state \(state) is past this rule's \(coordinator.stateCount) states"
+                        break
+                    }
+                    enqueue(.toggleCell(x: x, y: y, state: state), for: identity)
                 case .save: enqueue(.save(viewer: identity), for: identity)
                 default: enqueue(.rewind, for: identity)
                 }
@@ -213,8 +219,9 @@ package actor Presenter {
             rateSample = (generation, now)
         }
         let board = await coordinator.board
-        if coordinator.isEditable, board.width * board.height <= Self.snapshotLimit, now - lastSnapshot >= .seconds(1) {
-            snapshots.append((generation, try await coordinator.collect()))
+        let bits = board.width * board.height * StateGrid.planes(for: coordinator.stateCount)
+        if coordinator.isEditable, bits <= Self.snapshotLimit, now - lastSnapshot >= .seconds(1) {
+            snapshots.append((generation, try await coordinator.collectStates()))
             if snapshots.count > 5 { snapshots.removeFirst() }
             lastSnapshot = now
         }
@@ -230,13 +237,13 @@ package actor Presenter {
                 patternIndex = (patternIndex + 1) % patterns.count
                 try await coordinator.load(generation: 0, cells: patterns[patternIndex])
                 snapshots.removeAll()
-            case .toggleCell(let x, let y):
+            case .toggleCell(let x, let y, let state):
                 guard (0..<board.width).contains(x), (0..<board.height).contains(y) else { continue }
-                var board = try await coordinator.collect()
-                board[x, y].toggle()
-                try await reload(board, generation: await coordinator.generation)
+                var board = try await coordinator.collectStates()
+                board[x, y] = board[x, y] == state ? 0 : state
+                try await coordinator.load(generation: await coordinator.generation, states: board)
             case .save(let viewer):
-                let board = try await coordinator.collect()
+                let board = try await coordinator.collectStates()
                 let note: String
                 do { note = "saved \(try save(board, await coordinator.generation))" } catch { note = "\(error)" }
                 viewers[viewer]?.note = note
@@ -244,15 +251,9 @@ package actor Presenter {
                 let now = await coordinator.generation
                 while let last = snapshots.last, last.generation >= now { snapshots.removeLast() }
                 guard let snapshot = snapshots.popLast() else { continue }
-                try await reload(snapshot.board, generation: snapshot.generation)
+                try await coordinator.load(generation: snapshot.generation, states: snapshot.board)
             }
             rateSample = (await coordinator.generation, .now)
-        }
-    }
-
-    private func reload(_ board: BitGrid, generation: UInt64) async throws {
-        try await coordinator.load(generation: generation) {
-            board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)
         }
     }
 

@@ -470,13 +470,14 @@ extension ViewerCommand: WireCodable {
         case .faster: (2, 0, 0)
         case .slower: (3, 0, 0)
         case .nextPattern: (4, 0, 0)
-        case .toggleCell(let x, let y): (5, x, y)
+        case .toggleCell(let x, let y, _): (5, x, y)
         case .save: (6, 0, 0)
         case .rewind: (7, 0, 0)
         }
         w.u8(code)
         w.int(x)
         w.int(y)
+        if case .toggleCell(_, _, let state) = self { w.u8(UInt8(state)) }
     }
 
     package init(from r: inout WireReader) throws {
@@ -489,7 +490,11 @@ extension ViewerCommand: WireCodable {
         case 2: self = .faster
         case 3: self = .slower
         case 4: self = .nextPattern
-        case 5: self = .toggleCell(x: x, y: y)
+        case 5:
+            // State 0 sets nothing: a toggle is between a state and 0.
+            let state = Int(try r.u8())
+            guard state > 0 else { throw TesseraError("implausible cell state 0 in message") }
+            self = .toggleCell(x: x, y: y, state: state)
         case 6: self = .save
         case 7: self = .rewind
         default: throw TesseraError("unknown viewer command \(code)")

@@ -18,7 +18,7 @@ package enum Wire {
     /// rectangle; snapshot copies are a tile's live parts. 8: assignments carry the run's
     /// halo token (`HaloToken`), which every halo connection presents. 9: `stays`, the
     /// answer to a worker that asked to leave and cannot.
-    package static let version: UInt16 = 10
+    package static let version: UInt16 = 11
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30

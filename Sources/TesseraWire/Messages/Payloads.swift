@@ -200,7 +200,8 @@ package enum ViewerCommand: Sendable, Equatable {
     case faster
     case slower
     case nextPattern
-    case toggleCell(x: Int, y: Int)
+    /// Sets the cell to `state`, or to 0 where it is in `state` already: a toggle for two states.
+    case toggleCell(x: Int, y: Int, state: Int)
     case save
     case rewind
 }
