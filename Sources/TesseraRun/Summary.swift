@@ -11,9 +11,11 @@ package enum Summary {
         var placement = workers.isEmpty ? "in process" : "\(workers.count) worker\(workers.count == 1 ? "" : "s")"
         if let share = outcome.hashLife {
             let collected = share.collections == 0 ? "" : ", collected \(share.collections) time\(share.collections == 1 ? "" : "s")"
-            placement = !share.handedOver ? "in process by HashLife (\(share.squares) squares\(collected))"
+            let returns = "taken back \(share.returns) time\(share.returns == 1 ? "" : "s")"
+            let turns = share.returns == 0 ? "" : ", \(share.tileGenerations) of them by tiles where it fell behind (\(returns))"
+            placement = !share.handedOver ? "in process by HashLife (\(share.squares) squares\(collected))\(turns)"
                 : share.generations == 0 ? "HashLife falling behind at once, \(placement)"
-                : "the first \(share.generations) generations by HashLife, then \(placement)"
+                : "the first \(share.generations) generations by HashLife\(turns), then \(placement)"
         }
         if let head = outcome.headStart {
             let them = "\(head.workers) worker\(head.workers == 1 ? "" : "s")"

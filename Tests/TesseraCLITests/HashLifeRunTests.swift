@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+import TesseraCluster
 import TesseraCore
+import TesseraPatterns
+import TesseraRun
 
 /// `tessera run` on the unbounded plane starts with HashLife, and keeps it while it
 /// makes fewer squares than tiles would step cells; bgolly is the oracle throughout.
@@ -211,11 +214,7 @@ import TesseraCore
     @Test(arguments: [(256, false), (512, true)])
     func aSoupIsHandedToTiles(side: Int, atOnce: Bool) throws {
         let dir = try Harness.temporaryDirectory()
-        let soup = try Soup(density: 0.35, seed: 7).cells(x: 0, y: 0, width: side, height: side)
-        let rows = (0..<soup.height).map { y in String((0..<soup.width).map { soup[$0, y] ? "o" : "b" }) }
-        let body = rows.joined(separator: "$") + "!"
-        let lines = stride(from: 0, to: body.count, by: 70).map { String(body.dropFirst($0).prefix(70)) }
-        let input = try file("x = \(soup.width), y = \(soup.height), rule = B3/S23\n" + lines.joined(separator: "\n") + "\n", "soup.rle", in: dir)
+        let input = try soupFile(side: side, in: dir)
         let output = dir.appendingPathComponent("out.rle")
         let run = try Harness.tessera(["run", input.path, "--generations", "300", "--output", output.path])
         #expect(run.status == 0, "\(run.stderr)")
@@ -226,6 +225,37 @@ import TesseraCore
             #expect(Int(handed.1)! < 100)
         }
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 300)))
+    }
+
+    /// Settled, a soup is ash and gliders, which HashLife steps in microseconds: after
+    /// it fell behind at once, tiles step 4096 generations and HashLife takes the run
+    /// back from their cells (`HashLifeRun.takeBack`, as `tessera run` does after a
+    /// hand-over, whose moment depends on the machine's speed), and the board is Golly's.
+    @Test func hashLifeTakesASettledSoupBack() async throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = try soupFile(side: 512, in: dir)
+        var choices = RunSetup.Choices()
+        choices.pattern = (try PatternFile.load(input.path), "soup.rle")
+        let setup = try RunSetup(choices, defaultTiles: 2)
+        let path = dir.appendingPathComponent("out.rle")
+        let output = try BoardOutput(path: path.path, shape: setup.shape, rule: setup.rule, name: "soup")
+        let behind = RunOutcome.HashLifeShare(generations: 0, seconds: 0, squares: 0, handedOver: true)
+        let ending = try await HashLifeRun.takeBack(setup, generations: 300000, output: output, after: behind, settings: .init())
+        guard case .finished(let outcome) = ending else {
+            Issue.record("HashLife did not take the run back")
+            return
+        }
+        #expect(outcome.generations == 300000 && outcome.hashLife?.returns == 1 && outcome.hashLife?.tileGenerations == 4096)
+        #expect(try Harness.cells(ofPatternFile: path) == (try Harness.golly(input, generations: 300000)))
+    }
+
+    /// A seeded 35% soup, `side` cells square, as an RLE file on the unbounded plane.
+    private func soupFile(side: Int, in dir: URL) throws -> URL {
+        let soup = try Soup(density: 0.35, seed: 7).cells(x: 0, y: 0, width: side, height: side)
+        let rows = (0..<soup.height).map { y in String((0..<soup.width).map { soup[$0, y] ? "o" : "b" }) }
+        let body = rows.joined(separator: "$") + "!"
+        let lines = stride(from: 0, to: body.count, by: 70).map { String(body.dropFirst($0).prefix(70)) }
+        return try file("x = \(soup.width), y = \(soup.height), rule = B3/S23\n" + lines.joined(separator: "\n") + "\n", "soup.rle", in: dir)
     }
 
     @Test(arguments: [

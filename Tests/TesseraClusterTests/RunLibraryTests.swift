@@ -95,6 +95,23 @@ import TesseraWire
         #expect(moved.seconds == 4.5 && moved.generations == 160 && moved.headStart?.generations == 60)
     }
 
+    /// HashLife's turns with tiles add up, and the summary says how many were tiles'.
+    @Test func theSummarySaysWhereHashLifeTookTheRunBack() throws {
+        var choices = RunSetup.Choices()
+        choices.pattern = (Pattern(cells: BitGrid(width: 3, height: 3), position: (0, 0)), "s.rle")
+        let setup = try RunSetup(choices, defaultTiles: 2)
+        let first = RunOutcome.HashLifeShare(generations: 1000, seconds: 0.5, squares: 10, handedOver: true)
+        let second = RunOutcome.HashLifeShare(generations: 100, seconds: 0.25, squares: 20, handedOver: true)
+        let last = RunOutcome.HashLifeShare(generations: 90000, seconds: 0.125, squares: 30, handedOver: false, collections: 1)
+        let whole = first.joined(tiles: 4096, seconds: 1, then: second).joined(tiles: 4096, seconds: 2, then: last)
+        #expect(whole.generations == 99292 && whole.seconds == 3.875 && whole.tileGenerations == 8192 && whole.returns == 2)
+        #expect(whole.squares == 30 && !whole.handedOver && whole.collections == 1)
+        let line = Summary.lines(setup: setup, outcome: RunOutcome(seconds: 0, population: 5, workers: [], generations: 0).after(whole),
+                                 detailed: false)[0]
+        #expect(line.contains("99292 generations on the unbounded plane B3/S23, in process by HashLife (30 squares, collected 1 time), "
+            + "8192 of them by tiles where it fell behind (taken back 2 times): population 5, 3.875 s"), "\(line)")
+    }
+
     /// What a head start hands over: the same board and tiles, its cells where they stood.
     @Test func aHandedOverSetupKeepsTheBoardAndPlacesTheCells() throws {
         var choices = RunSetup.Choices()

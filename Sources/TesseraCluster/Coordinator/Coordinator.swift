@@ -79,10 +79,23 @@ package struct RunOutcome: Sendable {
         package let handedOver: Bool
         /// Times HashLife dropped the squares its pattern no longer reached, to stay within its memory.
         package let collections: Int
+        /// Of `generations`, those tiles stepped in this process between HashLife's turns,
+        /// and the times HashLife took the run back from them.
+        package private(set) var tileGenerations: UInt64 = 0
+        package private(set) var returns = 0
 
         package init(generations: UInt64, seconds: Double, squares: Int, handedOver: Bool, collections: Int = 0) {
             (self.generations, self.seconds, self.squares, self.handedOver) = (generations, seconds, squares, handedOver)
             self.collections = collections
+        }
+
+        /// This share, then `tiles` generations stepped by tiles in `seconds`, then
+        /// HashLife's turn `next`.
+        package func joined(tiles: UInt64, seconds tileSeconds: Double, then next: HashLifeShare) -> HashLifeShare {
+            var joined = HashLifeShare(generations: generations + tiles + next.generations, seconds: seconds + tileSeconds + next.seconds,
+                                       squares: next.squares, handedOver: next.handedOver, collections: collections + next.collections)
+            (joined.tileGenerations, joined.returns) = (tileGenerations + tiles + next.tileGenerations, returns + 1 + next.returns)
+            return joined
         }
     }
 

@@ -94,6 +94,9 @@ struct RunCommand: AsyncParsableCommand {
         var hashLife: HashLifeStage?
         /// Where the run started, for its checkpoints (a resumed run's, where the first began).
         var origin: Checkpoint.Origin?
+        /// HashLife, which ran the first generations on its budget, may take the run back
+        /// from tiles (`HashLifeRun.takeBack`).
+        var takesBack = false
     }
 
     enum HashLifeStage {
@@ -139,13 +142,25 @@ struct RunCommand: AsyncParsableCommand {
             Summary.lines(setup: rest.setup, outcome: outcome, detailed: report).forEach { print($0) }
             return nil
         case .handedOver(let setup, let share):
-            return Rest(setup: setup, generations: rest.generations - share.generations, output: rest.output, workers: rest.workers,
-                        hashLife: .ran(share), origin: rest.origin)
+            var handedOver = Rest(setup: setup, generations: rest.generations - share.generations, output: rest.output,
+                                  workers: rest.workers, hashLife: .ran(share), origin: rest.origin)
+            if case .starts(let budgeted) = rest.hashLife { handedOver.takesBack = budgeted }
+            return handedOver
         }
     }
 
-    /// The rest of the run, on tiles: in this process, or on worker processes.
+    /// The rest of the run, on tiles: in this process, or on worker processes; where
+    /// HashLife may take it back, taking turns with tiles in this process first.
     func finish(_ rest: Rest) async throws {
+        var rest = rest
+        if rest.takesBack, case .ran(let share) = rest.hashLife {
+            let ending = try await HashLifeRun.takeBack(rest.setup, generations: rest.generations + share.generations, output: rest.output,
+                                                        after: share, settings: HashLifeRun.Settings(memory: memory))
+            guard let left = Self.settle(ending, Rest(setup: rest.setup, generations: rest.generations + share.generations,
+                                                      output: rest.output, workers: rest.workers, origin: rest.origin),
+                                         report: run.report) else { return }
+            rest = left
+        }
         var chosen = rest.workers
         // Larger than Life, Generations, rule files and Golly's other grids have engines
         // of their own, in this process.
