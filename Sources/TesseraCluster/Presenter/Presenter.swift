@@ -219,8 +219,9 @@ package actor Presenter {
             rateSample = (generation, now)
         }
         let board = await coordinator.board
-        let bits = board.width * board.height * StateGrid.planes(for: coordinator.stateCount)
-        if coordinator.isEditable, bits <= Self.snapshotLimit, now - lastSnapshot >= .seconds(1) {
+        // In doubles: a board's sides go up to 2^31, the unbounded plane's live cells' box to 2^63.
+        let bits = Double(board.width) * Double(board.height) * Double(StateGrid.planes(for: coordinator.stateCount))
+        if coordinator.isEditable, bits <= Double(Self.snapshotLimit), now - lastSnapshot >= .seconds(1) {
             snapshots.append((generation, try await coordinator.collectStates()))
             if snapshots.count > 5 { snapshots.removeFirst() }
             lastSnapshot = now
