@@ -169,6 +169,9 @@ package enum HashLifeRun {
         package var stepPower: Int?
         /// Writes the output every so many generations instead of once at the end.
         var files: NumberedFiles?
+        /// Where HashLife takes a run back from tiles (`takeBack`): what a generation
+        /// cost them, and how far behind that it may fall before it hands back.
+        var tiles: (secondsPerGeneration: Double, grace: Double)?
 
         package init(memory: Int? = nil, step: UInt64? = nil, writeEvery: UInt64? = nil) {
             nodeLimit = HashLifeRun.nodeLimit(memory: memory)
@@ -226,7 +229,8 @@ package enum HashLifeRun {
     /// of `generations`, `setup` where it left the cells), tiles in this process and
     /// HashLife take turns: tiles step as many generations as they have stepped so far
     /// (at least `leastStretch`), then HashLife tries again from their cells, with the
-    /// budget of a fresh run of the rest. A soup is chaotic for tens of thousands of generations, and then ash
+    /// budget of a fresh run of the rest, handing back where it falls behind the tiles'
+    /// pace (`tileGrace`). A soup is chaotic for tens of thousands of generations, and then ash
     /// and gliders that HashLife steps in microseconds: a 1000² soup's 10^6 generations
     /// were 7.4 s on tiles after HashLife's first 1087 (bgolly's HashLife 6.2 s), 0.3 s
     /// when HashLife took them back at 8192. A pattern that stays chaotic loses a tree
@@ -251,8 +255,10 @@ package enum HashLifeRun {
                 return await local.liveParts()
             }
             let tiles = (ContinuousClock.now - started).seconds
+            var turn = settings
+            turn.tiles = (tiles / Double(stretch), tiles * tileGrace)
             let next = try setup.regrouped(parts: parts, generation: setup.generation + stretch, tileCount: setup.tiling.tiles.count)
-            let ending = try await run(next, generations: generations - done - stretch, output: output, budgeted: true, settings: settings)
+            let ending = try await run(next, generations: generations - done - stretch, output: output, budgeted: true, settings: turn)
             switch ending {
             case .finished(let outcome):
                 guard let turn = outcome.hashLife else { return ending }
@@ -267,6 +273,12 @@ package enum HashLifeRun {
 
     /// The fewest generations tiles step before HashLife tries again.
     static let leastStretch: UInt64 = 4096
+    /// How far behind the tiles' pace a turn of HashLife may fall, as a share of the time
+    /// tiles took over their last stretch: what a failed turn costs at most, besides
+    /// building its tree. Budgeted by squares alone, a growing spiral's turns ran on in a
+    /// fresh store, slower than tiles, and 100000 generations took 5.7 to 9.8 s (5.7 on
+    /// tiles).
+    static let tileGrace = 1.0 / 8
 
     /// The same on this thread, for a process that has not started the task pool (a
     /// methuselah's whole run takes less than starting it does): the stopping signals
@@ -364,6 +376,9 @@ package enum HashLifeRun {
                     occupied = after
                     let perGeneration = (clock.now - stepStarted).seconds / span
                     if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: perGeneration) {
+                        return try handOver()
+                    }
+                    if let tiles = settings.tiles, (clock.now - start).seconds > tiles.secondsPerGeneration * Double(done) + tiles.grace {
                         return try handOver()
                     }
                 }
