@@ -230,11 +230,11 @@ package enum HashLifeRun {
     /// HashLife take turns: tiles step as many generations as they have stepped so far
     /// (at least `leastStretch`), then HashLife tries again from their cells, with the
     /// budget of a fresh run of the rest, handing back where it falls behind the tiles'
-    /// pace (`tileGrace`). A soup is chaotic for tens of thousands of generations, and then ash
-    /// and gliders that HashLife steps in microseconds: a 1000² soup's 10^6 generations
-    /// were 7.4 s on tiles after HashLife's first 1087 (bgolly's HashLife 6.2 s), 0.3 s
-    /// when HashLife took them back at 8192. A pattern that stays chaotic loses a tree
-    /// built and a failed step at each doubling of the tiles' part. Turns are taken
+    /// pace (`tileGrace`). A soup is chaotic for tens of thousands of generations, and
+    /// then ash and gliders that HashLife steps in microseconds: a 1000² soup's 10^6
+    /// generations take 0.3 s so, and 7.4 s on tiles alone after HashLife's first
+    /// thousand (bgolly's HashLife: 6.2 s). A pattern that stays chaotic loses a tree
+    /// built and a failed turn at each doubling of the tiles' part. Turns are taken
     /// while `longRun` generations are left past the next stretch, the stretch in this
     /// process however dense the pattern (workers would step a dense one's stretch up to
     /// 1.8 times as fast, a bounded loss beside HashLife's gain); the rest is the
@@ -275,9 +275,9 @@ package enum HashLifeRun {
     static let leastStretch: UInt64 = 4096
     /// How far behind the tiles' pace a turn of HashLife may fall, as a share of the time
     /// tiles took over their last stretch: what a failed turn costs at most, besides
-    /// building its tree. Budgeted by squares alone, a growing spiral's turns ran on in a
-    /// fresh store, slower than tiles, and 100000 generations took 5.7 to 9.8 s (5.7 on
-    /// tiles).
+    /// building its tree. The squares' budget alone lets a growing pattern's turn run on
+    /// in a fresh store slower than tiles (single-channel-spiral-growth's 100000
+    /// generations: up to 9.8 s so, 5.7 on tiles, 5.7–5.8 with this).
     static let tileGrace = 1.0 / 8
 
     /// The same on this thread, for a process that has not started the task pool (a
