@@ -240,7 +240,7 @@ package enum HashLifeRun {
     /// 1.8 times as fast, a bounded loss beside HashLife's gain); the rest is the
     /// caller's, on tiles.
     package static func takeBack(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, after share: RunOutcome.HashLifeShare,
-                                 settings: Settings) async throws -> Ending {
+                                 settings: Settings, grace: Double = tileGrace) async throws -> Ending {
         var (setup, share) = (setup, share)
         let first = setup.generation - share.generations
         while true {
@@ -256,7 +256,7 @@ package enum HashLifeRun {
             }
             let tiles = (ContinuousClock.now - started).seconds
             var turn = settings
-            turn.tiles = (tiles / Double(stretch), tiles * tileGrace)
+            turn.tiles = (tiles / Double(stretch), tiles * grace)
             let next = try setup.regrouped(parts: parts, generation: setup.generation + stretch, tileCount: setup.tiling.tiles.count)
             let ending = try await run(next, generations: generations - done - stretch, output: output, budgeted: true, settings: turn)
             switch ending {
@@ -269,6 +269,12 @@ package enum HashLifeRun {
             }
         }
         return .handedOver(setup, share)
+    }
+
+    /// Whether a turn of HashLife that took `seconds` over `generations` fell behind
+    /// `tiles`' pace by more than their grace.
+    package static func isBehind(_ tiles: (secondsPerGeneration: Double, grace: Double), seconds: Double, generations: UInt64) -> Bool {
+        seconds > tiles.secondsPerGeneration * Double(generations) + tiles.grace
     }
 
     /// The fewest generations tiles step before HashLife tries again.
@@ -378,7 +384,7 @@ package enum HashLifeRun {
                     if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: perGeneration) {
                         return try handOver()
                     }
-                    if let tiles = settings.tiles, (clock.now - start).seconds > tiles.secondsPerGeneration * Double(done) + tiles.grace {
+                    if let tiles = settings.tiles, isBehind(tiles, seconds: (clock.now - start).seconds, generations: done) {
                         return try handOver()
                     }
                 }

@@ -231,6 +231,8 @@ import TesseraRun
     /// it fell behind at once, tiles step 4096 generations and HashLife takes the run
     /// back from their cells (`HashLifeRun.takeBack`, as `tessera run` does after a
     /// hand-over, whose moment depends on the machine's speed), and the board is Golly's.
+    /// No grace runs out: how HashLife's pace compares with the tiles' is this machine's
+    /// and this build's (`tookBackFromTilesOnlyWhileAhead` checks the rule).
     @Test func hashLifeTakesASettledSoupBack() async throws {
         let dir = try Harness.temporaryDirectory()
         let input = try soupFile(side: 512, in: dir)
@@ -240,13 +242,23 @@ import TesseraRun
         let path = dir.appendingPathComponent("out.rle")
         let output = try BoardOutput(path: path.path, shape: setup.shape, rule: setup.rule, name: "soup")
         let behind = RunOutcome.HashLifeShare(generations: 0, seconds: 0, squares: 0, handedOver: true)
-        let ending = try await HashLifeRun.takeBack(setup, generations: 300000, output: output, after: behind, settings: .init())
+        let ending = try await HashLifeRun.takeBack(setup, generations: 300000, output: output, after: behind, settings: .init(),
+                                                    grace: .infinity)
         guard case .finished(let outcome) = ending else {
             Issue.record("HashLife did not take the run back")
             return
         }
         #expect(outcome.generations == 300000 && outcome.hashLife?.returns == 1 && outcome.hashLife?.tileGenerations == 4096)
         #expect(try Harness.cells(ofPatternFile: path) == (try Harness.golly(input, generations: 300000)))
+    }
+
+    /// A turn of HashLife hands back once it is further behind the tiles' pace than their grace.
+    @Test func tookBackFromTilesOnlyWhileAhead() {
+        let tiles = (secondsPerGeneration: 1e-4, grace: 0.01)
+        #expect(!HashLifeRun.isBehind(tiles, seconds: 0.005, generations: 1))
+        #expect(HashLifeRun.isBehind(tiles, seconds: 0.0102, generations: 1))
+        #expect(!HashLifeRun.isBehind(tiles, seconds: 0.1, generations: 1000))
+        #expect(HashLifeRun.isBehind(tiles, seconds: 0.111, generations: 1000))
     }
 
     /// A seeded 35% soup, `side` cells square, as an RLE file on the unbounded plane.
