@@ -27,7 +27,8 @@ protocol BoardCells: Sendable {
     /// A frame's dots in states (`StateGrid.stateDots`); nil for cells of two states.
     func dotsInStates(_ view: Viewport, left: Int, top: Int) -> [UInt8]?
     /// The cells as states (one plane for two), and cells of `states` states made from
-    /// such, with nothing known of what changed: what a viewer's edit and rewind go by.
+    /// such (each in its state, on that many states' planes), with nothing known of what
+    /// changed: what a pattern's states, a viewer's edit and rewind go by.
     var asStates: StateGrid { get }
     init(_ cells: StateGrid, states: Int)
 }
@@ -500,16 +501,12 @@ extension WholeBoard where Cells == StateGrid {
     /// run under another (`--rule`) may hold states this one has not, which is refused.
     private static func fitted(_ states: StateGrid, to rule: Rule) throws -> StateGrid {
         let occupied = states.occupied
-        func forEachCell(_ body: (Int, Int, Int) throws -> Void) rethrows {
-            for y in 0..<states.height { try occupied.forEachLive(inRow: y) { x in try body(x, y, states[x, y]) } }
+        for y in 0..<states.height {
+            try occupied.forEachLive(inRow: y) { x in
+                guard states[x, y] < rule.states else { throw pastStates(states[x, y], of: rule) }
+            }
         }
-        try forEachCell { _, _, state in
-            guard state < rule.states else { throw pastStates(state, of: rule) }
-        }
-        if states.planes.count == StateGrid.planes(for: rule.states) { return states }
-        var fitted = StateGrid(width: states.width, height: states.height, states: rule.states)
-        forEachCell { x, y, state in fitted[x, y] = state }
-        return fitted
+        return StateGrid(states, states: rule.states)
     }
 }
 

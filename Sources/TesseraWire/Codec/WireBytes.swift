@@ -117,13 +117,13 @@ package struct WireReader {
         return TileRect(x: x, y: y, width: width, height: height)
     }
 
-    /// A grid of at most 2^31 cells a side whose words the message really holds.
     /// Bytes written by `WireWriter.bytes`, at most `limit` of them.
     package mutating func bytes(upTo limit: Int, _ what: String) throws -> [UInt8] {
         let count = try self.count(upTo: limit, what)
         return Array(try take(count))
     }
 
+    /// A grid of at most 2^31 cells a side whose words the message really holds.
     package mutating func grid() throws -> BitGrid {
         let width = try count(upTo: Int(Int32.max), "grid width"), height = try count(upTo: Int(Int32.max), "grid height")
         let words = (width + 63) / 64 * height
