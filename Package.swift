@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "_TesseraFuzzTargets"]),
         // The coordinator's state machine and the run's library parts, with no process and no socket.
         .testTarget(name: "TesseraClusterTests", dependencies: ["TesseraCluster", "TesseraWire", "TesseraRun", "TesseraBench"]),
-        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraWire", "CZeroMQ"]),
+        .testTarget(name: "TesseraCLITests", dependencies: ["tessera", "TesseraPatterns", "TesseraWire", "TesseraRun", "CZeroMQ"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -289,11 +289,12 @@ package enum HashLifeRun {
     /// The same on this thread, for a process that has not started the task pool (a
     /// methuselah's whole run takes less than starting it does): the stopping signals
     /// are noted, and one ends the run with `Interrupted`.
-    package static func runHere(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool) throws -> Ending {
+    package static func runHere(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool,
+                                settings: Settings = Settings()) throws -> Ending {
         try Signals.noting {
             let ending: Ending
             do {
-                ending = try steps(setup, generations: generations, output: output, budgeted: budgeted, settings: Settings()) {
+                ending = try steps(setup, generations: generations, output: output, budgeted: budgeted, settings: settings) {
                     Signals.noted != nil
                 }
             } catch is CancellationError {

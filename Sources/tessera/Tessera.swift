@@ -19,14 +19,21 @@ struct Tessera: AsyncParsableCommand {
     /// whole run is 2.5). The task pool starts only where a run needs it.
     static func main() {
         if let line = PlainRunLine(CommandLine.arguments.dropFirst()) {
-            let left: (RunCommand, RunCommand.Rest)?
+            let begun: RunRequest.Begun
+            let request = line.request
             do {
-                left = try line.runHere()
+                try request.validate()
+                begun = try request.begin()
             } catch {
                 fail(error)
             }
-            guard let (command, rest) = left else { Glibc.exit(0) }
-            onTaskPool { try await command.finish(rest) }
+            switch begun {
+            case .finished(let summary):
+                summary.forEach { print($0) }
+                Glibc.exit(0)
+            case .continues(let pending):
+                onTaskPool { try await request.finish(pending).forEach { print($0) } }
+            }
         }
         onTaskPool {
             var command = try parseAsRoot()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
+import TesseraRun
 @testable import tessera
 
 /// How a config file is read: its bytes, its line endings and its keys, without a process.

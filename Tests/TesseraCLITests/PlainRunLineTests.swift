@@ -1,21 +1,22 @@
 import ArgumentParser
 import Testing
 import TesseraCore
+import TesseraRun
 @testable import tessera
 
 /// `run`'s common line is read without swift-argument-parser (PlainRunLine): every
-/// line read that way must give the very command the parser gives, and every other
-/// line must be left to the parser.
+/// line read that way must make the very request the parser's command makes, and every
+/// other line must be left to the parser.
 @Suite struct PlainRunLineTests {
-    /// The parser's command, option by option (a struct's description lists every
-    /// property wrapper's value, and one left unset reads as a definition).
-    private func parsed(_ arguments: [String]) throws -> String {
-        String(describing: try Tessera.parseAsRoot(arguments))
+    /// The request of the parser's command, validated as the parser validates it.
+    private func parsed(_ arguments: [String]) throws -> RunRequest {
+        let command = try #require(try Tessera.parseAsRoot(arguments) as? RunCommand)
+        return command.request
     }
 
-    /// The command read without the parser, or nil where the line is the parser's.
-    private func readWithoutParser(_ arguments: [String]) -> RunCommand? {
-        try? PlainRunLine(arguments)?.command()
+    /// The request read without the parser, or nil where the line is the parser's.
+    private func readWithoutParser(_ arguments: [String]) -> RunRequest? {
+        PlainRunLine(arguments)?.request
     }
 
     @Test func theLinesScriptsRunAreReadWithoutTheParser() throws {
@@ -24,7 +25,7 @@ import TesseraCore
                      ["run", "--output", "out.mc", "rabbits.lif", "--algorithm", "hashlife", "--report"],
                      ["run", "rpentomino"]] {
             let plain = try #require(readWithoutParser(line), "\(line)")
-            #expect(String(describing: plain) == (try parsed(line)), "\(line)")
+            #expect(plain == (try parsed(line)), "\(line)")
         }
     }
 
@@ -50,7 +51,7 @@ import TesseraCore
             let line = ["run"] + (0..<Int.random(in: 0...6, using: &generator)).map { _ in words.randomElement(using: &generator)! }
             guard let plain = readWithoutParser(line) else { continue }
             read += 1
-            #expect(String(describing: plain) == (try parsed(line)), "\(line)")
+            #expect(plain == (try parsed(line)), "\(line)")
         }
         #expect(read > 50, "the random lines should reach the plain reader often")
     }

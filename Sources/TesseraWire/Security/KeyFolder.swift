@@ -225,6 +225,20 @@ package struct Credentials: Sendable {
     /// The allowlist a member's listening sockets check; nil for a viewer, which listens nowhere.
     package let allowlist: String?
 
+    /// Warns on stderr, once per endpoint, when `endpoints` reach past this machine with
+    /// no `keys` and not `insecure` on purpose: anyone on that network could then join
+    /// the run or steer it (`risk`).
+    package static func warnIfOpen(_ endpoints: [String?], keys: String?, insecure: Bool, role: String, exposes risk: String) {
+        guard keys == nil, !insecure else { return }
+        for endpoint in endpoints.compactMap({ $0 }) where !Endpoint.isLoopback(endpoint) {
+            Files.writeToStandardError("""
+                warning: tessera \(role) listens on \(endpoint) without keys: anyone who can reach it \(risk); \
+                give --keys DIR ('tessera keygen DIR' makes one), or --insecure to run open on purpose
+
+                """)
+        }
+    }
+
     /// A member needs `member.key` and `allowed`; a viewer `viewer.key` (or `member.key`)
     /// and `cluster.pub` (or `member.key`).
     package static func load(folder: String, as standing: Standing) throws -> Credentials {

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import TesseraCore
 import TesseraPatterns
+import TesseraRun
 
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +16,7 @@ struct ExportCommand: AsyncParsableCommand {
     var output: String
 
     func run() async throws {
-        guard let restored = try CheckpointOptions.newest(in: folder) else {
+        guard let restored = try RunRequest.newestCheckpoint(in: folder) else {
             throw TesseraError("folder \(folder) holds no checkpoint", fix: "give the folder a run wrote with --checkpoint")
         }
         let out = try BoardOutput(path: output, shape: restored.shape, rule: restored.rule, name: Files.lastComponent(of: folder))

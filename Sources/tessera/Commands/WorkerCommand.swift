@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import TesseraCluster
 import TesseraCore
+import TesseraRun
 
 struct WorkerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

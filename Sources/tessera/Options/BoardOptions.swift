@@ -1,6 +1,5 @@
 import ArgumentParser
 import TesseraCore
-import TesseraPatterns
 import TesseraRun
 
 /// What to run: a pattern or soup, on which board, under which rule.
@@ -34,60 +33,9 @@ struct BoardOptions: ParsableArguments {
     @Option(help: "Read options from a TOML file (see configs/); flags given here override it.")
     var config: String?
 
-    static let configKeys = ["pattern", "size", "topology", "rule", "soup", "seed", "tiles", "halo"]
-
-    func validate() throws {
-        if let soup { _ = try Soup(density: soup, seed: 1) }
-        if let halo, halo < 1 { throw TesseraError("halo depth \(halo) is below 1", fix: "give --halo 1 or more") }
-    }
-
-    /// Fills what the command line left out from the config file, then checks it all.
-    mutating func apply(_ config: ConfigFile) throws {
-        pattern = pattern ?? config["pattern"]
-        size = try size ?? config["size"].map(BoardSize.init(parsing:))
-        topology = try topology ?? config["topology"].map { text in
-            guard let topology = Topology(rawValue: text.lowercased()) else {
-                throw TesseraError("\(config.path): unknown topology '\(text)'", fix: "write topology = \"torus\", \"plane\" or \"infinite\"")
-            }
-            return topology
-        }
-        rule = try rule ?? config["rule"].map(RuleChoice.init(parsing:))
-        tiles = try tiles ?? config["tiles"].map(TileGrid.init(parsing:))
-        soup = try soup ?? config.number("soup", as: Double.self)
-        seed = try seed ?? config.number("seed", as: UInt64.self)
-        halo = try halo ?? config.number("halo", as: Int.self)
-        try validate()
-    }
-
-    /// The board, rule and starting cells these options describe, with one tile per
-    /// worker unless tiles were chosen.
-    func setup(defaultTiles count: Int) throws -> RunSetup {
-        var choices = RunSetup.Choices()
-        choices.pattern = try pattern.map(Self.choice(of:))
-        choices.rule = rule.map { ($0.rule, $0.board) }
-        choices.topology = topology
-        choices.size = size.map { ($0.width, $0.height) }
-        choices.soup = try soup.map { try Soup(density: $0, seed: seed ?? 1) }
-        choices.tiles = tiles.map { ($0.columns, $0.rows) }
-        choices.halo = halo
-        return try RunSetup(choices, defaultTiles: count)
-    }
-
-    /// Where a run of these options starts, as its checkpoints record it.
-    func origin() throws -> Checkpoint.Origin {
-        Checkpoint.Origin(pattern: try pattern.map(Self.load), name: pattern.map(Files.lastComponent(of:)),
-                          soup: try soup.map { try Soup(density: $0, seed: seed ?? 1) })
-    }
-
-    /// A pattern file or built-in name as a run's choice of pattern: the pattern and its name.
-    static func choice(of source: String) throws -> (Pattern, String) {
-        (try load(source), Files.lastComponent(of: source))
-    }
-
-    static func load(_ source: String) throws -> Pattern {
-        if Files.exists(source) { return try PatternFile.load(source) }
-        if let builtIn = PatternLibrary.pattern(named: source) { return builtIn }
-        throw TesseraError("no file or built-in pattern named '\(source)'",
-                           fix: "check the path, or run 'tessera patterns' for built-in names")
+    /// These flags in `request`.
+    func apply(to request: inout RunRequest) {
+        (request.pattern, request.size, request.topology, request.rule) = (pattern, size, topology, rule)
+        (request.soup, request.seed, request.tiles, request.halo) = (soup, seed, tiles, halo)
     }
 }

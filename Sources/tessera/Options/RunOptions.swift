@@ -1,5 +1,5 @@
 import ArgumentParser
-import TesseraCore
+import TesseraRun
 
 /// Options every run takes.
 struct RunOptions: ParsableArguments {
@@ -26,27 +26,9 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Write the frames as an animated GIF.")
     var gif: String?
 
-    static let configKeys = ["generations", "output", "report", "view-listen", "frames", "every", "gif"]
-
-    func validate() throws {
-        if let viewListen { _ = try Endpoint.split(viewListen) }
+    /// These flags in `request`.
+    func apply(to request: inout RunRequest) {
+        (request.generations, request.output, request.report, request.viewListen) = (generations, output, report, viewListen)
+        (request.frames, request.every, request.gif) = (frames, every, gif)
     }
-
-    mutating func apply(_ config: ConfigFile) throws {
-        generations = try generations ?? config.number("generations", as: UInt64.self)
-        output = output ?? config["output"]
-        report = report || config["report"] == "true"
-        viewListen = viewListen ?? config["view-listen"]
-        frames = frames ?? config["frames"]
-        every = try every ?? config.number("every", as: UInt64.self)
-        gif = gif ?? config["gif"]
-        try validate()
-    }
-
-    /// Generations a run goes when none are given.
-    static let defaultGenerations: UInt64 = 100
-
-    var generationCount: UInt64 { generations ?? Self.defaultGenerations }
-
-    var recordsFrames: Bool { frames != nil || gif != nil }
 }

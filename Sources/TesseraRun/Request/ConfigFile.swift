@@ -3,11 +3,11 @@ import TesseraCore
 
 /// A run configuration: flat TOML, one `key = value` per line, keys named like the
 /// command's long flags (`connect-timeout` or `connect_timeout`). Flags override it.
-struct ConfigFile {
-    let path: String
+package struct ConfigFile {
+    package let path: String
     private(set) var values: [String: String] = [:]
 
-    init(path: String, allowed: [String]) throws {
+    package init(path: String, allowed: [String]) throws {
         self.path = path
         let data = try InputFile(path, fix: "check the path given to --config").readToEnd()
         guard let text = String(data: data, encoding: .utf8) else {
@@ -36,7 +36,7 @@ struct ConfigFile {
         }
     }
 
-    subscript(key: String) -> String? { values[key] }
+    package subscript(key: String) -> String? { values[key] }
 
     private static func strippingComment(_ line: Substring) -> Substring {
         var inString = false
@@ -64,13 +64,13 @@ struct ConfigFile {
 extension ConfigFile {
     /// `key`'s value as `parse` makes it; nil when the config leaves it out. A value
     /// `parse` refuses is one line: the key, its value, and what is wrong with it.
-    func value<T>(_ key: String, _ parse: (String) -> T?, problem: String, fix: String) throws -> T? {
+    package func value<T>(_ key: String, _ parse: (String) -> T?, problem: String, fix: String) throws -> T? {
         guard let text = values[key] else { return nil }
         guard let value = parse(text) else { throw TesseraError("\(path): '\(key) = \(text)' \(problem)", fix: fix) }
         return value
     }
 
-    func number<T: LosslessStringConvertible>(_ key: String, as: T.Type) throws -> T? {
+    package func number<T: LosslessStringConvertible>(_ key: String, as: T.Type) throws -> T? {
         try value(key, T.init, problem: "is not a valid \(T.self)", fix: "fix the value in the config")
     }
 }
