@@ -194,35 +194,33 @@ package struct RunSession: Sendable {
                        head: HeadStart?, headProgress: HeadStart.Progress) async throws -> RunOutcome {
         let stop = StopSignal()
         var written = false
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            var workers: LocalWorkers? = nil
-            if let launch {
-                do {
-                    let started = try launch()
-                    workers = started
-                    group.addTask {
-                        await started.watch { pid, host, how in await coordinator.workerExited(pid: pid, host: host, how: how.description) }
-                    }
-                } catch {
-                    await coordinator.shutdown()
-                    throw error
+        var services = ServiceGroup()
+        var workers: LocalWorkers? = nil
+        if let launch {
+            do {
+                let started = try launch()
+                workers = started
+                services.add {
+                    await started.watch { pid, host, how in await coordinator.workerExited(pid: pid, host: host, how: how.description) }
                 }
+            } catch {
+                await coordinator.shutdown()
+                throw error
             }
-            group.addTask { await coordinator.serve() }
-            group.addTask {
-                for await signal in Signals.stream() {
-                    stop.note(signal)
-                    await coordinator.cancel("interrupted by \(Signals.name(signal))")
-                }
+        }
+        services.add { await coordinator.serve() }
+        services.onSignals { signal in
+            stop.note(signal)
+            await coordinator.cancel("interrupted by \(Signals.name(signal))")
+        }
+        if showsProgress && ProgressLine.isTerminal {
+            let total = mode.isExternalPresenter ? nil : generations
+            services.add {
+                await ProgressLine.follow(coordinator, cells: setup.shape.cellCount, total: total,
+                                          headStart: head == nil ? nil : headProgress)
             }
-            if showsProgress && ProgressLine.isTerminal {
-                let total = mode.isExternalPresenter ? nil : generations
-                group.addTask {
-                    await ProgressLine.follow(coordinator, cells: setup.shape.cellCount, total: total,
-                                              headStart: head == nil ? nil : headProgress)
-                }
-            }
-            defer { group.cancelAll() }
+        }
+        return try await services.run { [workers] in
             do {
                 var head = head
                 if var running = head {

@@ -55,32 +55,31 @@ package struct ViewerApp {
     private mutating func loop(stopsOnSignals: Bool) async {
         let (events, continuation) = AsyncStream.makeStream(of: Event.self)
         let frames = pump.control
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await key in Keyboard.keys() { continuation.yield(.key(key)) }
-                // The terminal is gone (closed window, dropped ssh): nobody is watching.
-                continuation.yield(.key(.interrupt))
-            }
-            group.addTask {
-                for await incoming in frames {
-                    if case .frame(let frame)? = Wire.decodeOrLog(incoming.bytes, on: .toViewer, role: "view") {
-                        continuation.yield(.frame(frame))
-                    }
-                }
-                // The pump ended the stream: the presenter refused this viewer's handshake.
-                continuation.yield(.key(.interrupt))
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(500))
-                    continuation.yield(.tick)
+        var services = ServiceGroup()
+        services.add {
+            for await key in Keyboard.keys() { continuation.yield(.key(key)) }
+            // The terminal is gone (closed window, dropped ssh): nobody is watching.
+            continuation.yield(.key(.interrupt))
+        }
+        services.add {
+            for await incoming in frames {
+                if case .frame(let frame)? = Wire.decodeOrLog(incoming.bytes, on: .toViewer, role: "view") {
+                    continuation.yield(.frame(frame))
                 }
             }
-            if stopsOnSignals {
-                group.addTask {
-                    for await _ in Signals.stream([SIGINT, SIGTERM, SIGHUP]) { continuation.yield(.key(.interrupt)) }
-                }
+            // The pump ended the stream: the presenter refused this viewer's handshake.
+            continuation.yield(.key(.interrupt))
+        }
+        services.add {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                continuation.yield(.tick)
             }
+        }
+        if stopsOnSignals {
+            services.onSignals([SIGINT, SIGTERM, SIGHUP]) { _ in continuation.yield(.key(.interrupt)) }
+        }
+        await services.run {
             request()
             loop: for await event in events {
                 switch event {
@@ -105,7 +104,6 @@ package struct ViewerApp {
                     draw()
                 }
             }
-            group.cancelAll()
         }
     }
 

@@ -173,22 +173,19 @@ package actor Coordinator {
     /// Serves the workers until the task is cancelled: takes the control socket's
     /// messages in order, and ticks. Run it as a child of the run's task group.
     package nonisolated func serve() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await incoming in self.pump.control {
-                    guard let message = Wire.decodeOrLog(incoming.bytes, on: .toCoordinator, role: "coordinator") else { continue }
-                    await self.receive(message, from: incoming.from)
-                }
-                if !Task.isCancelled { await self.cancel("the coordinator's control socket closed") }
+        var services = ServiceGroup()
+        services.add {
+            while !Task.isCancelled {
+                await self.tick()
+                try? await Task.sleep(for: .milliseconds(250))
             }
-            group.addTask {
-                while !Task.isCancelled {
-                    await self.tick()
-                    try? await Task.sleep(for: .milliseconds(250))
-                }
+        }
+        await services.run {
+            for await incoming in self.pump.control {
+                guard let message = Wire.decodeOrLog(incoming.bytes, on: .toCoordinator, role: "coordinator") else { continue }
+                await self.receive(message, from: incoming.from)
             }
-            await group.next()
-            group.cancelAll()
+            if !Task.isCancelled { await self.cancel("the coordinator's control socket closed") }
         }
     }
 

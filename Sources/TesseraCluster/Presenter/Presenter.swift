@@ -75,16 +75,14 @@ package actor Presenter {
         guard !started else { throw TesseraError("the presenter is already running") }
         started = true
         let inbox = coordinator.viewerInbox
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await incoming in inbox {
-                    guard let message = Wire.decodeOrLog(incoming.bytes, on: .fromViewer, role: "presenter") else { continue }
-                    await self.receive(message, from: incoming.from)
-                }
+        var services = ServiceGroup()
+        services.add {
+            for await incoming in inbox {
+                guard let message = Wire.decodeOrLog(incoming.bytes, on: .fromViewer, role: "presenter") else { continue }
+                await self.receive(message, from: incoming.from)
             }
-            defer { group.cancelAll() }
-            try await drive()
         }
+        try await services.run { try await drive() }
     }
 
     private func drive() async throws {

@@ -30,28 +30,28 @@ package actor RemoteCluster: ClusterDriver {
         try await MessagePump.with(.presenter(coordinator: coordinator, viewers: viewers), credentials: credentials,
                                    heartbeat: { Wire.encode(.heartbeat(RunProgress(generation: 0))) }) { pump in
             let link = CoordinatorLink()
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await incoming in pump.control {
-                        guard let message = Wire.decodeOrLog(incoming.bytes, on: .toPresenter, role: "presenter") else { continue }
-                        link.deliver(message)
-                    }
-                    link.fail(TesseraError("lost the coordinator", fix: "check that 'tessera coordinator' is still running"))
+            var services = ServiceGroup()
+            services.add {
+                for await incoming in pump.control {
+                    guard let message = Wire.decodeOrLog(incoming.bytes, on: .toPresenter, role: "presenter") else { continue }
+                    link.deliver(message)
                 }
-                group.addTask {
-                    let started = ContinuousClock.now
-                    while !Task.isCancelled {
-                        try await Task.sleep(for: .milliseconds(250))
-                        guard ContinuousClock.now - (pump.lastHeard() ?? started) > silence else { continue }
-                        link.fail(link.welcome.isDone
-                            ? TesseraError("coordinator \(coordinator) stopped answering (nothing for \(Format.duration(silence.seconds)))",
-                                           fix: "check that it is still running and reachable")
-                            : TesseraError("coordinator \(coordinator) did not answer in \(Format.duration(silence.seconds))",
-                                           fix: "check the address, and that it runs with --external-presenter"))
-                        return
-                    }
+                link.fail(TesseraError("lost the coordinator", fix: "check that 'tessera coordinator' is still running"))
+            }
+            services.add {
+                let started = ContinuousClock.now
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    guard !Task.isCancelled, ContinuousClock.now - (pump.lastHeard() ?? started) > silence else { continue }
+                    link.fail(link.welcome.isDone
+                        ? TesseraError("coordinator \(coordinator) stopped answering (nothing for \(Format.duration(silence.seconds)))",
+                                       fix: "check that it is still running and reachable")
+                        : TesseraError("coordinator \(coordinator) did not answer in \(Format.duration(silence.seconds))",
+                                       fix: "check the address, and that it runs with --external-presenter"))
+                    return
                 }
-                defer { group.cancelAll() }
+            }
+            return try await services.run {
                 pump.send(.presenterHello, to: .coordinator)
                 let welcome = try await link.welcome.value()
                 let cluster = RemoteCluster(link: link, pump: pump, welcome: welcome)

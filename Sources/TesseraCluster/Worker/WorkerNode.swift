@@ -88,25 +88,18 @@ package actor WorkerNode {
     }
 
     private nonisolated func serve(silence: Duration) async -> Ending {
-        await withTaskGroup(of: Ending?.self) { group in
-            group.addTask { await self.readControl() }
-            group.addTask {
+        let contenders: [@Sendable () async -> Ending?] = [
+            { await self.readControl() },
+            {
                 await self.readHalos()
                 return nil
-            }
-            group.addTask { await self.watchCoordinator(silence: silence) }
-            group.addTask { await self.drainOnSignal() }
-            var ending = Ending.coordinatorLost
-            for await result in group {
-                if let result {
-                    ending = result
-                    break
-                }
-            }
-            group.cancelAll()
-            if let answer = await drainAnswer(after: ending) { answer.send() }
-            return ending
-        }
+            },
+            { await self.watchCoordinator(silence: silence) },
+            { await self.drainOnSignal() },
+        ]
+        let ending = await ServiceGroup.first(of: contenders) ?? .coordinatorLost
+        if let answer = await drainAnswer(after: ending) { answer.send() }
+        return ending
     }
 
     /// What to tell `tessera worker --drain` as this worker ends, if it was asked to leave.

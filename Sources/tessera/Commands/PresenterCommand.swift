@@ -42,16 +42,9 @@ struct PresenterCommand: AsyncParsableCommand {
             }
             say("tessera presenter: viewers can attach with 'tessera view --connect \(endpoint)'")
             // A signal ends the presentation cleanly: the coordinator then finishes the run.
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await _ in Signals.stream() {
-                        await presenter.stop()
-                        return
-                    }
-                }
-                defer { group.cancelAll() }
-                try await presenter.run()
-            }
+            var services = ServiceGroup()
+            services.onSignals { _ in await presenter.stop() }
+            try await services.run { try await presenter.run() }
             return await cluster.generation
         }
         print("tessera presenter: stopped at generation \(stopped)")
