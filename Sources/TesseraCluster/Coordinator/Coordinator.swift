@@ -337,37 +337,33 @@ package actor Coordinator {
     /// the run, the lost one's tiles dealt to them.
     private func recover(from why: String, at generation: UInt64) async throws {
         let started = ContinuousClock.now
-        if let snapshot = state.memorySnapshot, state.restorePlan() != nil {
-            Wire.log("coordinator", Recovery.line("the in-memory snapshot", at: generation, restored: snapshot.generation))
+        var plan = state.settings.plan, source = "the run's start"
+        switch state.rollBack(checkpoints: checkpointing != nil) {
+        case .memorySnapshot(let restored):
+            Wire.log("coordinator", Recovery.line("the in-memory snapshot", at: generation, restored: restored))
             state.recovered()
             _ = try await perform(.restore)
-            recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: snapshot.generation,
+            recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: restored,
                                        seconds: (ContinuousClock.now - started).seconds, fromMemory: true))
             return
-        }
-        if replanned {
-            // A checkpoint or the run's first board belongs to other tiles: the present plan's start.
-            let plan = state.plan
-            Wire.log("coordinator", Recovery.line("the tiles as they were made", at: generation, restored: plan.generation))
-            state.recovered()
-            _ = try await perform(.replan(plan))
-            recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation,
-                                       seconds: (ContinuousClock.now - started).seconds, fromMemory: false))
-            return
-        }
-        var plan = state.settings.plan, source = "the run's start"
-        // Only a complete checkpoint: the first may be half written when the loss came
-        // (its workers were writing their tiles), and the run's start is as exact.
-        if let root = checkpointing?.root, let restored = (try? Checkpoint.newest(in: root)) ?? nil {
-            let board = restored.board, tiling = state.plan.tiling
-            plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
-                           generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
-            source = "the checkpoint on disk"
+        case .presentPlan:
+            (plan, source) = (state.plan, "the tiles as they were made")
+        case .checkpointElseStart:
+            // Only a complete checkpoint: the first may be half written when the loss came
+            // (its workers were writing their tiles), and the run's start is as exact.
+            if let root = checkpointing?.root, let restored = (try? Checkpoint.newest(in: root)) ?? nil {
+                let board = restored.board, tiling = state.plan.tiling
+                plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
+                               generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                source = "the checkpoint on disk"
+            }
+        case .runStart:
+            break
         }
         Wire.log("coordinator", Recovery.line(source, at: generation, restored: plan.generation))
         // Cleared first: a worker lost while the tiles are dealt again is noted afresh.
         state.recovered()
-        _ = try await perform(.replan(plan))
+        _ = try await perform(.rollBack(plan))
         recoveries.append(Recovery(lost: why, at: generation, rolledBackTo: plan.generation,
                                    seconds: (ContinuousClock.now - started).seconds, fromMemory: false))
     }
@@ -407,61 +403,40 @@ package actor Coordinator {
             return try await advance(generations)
         }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
-        let halo = UInt64(state.plan.halo)
-        let end = state.generation + generations
-        var stretch = halo
-        var baseline = state.tileSeconds
-        // When each tile last moved (in stretches): one that just moved stays a while, so
-        // that noise in the loads does not send it back and forth.
-        var lastMoved: [TileID: Int] = [:], stretches = 0
-        var lastCheckpoint = ContinuousClock.now, lastSnapshot = ContinuousClock.now, snapshotInterval = Self.snapshotInterval
-        while state.generation < end {
-            stretches += 1
-            var count = min(stretch, end - state.generation)
-            if case .generations(let every)? = checkpointing?.interval {
-                // Stop at the next multiple of `every`, to write the checkpoint there.
-                count = min(count, every - state.generation % every)
-            }
+        var schedule = AdvanceSchedule(halo: state.plan.halo, from: state.generation, generations: generations,
+                                       checkpoints: checkpointing?.interval, tileSeconds: state.tileSeconds, now: .now)
+        while state.generation < schedule.end {
+            let count = schedule.nextCount(at: state.generation)
             let started = ContinuousClock.now, recovered = recoveries.count
             do {
                 try await advance(count)
-                var snapshotDue = state.restartsLeft > 0 && ContinuousClock.now - lastSnapshot >= snapshotInterval
-                if let checkpointing, checkpointIsDue(checkpointing.interval, since: lastCheckpoint) {
+                let due = schedule.due(at: state.generation, now: .now, restartsLeft: state.restartsLeft)
+                if let checkpointing, due.checkpoint {
                     try await checkpoint(into: checkpointing.root)
-                    lastCheckpoint = .now
-                    // Memory rolls back faster than disk: never to an older generation.
-                    snapshotDue = state.restartsLeft > 0
+                    schedule.checkpointed(at: .now)
                 }
-                if snapshotDue, state.generation < end {
+                if due.snapshot {
                     let started = ContinuousClock.now
                     try await snapshot()
-                    lastSnapshot = .now
-                    // A board whose snapshot is slow is snapshotted less often: at most 2.5%
-                    // of the time (one given up counts with the time it was waited for).
-                    snapshotInterval = max(Self.snapshotInterval, (lastSnapshot - started) * 40)
+                    schedule.snapshotted(started: started, ended: .now)
                 }
             } catch let lost as WorkerLost {
                 try await recover(from: lost.why, at: state.generation)
             }
             if recoveries.count != recovered {
-                // Every tile was dealt afresh (the advance or the checkpoint rolled back):
-                // their compute times and recent moves start over.
-                (baseline, lastMoved) = ([:], [:])
+                // Every tile was dealt afresh (the advance or the checkpoint rolled back).
+                schedule.startOver()
                 continue
             }
-            guard state.generation < end else { break }
+            guard state.generation < schedule.end else { break }
             if balancing != .off, try await cutTilesForJoiners() {
                 tiles = state.plan.tiling.tiles
-                (baseline, lastMoved) = ([:], [:])
+                schedule.startOver()
                 continue
             }
-            // Long enough that a stop costs little beside it, short enough to follow a
-            // pattern that moves and to let a leaving worker go soon.
-            let took = max((ContinuousClock.now - started).seconds, 1e-4)
-            stretch = max(halo, min(count * 4, UInt64(min(Double(count) * 0.25 / took, 1e12))) / halo * halo)
-            let measured = state.tileSeconds
-            let loads = Dictionary(uniqueKeysWithValues: measured.map { ($0, max(0, $1 - (baseline[$0] ?? 0))) })
-            baseline = measured
+            let took = (ContinuousClock.now - started).seconds
+            schedule.stretched(count: count, seconds: took)
+            let loads = schedule.loads(measured: state.tileSeconds)
             let owners = Dictionary(uniqueKeysWithValues: tiles.map { ($0, state.owner(of: $0)) })
             let takers = state.members.indices.filter(state.isActive)
             var moves: [TileID: Int] = [:]
@@ -472,12 +447,11 @@ package actor Coordinator {
                 // Loads measured over a few milliseconds are mostly noise.
                 guard took >= 0.05 || takers.contains(where: { state.members[$0].tiles.isEmpty }) else { break }
                 let tiling = state.plan.tiling
-                let staying = Set(lastMoved.filter { stretches - $0.value <= 4 }.keys)
-                moves = policy.moves(loads: loads, owners: owners, workers: takers, staying: staying) { tile in
+                moves = policy.moves(loads: loads, owners: owners, workers: takers, staying: schedule.staying) { tile in
                     Direction.allCases.compactMap { tiling.neighbour(of: tile, $0) }
                 }
             case .random:
-                stretch = halo * UInt64.random(in: 1...3, using: &generator)
+                schedule.stretch(rounds: UInt64.random(in: 1...3, using: &generator))
                 moves = Self.randomMoves(owners: owners, workers: takers, using: &generator)
             }
             moves.merge(state.departures) { $1 }
@@ -489,7 +463,7 @@ package actor Coordinator {
             } catch is WorkerLost {
                 continue  // the loop rolls back at its top: the loss is noted as between advances
             }
-            for tile in moves.keys { (baseline[tile], lastMoved[tile]) = (0, stretches) }
+            schedule.moved(moves.keys)
         }
     }
 
@@ -573,18 +547,6 @@ package actor Coordinator {
     package var checkpointing: CheckpointSchedule?
 
     package func setCheckpointing(_ schedule: CheckpointSchedule?) { checkpointing = schedule }
-
-    private func checkpointIsDue(_ interval: CheckpointSchedule.Interval, since last: ContinuousClock.Instant) -> Bool {
-        switch interval {
-        case .generations(let every): state.generation % every == 0
-        case .seconds(let seconds): (ContinuousClock.now - last).seconds >= seconds
-        }
-    }
-
-    /// How often a batch run that may survive lost workers snapshots its tiles in
-    /// memory (or less often, if a snapshot takes more than 1/40 of it): the generations
-    /// since are what a loss costs again.
-    static let snapshotInterval = Duration.seconds(2)
 
     /// In-memory snapshots taken so far: generation and seconds each took.
     package private(set) var snapshots: [(generation: UInt64, seconds: Double)] = []
@@ -692,13 +654,7 @@ package actor Coordinator {
     /// moved, or the board was cut again for workers that joined.
     package func replan(_ plan: RunPlan) async throws {
         _ = try await perform(.replan(plan))
-        replanned = true
     }
-
-    /// Whether the tiles are no longer the run's first (the unbounded plane's window
-    /// moved, or the board was cut again): a snapshot or the present plan's own start
-    /// stands in for them, not the run's start or a checkpoint.
-    private var replanned = false
 
     /// The tiles of the plan in force (the unbounded plane's window moves).
     package var tiling: Tiling { state.plan.tiling }

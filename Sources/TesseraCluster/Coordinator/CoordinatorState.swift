@@ -52,8 +52,13 @@ package struct CoordinatorState {
         case collect(area: TileRect)
         /// Every tile's cells replaced by its rectangle of `cells`.
         case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
-        /// New tiles for every worker, built from `plan` (the unbounded plane's window moved).
+        /// New tiles for every worker, built from `plan` (the unbounded plane's window
+        /// moved, or the board was cut again): the run's start and its checkpoints no
+        /// longer stand in for them (`rollBack`).
         case replan(RunPlan)
+        /// Every tile dealt afresh from `plan` after a loss (`rollBack`'s choice): the
+        /// tiles are the ones they were.
+        case rollBack(RunPlan)
         /// Tiles move to other workers (by index), cells, generation and all.
         case move([TileID: Int])
         /// Every worker writes its tiles' cells into `folder`.
@@ -68,7 +73,7 @@ package struct CoordinatorState {
         /// request that may begin while a worker lost between requests still holds tiles.
         var rollsBack: Bool {
             switch self {
-            case .replan, .restore: true
+            case .replan, .rollBack, .restore: true
             default: false
             }
         }
@@ -302,7 +307,8 @@ package struct CoordinatorState {
                 }
             }
             return effects
-        case .replan(let next):
+        case .replan(let next), .rollBack(let next):
+            if case .replan = request { replanned = true }
             let departing = compact()
             let active = members.indices.filter(isActive).count
             guard active > 0 else { throw TesseraError("no worker is left to run the tiles") }
@@ -687,6 +693,30 @@ package struct CoordinatorState {
         operation = .snapshot(op: op, waiting: Set(hosts), taking: MemorySnapshot(generation: generation, holders: holders, buddies: buddies))
         phase = .busy
         return effects
+    }
+
+    /// Whether the tiles are no longer the run's first (the unbounded plane's window
+    /// moved, or the board was cut again).
+    package private(set) var replanned = false
+
+    /// Where a run that lost a worker rolls back to, best first.
+    package enum RollBack: Sendable, Equatable {
+        /// The in-memory snapshot, which every tile's holder or its buddy still has.
+        case memorySnapshot(generation: UInt64)
+        /// The present plan's start: the tiles are not the run's first any more, so
+        /// neither the run's start nor a checkpoint of the first tiles stands in for them.
+        case presentPlan
+        /// The newest complete checkpoint on disk (`checkpoints`: the run writes them),
+        /// else the run's start, which is as exact.
+        case checkpointElseStart
+        case runStart
+    }
+
+    /// Where a run that lost a worker now rolls back to.
+    package func rollBack(checkpoints: Bool) -> RollBack {
+        if let snapshot = memorySnapshot, restorePlan() != nil { return .memorySnapshot(generation: snapshot.generation) }
+        if replanned { return .presentPlan }
+        return checkpoints ? .checkpointElseStart : .runStart
     }
 
     /// Where each tile of the last snapshot can be rebuilt: on the worker that took it,
