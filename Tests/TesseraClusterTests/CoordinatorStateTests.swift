@@ -71,7 +71,7 @@ import TesseraCore
         }
         #expect(assignments.map(\.1) == [a, b])
         #expect(assignments.map(\.0.worker) == [0, 1])
-        #expect(assignments.allSatisfy { $0.0.endpoints == ["tcp://a:1", "tcp://b:1"] && $0.0.soup == Self.plan.soup })
+        #expect(assignments.allSatisfy { $0.0.endpoints == ["tcp://a:1", "tcp://b:1"] && $0.0.start == .painted(soup: Self.plan.soup, overlays: []) })
         #expect(state.phase == .preparing)
         #expect(state.receive(.ready, from: a, now: at(0.1)).isEmpty)
         #expect(state.receive(.ready, from: b, now: at(0.1)) == [.prepared])
@@ -167,7 +167,12 @@ import TesseraCore
         #expect(assigned.allSatisfy { $0.tiling == tiling && $0.generation == 12 })
         // The glider and the domino's cells lie on the second tile: only its worker is sent
         // them; the other paints an empty tile.
-        #expect(assigned[0].overlays == [] && assigned[1].overlays?.map(\.x) == [300, 10])
+        #expect(assigned[0].start == .painted(soup: nil, overlays: []))
+        guard case .painted(nil, let overlays) = assigned[1].start else {
+            Issue.record("the second worker should paint its tiles: \(assigned[1].start)")
+            return
+        }
+        #expect(overlays.map(\.x) == [300, 10])
         #expect(state.members.map(\.tiles) == [[TileID(column: 0, row: 0)], [TileID(column: 0, row: 1)]])
         #expect(state.liveBounds == nil, "reports of the old window are gone")
         #expect(state.population == 7, "the glider's and the domino's cells, counted from the plan")
@@ -200,7 +205,7 @@ import TesseraCore
         #expect(sent(asked).map(\.1) == [a])
         let given = state.receive(.tileState(op: 1, whole(Self.t10)), from: a, now: at(1))
         let assigned = sent(given).compactMap { if case .assign(let x) = $0.0 { x } else { nil } }
-        #expect(assigned.count == 2 && assigned.allSatisfy { $0.goesOn && $0.owners == [0, 1, 1, 1] && $0.generation == 10 })
+        #expect(assigned.count == 2 && assigned.allSatisfy { $0.start == .goesOn && $0.owners == [0, 1, 1, 1] && $0.generation == 10 })
         #expect(sent(given).last.map { $0.0 == .tileState(op: 0, whole(Self.t10)) && $0.1 == b } == true)
         #expect(state.members.map(\.tiles) == [[Self.t00], [Self.t10, Self.t01, Self.t11]])
         #expect(state.receive(.ready, from: b, now: at(2)).isEmpty)
@@ -369,7 +374,7 @@ import TesseraCore
         state.recovered()
         let dealt = assignments(try state.begin(.replan(Self.plan)))
         #expect(dealt.map(\.1) == [b] && dealt.map(\.0.worker) == [0] && dealt[0].0.owners == [0, 0, 0, 0])
-        #expect(dealt[0].0.soup == Self.plan.soup && dealt[0].0.generation == 10, "made afresh from the plan")
+        #expect(dealt[0].0.start == .painted(soup: Self.plan.soup, overlays: []) && dealt[0].0.generation == 10, "made afresh from the plan")
         #expect(state.receive(.ready, from: b, now: at(2)) == [.completed(.replanned)])
         #expect(state.failure == nil && state.members.map(\.peer) == [b])
     }

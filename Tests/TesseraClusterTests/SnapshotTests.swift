@@ -63,7 +63,7 @@ import TesseraCore
         let before = state.epoch
         let effects = try state.begin(.restore)
         let assignments = effects.compactMap { if case .send(.assign(let a), _) = $0 { a } else { nil } }
-        #expect(assignments.count == 2 && assignments.allSatisfy { $0.restores && $0.generation == 10 })
+        #expect(assignments.count == 2 && assignments.allSatisfy { $0.start == .restored && $0.generation == 10 })
         // A new epoch: strips of the abandoned round, still on their way, are not taken.
         #expect(before > 0 && state.epoch > before && assignments.allSatisfy { $0.epoch == state.epoch })
         #expect(state.generation == 10 && state.members.count == 2)

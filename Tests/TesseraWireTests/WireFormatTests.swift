@@ -23,25 +23,25 @@ import TesseraCore
     static let messages: [Message] = [
         .hello(Hello(pid: 42, endpoint: "tcp://10.0.0.2:5555", host: "node-2")),
         .assign(Assignment(worker: 1, tiling: tiling, rule: try! Rule(parsing: "B36/S23"), halo: 4, generation: 99,
-                           soup: try! Soup(density: 0.35, seed: 7), endpoints: ["tcp://a:1", "tcp://b:2"],
+                           start: .painted(soup: try! Soup(density: 0.35, seed: 7), overlays: []), endpoints: ["tcp://a:1", "tcp://b:2"],
                            owners: [0, 0, 0, 1, 1, 1], haloToken: Self.token)),
-        .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
-                           overlays: [Overlay(cells: grid, x: -3, y: 40), Overlay(cells: grid, x: 7, y: 0)], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0], haloToken: Self.token)),
+        .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0,
+                           start: .painted(soup: nil, overlays: [Overlay(cells: grid, x: -3, y: 40), Overlay(cells: grid, x: 7, y: 0)]), endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0], haloToken: Self.token)),
         // A window of the unbounded plane, far from the origin.
         .assign(Assignment(worker: 0, tiling: try! Tiling(shape: BoardShape(width: 768, height: 512, topology: .infinite,
                                                                            left: 1_000_000_000_000, top: -(1 << 40)),
                                                          columns: 1, rows: 2),
-                           rule: .life, halo: 16, generation: 5, soup: nil, endpoints: ["tcp://a:1"], owners: [0, 0], haloToken: Self.token)),
+                           rule: .life, halo: 16, generation: 5, start: .loaded, endpoints: ["tcp://a:1"], owners: [0, 0], haloToken: Self.token)),
         // A rule run as a table: its 512 bits and its name.
         .assign(Assignment(worker: 0, tiling: tiling, rule: try! Rule(parsing: "B2-a/S12"), halo: 2, generation: 0,
-                           soup: try! Soup(density: 0.3, seed: 8), endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0],
+                           start: .painted(soup: try! Soup(density: 0.3, seed: 8), overlays: []), endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0],
                            haloToken: Self.token)),
         // Painted by the workers, with no pattern part on this one's tiles.
-        .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0, soup: nil,
-                           overlays: [], endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0], haloToken: Self.token)),
+        .assign(Assignment(worker: 0, tiling: tiling, rule: .life, halo: 1, generation: 0,
+                           start: .painted(soup: nil, overlays: []), endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0], haloToken: Self.token)),
         // The same board going on with tiles on other workers.
-        .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 1 << 33, soup: nil,
-                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], goesOn: true, epoch: 1 << 40, haloToken: Self.token)),
+        .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 1 << 33, start: .goesOn,
+                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [1, 0, 0, 1, 0, 1], epoch: 1 << 40, haloToken: Self.token)),
         .handOff(op: 8, tiles: [TileID(column: 2, row: 0), TileID(column: 0, row: 1)]),
         .leaving,
         .stays(reason: "no other worker could take its tiles"),
@@ -101,8 +101,8 @@ import TesseraCore
         .snapshotCopy(TileParts(tile: TileID(column: 2, row: 1), generation: 640,
                                 parts: [Overlay(cells: grid, x: 512, y: 300), Overlay(cells: grid, x: 0, y: 1 << 20)])),
         .snapshotCopy(TileParts(tile: TileID(column: 0, row: 0), generation: 0, parts: [])),
-        .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 640, soup: nil,
-                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [0, 1, 0, 1, 0, 1], restores: true, haloToken: Self.token)),
+        .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 640, start: .restored,
+                           endpoints: ["tcp://a:1", "tcp://b:2"], owners: [0, 1, 0, 1, 0, 1], haloToken: Self.token)),
     ]
 
     /// Every family's rule reads back as itself, with its name: masks, tables (named,
@@ -177,15 +177,25 @@ import TesseraCore
     }
 
     /// Every number from the wire is checked before use: the lies that crashed or hung a run.
-    @Test func refusesLiesInsideThePayload() {
+    @Test func refusesLiesInsideThePayload() throws {
         // A grid that claims more rows than the bytes hold (tile 8 bytes, generation 8, then width, height).
         var grid = Wire.encode(.cells(op: 1, TileCells(tile: TileID(column: 0, row: 0), generation: 0, cells: Self.grid)))
         grid.replaceSubrange(12 + 8 + 8 + 8 + 4..<12 + 8 + 8 + 8 + 8, with: [0, 0, 1, 0])
         #expect(refusal(grid).contains("truncated"))
         // An assignment whose tiles name a worker that does not exist.
-        let bad = Assignment(worker: 0, tiling: Self.tiling, rule: .life, halo: 1, generation: 0, soup: nil,
+        let bad = Assignment(worker: 0, tiling: Self.tiling, rule: .life, halo: 1, generation: 0, start: .loaded,
                              endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 3], haloToken: Self.token)
         #expect(refusal(Wire.encode(.assign(bad)), on: .toWorker).contains("do not exist"))
+        // An assignment whose tiles start in a fifth way: the one byte two ways differ in.
+        func starting(_ start: Assignment.Start) -> [UInt8] {
+            Wire.encode(.assign(Assignment(worker: 0, tiling: Self.tiling, rule: .life, halo: 1, generation: 0, start: start,
+                                           endpoints: ["tcp://a:1"], owners: [0, 0, 0, 0, 0, 0], haloToken: Self.token)))
+        }
+        var start = starting(.goesOn)
+        let restored = starting(.restored)
+        let kind = try #require(start.indices.first { start[$0] != restored[$0] })
+        start[kind] = 7
+        #expect(refusal(start, on: .toWorker).contains("start in no way numbered 7"))
         // An area of negative width (after the op, x and y).
         var area = Wire.encode(.collect(op: 1, area: TileRect(x: 8, y: 0, width: 16, height: 4)))
         area.replaceSubrange(36..<44, with: [0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])

@@ -660,10 +660,7 @@ package struct CoordinatorState {
         let endpoints = members.map(\.hello.endpoint)
         epoch += 1
         for index in told {
-            let assignment = Assignment(worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
-                                        soup: nil, endpoints: endpoints, owners: owners, goesOn: true, epoch: epoch,
-                                        haloToken: haloToken)
-            effects.append(.send(.assign(assignment), to: members[index].peer))
+            effects.append(.send(.assign(assignment(of: index, start: .goesOn, endpoints: endpoints)), to: members[index].peer))
         }
         // By tile owner, not by the moves' worker numbers: those may have closed up.
         for tile in moves.keys.sorted() {
@@ -753,10 +750,7 @@ package struct CoordinatorState {
         let endpoints = members.map(\.hello.endpoint)
         epoch += 1
         for member in told {
-            let assignment = Assignment(worker: member, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation,
-                                        soup: nil, endpoints: endpoints, owners: owners, restores: true, epoch: epoch,
-                                        haloToken: haloToken)
-            effects.append(.send(.assign(assignment), to: members[member].peer))
+            effects.append(.send(.assign(assignment(of: member, start: .restored, endpoints: endpoints)), to: members[member].peer))
         }
         return effects
     }
@@ -787,11 +781,8 @@ package struct CoordinatorState {
             let rects = members[index].tiles.map(plan.tiling.rect(of:))
             // Each worker gets the pattern parts on its own tiles, and paints them.
             let overlays = plan.overlays.filter { o in rects.contains { !o.isEmpty(in: $0) } }
-            let assignment = Assignment(
-                worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: plan.generation,
-                soup: plan.cells == nil ? plan.soup : nil, overlays: plan.cells == nil ? overlays : nil,
-                endpoints: endpoints, owners: owners, epoch: epoch, haloToken: haloToken)
-            effects.append(.send(.assign(assignment), to: members[index].peer))
+            let start = plan.cells == nil ? Assignment.Start.painted(soup: plan.soup, overlays: overlays) : .loaded
+            effects.append(.send(.assign(assignment(of: index, start: start, endpoints: endpoints)), to: members[index].peer))
             for tile in members[index].tiles {
                 let rect = plan.tiling.rect(of: tile)
                 if let cells = plan.cells {
@@ -805,6 +796,13 @@ package struct CoordinatorState {
             }
         }
         return effects
+    }
+
+    /// Worker `index`'s part of the plan in force, at the generation the run is at, under
+    /// the present epoch.
+    private func assignment(of index: Int, start: Assignment.Start, endpoints: [String]) -> Assignment {
+        Assignment(worker: index, tiling: plan.tiling, rule: plan.rule, halo: plan.halo, generation: generation, start: start,
+                   endpoints: endpoints, owners: owners, epoch: epoch, haloToken: haloToken)
     }
 
     private mutating func complete(_ answer: Answer) -> [Effect] {

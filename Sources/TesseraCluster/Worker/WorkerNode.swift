@@ -266,7 +266,8 @@ package actor WorkerNode {
         let previous = self.assignment
         self.assignment = assignment
         waitingCells = [:]
-        if assignment.restores {
+        switch assignment.start {
+        case .restored:
             // Rolled back: every tile from this worker's own snapshot, or its buddy's copy.
             tiles = [:]
             for tile in assignment.myTiles {
@@ -276,15 +277,11 @@ package actor WorkerNode {
                 }
                 waitingCells[tile] = .painted(StartingCells(soup: nil, overlays: parts), board: assignment.tiling.shape)
             }
-            await buildTilesIfReady()
-            return
-        }
-        if assignment.goesOn {
+        case .goesOn:
             // A worker that joined the running board has no tiles yet: each comes whole.
             guard let previous else {
                 tiles = [:]
-                await buildTilesIfReady()
-                return
+                break
             }
             guard previous.tiling == assignment.tiling, previous.rule == assignment.rule, previous.halo == assignment.halo else {
                 report("was told to go on with a board it does not have")
@@ -297,21 +294,25 @@ package actor WorkerNode {
                 return
             }
             owners = previous
-            await buildTilesIfReady()
-            return
-        }
-        tiles = [:]
-        if stopsBeforeBuilding {
-            stopsBeforeBuilding = false
-            raise(SIGSTOP)
-        }
-        if assignment.cellsMadeByWorkers {
+        case .painted(let soup, let overlays):
+            tiles = [:]
+            stopIfAsked()
             // Painted where they lie: a huge tile costs what its pattern and soup cover.
-            let start = TileStart.painted(StartingCells(soup: assignment.soup, overlays: assignment.overlays ?? []),
-                                          board: assignment.tiling.shape)
+            let start = TileStart.painted(StartingCells(soup: soup, overlays: overlays), board: assignment.tiling.shape)
             for tile in assignment.myTiles { waitingCells[tile] = start }
+        case .loaded:
+            tiles = [:]
+            stopIfAsked()
         }
         await buildTilesIfReady()
+    }
+
+    /// For tests that lose a worker while the board loads: stops this process at the
+    /// first tiles it is given to make.
+    private func stopIfAsked() {
+        guard stopsBeforeBuilding else { return }
+        stopsBeforeBuilding = false
+        raise(SIGSTOP)
     }
 
     private func load(op: UInt64, _ part: TileCells) async {

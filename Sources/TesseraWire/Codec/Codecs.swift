@@ -154,23 +154,27 @@ extension Assignment: WireCodable {
         rule.encode(to: &w)
         w.u32(UInt32(halo))
         w.u64(generation)
-        w.bool(soup != nil)
-        if let soup {
-            w.double(soup.density)
-            w.u64(soup.seed)
-        }
-        w.bool(overlays != nil)
-        w.u32(UInt32(overlays?.count ?? 0))
-        for overlay in overlays ?? [] {
-            w.int(overlay.x)
-            w.int(overlay.y)
-            w.grid(overlay.cells)
+        switch start {
+        case .painted(let soup, let overlays):
+            w.u8(0)
+            w.bool(soup != nil)
+            if let soup {
+                w.double(soup.density)
+                w.u64(soup.seed)
+            }
+            w.u32(UInt32(overlays.count))
+            for overlay in overlays {
+                w.int(overlay.x)
+                w.int(overlay.y)
+                w.grid(overlay.cells)
+            }
+        case .loaded: w.u8(1)
+        case .goesOn: w.u8(2)
+        case .restored: w.u8(3)
         }
         w.u32(UInt32(endpoints.count))
         for endpoint in endpoints { w.string(endpoint) }
         for owner in owners { w.u32(UInt32(owner)) }
-        w.bool(goesOn)
-        w.bool(restores)
         w.u64(epoch)
         w.u64(haloToken.high)
         w.u64(haloToken.low)
@@ -183,15 +187,21 @@ extension Assignment: WireCodable {
         let halo = try r.count(upTo: tiling.smallestSide, "halo depth")
         try tiling.validate(halo: halo)
         let generation = try r.u64()
-        let soup = try r.bool() ? try Soup(density: Double(bitPattern: try r.u64()), seed: try r.u64()) : nil
-        let painted = try r.bool()
-        let parts = try (0..<r.count(upTo: maxOverlays, "overlay count")).map { _ in
-            let x = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay x")
-            let y = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay y")
-            return Overlay(cells: try r.grid(), x: x, y: y)
+        let start: Start
+        switch try r.u8() {
+        case 0:
+            let soup = try r.bool() ? try Soup(density: Double(bitPattern: try r.u64()), seed: try r.u64()) : nil
+            let overlays = try (0..<r.count(upTo: maxOverlays, "overlay count")).map { _ in
+                let x = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay x")
+                let y = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay y")
+                return Overlay(cells: try r.grid(), x: x, y: y)
+            }
+            start = .painted(soup: soup, overlays: overlays)
+        case 1: start = .loaded
+        case 2: start = .goesOn
+        case 3: start = .restored
+        case let kind: throw TesseraError("an assignment's tiles start in no way numbered \(kind)")
         }
-        guard painted || parts.isEmpty else { throw TesseraError("an assignment whose cells come as loads also carries overlays") }
-        let overlays = painted ? parts : nil
         let endpoints = try (0..<r.count(upTo: maxWorkers, "worker count")).map { _ in
             let endpoint = try r.string(upTo: 512)
             _ = try Endpoint.split(endpoint)
@@ -201,14 +211,8 @@ extension Assignment: WireCodable {
         guard worker < endpoints.count, owners.allSatisfy({ $0 < endpoints.count }) else {
             throw TesseraError("assignment names tiles or workers that do not exist")
         }
-        let goesOn = try r.bool(), restores = try r.bool()
-        guard (!goesOn && !restores) || (soup == nil && overlays == nil), !(goesOn && restores) else {
-            throw TesseraError("an assignment that goes on with the board, or restores it, also carries new cells")
-        }
-        let epoch = try r.u64()
-        self.init(worker: worker, tiling: tiling, rule: rule, halo: halo, generation: generation, soup: soup,
-                  overlays: overlays, endpoints: endpoints, owners: owners, goesOn: goesOn, restores: restores, epoch: epoch,
-                  haloToken: HaloToken(high: try r.u64(), low: try r.u64()))
+        self.init(worker: worker, tiling: tiling, rule: rule, halo: halo, generation: generation, start: start,
+                  endpoints: endpoints, owners: owners, epoch: try r.u64(), haloToken: HaloToken(high: try r.u64(), low: try r.u64()))
     }
 }
 

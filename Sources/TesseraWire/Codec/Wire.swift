@@ -18,8 +18,9 @@ package enum Wire {
     /// rectangle; snapshot copies are a tile's live parts. 8: assignments carry the run's
     /// halo token (`HaloToken`), which every halo connection presents. 9: `stays`, the
     /// answer to a worker that asked to leave and cannot. 10: frames carry their dots'
-    /// states. 11: a viewer's `toggleCell` carries the state it sets.
-    package static let version: UInt16 = 11
+    /// states. 11: a viewer's `toggleCell` carries the state it sets. 12: an assignment
+    /// says how its tiles start in one field (`Assignment.Start`).
+    package static let version: UInt16 = 12
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30

@@ -16,27 +16,31 @@ package struct Hello: Sendable, Equatable {
 
 /// Everything a worker needs to build its tiles and find its peers.
 package struct Assignment: Sendable, Equatable {
+    /// How a worker's tiles start: the four things an assignment can mean.
+    package enum Start: Sendable, Equatable {
+        /// Made afresh by the worker from a soup and the pattern parts that touch its own
+        /// tiles, painted where they lie: a huge tile costs what they cover.
+        case painted(soup: Soup?, overlays: [Overlay])
+        /// Made afresh from cells that follow as `load`, tile by tile.
+        case loaded
+        /// The same board going on at `generation`, with tiles moved between workers: a
+        /// worker keeps the tiles it still hosts, and each new one comes as a `tileState`.
+        case goesOn
+        /// Rolled back to the in-memory snapshot at `generation`: each tile from this
+        /// worker's own snapshot, or the copy it keeps for its buddy.
+        case restored
+    }
+
     package let worker: Int
     package let tiling: Tiling
     package let rule: Rule
     package let halo: Int
     package let generation: UInt64
-    /// When set, workers generate their tiles' cells from it; otherwise cells follow as `load`.
-    package let soup: Soup?
-    /// Pattern parts the workers lay over the soup (or an empty board) themselves: only
-    /// those that touch the worker's own tiles. Nil: none, and without a soup the cells
-    /// follow as `load`.
-    package let overlays: [Overlay]?
+    package let start: Start
     /// Each worker's inbox endpoint, by worker index.
     package let endpoints: [String]
     /// The worker index that owns each tile, in `tiling.tiles` order.
     package let owners: [Int]
-    /// The same board going on at `generation`, with tiles moved between workers: a
-    /// worker keeps the tiles it still hosts, and each new one comes as a `tileState`.
-    package let goesOn: Bool
-    /// The board rolled back to the in-memory snapshot at `generation`: a worker builds
-    /// each of its tiles from its own snapshot or the copy it keeps for its buddy.
-    package let restores: Bool
     /// Which of the coordinator's assignments this is, counting up: every halo strip
     /// carries its sender's, and a worker takes only strips of its own. One sent before
     /// a rollback may still be on its way when the tiles are rebuilt, at a generation
@@ -46,29 +50,14 @@ package struct Assignment: Sendable, Equatable {
     /// connections present it, and its halo port takes messages only from peers that do.
     package let haloToken: HaloToken
 
-    package init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, soup: Soup?,
-                 overlays: [Overlay]? = nil, endpoints: [String], owners: [Int], goesOn: Bool = false, restores: Bool = false,
-                 epoch: UInt64 = 0, haloToken: HaloToken) {
-        self.epoch = epoch
-        self.haloToken = haloToken
-        self.goesOn = goesOn
-        self.restores = restores
-        self.worker = worker
-        self.tiling = tiling
-        self.rule = rule
-        self.halo = halo
-        self.generation = generation
-        self.soup = soup
-        self.overlays = overlays
-        self.endpoints = endpoints
-        self.owners = owners
+    package init(worker: Int, tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, start: Start,
+                 endpoints: [String], owners: [Int], epoch: UInt64 = 0, haloToken: HaloToken) {
+        (self.worker, self.tiling, self.rule, self.halo, self.generation) = (worker, tiling, rule, halo, generation)
+        (self.start, self.endpoints, self.owners, self.epoch, self.haloToken) = (start, endpoints, owners, epoch, haloToken)
     }
 
     package func owner(of tile: TileID) -> Int { owners[tile.row * tiling.columns + tile.column] }
     package var myTiles: [TileID] { tiling.tiles.filter { owner(of: $0) == worker } }
-
-    /// Whether workers make their tiles' cells themselves, rather than wait for `load`.
-    package var cellsMadeByWorkers: Bool { soup != nil || overlays != nil }
 }
 
 /// What a worker snapshots, and for whom it keeps copies. Every worker that hosts tiles
