@@ -436,32 +436,31 @@ extension Interrupted {
     package static func unlessSignalled<T: Sendable>(output: String?, _ body: @escaping @Sendable () async throws -> T,
                                                      alongside: @escaping @Sendable () async -> Void = {}) async throws -> T {
         let stop = StopSignal()
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                for await signal in Signals.stream() {
-                    stop.note(signal)
+        var services = ServiceGroup()
+        services.add(alongside)
+        // The body, or a signal, whichever comes first; the other is cancelled.
+        let ending = await services.run {
+            await ServiceGroup.first(of: [
+                {
+                    do {
+                        return .success(try await body())
+                    } catch {
+                        return .failure(error)
+                    }
+                },
+                {
+                    for await signal in Signals.stream() {
+                        stop.note(signal)
+                        return .failure(CancellationError())
+                    }
                     return nil
-                }
-                return nil
-            }
-            group.addTask {
-                await alongside()
-                return nil
-            }
-            group.addTask { try await body() }
-            defer { group.cancelAll() }
-            do {
-                // The body, or a signal, whichever comes first; the others are cancelled.
-                while let result = try await group.next() {
-                    if let value = result { return value }
-                    if let signal = stop.signal { throw Interrupted(signal: signal, output: output) }
-                }
-            } catch {
-                if let signal = stop.signal { throw Interrupted(signal: signal, output: output) }
-                throw error
-            }
-            throw CancellationError()
+                },
+            ] as [@Sendable () async -> Result<T, any Error>?])
         }
+        if case .success(let value)? = ending { return value }
+        if let signal = stop.signal { throw Interrupted(signal: signal, output: output) }
+        guard let ending else { throw CancellationError() }
+        return try ending.get()
     }
 }
 
