@@ -321,26 +321,19 @@ package struct RunSession: Sendable {
             try await presenter.run()
         case .viewHere:
             let presenter = makePresenter(board, stopAt: nil, delay: 0.03)
-            enum Ended { case presenter, viewer }
             // Whichever ends first ends the other: quitting the viewer, or a failed run.
-            try await withThrowingTaskGroup(of: Ended.self) { group in
-                group.addTask {
-                    try await presenter.run()
-                    return .presenter
+            let viewerFailure = Mutex<(any Error)?>(nil)
+            var services = ServiceGroup()
+            services.add {
+                do {
+                    try await ViewerApp.run(presenter: endpoint ?? "", credentials: credentials)
+                } catch {
+                    viewerFailure.withLock { $0 = error }
                 }
-                group.addTask {
-                    do {
-                        try await ViewerApp.run(presenter: endpoint ?? "", credentials: credentials)
-                    } catch {
-                        await presenter.stop()
-                        throw error
-                    }
-                    await presenter.stop()
-                    return .viewer
-                }
-                if try await group.next() == .presenter { group.cancelAll() }
-                try await group.waitForAll()
+                await presenter.stop()
             }
+            try await services.run { try await presenter.run() }
+            if let failure = viewerFailure.withLock({ $0 }) { throw failure }
         }
     }
 
