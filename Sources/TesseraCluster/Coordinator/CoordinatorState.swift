@@ -128,22 +128,48 @@ package struct CoordinatorState {
         package var progress = RunProgress(generation: 0)
     }
 
-    /// The operation in flight, and the answers it still waits for.
-    private enum Operation {
-        /// Waiting for every worker to build (or relink) its tiles; then `answer` completes
-        /// the request in flight, or, with none, the run can start.
-        case prepare(waiting: Set<Int>, answer: Answer?)
-        case advance(op: UInt64, generations: UInt64, waiting: Set<Int>)
-        case frame(op: UInt64, viewport: Viewport, dots: BitGrid, waiting: Set<TileID>)
-        case collect(op: UInt64, area: TileRect, cells: BitGrid, waiting: Set<TileID>)
-        case load(op: UInt64, generation: UInt64, waiting: Set<TileID>)
-        /// Gathering the moving tiles from the workers that give them up.
-        case handOff(op: UInt64, moves: [TileID: Int], states: [TileID: TileState])
-        case checkpoint(op: UInt64, sums: [TileID: UInt64])
-        /// Waiting for every host to have its snapshot and its buddy's copies (see `snapshotLimit`).
-        case snapshot(op: UInt64, waiting: Set<Int>, taking: MemorySnapshot)
-        /// A worker was lost mid-advance: waiting for the others to stop.
-        case halt(op: UInt64, waiting: Set<Int>, why: String)
+    /// The operation in flight: what it is, the answers it still waits for, and what it
+    /// has gathered so far. Answers are taken in place (`take`), so a frame's dots and a
+    /// read's cells grow in one grid, never copied.
+    private struct Operation {
+        enum Kind {
+            /// Waiting for every worker to build (or relink) its tiles; then `answer`
+            /// completes the request in flight, or, with none, the run can start.
+            case prepare(answer: Answer?)
+            case advance(generations: UInt64)
+            case frame(viewport: Viewport)
+            case collect(area: TileRect)
+            case load(generation: UInt64)
+            /// Gathering the moving tiles from the workers that give them up.
+            case handOff(moves: [TileID: Int])
+            case checkpoint
+            /// Waiting for every host to have its snapshot and its buddy's copies (see `snapshotLimit`).
+            case snapshot(taking: MemorySnapshot)
+            /// A worker was lost mid-advance: waiting for the others to stop.
+            case halt(why: String)
+        }
+
+        /// The request's number, which every answer echoes (0 while tiles are built).
+        let op: UInt64
+        var kind: Kind
+        /// The workers (by index) that owe an answer.
+        var members: Set<Int> = []
+        /// The tiles that owe an answer.
+        var tiles: Set<TileID> = []
+        /// A frame's dots, or the cells of a read.
+        var grid: BitGrid?
+        /// The tiles handed off so far.
+        var states: [TileID: TileState] = [:]
+        /// Each tile file's checksum so far.
+        var sums: [TileID: UInt64] = [:]
+
+        var isGathered: Bool { members.isEmpty && tiles.isEmpty }
+
+        /// Takes worker `index`'s answer to `op`: false where none is owed (a stray).
+        mutating func take(member index: Int, op: UInt64) -> Bool { self.op == op && members.remove(index) != nil }
+
+        /// Takes `tile`'s answer to `op`: false where none is owed.
+        mutating func take(tile: TileID, op: UInt64) -> Bool { self.op == op && tiles.remove(tile) != nil }
     }
 
     /// How many peers may wait to prove themselves while the run gathers.
@@ -274,12 +300,12 @@ package struct CoordinatorState {
                                    fix: "run fewer generations")
             }
             let hosts = members.indices.filter { !members[$0].tiles.isEmpty }
-            operation = .advance(op: op, generations: generations, waiting: Set(hosts))
+            operation = Operation(op: op, kind: .advance(generations: generations), members: Set(hosts))
             (phase, stall) = (.busy, nil)
             return hosts.map { .send(.start(op: op, generations: generations), to: members[$0].peer) }
         case .frame(let viewport, let clip):
-            operation = .frame(op: op, viewport: viewport, dots: BitGrid(width: viewport.width, height: viewport.height),
-                               waiting: Set(plan.tiling.tiles))
+            operation = Operation(op: op, kind: .frame(viewport: viewport), tiles: Set(plan.tiling.tiles),
+                                  grid: BitGrid(width: viewport.width, height: viewport.height))
             phase = .busy
             return members.filter { !$0.tiles.isEmpty }.map { .send(.frameRequest(op: op, viewport, clip: clip), to: $0.peer) }
         case .collect(let area):
@@ -290,12 +316,12 @@ package struct CoordinatorState {
             let cells = BitGrid(width: area.width, height: area.height)
             let crossed = Set(plan.tiling.tiles.filter { plan.tiling.rect(of: $0).intersection(area) != nil })
             guard !crossed.isEmpty else { return [.completed(.cells(cells))] }
-            operation = .collect(op: op, area: area, cells: cells, waiting: crossed)
+            operation = Operation(op: op, kind: .collect(area: area), tiles: crossed, grid: cells)
             phase = .busy
             return members.filter { !crossed.isDisjoint(with: $0.tiles) }.map { .send(.collect(op: op, area: area), to: $0.peer) }
         case .load(let at, let cells):
             memorySnapshot = nil
-            operation = .load(op: op, generation: at, waiting: Set(plan.tiling.tiles))
+            operation = Operation(op: op, kind: .load(generation: at), tiles: Set(plan.tiling.tiles))
             phase = .busy
             var effects: [Effect] = []
             for index in members.indices {
@@ -320,7 +346,7 @@ package struct CoordinatorState {
             phase = .busy
             return departing + assign(answer: .replanned)
         case .checkpoint(let folder):
-            operation = .checkpoint(op: op, sums: [:])
+            operation = Operation(op: op, kind: .checkpoint, tiles: Set(plan.tiling.tiles))
             phase = .busy
             return members.filter { !$0.tiles.isEmpty }.map { .send(.checkpoint(op: op, folder: folder), to: $0.peer) }
         case .snapshot:
@@ -330,7 +356,7 @@ package struct CoordinatorState {
         case .move(let moves):
             try checkMoves(moves)
             guard !moves.isEmpty else { return [.completed(.moved)] }
-            operation = .handOff(op: op, moves: moves, states: [:])
+            operation = Operation(op: op, kind: .handOff(moves: moves), tiles: Set(moves.keys))
             phase = .busy
             return Dictionary(grouping: moves.keys, by: owner(of:)).sorted { $0.key < $1.key }.map { from, tiles in
                 .send(.handOff(op: op, tiles: tiles.sorted()), to: members[from].peer)
@@ -402,98 +428,76 @@ package struct CoordinatorState {
             return phase == .gathering ? assignIfGathered() : []
         case .ready:
             return prepared(by: index) ?? [.log("ignored an unexpected 'ready' from \(describe(index))")]
-        case .done(let op, _) where { if case .halt(op, _, _) = operation { true } else { false } }():
+        case .done(let op, _) where { if case .halt? = operation?.kind, operation?.op == op { true } else { false } }():
             // It finished before the halt reached it: as good as stopped.
             return stopped(index)
         case .halted(let op):
-            guard case .halt(op, _, _) = operation else { return stray(message, from: index) }
+            guard case .halt? = operation?.kind, operation?.op == op else { return stray(message, from: index) }
             return stopped(index)
         case .done(let op, let report):
-            guard case .advance(op, let generations, var waiting) = operation, waiting.remove(index) != nil else {
+            guard case .advance(let generations)? = operation?.kind, operation?.take(member: index, op: op) == true else {
                 return stray(message, from: index)
             }
             members[index].report = report
-            guard waiting.isEmpty else {
-                operation = .advance(op: op, generations: generations, waiting: waiting)
-                return []
-            }
+            guard operation!.isGathered else { return [] }
             generation += generations
             return complete(.advanced)
         case .frameTile(let op, let part):
-            guard case .frame(op, let viewport, var dots, var waiting) = operation, members[index].tiles.contains(part.tile),
-                  waiting.remove(part.tile) != nil else {
+            guard case .frame(let viewport)? = operation?.kind, members[index].tiles.contains(part.tile),
+                  operation?.take(tile: part.tile, op: op) == true else {
                 return stray(message, from: index)
             }
             guard part.x + part.dots.width <= viewport.width, part.y + part.dots.height <= viewport.height else {
                 return fail("\(describe(index)) sent \(part.dots.width)x\(part.dots.height) dots at (\(part.x),\(part.y)) for a \(viewport.width)x\(viewport.height) frame")
             }
-            operation = nil  // the grid below is then the only reference: unioned in place
-            dots.formUnion(part.dots, atX: part.x, y: part.y)
-            guard waiting.isEmpty else {
-                operation = .frame(op: op, viewport: viewport, dots: dots, waiting: waiting)
-                return []
-            }
-            return complete(.frame(dots))
+            operation!.grid!.formUnion(part.dots, atX: part.x, y: part.y)
+            guard operation!.isGathered else { return [] }
+            return complete(.frame(operation!.grid!))
         case .cells(let op, let part):
-            guard case .collect(op, let area, var cells, var waiting) = operation, members[index].tiles.contains(part.tile),
-                  waiting.remove(part.tile) != nil else {
+            guard case .collect(let area)? = operation?.kind, members[index].tiles.contains(part.tile),
+                  operation?.take(tile: part.tile, op: op) == true else {
                 return stray(message, from: index)
             }
             guard let inside = plan.tiling.rect(of: part.tile).intersection(area),
                   part.cells.width == inside.width, part.cells.height == inside.height else {
                 return fail("\(describe(index)) sent cells of tile \(part.tile) that do not fit \(area.width)x\(area.height) cells at (\(area.x),\(area.y))")
             }
-            operation = nil
-            part.cells.copy(into: &cells, atX: inside.x - area.x, y: inside.y - area.y)
-            guard waiting.isEmpty else {
-                operation = .collect(op: op, area: area, cells: cells, waiting: waiting)
-                return []
-            }
-            return complete(.cells(cells))
+            part.cells.copy(into: &operation!.grid!, atX: inside.x - area.x, y: inside.y - area.y)
+            guard operation!.isGathered else { return [] }
+            return complete(.cells(operation!.grid!))
         case .loaded(let op, let tile):
-            guard case .load(op, let at, var waiting) = operation, members[index].tiles.contains(tile),
-                  waiting.remove(tile) != nil else {
+            guard case .load(let at)? = operation?.kind, members[index].tiles.contains(tile),
+                  operation?.take(tile: tile, op: op) == true else {
                 return stray(message, from: index)
             }
-            guard waiting.isEmpty else {
-                operation = .load(op: op, generation: at, waiting: waiting)
-                return []
-            }
+            guard operation!.isGathered else { return [] }
             generation = at
             return complete(.loaded)
         case .tileState(let op, let state):
-            guard case .handOff(op, let moves, var states) = operation, moves[state.tile] != nil,
-                  owner(of: state.tile) == index, states[state.tile] == nil else {
+            guard case .handOff(let moves)? = operation?.kind, owner(of: state.tile) == index,
+                  operation?.take(tile: state.tile, op: op) == true else {
                 return stray(message, from: index)
             }
             let rect = plan.tiling.rect(of: state.tile)
             guard state.cells.width == rect.width, state.cells.height == rect.height, state.generation == generation else {
                 return fail("\(describe(index)) handed off tile \(state.tile) as \(state.cells.width)x\(state.cells.height) cells at generation \(state.generation), expected \(rect.width)x\(rect.height) at \(generation)")
             }
-            states[state.tile] = state
-            guard states.count == moves.count else {
-                operation = .handOff(op: op, moves: moves, states: states)
-                return []
-            }
-            return rehome(moves, states)
+            operation!.states[state.tile] = state
+            guard operation!.isGathered else { return [] }
+            return rehome(moves, operation!.states)
         case .checkpointed(let op, let tile, let checksum):
-            guard case .checkpoint(op, var sums) = operation, members[index].tiles.contains(tile), sums[tile] == nil else {
+            guard case .checkpoint? = operation?.kind, members[index].tiles.contains(tile),
+                  operation?.take(tile: tile, op: op) == true else {
                 return stray(message, from: index)
             }
-            sums[tile] = checksum
-            guard sums.count == plan.tiling.tiles.count else {
-                operation = .checkpoint(op: op, sums: sums)
-                return []
-            }
-            return complete(.checkpointed(sums))
+            operation!.sums[tile] = checksum
+            guard operation!.isGathered else { return [] }
+            return complete(.checkpointed(operation!.sums))
         case .snapshotted(let op):
-            guard case .snapshot(op, var waiting, let taking) = operation, waiting.remove(index) != nil else {
+            guard case .snapshot(let taking)? = operation?.kind, operation?.take(member: index, op: op) == true else {
                 return stray(message, from: index)
             }
-            guard waiting.isEmpty else {
-                operation = .snapshot(op: op, waiting: waiting, taking: taking)
-                return []
-            }
+            guard operation!.isGathered else { return [] }
             memorySnapshot = taking
             return complete(.snapshotted)
         case .leaving:
@@ -597,11 +601,8 @@ package struct CoordinatorState {
     /// out of the run); nil when nothing waited for it. Once none is left, the request
     /// completes, or the run can start.
     private mutating func prepared(by index: Int) -> [Effect]? {
-        guard case .prepare(var waiting, let answer) = operation, waiting.remove(index) != nil else { return nil }
-        guard waiting.isEmpty else {
-            operation = .prepare(waiting: waiting, answer: answer)
-            return []
-        }
+        guard case .prepare(let answer)? = operation?.kind, operation?.take(member: index, op: 0) == true else { return nil }
+        guard operation!.isGathered else { return [] }
         if let answer { return complete(answer) }
         operation = nil
         phase = .idle
@@ -656,7 +657,7 @@ package struct CoordinatorState {
         }
         var effects = compact()
         let told = members.indices.filter { members[$0].proven }
-        operation = .prepare(waiting: Set(told), answer: .moved)
+        operation = Operation(op: 0, kind: .prepare(answer: .moved), members: Set(told))
         let endpoints = members.map(\.hello.endpoint)
         epoch += 1
         for index in told {
@@ -687,7 +688,8 @@ package struct CoordinatorState {
                                       keeps: members[before].tiles, retains: memorySnapshot?.generation)
             effects.append(.send(.snapshot(op: op, order), to: members[index].peer))
         }
-        operation = .snapshot(op: op, waiting: Set(hosts), taking: MemorySnapshot(generation: generation, holders: holders, buddies: buddies))
+        operation = Operation(op: op, kind: .snapshot(taking: MemorySnapshot(generation: generation, holders: holders, buddies: buddies)),
+                              members: Set(hosts))
         phase = .busy
         return effects
     }
@@ -745,7 +747,7 @@ package struct CoordinatorState {
         deal(plan.tiling.tiles.map { index[hosts[$0]!]! })
         generation = snapshot.generation
         let told = members.indices.filter { members[$0].proven && !members[$0].gone }
-        operation = .prepare(waiting: Set(told), answer: .replanned)
+        operation = Operation(op: 0, kind: .prepare(answer: .replanned), members: Set(told))
         phase = .busy
         let endpoints = members.map(\.hello.endpoint)
         epoch += 1
@@ -773,7 +775,7 @@ package struct CoordinatorState {
     private mutating func assign(answer: Answer?) -> [Effect] {
         var effects: [Effect] = []
         let active = members.indices.filter(isActive)
-        operation = .prepare(waiting: Set(active), answer: answer)
+        operation = Operation(op: 0, kind: .prepare(answer: answer), members: Set(active))
         deal(plan.owners(workers: active.count).map { active[$0] })
         let endpoints = members.map(\.hello.endpoint)
         epoch += 1
@@ -836,10 +838,10 @@ package struct CoordinatorState {
                 return effects + fail("only \(proven) of \(awaitedWorkers) workers connected in time (\(missing) missing): start them with 'tessera worker --coordinator ENDPOINT', or check the network")
             }
         case .preparing, .idle, .busy:
-            if case .snapshot(let op, let waiting, let taking) = operation, waited(op, now: now) > Self.snapshotLimit {
+            if let operation, case .snapshot(let taking) = operation.kind, waited(operation.op, now: now) > Self.snapshotLimit {
                 // Every worker still beats, but some copy never came: the run goes on,
                 // and the last whole snapshot stays the one to roll back to.
-                let late = waiting.sorted().map(describe).joined(separator: ", ")
+                let late = operation.members.sorted().map(describe).joined(separator: ", ")
                 effects.append(.log("the in-memory snapshot of generation \(taking.generation) was not whole after \(Format.duration(Self.snapshotLimit.seconds)) (still waiting for \(late)): going on without it"))
                 effects += complete(.snapshotted)
             }
@@ -876,8 +878,8 @@ package struct CoordinatorState {
     /// The worker of the advance in flight that has been the slowest, at the same
     /// generation, for longer than `stallLimit`; nil while the advance moves.
     private mutating func stuckWorker(now: ContinuousClock.Instant) -> Int? {
-        guard case .advance(_, _, let waiting) = operation,
-              let slowest = waiting.filter({ !members[$0].gone }).min(by: { members[$0].progress.generation < members[$1].progress.generation })
+        guard case .advance? = operation?.kind,
+              let slowest = operation?.members.filter({ !members[$0].gone }).min(by: { members[$0].progress.generation < members[$1].progress.generation })
         else {
             stall = nil
             return nil
@@ -895,23 +897,18 @@ package struct CoordinatorState {
     /// A worker that still owes its part of the checkpoint, frame, read, load or hand-off
     /// in flight after that operation's limit; nil while it is within it.
     private mutating func lateWorker(now: ContinuousClock.Instant) -> (index: Int, what: String, limit: Duration)? {
-        let owed: (op: UInt64, what: String, limit: Duration, tiles: Set<TileID>)
-        switch operation {
-        case .checkpoint(let op, let sums):
-            owed = (op, "checkpoint", Self.bulkLimit, Set(plan.tiling.tiles).subtracting(sums.keys))
-        case .frame(let op, _, _, let waiting):
-            owed = (op, "frame", Self.stallLimit, waiting)
-        case .collect(let op, _, _, let waiting):
-            owed = (op, "read of cells", Self.stallLimit, waiting)
-        case .load(let op, _, let waiting):
-            owed = (op, "load", Self.bulkLimit, waiting)
-        case .handOff(let op, let moves, let states):
-            owed = (op, "hand-off", Self.stallLimit, Set(moves.keys).subtracting(states.keys))
-        default:
-            return nil
+        guard let operation else { return nil }
+        let owed: (what: String, limit: Duration)
+        switch operation.kind {
+        case .checkpoint: owed = ("checkpoint", Self.bulkLimit)
+        case .frame: owed = ("frame", Self.stallLimit)
+        case .collect: owed = ("read of cells", Self.stallLimit)
+        case .load: owed = ("load", Self.bulkLimit)
+        case .handOff: owed = ("hand-off", Self.stallLimit)
+        case .prepare, .advance, .snapshot, .halt: return nil
         }
-        guard waited(owed.op, now: now) > owed.limit,
-              let late = members.indices.first(where: { !members[$0].gone && !owed.tiles.isDisjoint(with: members[$0].tiles) })
+        guard waited(operation.op, now: now) > owed.limit,
+              let late = members.indices.first(where: { !members[$0].gone && !operation.tiles.isDisjoint(with: members[$0].tiles) })
         else { return nil }
         return (late, owed.what, owed.limit)
     }
@@ -969,28 +966,28 @@ package struct CoordinatorState {
         restartsLeft -= 1
         members[index].gone = true
         let line = Effect.log("\(why): rolling back to the last snapshot (\(restartsLeft) more restart\(restartsLeft == 1 ? "" : "s") allowed)")
-        switch operation {
-        case .advance(let op, _, _):
+        switch operation?.kind {
+        case .advance?:
+            let op = operation!.op
             let others = Set(members.indices.filter { !members[$0].gone && !members[$0].tiles.isEmpty })
-            operation = .halt(op: op, waiting: others, why: why)
+            operation = Operation(op: op, kind: .halt(why: why), members: others)
             guard !others.isEmpty else { return [line] + complete(.interrupted(why)) }
             return [line] + others.sorted().map { .send(.halt(op: op), to: members[$0].peer) }
-        case .halt(let op, var waiting, let first):
-            waiting.remove(index)
-            operation = .halt(op: op, waiting: waiting, why: first)
-            return [line] + (waiting.isEmpty ? complete(.interrupted(first)) : [])
-        case .checkpoint, .snapshot:
+        case .halt(let first)?:
+            operation!.members.remove(index)
+            return [line] + (operation!.isGathered ? complete(.interrupted(first)) : [])
+        case .checkpoint?, .snapshot?:
             // Its folder never gets a manifest, or the snapshot never becomes the
             // newest whole one: it never counts.
             return [line] + complete(.interrupted(why))
-        case .collect, .frame, .load:
+        case .collect?, .frame?, .load?:
             // Reads, and a load of every tile: done again once the tiles are back where they were.
             return [line] + complete(.interrupted(why))
-        case .handOff:
+        case .handOff?:
             // Every tile is rebuilt from the snapshot anyway: the move is moot.
             lostWhileIdle = lostWhileIdle ?? why
             return [line] + complete(.interrupted(why))
-        case .prepare:
+        case .prepare?:
             // The others finish building (their `ready` would be taken for one to a new
             // assignment); then the tiles are dealt again to the workers left, made
             // afresh from the plan, a snapshot or a checkpoint (see `Coordinator.recover`).
@@ -1005,11 +1002,8 @@ package struct CoordinatorState {
 
     /// Worker `index` stopped after a halt.
     private mutating func stopped(_ index: Int) -> [Effect] {
-        guard case .halt(let op, var waiting, let why) = operation, waiting.remove(index) != nil else { return [] }
-        guard waiting.isEmpty else {
-            operation = .halt(op: op, waiting: waiting, why: why)
-            return []
-        }
+        guard case .halt(let why)? = operation?.kind, operation?.members.remove(index) != nil else { return [] }
+        guard operation!.isGathered else { return [] }
         return complete(.interrupted(why))
     }
 
