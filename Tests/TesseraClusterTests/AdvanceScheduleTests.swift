@@ -115,4 +115,67 @@ import TesseraWire
         #expect(state.rollBack(checkpoints: true) == .presentPlan)
         #expect(state.rollBack(checkpoints: false) == .presentPlan)
     }
+
+    // MARK: between stretches: moves and re-cuts
+
+    @Test func balancingMovesTilesOnlyAsItsPolicySaysAndLeaversAlways() throws {
+        var state = CoordinatorStateTests().ready()
+        var generator = SplitMix64(seed: 0)
+        let loads = Dictionary(uniqueKeysWithValues: state.plan.tiling.tiles.map { ($0, 1.0) })
+        #expect(state.moves(.off, loads: loads, seconds: 1, staying: [], random: &generator).isEmpty)
+        // Loads over a few milliseconds are noise: the policy is not asked.
+        #expect(state.moves(.standard, loads: loads, seconds: 0.01, staying: [], random: &generator).isEmpty)
+        // Random moves (for tests) are the seed's, and leave every worker a tile.
+        var first = SplitMix64(seed: 5), again = SplitMix64(seed: 5)
+        let random = state.moves(.random(seed: 5), loads: loads, seconds: 1, staying: [], random: &first)
+        #expect(!random.isEmpty && random == state.moves(.random(seed: 5), loads: loads, seconds: 1, staying: [], random: &again))
+        var owners = Dictionary(uniqueKeysWithValues: state.plan.tiling.tiles.map { ($0, state.owner(of: $0)) })
+        owners.merge(random) { $1 }
+        #expect(Set(owners.values) == [0, 1])
+        // A worker that asked to leave: its tiles go, balancing or not.
+        _ = state.receive(.leaving, from: CoordinatorStateTests().b, now: start)
+        let leaving = state.moves(.off, loads: loads, seconds: 1, staying: [], random: &generator)
+        #expect(Set(leaving.keys) == Set(state.members[1].tiles) && leaving.values.allSatisfy { $0 == 0 })
+    }
+
+    /// Two workers with a tile each, and `joiners` more that said hello mid-run.
+    func joined(_ joiners: Int, width: Int = 64, height: Int = 32) throws -> CoordinatorState {
+        let tiling = try Tiling(shape: BoardShape(width: width, height: height, topology: .torus), columns: 1, rows: 2)
+        let plan = RunPlan(tiling: tiling, rule: .life, halo: 2, generation: 0, generations: 100,
+                           soup: try Soup(density: 0.3, seed: 1), cells: nil)
+        var state = CoordinatorState(.init(plan: plan, workers: 2, silence: .seconds(5), connectDeadline: start + .seconds(30),
+                                           servesPresenter: false))
+        let names = ["a", "b", "c", "d"]
+        for (index, name) in names.prefix(2).enumerated() {
+            _ = state.receive(CoordinatorStateTests.hello(name, pid: UInt32(index + 1)), from: Array("worker-\(name)".utf8), now: start)
+            _ = state.receive(CoordinatorStateTests.beat, from: Array("worker-\(name)".utf8), now: start)
+        }
+        for name in names.prefix(2) { _ = state.receive(.ready, from: Array("worker-\(name)".utf8), now: start) }
+        for (index, name) in names.dropFirst(2).prefix(joiners).enumerated() {
+            _ = state.receive(CoordinatorStateTests.hello(name, pid: UInt32(index + 3)), from: Array("worker-\(name)".utf8), now: start)
+            _ = state.receive(CoordinatorStateTests.beat, from: Array("worker-\(name)".utf8), now: start)
+        }
+        return state
+    }
+
+    @Test func aJoinerWhenEveryTileHasAWorkerGetsTheBoardCutAgain() throws {
+        #expect(try joined(0).recutForJoiners() == .none)
+        guard case .cut(let tiling, idle: 1) = try joined(1).recutForJoiners() else {
+            Issue.record("one joiner beside two one-tile workers: the board is cut in three")
+            return
+        }
+        let shape = try joined(0).plan.tiling.shape
+        #expect(tiling.tiles.count == 3 && tiling.shape == shape)
+        guard case .cut(let four, idle: 2) = try joined(2).recutForJoiners() else {
+            Issue.record("two joiners: cut in four")
+            return
+        }
+        #expect(four.tiles.count == 4)
+        // A board too large to gather in the coordinator: joiners wait, and say why.
+        guard case .refused(let why) = try joined(1, width: 65536, height: 65536).recutForJoiners() else {
+            Issue.record("a 65536² board is not gathered to be cut again")
+            return
+        }
+        #expect(why.contains("the worker that joined stays idle") && why.contains("too large to gather"), "\(why)")
+    }
 }

@@ -396,10 +396,9 @@ package actor Coordinator {
     /// the tiles of workers that asked to leave move to others, and tiles move to even
     /// the load as `balancing` says (a worker that joined takes its share).
     package func advance(_ generations: UInt64, balancing: Balancing) async throws {
-        var tiles = state.plan.tiling.tiles
         // One worker with one tile steps straight through, unless a worker may join; no
         // generations need no stretches.
-        guard generations > 0, state.members.count > 1 || tiles.count > 1 || checkpointing != nil || balancing != .off else {
+        guard generations > 0, state.members.count > 1 || state.plan.tiling.tiles.count > 1 || checkpointing != nil || balancing != .off else {
             return try await advance(generations)
         }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
@@ -430,33 +429,14 @@ package actor Coordinator {
             }
             guard state.generation < schedule.end else { break }
             if balancing != .off, try await cutTilesForJoiners() {
-                tiles = state.plan.tiling.tiles
                 schedule.startOver()
                 continue
             }
             let took = (ContinuousClock.now - started).seconds
             schedule.stretched(count: count, seconds: took)
+            if case .random = balancing { schedule.stretch(rounds: UInt64.random(in: 1...3, using: &generator)) }
             let loads = schedule.loads(measured: state.tileSeconds)
-            let owners = Dictionary(uniqueKeysWithValues: tiles.map { ($0, state.owner(of: $0)) })
-            let takers = state.members.indices.filter(state.isActive)
-            var moves: [TileID: Int] = [:]
-            switch balancing {
-            case .off:
-                break
-            case .greedyRefine(let policy):
-                // Loads measured over a few milliseconds are mostly noise.
-                guard took >= 0.05 || takers.contains(where: { state.members[$0].tiles.isEmpty }) else { break }
-                let tiling = state.plan.tiling
-                moves = policy.moves(loads: loads, owners: owners, workers: takers, staying: schedule.staying) { tile in
-                    Direction.allCases.compactMap { tiling.neighbour(of: tile, $0) }
-                }
-            case .random:
-                schedule.stretch(rounds: UInt64.random(in: 1...3, using: &generator))
-                moves = Self.randomMoves(owners: owners, workers: takers, using: &generator)
-            }
-            moves.merge(state.departures) { $1 }
-            // Balancing never fails a run: moves that cannot be (a policy's slip) are dropped.
-            if !state.canMove(moves) { moves = state.departures }
+            let moves = state.moves(balancing, loads: loads, seconds: took, staying: schedule.staying, random: &generator)
             guard !moves.isEmpty else { continue }
             do {
                 try await move(moves, loads: loads)
@@ -467,61 +447,34 @@ package actor Coordinator {
         }
     }
 
-    /// Tiles move whole: once every tile has a worker of its own, one that joins could
-    /// get none by moves. Then the board is cut again, one tile per worker, from its
-    /// cells at this generation (gathered here, so only boards up to `largestRecut`).
-    /// Returns whether it was.
+    /// Cuts the board again for workers that joined, where `CoordinatorState.recutForJoiners`
+    /// says so, from its cells at this generation. Returns whether it did.
     private func cutTilesForJoiners() async throws -> Bool {
-        let active = state.members.indices.filter(state.isActive)
-        let idle = active.filter { state.members[$0].tiles.isEmpty }
-        let old = state.plan.tiling, shape = old.shape
-        guard !idle.isEmpty, old.tiles.count <= active.count - idle.count else { return false }
-        let (columns, rows) = RunPlan.defaultTiles(count: active.count, shape: shape)
-        let tiling = columns * rows == active.count ? try? Tiling(shape: shape, columns: columns, rows: rows) : nil
-        let unfit: String?
-        if let tiling, (try? tiling.validate(halo: state.plan.halo)) != nil {
-            unfit = CellBuffer.byteCount(width: shape.width, height: shape.height) > Self.largestRecut
-                ? "the \(shape.width)x\(shape.height) board is too large to gather here and cut again" : nil
-        } else {
-            unfit = "the \(shape.width)x\(shape.height) board does not cut into \(active.count) tiles of halo \(state.plan.halo)"
-        }
-        guard let tiling, unfit == nil else {
+        let tiling: Tiling, idle: Int
+        switch state.recutForJoiners() {
+        case .none:
+            return false
+        case .refused(let why):
             if !recutRefused {
                 recutRefused = true
-                Wire.log("coordinator", "\(idle.count == 1 ? "the worker that joined stays" : "\(idle.count) workers that joined stay") idle: \(unfit!); start the coordinator with --tiles giving more tiles than workers, so that joiners get some")
+                Wire.log("coordinator", why)
             }
             return false
+        case .cut(let cut, let joined):
+            (tiling, idle) = (cut, joined)
         }
         let started = ContinuousClock.now
         let board = try await collect(), generation = state.generation
         try await replan(RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: generation,
                                  generations: state.plan.generations, soup: nil,
                                  cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }))
-        Wire.log("coordinator", "cut the board again into \(columns)x\(rows) tiles at generation \(generation), one for each of \(active.count) workers: \(idle.count) had joined with none (" + String(cFormat: "%.1f ms", (ContinuousClock.now - started).seconds * 1000) + ")")
-        recuts.append((generation, columns, rows))
+        Wire.log("coordinator", "cut the board again into \(tiling.columns)x\(tiling.rows) tiles at generation \(generation), one for each of \(tiling.tiles.count) workers: \(idle) had joined with none (" + String(cFormat: "%.1f ms", (ContinuousClock.now - started).seconds * 1000) + ")")
+        recuts.append((generation, tiling.columns, tiling.rows))
         return true
     }
 
-    /// The largest board cut again for joiners (its cells, gathered in the coordinator).
-    static let largestRecut = 256 << 20
     private var recutRefused = false
     private var recuts: [(generation: UInt64, columns: Int, rows: Int)] = []
-
-    /// One to three tiles, each to another of `workers`, every worker keeping one.
-    static func randomMoves(owners: [TileID: Int], workers: [Int], using generator: inout SplitMix64) -> [TileID: Int] {
-        var owner = owners, moves: [TileID: Int] = [:]
-        guard workers.count > 1 else { return [:] }
-        for _ in 0..<Int.random(in: 1...3, using: &generator) {
-            var counts: [Int: Int] = [:]
-            for w in owner.values { counts[w, default: 0] += 1 }
-            let movable = owner.keys.filter { counts[owner[$0]!]! > 1 && moves[$0] == nil }.sorted()
-            guard let tile = movable.randomElement(using: &generator) else { break }
-            let to = workers.filter { $0 != owner[tile]! }.randomElement(using: &generator)!
-            owner[tile] = to
-            moves[tile] = to
-        }
-        return moves.filter { owners[$0.key] != $0.value }
-    }
 
     /// Moves tiles to other workers (by index) between advances, and notes it.
     package func move(_ moves: [TileID: Int], loads: [TileID: Double] = [:]) async throws {
