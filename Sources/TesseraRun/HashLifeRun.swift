@@ -114,16 +114,14 @@ package enum HashLifeRun {
     /// it will cost is known from the last (jumping straight to the count's largest
     /// digit, acorn's area grew fourfold within a step, past any fair budget). Keeping
     /// to one step size then keeps HashLife's results, which hold for one size only:
-    /// with a step of a 256th of the run (at least 256 generations), Golly's guns of
-    /// spaceships ran 100000 generations 2 to 4 times faster than with the count's
-    /// digits (2c5-spaceship-gun-p690 1.22 s → 0.31, golly-ticker 0.55 → 0.24, bgolly's
-    /// HashLife 0.64 and 0.46; by `--algorithm hashlife`), and methuselahs as fast.
-    /// What the top steps leave over is taken while growing, as a second step of some
-    /// sizes from 32 generations up, while the pattern is small: taken at the end, as
-    /// the rest's binary digits smallest first, each new size forgot every result and
-    /// stepped the grown pattern anew (acorn's 5206: 1 + 2 + … + 256, eighteen of 256,
-    /// then 1, 2, 4, 16 and 64; now 1 + 2 + … + 64 + 64 + 128, nineteen of 256, then
-    /// 1, 2, 4 and 16).
+    /// with a step of a 256th of the run (at least 256 generations), a gun's results
+    /// are found again step after step, where the count's digits, each a new size,
+    /// would find none (on Golly's guns of spaceships at 100000 generations, 2 to 4
+    /// times faster than the count's digits). What the top steps leave over is taken
+    /// while growing, as a second step of some sizes from 32 generations up, while the
+    /// pattern is small: taken at the end, each new size would forget every result and
+    /// step the grown pattern anew (acorn's 5206: 1 + 2 + … + 64 + 64 + 128, nineteen of
+    /// 256, then 1, 2, 4 and 16).
     /// The smallest step taken twice while growing (2^5 = 32 generations); what the top
     /// steps leave below it is taken at the end, as before.
     static let smallestTwice = 5
@@ -148,9 +146,8 @@ package enum HashLifeRun {
                 guard twice >> UInt64(power) & 1 == 1 else { continue }
                 // A second small step costs as much as the first (the squares above the
                 // moving parts are all new) before the budget has grown to pay for it:
-                // p690-PT-Cordership-gun's 1000 generations, its steps of 1 to 8 taken
-                // twice, fell behind after 4 or 15 generations (tiles: 10.6 and 9.1 ms);
-                // from 32 on, HashLife ran it all (8.1 → 7.4 ms).
+                // taken while growing, it would hand a gun to tiles in its first
+                // generations (p690-PT-Cordership-gun); from 32 generations on it pays.
                 if power < Self.smallestTwice { last.append(power) } else { powers.append(power) }
             }
         }
@@ -338,9 +335,8 @@ package enum HashLifeRun {
             if output.isMacrocell, let tree = life.quadTree() {
                 try output.write(tree: tree, rule: setup.rule, generation: life.generation)
             } else {
-                // Squares of 256²: a sparse pattern's grids then hold less empty space to
-                // zero and read (the gun's 100000 generations with --output 14.0 → 12.1
-                // ms), and the writer joins them row by row.
+                // Squares of 256²: a sparse pattern's grids then hold little empty space to
+                // zero and read, and the writer joins them row by row.
                 try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation)
             }
         }

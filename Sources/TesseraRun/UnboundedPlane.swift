@@ -66,8 +66,8 @@ package enum UnboundedPlane {
     /// The live cells of `rect` (board coordinates of the window) as grids around where
     /// they are, in Golly's coordinates: a rectangle holding any is halved across its
     /// longer side until it is small enough to read. Acorn's gliders 100000 generations
-    /// on are 50000 cells apart: their bounding box, read whole, was 2.5 G cells (300 MB,
-    /// and a window of 10 G cells to move them into); read in parts it is what is alive.
+    /// on are 50000 cells apart: their bounding box, read whole, would be 2.5 G cells;
+    /// read in parts it is what is alive.
     package static func liveParts(in rect: TileRect, of shape: BoardShape, from runner: some WindowRunner) async throws -> [PlacedCells] {
         guard let found = try await runner.liveBounds(in: rect), let area = found.intersection(rect) else { return [] }
         guard area.width * area.height > largestPart else {

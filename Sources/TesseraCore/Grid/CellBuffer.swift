@@ -25,7 +25,7 @@ public final class CellBuffer {
     /// a bit each. A raw buffer: the stepper asks for every block row it changes.
     private let preparedFrames: UnsafeMutableBufferPointer<UInt64>
     /// Bytes a frame spans, as a power of two: one huge page in a buffer of huge pages,
-    /// else 64 KiB. (A shift: dividing by a stored size was 6 % of a sparse run.)
+    /// else 64 KiB. (A shift, because a division by a stored size shows in a sparse run.)
     private let frameShift: Int
 
     public init(width: Int, height: Int) {
@@ -43,11 +43,11 @@ public final class CellBuffer {
         storage = mapped
         // Huge pages for big buffers: a block of 32 rows touches one 4 KiB page per row
         // once rows are 4 KiB or longer, so a glider crossing a 65536-wide board faults
-        // in thousands of them; a 2 MiB page spans hundreds of rows. Acorn on a 65536²
-        // plane: 1.8 thousand faults instead of 12 thousand, 34 ms instead of 49 whole.
-        // From 2 MiB, a buffer at least one huge page long: zeroing one takes 0.17 ms, as
-        // long as 115 faults of small pages, and Golly's 7-in-a-row-Cordership-V-gun
-        // (2325×2210 cells) faulted 2,000 of them (2776 → 742 faults, 46.5 → 43.2 ms).
+        // in thousands of them; a 2 MiB page spans hundreds of rows (acorn on a 65536²
+        // plane faults a seventh as often). From 2 MiB, a buffer at least one huge page
+        // long: zeroing one costs about as much as a hundred faults of small pages, and a
+        // board of a few million cells with activity spread over it (Golly's
+        // 7-in-a-row-Cordership-V-gun) faults thousands.
         // Smaller buffers keep 4 KiB pages, made memory 64 KiB at a time: a window of
         // the unbounded plane is remade as the pattern moves, and zeroing whole huge
         // pages for each small one cost more than it saved.
@@ -93,7 +93,7 @@ public final class CellBuffer {
     /// were, and is made memory again when activity returns (`prepare(rows:)`).
     /// Buffers of small pages (under 8 MiB) keep theirs: they hold little, and frames
     /// of 64 KiB given back and made again as activity passes near cost more than they
-    /// saved (acorn on the unbounded plane, 13.6 → 14.9 ms).
+    /// save (acorn on the unbounded plane runs slower so).
     public func releaseDeadFrames(where isDead: (Range<Int>) -> Bool) {
         guard frameShift == 21 else { return }
         let base = Int(bitPattern: storage), origin = base >> frameShift, rowBytes = stride * 8
