@@ -278,9 +278,8 @@ package enum HashLifeRun {
     static let leastStretch: UInt64 = 4096
     /// How far behind the tiles' pace a turn of HashLife may fall, as a share of the time
     /// tiles took over their last stretch: what a failed turn costs at most, besides
-    /// building its tree. The squares' budget alone lets a growing pattern's turn run on
-    /// in a fresh store slower than tiles (single-channel-spiral-growth's 100000
-    /// generations: up to 9.8 s so, 5.7 on tiles, 5.7–5.8 with this).
+    /// building its tree. The squares' budget alone would let a growing pattern's turn
+    /// run on in a fresh store slower than tiles (single-channel-spiral-growth).
     static let tileGrace = 1.0 / 8
 
     /// The same on this thread, for a process that has not started the task pool (a

@@ -334,12 +334,12 @@ package struct CoordinatorState {
             }
             return effects
         case .replan(let next), .rollBack(let next):
-            if case .replan = request { replanned = true }
             let departing = compact()
             let active = members.indices.filter(isActive).count
             guard active > 0 else { throw TesseraError("no worker is left to run the tiles") }
             // More workers than tiles (one joined and the tiles were not cut again for
             // it, or --tiles chose them): the extra ones stay idle, as a joiner waits.
+            if case .replan = request { replanned = true }
             plan = next
             generation = next.generation
             memorySnapshot = nil

@@ -60,9 +60,14 @@ extension RunRequest {
     private func pendingRun() throws -> PendingRun {
         let usable = workers ?? CPUAffinity.usableCount
         let (setup, generations, origin) = try start(defaultTiles: max(1, usable))
-        let output = try output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
+        let output = try boardOutput(for: setup)
         return PendingRun(setup: setup, generations: generations, output: output, workers: usable,
                           hashLife: try hashLifeStart(for: setup), origin: origin)
+    }
+
+    /// The output file asked for, made ready to write `setup`'s board.
+    private func boardOutput(for setup: RunSetup) throws -> BoardOutput? {
+        try output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
     }
 
     /// Where HashLife's part left the run: finished (its summary), or handed to tiles.
@@ -112,7 +117,7 @@ extension RunRequest {
             try session.configure(by: self, output: pending.output)
             session.checkpointing = try checkpointSchedule(for: setup, generations: pending.generations,
                                                            origin: try pending.origin ?? origin())
-            session.credentials = try memberCredentials()
+            session.credentials = try Credentials.member(keys: keys)
             session.headStart = headStart ?? (workers == nil || handOverAt != nil)
             session.handOverAt = handOverAt
             warnIfOpen([viewListen], role: "run", exposes: "can watch and steer the run and edit its cells")
@@ -127,21 +132,16 @@ extension RunRequest {
         guard case .awaited(let listen, let externalPresenter) = cluster else { preconditionFailure("not a coordinator's request") }
         let count = workers ?? 1
         let (setup, generations, origin) = try start(defaultTiles: count)
-        let output = try output.map { try BoardOutput(path: $0, shape: setup.shape, rule: setup.rule, name: setup.name) }
+        let output = try boardOutput(for: setup)
         var session = RunSession(setup: setup, generations: generations,
                                  workers: .awaited(count: count, listen: listen ?? Self.defaultListen))
         try session.configure(by: self, output: output, externalPresenter: externalPresenter)
         session.checkpointing = try checkpointSchedule(for: setup, generations: generations, origin: try origin ?? self.origin())
-        session.credentials = try memberCredentials()
+        session.credentials = try Credentials.member(keys: keys)
         warnIfOpen([listen], role: "coordinator", exposes: "can join as a worker and read or rewrite the board")
         warnIfOpen([viewListen], role: "coordinator", exposes: "can watch and steer the run and edit its cells")
         let outcome = try await session.run()
         return Summary.lines(setup: setup, outcome: outcome, detailed: report)
-    }
-
-    /// This process's credentials as a member of the cluster, if it has keys.
-    private func memberCredentials() throws -> Credentials? {
-        try keys.map { try Credentials.load(folder: $0, as: .member) }
     }
 
     /// Warns on stderr, once per endpoint, when `endpoints` reach past this machine with

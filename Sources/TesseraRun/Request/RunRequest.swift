@@ -1,6 +1,7 @@
 import TesseraCluster
 import TesseraCore
 import TesseraViewer
+import TesseraWire
 
 /// A run as asked for. Every way into a run makes one: `tessera run`'s flags, the
 /// `coordinator`'s, a config file (`apply`), the plain `run PATTERN` line, a resume
@@ -92,9 +93,7 @@ package struct RunRequest: Sendable, Equatable {
         if checkpointEvery != nil && checkpoint == nil {
             throw TesseraError("--checkpoint-every without --checkpoint", fix: "give --checkpoint FOLDER too")
         }
-        if keys != nil && insecure {
-            throw TesseraError("--keys and --insecure contradict each other", fix: "give one of them")
-        }
+        try Credentials.checkFlags(keys: keys, insecure: insecure)
         switch cluster {
         case .here:
             try validateHere()

@@ -225,6 +225,18 @@ package struct Credentials: Sendable {
     /// The allowlist a member's listening sockets check; nil for a viewer, which listens nowhere.
     package let allowlist: String?
 
+    /// Refuses a key folder given with `--insecure`, which says to run open on purpose.
+    package static func checkFlags(keys: String?, insecure: Bool) throws {
+        if keys != nil && insecure {
+            throw TesseraError("--keys and --insecure contradict each other", fix: "give one of them")
+        }
+    }
+
+    /// This process's credentials as a member of the cluster, where it has a key folder.
+    package static func member(keys folder: String?) throws -> Credentials? {
+        try folder.map { try load(folder: $0, as: .member) }
+    }
+
     /// Warns on stderr, once per endpoint, when `endpoints` reach past this machine with
     /// no `keys` and not `insecure` on purpose: anyone on that network could then join
     /// the run or steer it (`risk`).

@@ -91,7 +91,7 @@ struct ScalingBenchCommand: AsyncParsableCommand {
         var sweep = ScalingSweep(mode: mode, workerCounts: workers, halos: halo, size: size, rule: rule.rule,
                                  generations: generations, repeats: self.repeat, soup: try Soup(density: density, seed: 1),
                                  launcher: launcher, listen: listen, ceiling: ceiling)
-        sweep.credentials = try keys.map { try Credentials.load(folder: $0, as: .member) }
+        sweep.credentials = try Credentials.member(keys: keys)
         let points: [ScalingPoint]
         do {
             points = try await sweep.run { done, total in ProgressLine.draw(fraction: Double(done) / Double(total), "\(done)/\(total) runs") }

@@ -13,9 +13,7 @@ struct SecurityOptions: ParsableArguments {
     var insecure = false
 
     func validate() throws {
-        if keys != nil && insecure {
-            throw TesseraError("--keys and --insecure contradict each other", fix: "give one of them")
-        }
+        try Credentials.checkFlags(keys: keys, insecure: insecure)
     }
 
     /// These flags in `request`.
@@ -25,7 +23,7 @@ struct SecurityOptions: ParsableArguments {
 
     /// This process's credentials as a member of the cluster, if it has keys.
     func memberCredentials() throws -> Credentials? {
-        try keys.map { try Credentials.load(folder: $0, as: .member) }
+        try Credentials.member(keys: keys)
     }
 
     /// Warns on stderr when `endpoints` reach past this machine with no keys
