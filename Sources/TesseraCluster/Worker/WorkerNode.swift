@@ -71,9 +71,11 @@ package actor WorkerNode {
     ///   - silence: how long the coordinator may stay silent before this worker leaves.
     ///   - credentials: the cluster's keys, for the control link and the halo links.
     ///   - stopsBeforeBuilding: for tests, see `stopsBeforeBuilding`.
+    ///   - hearsSignals: whether SIGTERM and SIGINT end it (see `drainOnSignal`): a
+    ///     worker process's, not one of several in a test process.
     package static func serve(coordinator: String, listen: String, advertise: String,
-                              silence: Duration = .seconds(5),
-                              credentials: Credentials? = nil, stopsBeforeBuilding: Bool = false) async throws -> Ending {
+                              silence: Duration = .seconds(5), credentials: Credentials? = nil,
+                              stopsBeforeBuilding: Bool = false, hearsSignals: Bool = true) async throws -> Ending {
         let progress = WorkerProgress()
         return try await MessagePump.with(.worker(coordinator: coordinator, listen: listen, advertise: advertise),
                                           credentials: credentials,
@@ -83,20 +85,20 @@ package actor WorkerNode {
                                    host: ProcessInfo.processInfo.hostName)), to: .coordinator)
             // Proves at once that this is a live worker, not a lone hello.
             pump.send(.heartbeat(progress.snapshot), to: .coordinator)
-            return await node.serve(silence: silence)
+            return await node.serve(silence: silence, hearsSignals: hearsSignals)
         }
     }
 
-    private nonisolated func serve(silence: Duration) async -> Ending {
-        let contenders: [@Sendable () async -> Ending?] = [
+    private nonisolated func serve(silence: Duration, hearsSignals: Bool) async -> Ending {
+        var contenders: [@Sendable () async -> Ending?] = [
             { await self.readControl() },
             {
                 await self.readHalos()
                 return nil
             },
             { await self.watchCoordinator(silence: silence) },
-            { await self.drainOnSignal() },
         ]
+        if hearsSignals { contenders.append { await self.drainOnSignal() } }
         let ending = await ServiceGroup.first(of: contenders) ?? .coordinatorLost
         if let answer = await drainAnswer(after: ending) { answer.send() }
         return ending

@@ -13,6 +13,13 @@ package enum Endpoint {
         return (host, port)
     }
 
+    /// Refuses what cannot name a peer: a `tcp://HOST:PORT`, or a `memory://` name (a
+    /// worker in the same process, see `MemoryNetwork`).
+    package static func checkPeer(_ endpoint: String) throws {
+        guard !endpoint.hasPrefix("memory://") || endpoint.count == 9 else { return }
+        _ = try split(endpoint)
+    }
+
     /// Whether `endpoint` listens on this machine only (127.0.0.0/8, ::1, localhost,
     /// ipc://, inproc://); a wildcard or any other address reaches the network.
     package static func isLoopback(_ endpoint: String) -> Bool {

@@ -142,7 +142,7 @@ extension Hello: WireCodable {
 
     package init(from r: inout WireReader) throws {
         let pid = try r.u32(), endpoint = try r.string(upTo: 512), host = try r.string(upTo: 256)
-        _ = try Endpoint.split(endpoint)
+        try Endpoint.checkPeer(endpoint)
         self.init(pid: pid, endpoint: endpoint, host: host)
     }
 }
@@ -204,7 +204,7 @@ extension Assignment: WireCodable {
         }
         let endpoints = try (0..<r.count(upTo: maxWorkers, "worker count")).map { _ in
             let endpoint = try r.string(upTo: 512)
-            _ = try Endpoint.split(endpoint)
+            try Endpoint.checkPeer(endpoint)
             return endpoint
         }
         let owners = try tiling.tiles.map { _ in try r.count(upTo: maxWorkers, "tile owner") }
@@ -229,8 +229,8 @@ extension SnapshotOrder: WireCodable {
     package init(from r: inout WireReader) throws {
         let generation = try r.u64()
         let buddy = try r.string(upTo: 512), keepsFor = try r.string(upTo: 512)
-        _ = try Endpoint.split(buddy)
-        _ = try Endpoint.split(keepsFor)
+        try Endpoint.checkPeer(buddy)
+        try Endpoint.checkPeer(keepsFor)
         let keeps = try r.tiles()
         let retains = try r.bool() ? try r.u64() : nil
         self.init(generation: generation, buddy: buddy, keepsFor: keepsFor, keeps: keeps, retains: retains)

@@ -13,6 +13,11 @@ import TesseraCore
 /// and addresses it by endpoint). Anything may call `send` from any thread; it wakes
 /// the pump through an eventfd. What arrives comes out of `control` and `inbox`, one
 /// stream per socket, in arrival order.
+///
+/// A role whose endpoints are all `memory://` names runs over `MemoryNetwork` instead:
+/// the same surface and the same routes, in this process, with no sockets and no
+/// thread but the heartbeat's, so a coordinator, its workers and viewers can run in one
+/// test process over the code paths they use over ZeroMQ.
 package final class MessagePump: Sendable {
     package enum Role: Sendable {
         /// Binds `control` as a ROUTER on `listen`, and `inbox` for viewers on `viewers`.
@@ -49,7 +54,7 @@ package final class MessagePump: Sendable {
         package let bytes: [UInt8]
     }
 
-    private struct State {
+    struct State {
         var queue: [(Route, [UInt8])] = []
         /// When the pump thread last received on `control`, by sender identity ([] for a DEALER's peer).
         var lastHeard: [PeerID: ContinuousClock.Instant] = [:]
@@ -68,18 +73,26 @@ package final class MessagePump: Sendable {
     package let boundEndpoint: String
     /// The viewer endpoint, port resolved, if this process serves viewers.
     package let viewerEndpoint: String?
-    private let state: Mutex<State>
-    private let wake: Int32
-    /// Resolved by the pump thread when it has sent what was queued and closed its sockets.
-    private let finished: Completion<Void>
+    let state: Mutex<State>
+    /// Where messages go: the pump thread's ZeroMQ sockets, or the in-memory network.
+    let backend: Backend
+    /// Resolved by the pump thread when it has sent what was queued and closed its
+    /// sockets, or by the in-memory heartbeat's thread when it has stopped.
+    let finished: Completion<Void>
 
-    private init(control: AsyncStream<Incoming>, inbox: AsyncStream<Incoming>, boundEndpoint: String,
-                 viewerEndpoint: String?, wake: Int32, finished: Completion<Void>) {
+    enum Backend: Sendable {
+        /// The pump thread's wake-up eventfd.
+        case zeroMQ(wake: Int32)
+        case memory(MemoryNetwork.Station)
+    }
+
+    init(control: AsyncStream<Incoming>, inbox: AsyncStream<Incoming>, boundEndpoint: String,
+         viewerEndpoint: String?, backend: Backend, finished: Completion<Void>) {
         self.control = control
         self.inbox = inbox
         self.boundEndpoint = boundEndpoint
         self.viewerEndpoint = viewerEndpoint
-        self.wake = wake
+        self.backend = backend
         self.finished = finished
         state = Mutex(State())
     }
@@ -111,6 +124,12 @@ package final class MessagePump: Sendable {
     /// Starts the pump's thread, binds and connects its sockets, and returns once they are ready.
     private static func start(_ role: Role, credentials: Credentials?, heartbeatInterval: Duration,
                               heartbeat: (@Sendable () -> [UInt8])?) async throws -> MessagePump {
+        if try MemoryNetwork.carries(role) {
+            guard credentials == nil else {
+                throw TesseraError("memory:// endpoints have no CURVE handshake", fix: "run without keys in one process, or use tcp:// endpoints")
+            }
+            return try MemoryNetwork.start(role, heartbeat: heartbeat.map { (heartbeatInterval, $0) })
+        }
         let wake = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard wake >= 0 else { throw TesseraError("cannot create an eventfd: \(Files.systemReason())") }
         return try await withCheckedThrowingContinuation { (ready: CheckedContinuation<MessagePump, any Error>) in
@@ -208,11 +227,11 @@ package final class MessagePump: Sendable {
                 viewers = inboxSocket.lastEndpoint
             }
             pump = MessagePump(control: control, inbox: inbox, boundEndpoint: bound, viewerEndpoint: viewers,
-                               wake: wake, finished: finished)
+                               backend: .zeroMQ(wake: wake), finished: finished)
             ready.resume(returning: pump)
             let sockets = Sockets(control: controlSocket, inbox: inboxSocket, outbox: outbox, gate: gate,
                                   controlWatch: controlWatch, inboxWatch: inboxWatch)
-            pump.loop(sockets, role: role, credentials: credentials, gatekeeper: gatekeeper,
+            pump.loop(sockets, wake: wake, role: role, credentials: credentials, gatekeeper: gatekeeper,
                       controlIn: controlIn, inboxIn: inboxIn, heartbeat: heartbeat)
         } catch {
             close(wake)
@@ -225,10 +244,17 @@ package final class MessagePump: Sendable {
     }
 
     // The eventfd lives as long as the pump, so a late `send` never writes to a reused descriptor.
-    deinit { close(wake) }
+    deinit {
+        if case .zeroMQ(let wake) = backend { close(wake) }
+    }
 
     /// Queues `bytes` for `route`; never blocks.
     package func send(_ bytes: [UInt8], to route: Route) {
+        if case .memory(let station) = backend {
+            guard !state.withLock({ $0.stopping }) else { return }
+            station.deliver(bytes, to: route, from: self)
+            return
+        }
         let queued = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.queue.append((route, bytes))
@@ -257,11 +283,15 @@ package final class MessagePump: Sendable {
             defer { state.stopping = true }
             return !state.stopping
         }
-        if first { signal() }
+        if first {
+            if case .memory(let station) = backend { station.close() }
+            signal()
+        }
         try? await finished.value()
     }
 
     private func signal() {
+        guard case .zeroMQ(let wake) = backend else { return }
         var one: UInt64 = 1
         _ = write(wake, &one, 8)
     }
@@ -275,7 +305,7 @@ package final class MessagePump: Sendable {
         let controlWatch: ZMQSocket, inboxWatch: ZMQSocket
     }
 
-    private func loop(_ sockets: borrowing Sockets, role: Role, credentials: Credentials?, gatekeeper: Gatekeeper?,
+    private func loop(_ sockets: borrowing Sockets, wake: Int32, role: Role, credentials: Credentials?, gatekeeper: Gatekeeper?,
                       controlIn: AsyncStream<Incoming>.Continuation, inboxIn: AsyncStream<Incoming>.Continuation,
                       heartbeat: (interval: Duration, message: @Sendable () -> [UInt8])?) {
         let isCoordinator = role.isCoordinator
@@ -325,6 +355,9 @@ package final class MessagePump: Sendable {
                 case .viewer(let identity):
                     // Latest frame wins: one that cannot go now is dropped, never queued.
                     _ = try? sockets.inbox.send([identity, bytes])
+                    delivered = true
+                case .peer(let endpoint, _) where !endpoint.hasPrefix("tcp://"):
+                    // A name of the in-memory network: no socket reaches it.
                     delivered = true
                 case .peer(let endpoint, let identity):
                     if !connected.contains(endpoint) {

@@ -1,0 +1,114 @@
+import Testing
+import TesseraCluster
+import TesseraCore
+import TesseraTiles
+import TesseraWire
+
+/// A coordinator and its workers as tasks of this process, over `MemoryNetwork`: the
+/// coordinator's and the worker's whole code (handshake, assignment, halos between
+/// workers, snapshots, recovery), with no process and no socket.
+@Suite struct InMemoryClusterTests {
+    static let shape = BoardShape(width: 192, height: 128, topology: .torus)
+
+    static func plan(generations: UInt64) throws -> RunPlan {
+        RunPlan(tiling: try Tiling(shape: shape, columns: 3, rows: 2), rule: .life, halo: 4, generation: 0,
+                generations: generations, soup: try Soup(density: 0.35, seed: 31), cells: nil)
+    }
+
+    /// The same board stepped by its tiles in one actor each, trading halos in memory.
+    static func expected(after generations: UInt64) async throws -> BitGrid {
+        let plan = try plan(generations: generations)
+        // Painted as workers paint a soup: each tile its part.
+        let start = TileStart.painted(StartingCells(soup: plan.soup, overlays: []), board: shape)
+        let tiles = try await TileCluster(tiling: plan.tiling, rule: plan.rule, halo: plan.halo) { _ in start }
+        try await tiles.run(generations: generations)
+        return try await tiles.board()
+    }
+
+    /// Runs `body` on a coordinator of `workers` workers, each a task here. `doomed`
+    /// names a worker (by start order) whose task ends when `lose` resolves, as if its
+    /// process died: its pump leaves the network and the others never hear it again.
+    static func withCluster<T: Sendable>(workers: Int, plan: RunPlan, doomed: Int? = nil, lose: Completion<Void> = .init(),
+                                         _ body: @Sendable (Coordinator) async throws -> T) async throws -> T {
+        try await MessagePump.with(.coordinator(listen: "memory://coordinator-*")) { pump in
+            let coordinator = Coordinator(pump: pump, workers: workers, plan: plan, connectTimeout: .seconds(20),
+                                          silence: .seconds(1))
+            await coordinator.setRestarts(1)
+            let endpoint = pump.boundEndpoint
+            var services = ServiceGroup()
+            services.add { await coordinator.serve() }
+            for index in 0..<workers {
+                services.add {
+                    let serve: @Sendable () async -> Bool? = {
+                        _ = try? await WorkerNode.serve(coordinator: endpoint, listen: "memory://worker-*", advertise: "",
+                                                        silence: .seconds(5), hearsSignals: false)
+                        return true
+                    }
+                    guard index == doomed else { return _ = await serve() }
+                    let lost: @Sendable () async -> Bool? = {
+                        try? await lose.value()
+                        return false
+                    }
+                    _ = await ServiceGroup.first(of: [serve, lost])
+                }
+            }
+            return try await services.run {
+                try await coordinator.start()
+                let result = try await body(coordinator)
+                await coordinator.shutdown()
+                return result
+            }
+        }
+    }
+
+    @Test func twoWorkersInMemoryStepTheBoardAsOneProcessDoes() async throws {
+        let generations: UInt64 = 60
+        let (board, outcome) = try await Self.withCluster(workers: 2, plan: try Self.plan(generations: generations)) { coordinator in
+            try await coordinator.advance(generations)
+            return (try await coordinator.collect(), await coordinator.outcome)
+        }
+        #expect(board == (try await Self.expected(after: generations)))
+        #expect(board.population > 100)
+        #expect(outcome.workers.count == 2)
+        #expect(outcome.workers.allSatisfy { $0.tiles.count == 3 })
+        // The halos between the two workers' tiles crossed the network.
+        #expect(outcome.workers.allSatisfy { $0.report.bytesSent > 0 })
+    }
+
+    @Test func aWorkerLostAfterASnapshotIsSurvivedFromItsBuddysCopy() async throws {
+        let lose = Completion<Void>()
+        let (board, recoveries) = try await Self.withCluster(workers: 3, plan: try Self.plan(generations: 80), doomed: 1,
+                                                             lose: lose) { coordinator in
+            try await coordinator.advance(30)
+            try await coordinator.snapshot()
+            try await coordinator.advance(10)
+            lose.succeed()
+            try await coordinator.advance(40)
+            return (try await coordinator.collect(), await coordinator.outcome.recoveries)
+        }
+        #expect(board == (try await Self.expected(after: 80)))
+        #expect(recoveries.count == 1)
+        #expect(recoveries.first?.rolledBackTo == 30)
+    }
+
+    @Test func tilesMovedBetweenWorkersMidRunLeaveTheResultUnchanged() async throws {
+        let (board, workers) = try await Self.withCluster(workers: 2, plan: try Self.plan(generations: 50)) { coordinator in
+            try await coordinator.advance(17)
+            // Worker 0 starts with the top row's tiles: two of them go over, and one back.
+            try await coordinator.move([TileID(column: 0, row: 0): 1, TileID(column: 1, row: 0): 1])
+            try await coordinator.advance(16)
+            try await coordinator.move([TileID(column: 1, row: 0): 0])
+            try await coordinator.advance(17)
+            return (try await coordinator.collect(), await coordinator.outcome.workers)
+        }
+        #expect(board == (try await Self.expected(after: 50)))
+        #expect(workers.map(\.tiles.count).sorted() == [2, 4])
+    }
+
+    @Test func aMixOfMemoryAndSocketEndpointsIsRefused() async throws {
+        let error = await #expect(throws: TesseraError.self) {
+            try await MessagePump.with(.worker(coordinator: "memory://nobody", listen: "tcp://127.0.0.1:*", advertise: "127.0.0.1")) { _ in }
+        }
+        #expect(error?.description.contains("mix memory:// names with others") == true)
+    }
+}
