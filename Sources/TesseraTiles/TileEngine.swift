@@ -1,7 +1,7 @@
 import TesseraCore
 
 /// Where a tile's starting cells come from.
-public enum TileStart: Sendable {
+public enum TileStart: Sendable, Equatable {
     /// The cells of the tile's rectangle, whole.
     case cells(BitGrid)
     /// A soup and a pattern, each written only where it lies: a huge, mostly empty tile

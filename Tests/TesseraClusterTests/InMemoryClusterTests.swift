@@ -25,13 +25,15 @@ import TesseraWire
         return try await tiles.board()
     }
 
-    /// Runs `body` on a coordinator of `workers` workers, each a task here. `doomed`
+    /// Runs `body` on a coordinator of `workers` workers, each a task here. Waits for
+    /// workers and for the coordinator are long: this process's other tests may hold the
+    /// task pool's threads for a while, and nothing here should take that for a loss. `doomed`
     /// names a worker (by start order) whose task ends when `lose` resolves, as if its
     /// process died: its pump leaves the network and the others never hear it again.
     static func withCluster<T: Sendable>(workers: Int, plan: RunPlan, doomed: Int? = nil, lose: Completion<Void> = .init(),
                                          _ body: @Sendable (Coordinator) async throws -> T) async throws -> T {
         try await MessagePump.with(.coordinator(listen: "memory://coordinator-*")) { pump in
-            let coordinator = Coordinator(pump: pump, workers: workers, plan: plan, connectTimeout: .seconds(20),
+            let coordinator = Coordinator(pump: pump, workers: workers, plan: plan, connectTimeout: .seconds(600),
                                           silence: .seconds(1))
             await coordinator.setRestarts(1)
             let endpoint = pump.boundEndpoint
@@ -41,7 +43,7 @@ import TesseraWire
                 services.add {
                     let serve: @Sendable () async -> Bool? = {
                         _ = try? await WorkerNode.serve(coordinator: endpoint, listen: "memory://worker-*", advertise: "",
-                                                        silence: .seconds(5), hearsSignals: false)
+                                                        silence: .seconds(600), hearsSignals: false)
                         return true
                     }
                     guard index == doomed else { return _ = await serve() }

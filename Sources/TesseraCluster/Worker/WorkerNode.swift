@@ -15,17 +15,13 @@ import TesseraWire
 /// the run's token: `HaloToken`). A run is a child task of the
 /// control loop, so the loop still hears `abort` and `shutdown` while it runs, and a
 /// request that cannot be served mid-run gets a failure report, never silence.
+///
+/// A thin shell around `WorkerState`, which makes every decision: this actor, the one
+/// place that state changes, feeds it the events in order and carries out its effects
+/// on the tile actors and the pump. Each transition is synchronous, so a halo strip that
+/// comes while an effect suspends sees the state before or after a message, never half.
 package actor WorkerNode {
-    /// How a worker's life ended.
-    package enum Ending: Sendable, Equatable {
-        case shutdown
-        case aborted(String)
-        /// The coordinator turned this worker away.
-        case refused(String)
-        case coordinatorLost
-        /// A signal ended it before its tiles could move.
-        case interrupted(String)
-    }
+    package typealias Ending = WorkerState.Ending
 
     /// What the control loop does after a message.
     private enum Next {
@@ -36,32 +32,18 @@ package actor WorkerNode {
 
     private let pump: MessagePump
     private let progress: WorkerProgress
-    private var assignment: Assignment?
-    /// The run's halo token, from the first assignment: the halo loop reads it for every
-    /// message without a hop onto this actor.
+    /// Every decision; this actor is the one place it changes.
+    private var state: WorkerState
+    /// The run's halo token, as `state` has it: the halo loop reads it for every message
+    /// without a hop onto this actor.
     private let haloToken = Mutex<HaloToken?>(nil)
-    private var waitingCells: [TileID: TileStart] = [:]
-    private var snapshots = SnapshotStore()
+    /// The tiles `state` hosts.
     private var tiles: [TileID: TileActor] = [:]
-    /// While tiles move: the assignment they move from, to tell which neighbours changed host.
-    private var owners: Assignment?
-    /// The `start` in progress.
-    private var running: UInt64?
-    /// The `halt` that stops it, once one came.
-    private var halting: UInt64?
-    /// For tests: stop this process (SIGSTOP) at the first tiles it is given, before it
-    /// builds them, so that a test can lose it while the board loads, for certain.
-    private var stopsBeforeBuilding: Bool
-    /// A SIGTERM's request to leave, while it stands (the coordinator may keep the
-    /// worker instead): read by the signal loop, outside this actor.
-    private let leaveAsked = Mutex(false)
-    /// Whether tiles went to others since the request to leave: all of them, once none is left.
-    private var handedOffSinceAsked = false
 
     private init(pump: MessagePump, progress: WorkerProgress, stopsBeforeBuilding: Bool) {
         self.pump = pump
         self.progress = progress
-        self.stopsBeforeBuilding = stopsBeforeBuilding
+        state = WorkerState(stopsBeforeBuilding: stopsBeforeBuilding)
     }
 
     /// Connects to the coordinator, serves until told to stop, and says why it stopped.
@@ -70,7 +52,8 @@ package actor WorkerNode {
     ///   - advertise: the host peers use to reach the inbox.
     ///   - silence: how long the coordinator may stay silent before this worker leaves.
     ///   - credentials: the cluster's keys, for the control link and the halo links.
-    ///   - stopsBeforeBuilding: for tests, see `stopsBeforeBuilding`.
+    ///   - stopsBeforeBuilding: for tests that lose a worker while the board loads: the
+    ///     process stops (SIGSTOP) at the first tiles it is given, before it builds them.
     ///   - hearsSignals: whether SIGTERM and SIGINT end it (see `drainOnSignal`): a
     ///     worker process's, not one of several in a test process.
     package static func serve(coordinator: String, listen: String, advertise: String,
@@ -100,20 +83,8 @@ package actor WorkerNode {
         ]
         if hearsSignals { contenders.append { await self.drainOnSignal() } }
         let ending = await ServiceGroup.first(of: contenders) ?? .coordinatorLost
-        if let answer = await drainAnswer(after: ending) { answer.send() }
+        await state.drainAnswer(after: ending)?.send()
         return ending
-    }
-
-    /// What to tell `tessera worker --drain` as this worker ends, if it was asked to leave.
-    private func drainAnswer(after ending: Ending) -> DrainAnswer? {
-        guard leaveAsked.withLock({ $0 }) else { return nil }
-        switch ending {
-        case .shutdown: return !tiles.isEmpty ? .runEnded : handedOffSinceAsked ? .handedOff : .heldNone
-        case .aborted(let reason): return .ended("its run was stopped: \(reason)")
-        case .refused(let reason): return .ended("its coordinator turned it away: \(reason)")
-        case .coordinatorLost: return .ended("its coordinator went silent")
-        case .interrupted(let signal): return .ended("\(signal) made it leave at once")
-        }
     }
 
     /// The control connection's loop; runs are its children. A discarding group, since a
@@ -137,6 +108,12 @@ package actor WorkerNode {
         }
     }
 
+    private func handle(_ message: Message) async -> Next {
+        let effects = state.receive(message)
+        haloToken.withLock { $0 = state.haloToken }
+        return await apply(effects)
+    }
+
     /// The halo inbox's loop. A message from a connection without the run's token is
     /// refused before it is read.
     private nonisolated func readHalos() async {
@@ -151,6 +128,14 @@ package actor WorkerNode {
             default: continue
             }
         }
+    }
+
+    private func deliver(_ strip: HaloStrip, epoch: UInt64, from sender: String) async {
+        _ = await apply(state.receive(strip, epoch: epoch, from: sender), sender: sender)
+    }
+
+    private func keep(_ copy: TileParts, from sender: String) async {
+        _ = await apply(state.keep(copy, from: sender))
     }
 
     private static func strangerLine(claiming identity: PeerID) -> String {
@@ -171,274 +156,16 @@ package actor WorkerNode {
         return nil
     }
 
-    /// SIGTERM asks to leave: the coordinator moves this worker's tiles to others and then
-    /// tells it to shut down, and the run goes on. A second signal (or SIGINT) leaves at once.
+    /// SIGTERM asks to leave (`WorkerState.signalled`); a second signal, or SIGINT, ends it.
     private nonisolated func drainOnSignal() async -> Ending? {
         for await signal in Signals.stream([SIGTERM, SIGINT]) {
-            let asked = leaveAsked.withLock { asked in
-                defer { asked = asked || signal == SIGTERM }
-                return asked
-            }
-            guard signal == SIGTERM, !asked else { return .interrupted(Signals.name(signal)) }
-            Wire.log("worker", "SIGTERM: handing this worker's tiles to the others before leaving (again to leave at once)")
-            pump.send(.leaving, to: .coordinator)
+            if case .end(let ending) = await signalled(signal) { return ending }
         }
         return nil
     }
 
-    private func report(_ problem: String) {
-        pump.send(.failure(reason: problem), to: .coordinator)
-    }
-
-    private func handle(_ message: Message) async -> Next {
-        switch message {
-        case .heartbeat:
-            return .next
-        case .assign(let assignment):
-            await accept(assignment)
-        case .load(let op, let part):
-            await load(op: op, part)
-        case .start(let op, let generations):
-            guard !tiles.isEmpty, running == nil else {
-                report(running == nil ? "asked to run before its tiles were built" : "asked to run while it runs")
-                return .next
-            }
-            running = op
-            return .run(op: op, generations: generations)
-        case .handOff(let op, let given):
-            await handOff(op: op, given)
-        case .tileState(_, let state):
-            await adopt(state)
-        case .checkpoint(let op, let folder):
-            await writeCheckpoint(op: op, folder: folder)
-        case .snapshot(let op, let order):
-            await takeSnapshot(op: op, order)
-        case .halt(let op):
-            guard running != nil else {
-                pump.send(.halted(op: op), to: .coordinator)
-                return .next
-            }
-            // The run ends with its tiles' waits failing; it then says `halted`.
-            halting = op
-            for tile in tiles.values { await tile.fail(TesseraError("halted: a worker was lost")) }
-        case .frameRequest(let op, let viewport, let clip):
-            await sendFrame(op: op, viewport, clip: clip)
-        case .collect(let op, let area):
-            await sendCells(op: op, area: area)
-        case .shutdown:
-            return .end(.shutdown)
-        case .abort(let reason):
-            return .end(.aborted(reason))
-        case .refused(let reason):
-            return .end(.refused(reason))
-        case .stays(let reason):
-            // Asked again, it asks the coordinator again rather than leave at once.
-            leaveAsked.withLock { $0 = false }
-            Wire.log("worker", "the coordinator keeps this worker: \(reason) (SIGTERM asks again, SIGINT leaves at once)")
-            DrainAnswer.stays(reason).send()
-        default:
-            Wire.log("worker", "refused a \(message.kind) message from the coordinator")
-        }
-        return .next
-    }
-
-    /// Takes tiles to build. A later assignment comes between runs, when the strips of
-    /// the last run were all taken: one that goes on with the same board (tiles moved
-    /// between workers) keeps the tiles this worker still hosts and waits for the
-    /// `tileState` of each new one; any other (the unbounded plane's window moved)
-    /// replaces every tile.
-    private func accept(_ assignment: Assignment) async {
-        guard running == nil else {
-            report("got a new assignment while it runs")
-            return
-        }
-        do {
-            try assignment.tiling.validate(halo: assignment.halo)
-            try TileCluster.checkMemory(assignment.myTiles, of: assignment.tiling, halo: assignment.halo)
-        } catch {
-            report("\(error)")
-            return
-        }
-        // Its halo connections already present the first one.
-        if let token = haloToken.withLock({ $0 }), token != assignment.haloToken {
-            report("was given another halo token than its run's")
-            return
-        }
-        haloToken.withLock { $0 = assignment.haloToken }
-        let previous = self.assignment
-        self.assignment = assignment
-        waitingCells = [:]
-        switch assignment.start {
-        case .restored:
-            // Rolled back: every tile from this worker's own snapshot, or its buddy's copy.
-            tiles = [:]
-            for tile in assignment.myTiles {
-                guard let parts = snapshots.parts(of: tile, at: assignment.generation) else {
-                    report("has no snapshot of tile \(tile) at generation \(assignment.generation)")
-                    return
-                }
-                waitingCells[tile] = .painted(StartingCells(soup: nil, overlays: parts), board: assignment.tiling.shape)
-            }
-        case .goesOn:
-            // A worker that joined the running board has no tiles yet: each comes whole.
-            guard let previous else {
-                tiles = [:]
-                break
-            }
-            guard previous.tiling == assignment.tiling, previous.rule == assignment.rule, previous.halo == assignment.halo else {
-                report("was told to go on with a board it does not have")
-                return
-            }
-            let mine = Set(assignment.myTiles)
-            tiles = tiles.filter { mine.contains($0.key) }
-            for tile in tiles.values where await tile.generation != assignment.generation {
-                report("tile \(tile.id) is at generation \(await tile.generation), the run goes on from \(assignment.generation)")
-                return
-            }
-            owners = previous
-        case .painted(let soup, let overlays):
-            tiles = [:]
-            stopIfAsked()
-            // Painted where they lie: a huge tile costs what its pattern and soup cover.
-            let start = TileStart.painted(StartingCells(soup: soup, overlays: overlays), board: assignment.tiling.shape)
-            for tile in assignment.myTiles { waitingCells[tile] = start }
-        case .loaded:
-            tiles = [:]
-            stopIfAsked()
-        }
-        await buildTilesIfReady()
-    }
-
-    /// For tests that lose a worker while the board loads: stops this process at the
-    /// first tiles it is given to make.
-    private func stopIfAsked() {
-        guard stopsBeforeBuilding else { return }
-        stopsBeforeBuilding = false
-        raise(SIGSTOP)
-    }
-
-    private func load(op: UInt64, _ part: TileCells) async {
-        guard let assignment, assignment.myTiles.contains(part.tile) else {
-            report("got cells for tile \(part.tile), which this worker does not host")
-            return
-        }
-        guard let tile = tiles[part.tile] else {
-            // Starting cells, sent before the tiles are built.
-            waitingCells[part.tile] = .cells(part.cells)
-            await buildTilesIfReady()
-            return
-        }
-        do {
-            try await tile.load(part.cells, generation: part.generation)
-            pump.send(.loaded(op: op, tile: part.tile), to: .coordinator)
-        } catch {
-            report("\(error)")
-        }
-    }
-
-    /// A tile this worker now hosts, moved from another (it follows the new `assign`).
-    private func adopt(_ state: TileState) async {
-        guard let assignment, assignment.myTiles.contains(state.tile), tiles[state.tile] == nil else {
-            report("got tile \(state.tile), which this worker was not given")
-            return
-        }
-        guard state.generation == assignment.generation else {
-            report("got tile \(state.tile) at generation \(state.generation), the run is at \(assignment.generation)")
-            return
-        }
-        waitingCells[state.tile] = .moved(state)
-        await buildTilesIfReady()
-    }
-
-    /// Gives up `given` (they move to other workers): each goes to the coordinator whole.
-    private func handOff(op: UInt64, _ given: [TileID]) async {
-        guard running == nil else {
-            report("asked to hand off tiles while it runs")
-            return
-        }
-        do {
-            for tile in given {
-                guard let actor = tiles[tile] else { throw TesseraError("asked to hand off tile \(tile), which this worker does not host") }
-                pump.send(.tileState(op: op, try await actor.state()), to: .coordinator)
-                tiles[tile] = nil
-            }
-        } catch {
-            report("\(error)")
-        }
-        if tiles.isEmpty, leaveAsked.withLock({ $0 }) { handedOffSinceAsked = true }
-        progress.track(tiles.values.map(\.progress))
-    }
-
-    /// Builds the tiles still to build once every one's cells are in, then links every
-    /// tile to its neighbours' hosts. After a move, a tile whose neighbour changed host
-    /// sends that side whole again.
-    private func buildTilesIfReady() async {
-        guard let assignment else { return }
-        let mine = assignment.myTiles
-        guard mine.allSatisfy({ tiles[$0] != nil || waitingCells[$0] != nil }) else { return }
-        let tiling = assignment.tiling
-        var built = tiles
-        do {
-            for tile in mine where built[tile] == nil {
-                let rect = tiling.rect(of: tile)
-                let start = waitingCells.removeValue(forKey: tile)!
-                if case .cells(let cells) = start, cells.width != rect.width || cells.height != rect.height {
-                    throw TesseraError("cells for tile \(tile) are \(cells.width)x\(cells.height), expected \(rect.width)x\(rect.height)")
-                }
-                built[tile] = try TileActor(id: tile, rect: rect, depth: assignment.halo, rule: assignment.rule,
-                                            deadSides: TileCluster.deadSides(of: tile, in: tiling), start: start,
-                                            generation: assignment.generation)
-            }
-        } catch {
-            report("\(error)")
-            return
-        }
-        let identity = assignment.haloToken.identity(of: pump.boundEndpoint)
-        for (tile, actor) in built {
-            var links: [Direction: any HaloLink] = [:]
-            var moved: Set<Direction> = []
-            for side in Direction.allCases {
-                guard let other = tiling.neighbour(of: tile, side) else { continue }
-                let owner = assignment.owner(of: other)
-                links[side] = owner == assignment.worker
-                    ? LocalHaloLink(target: built[other]!)
-                    : RemoteHaloLink(tile: other, pump: pump, endpoint: assignment.endpoints[owner], identity: identity,
-                                     epoch: assignment.epoch)
-                if let before = owners, before.endpoints[before.owner(of: other)] != assignment.endpoints[owner] { moved.insert(side) }
-            }
-            await actor.connect(links)
-            await actor.neighboursMoved(moved)
-        }
-        owners = nil
-        tiles = built
-        progress.track(built.values.map(\.progress))
-        pump.send(.ready, to: .coordinator)
-    }
-
-    /// A strip from another worker, for one of this worker's tiles.
-    private func deliver(_ strip: HaloStrip, epoch: UInt64, from sender: String) async {
-        // Sent before the tiles were rebuilt (a rollback): its round was abandoned. Not
-        // worth a line: every strip in flight when a worker is lost ends here.
-        if let assignment, epoch < assignment.epoch { return }
-        guard let assignment, let tile = tiles[strip.tile] else {
-            refuseStrip("refused a halo strip for tile \(strip.tile), which this worker does not host")
-            return
-        }
-        guard epoch == assignment.epoch else {
-            refuseStrip("refused a halo strip from \(sender) sent under assignment \(epoch): this worker has only \(assignment.epoch)")
-            return
-        }
-        let neighbour = assignment.tiling.neighbour(of: strip.tile, strip.side)
-        let owed = neighbour.map { assignment.endpoints[assignment.owner(of: $0)] }
-        guard owed == sender else {
-            refuseStrip("refused a halo strip for the \(strip.side) side of tile \(strip.tile) from \(sender), which does not own the tile on that side")
-            return
-        }
-        do {
-            try await tile.receive(strip)
-        } catch {
-            refuseStrip("refused a halo strip from \(sender): \(error)")
-        }
+    private func signalled(_ signal: Int32) async -> Next {
+        await apply(state.signalled(signal))
     }
 
     /// A strip (or a stranger's message) refused: a peer may send those as often as it
@@ -447,8 +174,101 @@ package actor WorkerNode {
         Wire.logRefusal(line, at: Lane.halo.rawValue, as: "worker")
     }
 
+    private func report(_ problem: String) {
+        pump.send(.failure(reason: problem), to: .coordinator)
+    }
+
+    // MARK: Effects
+
+    /// Carries out `effects` in order; what the control loop does next. `sender`: the
+    /// peer whose strip is delivered, for the line that refuses it.
+    private func apply(_ effects: [WorkerState.Effect], sender: String = "") async -> Next {
+        var next = Next.next
+        for effect in effects {
+            switch effect {
+            case .send(let message):
+                pump.send(message, to: .coordinator)
+            case .build(let build):
+                await self.build(build)
+            case .run(let op, let generations):
+                next = .run(op: op, generations: generations)
+            case .halt:
+                for tile in tiles.values { await tile.fail(TesseraError("halted: a worker was lost")) }
+            case .drop(let gone):
+                for tile in gone { tiles[tile] = nil }
+                progress.track(tiles.values.map(\.progress))
+            case .load(let op, let part):
+                do {
+                    try await tiles[part.tile]!.load(part.cells, generation: part.generation)
+                    pump.send(.loaded(op: op, tile: part.tile), to: .coordinator)
+                } catch {
+                    report("\(error)")
+                }
+            case .handOff(let op, let given):
+                await handOff(op: op, given)
+            case .sendFrame(let op, let viewport, let clip):
+                await sendFrame(op: op, viewport, clip: clip)
+            case .sendCells(let op, let area):
+                await sendCells(op: op, area: area)
+            case .writeCheckpoint(let op, let folder):
+                await writeCheckpoint(op: op, folder: folder)
+            case .takeSnapshot(let op, let order):
+                await takeSnapshot(op: op, order)
+            case .deliver(let strip):
+                do {
+                    try await tiles[strip.tile]!.receive(strip)
+                } catch {
+                    refuseStrip("refused a halo strip from \(sender): \(error)")
+                }
+            case .refuseStrip(let line):
+                refuseStrip(line)
+            case .log(let line):
+                Wire.log("worker", line)
+            case .answerDrain(let answer):
+                answer.send()
+            case .stopProcess:
+                raise(SIGSTOP)
+            case .end(let ending):
+                next = .end(ending)
+            }
+        }
+        return next
+    }
+
+    /// Makes the new tiles, then links every hosted tile to its neighbours' hosts. After
+    /// a move, a tile whose neighbour changed host sends that side whole again.
+    private func build(_ build: WorkerState.Build) async {
+        let assignment = build.assignment, tiling = assignment.tiling
+        var built = tiles.filter { build.links[$0.key] != nil && build.make[$0.key] == nil }
+        do {
+            for (tile, start) in build.make {
+                built[tile] = try TileActor(id: tile, rect: tiling.rect(of: tile), depth: assignment.halo, rule: assignment.rule,
+                                            deadSides: TileCluster.deadSides(of: tile, in: tiling), start: start,
+                                            generation: assignment.generation)
+            }
+        } catch {
+            return _ = await apply(state.failed(error))
+        }
+        let identity = assignment.haloToken.identity(of: pump.boundEndpoint)
+        for (tile, actor) in built {
+            var links: [Direction: any HaloLink] = [:]
+            for (side, link) in build.links[tile] ?? [:] {
+                switch link {
+                case .local(let other):
+                    links[side] = LocalHaloLink(target: built[other]!)
+                case .remote(let other, let endpoint):
+                    links[side] = RemoteHaloLink(tile: other, pump: pump, endpoint: endpoint, identity: identity, epoch: assignment.epoch)
+                }
+            }
+            await actor.connect(links)
+            await actor.neighboursMoved(build.moved[tile] ?? [])
+        }
+        tiles = built
+        progress.track(built.values.map(\.progress))
+        _ = await apply(state.built(build))
+    }
+
     private func run(op: UInt64, generations: UInt64) async {
-        defer { (running, halting) = (nil, nil) }
         let tiles = self.tiles
         do {
             // One tile's failure cancels the others: their waits for halos end at once.
@@ -459,15 +279,15 @@ package actor WorkerNode {
                 for try await _ in group {}
             }
         } catch is CancellationError {
-            return  // the worker is leaving
+            _ = await apply(state.ran(.cancelled))  // the worker is leaving
+            return
         } catch {
-            if let halting {
-                pump.send(.halted(op: halting), to: .coordinator)
-            } else {
-                report("\(error)")
-            }
+            var reached: [TileID: UInt64] = [:]
+            for (id, tile) in tiles { reached[id] = await tile.generation }
+            _ = await apply(state.ran(.failed("\(error)", reached: reached)))
             return
         }
+        _ = await apply(state.ran(.completed(generations: generations)))
         var summary = WorkerReport(bytesSent: UInt64(pump.bytesSent))
         let snapshot = progress.snapshot
         (summary.computeSeconds, summary.waitSeconds) = (snapshot.computeSeconds, snapshot.waitSeconds)
@@ -476,7 +296,7 @@ package actor WorkerNode {
                 summary.populations[id] = try await tile.population()
                 summary.tileSeconds[id] = tile.progress.computeSeconds
             }
-            if assignment?.tiling.shape.topology == .infinite {
+            if state.assignment?.tiling.shape.topology == .infinite {
                 for tile in tiles.values {
                     guard let part = try await tile.liveBounds() else { continue }
                     summary.liveBounds = summary.liveBounds.map { $0.union(part) } ?? part
@@ -487,6 +307,19 @@ package actor WorkerNode {
             return
         }
         pump.send(.done(op: op, summary), to: .coordinator)
+    }
+
+    /// Gives up `given`: each goes to the coordinator whole.
+    private func handOff(op: UInt64, _ given: [TileID]) async {
+        do {
+            for tile in given {
+                guard let actor = tiles.removeValue(forKey: tile) else { continue }
+                pump.send(.tileState(op: op, try await actor.state()), to: .coordinator)
+            }
+        } catch {
+            report("\(error)")
+        }
+        progress.track(tiles.values.map(\.progress))
     }
 
     private func sendFrame(op: UInt64, _ viewport: Viewport, clip: TileRect?) async {
@@ -502,10 +335,6 @@ package actor WorkerNode {
 
     /// Writes each hosted tile's live parts into `folder`, saying each file's checksum.
     private func writeCheckpoint(op: UInt64, folder: String) async {
-        guard running == nil else {
-            report("asked to write a checkpoint while it runs")
-            return
-        }
         do {
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
                 let rect = tile.rect
@@ -522,38 +351,20 @@ package actor WorkerNode {
     /// Keeps each hosted tile's cells in memory, sends a copy of each to the buddy, and
     /// says `snapshotted` once the buddy's copies are in too.
     private func takeSnapshot(op: UInt64, _ order: SnapshotOrder) async {
-        guard running == nil else {
-            report("asked to snapshot its tiles while it runs")
-            return
-        }
+        guard let assignment = state.assignment else { return }
+        let identity = assignment.haloToken.identity(of: pump.boundEndpoint)
+        var own: [TileID: [Overlay]] = [:]
         do {
-            guard let assignment else { throw TesseraError("asked to snapshot its tiles before it was given any") }
-            let identity = assignment.haloToken.identity(of: pump.boundEndpoint)
-            var own: [TileID: [Overlay]] = [:]
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
-                guard await tile.generation == order.generation else {
-                    throw TesseraError("tile \(id) is at generation \(await tile.generation), the snapshot is of \(order.generation)")
-                }
                 let parts = try await tile.liveParts()
                 own[id] = parts
-                pump.send(.snapshotCopy(TileParts(tile: id, generation: order.generation, parts: parts)), to: .peer(endpoint: order.buddy, presenting: identity))
+                pump.send(.snapshotCopy(TileParts(tile: id, generation: order.generation, parts: parts)),
+                          to: .peer(endpoint: order.buddy, presenting: identity))
             }
-            answer(snapshots.begin(op: op, order, own: own))
         } catch {
-            report("cannot snapshot its tiles: \(error)")
+            return report("cannot snapshot its tiles: \(error)")
         }
-    }
-
-    private func keep(_ copy: TileParts, from sender: String) {
-        answer(snapshots.keep(copy, from: sender))
-    }
-
-    private func answer(_ outcome: SnapshotStore.Outcome) {
-        switch outcome {
-        case .complete(let op): pump.send(.snapshotted(op: op), to: .coordinator)
-        case .waiting: break
-        case .refused(let why): Wire.log("worker", why)
-        }
+        _ = await apply(state.snapshotTaken(op: op, order, own: own))
     }
 
     /// Each hosted tile's part of `area` (board coordinates), tiles outside it saying nothing.
