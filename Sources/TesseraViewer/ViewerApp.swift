@@ -63,7 +63,7 @@ package struct ViewerApp {
         }
         services.add {
             for await incoming in frames {
-                if case .frame(let frame)? = Wire.decodeOrLog(incoming.bytes, on: .toViewer, role: "view") {
+                if case .frame(let frame)? = Wire.decodeOrLog(incoming.bytes, as: ToViewer.self, role: "view") {
                     continuation.yield(.frame(frame))
                 }
             }

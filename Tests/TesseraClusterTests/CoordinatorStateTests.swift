@@ -22,11 +22,11 @@ import TesseraCore
 
     func at(_ seconds: Double) -> ContinuousClock.Instant { Self.start + .milliseconds(Int(seconds * 1000)) }
 
-    static func hello(_ name: String, pid: UInt32 = 1) -> Message {
+    static func hello(_ name: String, pid: UInt32 = 1) -> ToCoordinator {
         .hello(Hello(pid: pid, endpoint: "tcp://\(name):1", host: name))
     }
 
-    static let beat = Message.heartbeat(RunProgress(generation: 10))
+    static let beat = ToCoordinator.heartbeat(RunProgress(generation: 10))
 
     /// Two workers join, prove themselves and build their tiles.
     func ready() -> CoordinatorState {
@@ -619,7 +619,7 @@ import TesseraCore
 
     @Test func strangersAreRefusedWithALogLineAndChangeNothing() {
         var state = ready()
-        for message: Message in [.ready, .done(op: 1, WorkerReport()), .cells(op: 1, TileCells(tile: TileID(column: 0, row: 0), generation: 0, cells: BitGrid(width: 1, height: 1))),
+        for message: ToCoordinator in [.ready, .done(op: 1, WorkerReport()), .cells(op: 1, TileCells(tile: TileID(column: 0, row: 0), generation: 0, cells: BitGrid(width: 1, height: 1))),
                                  .failure(reason: "boo"), .presenterRequest(op: 1, .finish)] {
             let effects = state.receive(message, from: stranger, now: at(1))
             #expect(logs(effects).count == 1 && effects.count == 1, "\(message.kind)")

@@ -137,6 +137,25 @@ import TesseraCore
         }
     }
 
+    /// Each lane's type takes exactly the kinds of its lane, and gives back the message.
+    @Test(arguments: messages.indices)
+    func laneTypesHoldTheirLanesKinds(index: Int) throws {
+        let message = Self.messages[index]
+        func check<T: LaneMessage>(_ type: T.Type) throws {
+            let onLane = message.kind.lanes.contains(T.lane)
+            #expect((T(message) != nil) == onLane, "\(message.kind) as \(T.self)")
+            guard onLane else { return }
+            #expect(T(message)?.message == message)
+            #expect(try Wire.decode(Wire.encode(message), as: T.self).message == message)
+        }
+        try check(ToWorker.self)
+        try check(ToCoordinator.self)
+        try check(HaloMessage.self)
+        try check(ToPresenter.self)
+        try check(FromViewer.self)
+        try check(ToViewer.self)
+    }
+
     /// A worker's halo port takes halo strips only: no control message, however well formed.
     @Test func haloPortTakesHaloStripsOnly() {
         for message: Message in [.shutdown, .abort(reason: "x"), .start(op: 1, generations: 5), .heartbeat(RunProgress(generation: 1)),

@@ -182,14 +182,14 @@ package actor Coordinator {
         }
         await services.run {
             for await incoming in self.pump.control {
-                guard let message = Wire.decodeOrLog(incoming.bytes, on: .toCoordinator, role: "coordinator") else { continue }
+                guard let message = Wire.decodeOrLog(incoming.bytes, as: ToCoordinator.self, role: "coordinator") else { continue }
                 await self.receive(message, from: incoming.from)
             }
             if !Task.isCancelled { await self.cancel("the coordinator's control socket closed") }
         }
     }
 
-    private func receive(_ message: Message, from peer: PeerID) {
+    private func receive(_ message: ToCoordinator, from peer: PeerID) {
         apply(state.receive(message, from: peer, now: .now))
     }
 

@@ -367,7 +367,7 @@ package struct CoordinatorState {
     // MARK: Messages
 
     /// Takes a message from `peer`, which arrived at `now`.
-    package mutating func receive(_ message: Message, from peer: PeerID, now: ContinuousClock.Instant) -> [Effect] {
+    package mutating func receive(_ message: ToCoordinator, from peer: PeerID, now: ContinuousClock.Instant) -> [Effect] {
         guard phase != .finished else { return [] }
         if let index = members.firstIndex(where: { $0.peer == peer }) {
             members[index].lastHeard = now
@@ -380,7 +380,7 @@ package struct CoordinatorState {
         return fromStranger(message, peer: peer, now: now)
     }
 
-    private mutating func fromStranger(_ message: Message, peer: PeerID, now: ContinuousClock.Instant) -> [Effect] {
+    private mutating func fromStranger(_ message: ToCoordinator, peer: PeerID, now: ContinuousClock.Instant) -> [Effect] {
         switch message {
         case .hello(let hello):
             guard phase != .finished else { return [] }
@@ -419,7 +419,7 @@ package struct CoordinatorState {
         }
     }
 
-    private mutating func fromMember(_ index: Int, _ message: Message) -> [Effect] {
+    private mutating func fromMember(_ index: Int, _ message: ToCoordinator) -> [Effect] {
         switch message {
         case .heartbeat(let progress):
             members[index].progress = progress
@@ -524,11 +524,11 @@ package struct CoordinatorState {
 
     /// An answer for no operation in flight, a tile its sender does not own, or one
     /// already counted.
-    private func stray(_ message: Message, from index: Int) -> [Effect] {
+    private func stray(_ message: ToCoordinator, from index: Int) -> [Effect] {
         [.log("ignored a stray \(message.kind) answer from \(describe(index)) (not for the operation in flight, or already counted)")]
     }
 
-    private mutating func fromPresenter(_ message: Message) -> [Effect] {
+    private mutating func fromPresenter(_ message: ToCoordinator) -> [Effect] {
         switch message {
         case .heartbeat, .presenterHello:
             return []

@@ -78,7 +78,7 @@ package actor Presenter {
         var services = ServiceGroup()
         services.add {
             for await incoming in inbox {
-                guard let message = Wire.decodeOrLog(incoming.bytes, on: .fromViewer, role: "presenter") else { continue }
+                guard let message = Wire.decodeOrLog(incoming.bytes, as: FromViewer.self, role: "presenter") else { continue }
                 await self.receive(message, from: incoming.from)
             }
         }
@@ -133,7 +133,7 @@ package actor Presenter {
 
     private var delay: Double { Self.delays[delayIndex] }
 
-    private func receive(_ message: Message, from identity: PeerID) {
+    private func receive(_ message: FromViewer, from identity: PeerID) {
         if message != .detach { admit(identity) }
         switch message {
         case .view(let viewport):
@@ -166,8 +166,6 @@ package actor Presenter {
                 default: enqueue(.rewind, for: identity)
                 }
             }
-        default:
-            return
         }
         wakeUp()
     }

@@ -33,7 +33,7 @@ package actor RemoteCluster: ClusterDriver {
             var services = ServiceGroup()
             services.add {
                 for await incoming in pump.control {
-                    guard let message = Wire.decodeOrLog(incoming.bytes, on: .toPresenter, role: "presenter") else { continue }
+                    guard let message = Wire.decodeOrLog(incoming.bytes, as: ToPresenter.self, role: "presenter") else { continue }
                     link.deliver(message)
                 }
                 link.fail(TesseraError("lost the coordinator", fix: "check that 'tessera coordinator' is still running"))
@@ -125,7 +125,7 @@ private final class CoordinatorLink: Sendable {
     let welcome = Completion<PresenterWelcome>()
 
     /// Takes one of the coordinator's messages, in arrival order.
-    func deliver(_ message: Message) {
+    func deliver(_ message: ToPresenter) {
         switch message {
         case .presenterWelcome(let welcome):
             self.welcome.succeed(welcome)
@@ -141,8 +141,6 @@ private final class CoordinatorLink: Sendable {
             fail(TesseraError("the coordinator refused this presenter: \(reason)"))
         case .heartbeat:
             break
-        default:
-            Wire.log("presenter", "refused a \(message.kind) message from the coordinator")
         }
     }
 

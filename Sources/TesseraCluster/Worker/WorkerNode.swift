@@ -92,7 +92,7 @@ package actor WorkerNode {
     private nonisolated func readControl() async -> Ending {
         await withDiscardingTaskGroup(returning: Ending.self) { runs in
             for await incoming in pump.control {
-                guard let message = Wire.decodeOrLog(incoming.bytes, on: .toWorker, role: "worker") else { continue }
+                guard let message = Wire.decodeOrLog(incoming.bytes, as: ToWorker.self, role: "worker") else { continue }
                 switch await handle(message) {
                 case .next:
                     continue
@@ -108,7 +108,7 @@ package actor WorkerNode {
         }
     }
 
-    private func handle(_ message: Message) async -> Next {
+    private func handle(_ message: ToWorker) async -> Next {
         let effects = state.receive(message)
         haloToken.withLock { $0 = state.haloToken }
         return await apply(effects)
@@ -122,10 +122,10 @@ package actor WorkerNode {
                 refuseStrip(Self.strangerLine(claiming: incoming.from))
                 continue
             }
-            switch Wire.decodeOrLog(incoming.bytes, on: .halo, role: "worker") {
+            switch Wire.decodeOrLog(incoming.bytes, as: HaloMessage.self, role: "worker") {
             case .halo(let strip, let epoch)?: await deliver(strip, epoch: epoch, from: sender)
             case .snapshotCopy(let copy)?: await keep(copy, from: sender)
-            default: continue
+            case nil: continue
             }
         }
     }

@@ -24,7 +24,7 @@ package struct WorkerState: Sendable {
 
     package enum Effect: Sendable, Equatable {
         /// To the coordinator.
-        case send(Message)
+        case send(ToCoordinator)
         /// Makes `build`'s new tiles, links every hosted tile, then `built(_:)`.
         case build(Build)
         /// Runs every hosted tile `generations` generations, as a child of the control
@@ -104,7 +104,7 @@ package struct WorkerState: Sendable {
     // MARK: The control connection
 
     /// A message from the coordinator, in arrival order.
-    package mutating func receive(_ message: Message) -> [Effect] {
+    package mutating func receive(_ message: ToWorker) -> [Effect] {
         switch message {
         case .heartbeat:
             return []
@@ -152,8 +152,6 @@ package struct WorkerState: Sendable {
             leaveAsked = false
             return [.log("the coordinator keeps this worker: \(reason) (SIGTERM asks again, SIGINT leaves at once)"),
                     .answerDrain(.stays(reason))]
-        default:
-            return [.log("refused a \(message.kind) message from the coordinator")]
         }
     }
 

@@ -207,14 +207,22 @@ package enum Wire {
         return message
     }
 
+    /// Decodes one message of `T`'s lane, refusing as `decode(_:on:)` does.
+    package static func decode<T: LaneMessage>(_ bytes: [UInt8], as type: T.Type) throws -> T {
+        let message = try decode(bytes, on: T.lane)
+        // `Kind.lanes` and the lane types agree (a test holds them to it): never nil.
+        guard let typed = T(message) else { throw TesseraError("a \(message.kind) message does not belong on \(T.lane.rawValue)") }
+        return typed
+    }
+
     /// Decodes a message from a peer, or logs why it was refused (a stranger or a broken
     /// peer must never bring `role` down; a flood of them is counted: `logRefusal`) and
     /// returns nil.
-    package static func decodeOrLog(_ bytes: [UInt8], on lane: Lane, role: String) -> Message? {
+    package static func decodeOrLog<T: LaneMessage>(_ bytes: [UInt8], as type: T.Type, role: String) -> T? {
         do {
-            return try decode(bytes, on: lane)
+            return try decode(bytes, as: type)
         } catch {
-            logRefusal("refused a message: \(error)", at: lane.rawValue, as: role)
+            logRefusal("refused a message: \(error)", at: T.lane.rawValue, as: role)
             return nil
         }
     }

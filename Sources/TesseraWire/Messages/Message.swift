@@ -5,7 +5,9 @@ import TesseraCore
 /// Requests that expect answers carry an operation number, `op`, and every answer
 /// echoes it: an answer to an earlier operation is recognised as stray and refused,
 /// whatever it says. Each message kind travels on one lane (see `Lane`), and a socket
-/// refuses kinds that do not belong on its lane.
+/// refuses kinds that do not belong on its lane. This is the wire's union of them all;
+/// a handler takes its lane's own type (`ToWorker`, `ToCoordinator`, `HaloMessage`,
+/// `ToPresenter`, `FromViewer`, `ToViewer`), whose switches are exhaustive.
 package enum Message: Sendable, Equatable {
     // A worker and its coordinator, on the control connection.
     /// A worker introduces itself.

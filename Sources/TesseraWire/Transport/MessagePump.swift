@@ -265,6 +265,8 @@ package final class MessagePump: Sendable {
 
     package func send(_ message: Message, to route: Route) { send(Wire.encode(message), to: route) }
 
+    package func send(_ message: some LaneMessage, to route: Route) { send(message.message, to: route) }
+
     /// When a message last arrived on `control` from `identity` ([]: the one peer of a
     /// DEALER). Stamped on the pump thread, so busy compute threads never make a live
     /// peer look silent.
