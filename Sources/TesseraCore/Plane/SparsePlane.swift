@@ -134,6 +134,11 @@ public final class SparsePlane {
                 store.alive[2 * Int(slot) + parity] = tessera_tile_alive(present)
                 unsure.insert(slot)
                 mark(slot)
+                // Its neighbours' next generation may differ from what they hold.
+                for k in 0..<9 where k != 4 {
+                    let other = store.neighbours[9 * Int(slot) + k]
+                    if other >= 0 { mark(other) }
+                }
             }
         }
         // Every edge that touches life gets its neighbour before the next step.
@@ -155,6 +160,65 @@ public final class SparsePlane {
             edges &= edges - 1
             if store.neighbours[base + k] < 0, let key = store.space.neighbour(of: store.keys[Int(slot)], k) { mark(store.add(key)) }
         }
+    }
+
+    /// Drops every tile `keeps` refuses, whatever it holds, and marks the tiles beside
+    /// them due, as their neighbourhood changed under them. A shard of a plane spread
+    /// over processes (`ShardMap`) drops this way the cells it held of its neighbours'
+    /// tiles (ghosts) once they have served a stretch.
+    public func crop(keeping keeps: (TileKey) -> Bool) {
+        let gone = store.slots.filter { !keeps(store.keys[Int($0)]) }
+        guard !gone.isEmpty else { return }
+        var touched: [Int32] = []
+        for slot in gone {
+            for k in 0..<9 where k != 4 {
+                let other = store.neighbours[9 * Int(slot) + k]
+                if other >= 0 { touched.append(other) }
+            }
+        }
+        for slot in gone {
+            store.remove(slot)
+            unsure.remove(slot)
+        }
+        due.removeAll { !store.inUse[Int($0)] }
+        for slot in touched where store.inUse[Int(slot)] { mark(slot) }
+    }
+
+    /// The live cells of the tiles `owner` gives to `me` that lie within `depth` cells
+    /// (1...64) of a tile it gives to another shard, by that shard: what a shard sends
+    /// the others before a stretch of `depth` generations, so that each steps its own
+    /// tiles exactly. A tile's cells near two such neighbours go as one box.
+    public func bands(depth: Int, owner: (TileKey) -> Int, me: Int) -> [Int: [PlacedCells]] {
+        precondition((1...64).contains(depth))
+        var bands: [Int: [PlacedCells]] = [:]
+        let parity = parity
+        for slot in store.slots where store.alive[2 * Int(slot) + parity] & 0x10 != 0 {
+            let key = store.keys[Int(slot)]
+            guard owner(key) == me else { continue }
+            var boxes: [Int: (x0: Int, y0: Int, x1: Int, y1: Int)] = [:]
+            for k in 0..<9 where k != 4 {
+                guard let next = store.space.neighbour(of: key, k) else { continue }
+                let other = owner(next)
+                guard other != me else { continue }
+                let (dx, dy) = (k % 3 - 1, k / 3 - 1)
+                let x = dx < 0 ? (0, depth) : dx > 0 ? (64 - depth, 64) : (0, 64)
+                let y = dy < 0 ? (0, depth) : dy > 0 ? (64 - depth, 64) : (0, 64)
+                let box = boxes[other].map { (min($0.x0, x.0), min($0.y0, y.0), max($0.x1, x.1), max($0.y1, y.1)) } ?? (x.0, y.0, x.1, y.1)
+                boxes[other] = box
+            }
+            guard !boxes.isEmpty else { continue }
+            let cells = store.cells(slot, parity)
+            for (other, box) in boxes {
+                var grid = BitGrid(width: box.x1 - box.x0, height: box.y1 - box.y0)
+                for r in box.y0..<box.y1 where cells[r] != 0 {
+                    grid.insertBits(cells[r] >> UInt64(box.x0), count: box.x1 - box.x0, x: 0, y: r - box.y0)
+                }
+                if let part = PlacedCells(trimming: grid, left: key.x << 6 + box.x0 + origin.x, top: key.y << 6 + box.y0 + origin.y) {
+                    bands[other, default: []].append(part)
+                }
+            }
+        }
+        return bands
     }
 
     // MARK: Stepping
@@ -277,6 +341,13 @@ public final class SparsePlane {
         return store.slots.filter { store.alive[2 * Int($0) + parity] & 0x10 != 0 }
             .sorted { store.keys[Int($0)] < store.keys[Int($1)] }
     }
+
+    /// The tiles whose present cells are alive, in the plane's own keys (a bounded
+    /// grid's count from its top-left cell), in order of rows, then columns.
+    public var liveTiles: [TileKey] { liveSlots.map { store.keys[Int($0)] } }
+
+    /// Every tile present, alive or not.
+    public var tiles: [TileKey] { store.slots.map { store.keys[Int($0)] } }
 
     public var population: Int {
         let parity = parity

@@ -177,6 +177,8 @@ final class TileStore {
             slotCount += 1
         }
         let i = Int(slot)
+        // A reused slot may still look listed as due (dropped after it was listed).
+        marks[i] = 0
         inUse[i] = true
         (alive[2 * i], alive[2 * i + 1]) = (0, 0)
         cells(slot, 0).initialize(repeating: 0, count: 2 * Self.words)
