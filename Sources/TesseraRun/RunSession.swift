@@ -110,8 +110,13 @@ package struct RunSession: Sendable {
         let launchedHere = if case .launched(_, let launcher, _) = workers { launcher.hosts.isEmpty } else { false }
         if launchedHere { try WorkerCount.checkLocal(workers.count) } else { try WorkerCount.check(workers.count) }
         try RunPlan.check(workers: workers.count, tiling: setup.tiling)
+        // Workers hold every cell of their tiles; this process's sparse map only the live
+        // ones, on any board it holds.
+        let sparseFix = !setup.isUnbounded && SparsePlane.holds(setup.shape, rule: setup.rule)
+            ? "give --workers 0: this process steps the board as a sparse map, whose memory follows the live cells"
+            : nil
         try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
-                                    extraBytes: output?.bandBytes ?? 0)
+                                    extraBytes: output?.bandBytes ?? 0, fix: sparseFix)
         // Soups are made by the workers themselves, and are seldom over in a blink. The
         // head start's one tile must fit beside the workers' tiles.
         let wanted = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil

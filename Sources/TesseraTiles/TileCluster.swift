@@ -55,12 +55,13 @@ public final class TileCluster: Sendable {
         tiling.tiles.reduce(0) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) }
     }
 
-    /// Refuses, before allocating anything, to build `tiles` if they would not fit in memory.
-    public static func checkMemory(_ tiles: [TileID], of tiling: Tiling, halo: Int, extraBytes: Int = 0) throws {
+    /// Refuses, before allocating anything, to build `tiles` if they would not fit in
+    /// memory, with `fix` if given.
+    public static func checkMemory(_ tiles: [TileID], of tiling: Tiling, halo: Int, extraBytes: Int = 0, fix: String? = nil) throws {
         let bytes = tiles.reduce(extraBytes) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) }
         try MemoryBudget.check(
             bytes: bytes, what: "\(tiles.count) tiles of a \(tiling.shape.width)x\(tiling.shape.height) board",
-            fix: "use a smaller --size or spread the tiles over more machines")
+            fix: fix ?? "use a smaller --size or spread the tiles over more machines")
     }
 
     /// The sides of `tile` where a plane board ends.

@@ -71,6 +71,10 @@ import TesseraCore
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Harness.cells(ofPatternFile: output) == golly)
         #expect(run.kib < 48 << 10, "peak \(run.kib) KiB")
+        // Workers would hold every cell of their tiles: refused, with the run that works.
+        let workers = try Harness.tessera(["run", input.path, "--generations", "10", "--workers", "2"])
+        #expect(workers.status == 2)
+        #expect(workers.stderr.contains("give --workers 0: this process steps the board as a sparse map"), "\(workers.stderr)")
     }
 
     /// A torus of whole tiles steps as a sparse map too: a glider gun whose gliders
