@@ -92,11 +92,16 @@ package enum MemoryNetwork {
             // On a thread of its own, as the pump thread beats over ZeroMQ: liveness
             // never waits for the task pool.
             OwnThread.start(named: "tessera-beat") {
+                let clock = ContinuousClock()
+                var next = clock.now
                 while !pump.state.withLock({ $0.stopping }) {
-                    pump.send(heartbeat.message(), to: .coordinator)
-                    let (seconds, attoseconds) = heartbeat.interval.components
-                    var wait = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000)), left = timespec()
-                    while nanosleep(&wait, &left) != 0 && errno == EINTR { wait = left }
+                    if clock.now >= next {
+                        pump.send(heartbeat.message(), to: .coordinator)
+                        next = clock.now + heartbeat.interval
+                    }
+                    // Short naps, so that stopping the pump waits for at most one.
+                    var nap = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                    nanosleep(&nap, nil)
                 }
                 finished.succeed()
             }
