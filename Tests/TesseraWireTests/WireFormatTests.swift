@@ -101,6 +101,8 @@ import TesseraCore
         .snapshotCopy(TileParts(tile: TileID(column: 2, row: 1), generation: 640,
                                 parts: [Overlay(cells: grid, x: 512, y: 300), Overlay(cells: grid, x: 0, y: 1 << 20)])),
         .snapshotCopy(TileParts(tile: TileID(column: 0, row: 0), generation: 0, parts: [])),
+        .bands(Bands(generation: 4096, parts: [Overlay(cells: grid, x: -1_000_000_000_000, y: 64)])),
+        .bands(Bands(generation: 0, parts: [])),
         .assign(Assignment(worker: 1, tiling: tiling, rule: .life, halo: 2, generation: 640, start: .restored,
                            endpoints: ["tcp://a:1", "tcp://b:2"], owners: [0, 1, 0, 1, 0, 1], haloToken: Self.token)),
     ]
@@ -286,7 +288,7 @@ import TesseraCore
                     #expect(try Wire.decode(Wire.encode(got), on: lane) == got)
                     decoded += 1
                 } catch let error as TesseraError {
-                    #expect(!error.description.isEmpty && !error.description.contains("\n"))
+                    #expect(!error.description.isEmpty && !error.description.contains("\n"), "\(message.kind): \(error.description.debugDescription)")
                     refused += 1
                 }
             }

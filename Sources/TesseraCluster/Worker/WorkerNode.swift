@@ -125,6 +125,7 @@ package actor WorkerNode {
             switch Wire.decodeOrLog(incoming.bytes, as: HaloMessage.self, role: "worker") {
             case .halo(let strip, let epoch)?: await deliver(strip, epoch: epoch, from: sender)
             case .snapshotCopy(let copy)?: await keep(copy, from: sender)
+            case .bands?: refuseStrip("refused bands from \(sender): this worker hosts no shard of a sparse plane")
             case nil: continue
             }
         }
@@ -199,7 +200,8 @@ package actor WorkerNode {
                 progress.track(tiles.values.map(\.progress))
             case .load(let op, let part):
                 do {
-                    try await tiles[part.tile]!.load(part.cells, generation: part.generation)
+                    guard let tile = tiles[part.tile] else { throw TesseraError("tile \(part.tile) is not built") }
+                    try await tile.load(part.cells, generation: part.generation)
                     pump.send(.loaded(op: op, tile: part.tile), to: .coordinator)
                 } catch {
                     report("\(error)")
@@ -216,7 +218,8 @@ package actor WorkerNode {
                 await takeSnapshot(op: op, order)
             case .deliver(let strip):
                 do {
-                    try await tiles[strip.tile]!.receive(strip)
+                    guard let tile = tiles[strip.tile] else { throw TesseraError("tile \(strip.tile) is not built") }
+                    try await tile.receive(strip)
                 } catch {
                     refuseStrip("refused a halo strip from \(sender): \(error)")
                 }

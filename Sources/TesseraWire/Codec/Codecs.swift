@@ -271,6 +271,30 @@ extension TileParts: WireCodable {
     }
 }
 
+extension Bands: WireCodable {
+    /// How far from the origin a band may lie: Golly's coordinates, within 2^62.
+    static let reach = -(1 << 62)...(1 << 62)
+
+    package func encode(to w: inout WireWriter) {
+        w.u64(generation)
+        w.u32(UInt32(parts.count))
+        for part in parts {
+            w.int(part.x)
+            w.int(part.y)
+            w.grid(part.cells)
+        }
+    }
+
+    package init(from r: inout WireReader) throws {
+        let generation = try r.u64()
+        let parts = try (0..<r.count(upTo: maxOverlays, "band count")).map { _ in
+            let x = try r.int(in: Self.reach, "band x"), y = try r.int(in: Self.reach, "band y")
+            return Overlay(cells: try r.grid(), x: x, y: y)
+        }
+        self.init(generation: generation, parts: parts)
+    }
+}
+
 extension TileState: WireCodable {
     package func encode(to w: inout WireWriter) {
         tile.encode(to: &w)

@@ -19,8 +19,9 @@ package enum Wire {
     /// halo token (`HaloToken`), which every halo connection presents. 9: `stays`, the
     /// answer to a worker that asked to leave and cannot. 10: frames carry their dots'
     /// states. 11: a viewer's `toggleCell` carries the state it sets. 12: an assignment
-    /// says how its tiles start in one field (`Assignment.Start`).
-    package static let version: UInt16 = 12
+    /// says how its tiles start in one field (`Assignment.Start`). 13: `bands` between the
+    /// shards of a sparse plane.
+    package static let version: UInt16 = 13
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30
@@ -34,6 +35,7 @@ package enum Wire {
         case handOff, tileState, leaving, checkpoint, checkpointed, halt, halted
         case snapshot, snapshotted, snapshotCopy
         case stays
+        case bands
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
@@ -44,7 +46,7 @@ package enum Wire {
             case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
             case .abort, .refused: [.toWorker, .toPresenter]
-            case .halo, .snapshotCopy: [.halo]
+            case .halo, .snapshotCopy, .bands: [.halo]
             case .presenterHello, .presenterRequest: [.toCoordinator]
             case .presenterWelcome, .presenterReply: [.toPresenter]
             case .view, .detach, .command: [.fromViewer]
@@ -103,6 +105,7 @@ package enum Wire {
             w.u64(op)
             order.encode(to: &w)
         case .snapshotCopy(let cells): cells.encode(to: &w)
+        case .bands(let bands): bands.encode(to: &w)
         case .checkpointed(let op, let tile, let checksum):
             w.u64(op)
             tile.encode(to: &w)
@@ -183,6 +186,7 @@ package enum Wire {
         case .snapshot: message = .snapshot(op: try r.u64(), try SnapshotOrder(from: &r))
         case .snapshotted: message = .snapshotted(op: try r.u64())
         case .snapshotCopy: message = .snapshotCopy(try TileParts(from: &r))
+        case .bands: message = .bands(try Bands(from: &r))
         case .checkpoint: message = .checkpoint(op: try r.u64(), folder: try r.string(upTo: 4096))
         case .checkpointed: message = .checkpointed(op: try r.u64(), tile: try TileID(from: &r), checksum: try r.u64())
         case .heartbeat: message = .heartbeat(try RunProgress(from: &r))
@@ -271,6 +275,7 @@ extension Message {
         case .snapshot: .snapshot
         case .snapshotted: .snapshotted
         case .snapshotCopy: .snapshotCopy
+        case .bands: .bands
         case .stays: .stays
         }
     }

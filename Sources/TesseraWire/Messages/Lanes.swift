@@ -144,6 +144,8 @@ package enum HaloMessage: LaneMessage {
     case halo(HaloStrip, epoch: UInt64)
     /// A copy of one of the sender's tiles, kept for it by its buddy.
     case snapshotCopy(TileParts)
+    /// A shard's cells near this worker's shard, before a stretch.
+    case bands(Bands)
 
     package static var lane: Lane { .halo }
 
@@ -151,6 +153,7 @@ package enum HaloMessage: LaneMessage {
         switch message {
         case .halo(let strip, let epoch): self = .halo(strip, epoch: epoch)
         case .snapshotCopy(let copy): self = .snapshotCopy(copy)
+        case .bands(let bands): self = .bands(bands)
         default: return nil
         }
     }
@@ -159,6 +162,7 @@ package enum HaloMessage: LaneMessage {
         switch self {
         case .halo(let strip, let epoch): .halo(strip, epoch: epoch)
         case .snapshotCopy(let copy): .snapshotCopy(copy)
+        case .bands(let bands): .bands(bands)
         }
     }
 }

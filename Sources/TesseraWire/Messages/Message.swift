@@ -74,6 +74,8 @@ package enum Message: Sendable, Equatable {
     case halo(HaloStrip, epoch: UInt64)
     /// A copy of one of the sender's tiles, kept for it by its buddy (`snapshot`).
     case snapshotCopy(TileParts)
+    /// A shard's cells near another shard's tiles, before a stretch.
+    case bands(Bands)
 
     // A presenter in its own process and the coordinator it drives.
     case presenterHello

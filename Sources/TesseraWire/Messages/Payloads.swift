@@ -104,6 +104,19 @@ package struct TileParts: Sendable, Equatable {
     }
 }
 
+/// What one shard of a sparse plane spread over workers (`ShardMap`) sends another
+/// before a stretch: its live cells within the stretch's depth of the other's tiles,
+/// in Golly's coordinates, as of `generation` (the stretch's first). Sent every stretch,
+/// empty or not, so each shard knows when it has all it waits for.
+package struct Bands: Sendable, Equatable {
+    package let generation: UInt64
+    package let parts: [Overlay]
+
+    package init(generation: UInt64, parts: [Overlay]) {
+        (self.generation, self.parts) = (generation, parts)
+    }
+}
+
 /// One tile's dots of a frame, placed at dot (x, y) of the viewport.
 package struct FramePart: Sendable, Equatable {
     package let tile: TileID

@@ -1,0 +1,86 @@
+import TesseraCore
+import TesseraWire
+
+/// One worker's shard of a sparse plane spread over several (`ShardMap`): the tiles it
+/// owns, stepped stretch by stretch, each stretch after a trade of bands with every
+/// other shard (`SparsePlane.bands`). Every shard sends every other one `Bands` message
+/// a stretch, empty or not, so a stretch waits for exactly `shards - 1` of them.
+///
+/// The plane is this actor's alone; what it offers are values.
+package actor ShardRunner {
+    package nonisolated let me: Int
+    package nonisolated let map: ShardMap
+    private let plane: SparsePlane
+    /// Bands in hand, by the stretch's first generation and the sending shard: at most
+    /// this stretch's and the next one's (a quicker shard may be a stretch ahead).
+    private var inbox: [UInt64: [Int: [PlacedCells]]] = [:]
+    private var waiter: (generation: UInt64, done: Completion<Void>)?
+    private var running = false
+
+    /// Shard `me` of `map`, holding the cells of `parts` (Golly's coordinates) that lie on its tiles.
+    package init(me: Int, map: ShardMap, rule: Rule, board: BoardShape?, generation: UInt64, parts: [PlacedCells]) throws {
+        (self.me, self.map) = (me, map)
+        plane = try SparsePlane(parts: parts, rule: rule, board: board, generation: generation)
+        plane.crop { map.owner(of: $0) == me }
+    }
+
+    package var generation: UInt64 { plane.generation }
+    package var population: Int { plane.population }
+    package var tileCount: Int { plane.tileCount }
+    package var bounds: CellBounds? { plane.bounds }
+    package func liveParts() -> [PlacedCells] { plane.liveParts() }
+
+    /// Steps `generations` in stretches of at most `depth` (1...64), handing each
+    /// stretch's bands for shard i to `send`, and waiting for every other shard's.
+    /// Every shard must be asked for the same generations and depth.
+    package func run(generations: UInt64, depth: Int, send: @Sendable (Int, Bands) -> Void) async throws {
+        guard !running else { throw TesseraError("shard \(me) asked to run while it runs") }
+        guard (1...64).contains(depth) else { throw TesseraError("a stretch of \(depth) generations: shards trade bands at most 64 deep") }
+        running = true
+        defer { running = false }
+        var left = generations
+        while left > 0 {
+            let stretch = Int(min(UInt64(depth), left)), first = plane.generation
+            let bands = plane.bands(depth: stretch, owner: map.owner(of:), me: me)
+            for other in 0..<map.shards where other != me {
+                send(other, Bands(generation: first, parts: (bands[other] ?? []).map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }))
+            }
+            if (inbox[first]?.count ?? 0) < map.shards - 1 {
+                let done = Completion<Void>()
+                waiter = (first, done)
+                defer { waiter = nil }
+                try await done.value()
+            }
+            for parts in (inbox.removeValue(forKey: first) ?? [:]).values {
+                for part in parts { plane.add(part) }
+            }
+            plane.advance(UInt64(stretch))
+            plane.crop { map.owner(of: $0) == me }
+            left -= UInt64(stretch)
+        }
+    }
+
+    /// Takes shard `sender`'s bands. Only bands for this stretch or the next are taken,
+    /// once from each shard; anything else is refused with an error that says why.
+    package func receive(_ bands: Bands, from sender: Int) throws {
+        guard sender != me, (0..<map.shards).contains(sender) else {
+            throw TesseraError("shard \(me) got bands from shard \(sender), which is not another shard of its plane")
+        }
+        let now = plane.generation
+        guard bands.generation >= now, bands.generation - now <= 64 else {
+            throw TesseraError("shard \(me) at generation \(now) got bands for generation \(bands.generation)")
+        }
+        guard inbox[bands.generation]?[sender] == nil else {
+            throw TesseraError("shard \(me) already has shard \(sender)'s bands for generation \(bands.generation)")
+        }
+        inbox[bands.generation, default: [:]][sender] = bands.parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }
+        if let waiter, waiter.generation == bands.generation, inbox[bands.generation]!.count == map.shards - 1 {
+            waiter.done.succeed()
+        }
+    }
+
+    /// Ends a wait for bands that will not come (the run was halted).
+    package func fail(_ error: any Error) {
+        waiter?.done.fail(error)
+    }
+}

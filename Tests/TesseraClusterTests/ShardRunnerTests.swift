@@ -1,0 +1,73 @@
+import Testing
+import TesseraCluster
+import TesseraCore
+import TesseraWire
+
+/// Shards of a sparse plane as workers run them: each a `ShardRunner` behind a pump of
+/// its own, trading bands over the in-memory network's halo routes.
+@Suite struct ShardRunnerTests {
+    static let token = HaloToken(high: 7, low: 8)
+
+    /// A worker pump for each of `names`, all bound before `body` runs (a band sent to a
+    /// name nobody binds yet would be dropped).
+    static func withPumps<T>(_ names: ArraySlice<String>, coordinator: String, _ pumps: [MessagePump] = [],
+                             _ body: ([MessagePump]) async throws -> T) async throws -> T {
+        guard let name = names.first else { return try await body(pumps) }
+        return try await MessagePump.with(.worker(coordinator: coordinator, listen: name, advertise: "")) { pump in
+            try await withPumps(names.dropFirst(), coordinator: coordinator, pumps + [pump], body)
+        }
+    }
+
+    @Test func threeShardsTradingBandsOverTheNetworkStepAsOnePlane() async throws {
+        let soup = try Soup(density: 0.4, seed: 21).cells(x: 0, y: 0, width: 320, height: 320)
+        let parts = [PlacedCells(cells: soup, left: -160, top: -100)]
+        let reference = try SparsePlane(parts: parts, rule: .life)
+        let map = ShardMap.splitting(reference.liveTiles, into: 3, least: 1)
+        let names = (0..<3).map { "memory://shard-runner-test-\($0)" }
+        let shards = try await MessagePump.with(.coordinator(listen: "memory://shard-runner-coordinator-*")) { coordinator in
+            try await Self.withPumps(names[...], coordinator: coordinator.boundEndpoint) { pumps in
+                try await withThrowingTaskGroup(of: (Int, [PlacedCells], Int).self) { group in
+                    for me in 0..<3 {
+                        let runner = try ShardRunner(me: me, map: map, rule: .life, board: nil, generation: 0, parts: parts)
+                        let pump = pumps[me], identity = Self.token.identity(of: names[me])
+                        group.addTask {
+                            var services = ServiceGroup()
+                            services.add {
+                                for await incoming in pump.inbox {
+                                    guard let sender = Self.token.endpoint(presenting: incoming.from),
+                                          let from = names.firstIndex(of: sender),
+                                          case .bands(let bands)? = try? Wire.decode(incoming.bytes, as: HaloMessage.self) else { continue }
+                                    try? await runner.receive(bands, from: from)
+                                }
+                            }
+                            return try await services.run {
+                                try await runner.run(generations: 250, depth: 48) { other, bands in
+                                    pump.send(HaloMessage.bands(bands), to: .peer(endpoint: names[other], presenting: identity))
+                                }
+                                return (me, await runner.liveParts(), await runner.tileCount)
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+        }
+        reference.advance(250)
+        let joined = try SparsePlane(parts: shards.flatMap(\.1), rule: .life)
+        #expect(joined.liveParts() == reference.liveParts())
+        #expect(shards.filter { $0.2 > 0 }.count == 3, "every shard holds tiles")
+    }
+
+    @Test func bandsFromNoOtherShardTwiceOrFromAfarAreRefused() async throws {
+        let map = ShardMap.splitting((0..<8).map { TileKey(x: $0, y: 0) }, into: 2, least: 1)
+        let runner = try ShardRunner(me: 0, map: map, rule: .life, board: nil, generation: 100, parts: [])
+        let empty = Bands(generation: 100, parts: [])
+        await #expect(throws: TesseraError.self) { try await runner.receive(empty, from: 0) }
+        await #expect(throws: TesseraError.self) { try await runner.receive(empty, from: 2) }
+        try await runner.receive(empty, from: 1)
+        await #expect(throws: TesseraError.self) { try await runner.receive(empty, from: 1) }
+        await #expect(throws: TesseraError.self) { try await runner.receive(Bands(generation: 99, parts: []), from: 1) }
+        await #expect(throws: TesseraError.self) { try await runner.receive(Bands(generation: 200, parts: []), from: 1) }
+        await #expect(throws: TesseraError.self) { try await runner.run(generations: 10, depth: 65) { _, _ in } }
+    }
+}
