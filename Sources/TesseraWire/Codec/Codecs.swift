@@ -162,12 +162,7 @@ extension Assignment: WireCodable {
                 w.double(soup.density)
                 w.u64(soup.seed)
             }
-            w.u32(UInt32(overlays.count))
-            for overlay in overlays {
-                w.int(overlay.x)
-                w.int(overlay.y)
-                w.grid(overlay.cells)
-            }
+            w.parts(overlays)
         case .loaded: w.u8(1)
         case .goesOn: w.u8(2)
         case .restored: w.u8(3)
@@ -191,12 +186,7 @@ extension Assignment: WireCodable {
         switch try r.u8() {
         case 0:
             let soup = try r.bool() ? try Soup(density: Double(bitPattern: try r.u64()), seed: try r.u64()) : nil
-            let overlays = try (0..<r.count(upTo: maxOverlays, "overlay count")).map { _ in
-                let x = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay x")
-                let y = try r.int(in: -BoardShape.maxSide...BoardShape.maxSide, "overlay y")
-                return Overlay(cells: try r.grid(), x: x, y: y)
-            }
-            start = .painted(soup: soup, overlays: overlays)
+            start = .painted(soup: soup, overlays: try r.parts(at: -BoardShape.maxSide...BoardShape.maxSide, "overlay"))
         case 1: start = .loaded
         case 2: start = .goesOn
         case 3: start = .restored
@@ -253,45 +243,47 @@ extension TileParts: WireCodable {
     package func encode(to w: inout WireWriter) {
         tile.encode(to: &w)
         w.u64(generation)
-        w.u32(UInt32(parts.count))
-        for part in parts {
-            w.int(part.x)
-            w.int(part.y)
-            w.grid(part.cells)
-        }
+        w.parts(parts)
     }
 
     package init(from r: inout WireReader) throws {
         let tile = try TileID(from: &r), generation = try r.u64()
-        let parts = try (0..<r.count(upTo: maxOverlays, "part count")).map { _ in
-            let x = try r.int(in: 0...BoardShape.maxSide, "part x"), y = try r.int(in: 0...BoardShape.maxSide, "part y")
-            return Overlay(cells: try r.grid(), x: x, y: y)
-        }
-        self.init(tile: tile, generation: generation, parts: parts)
+        self.init(tile: tile, generation: generation, parts: try r.parts(at: 0...BoardShape.maxSide, "part"))
     }
 }
 
 extension Bands: WireCodable {
-    /// How far from the origin a band may lie: Golly's coordinates, within 2^62.
-    static let reach = -(1 << 62)...(1 << 62)
-
     package func encode(to w: inout WireWriter) {
         w.u64(generation)
-        w.u32(UInt32(parts.count))
-        for part in parts {
-            w.int(part.x)
-            w.int(part.y)
-            w.grid(part.cells)
-        }
+        w.parts(parts)
     }
 
+    /// Golly's coordinates, within 2^62 of the origin.
     package init(from r: inout WireReader) throws {
         let generation = try r.u64()
-        let parts = try (0..<r.count(upTo: maxOverlays, "band count")).map { _ in
-            let x = try r.int(in: Self.reach, "band x"), y = try r.int(in: Self.reach, "band y")
-            return Overlay(cells: try r.grid(), x: x, y: y)
+        self.init(generation: generation, parts: try r.parts(at: -(1 << 62)...(1 << 62), "band"))
+    }
+}
+
+extension WireWriter {
+    /// Cells placed at (x, y): a count, then each one's corner and grid.
+    mutating func parts(_ parts: [Overlay]) {
+        u32(UInt32(parts.count))
+        for part in parts {
+            int(part.x)
+            int(part.y)
+            grid(part.cells)
         }
-        self.init(generation: generation, parts: parts)
+    }
+}
+
+extension WireReader {
+    /// Cells placed at (x, y), each corner within `range`.
+    mutating func parts(at range: ClosedRange<Int>, _ what: String) throws -> [Overlay] {
+        try (0..<count(upTo: maxOverlays, "\(what) count")).map { _ in
+            let x = try int(in: range, "\(what) x"), y = try int(in: range, "\(what) y")
+            return Overlay(cells: try grid(), x: x, y: y)
+        }
     }
 }
 
