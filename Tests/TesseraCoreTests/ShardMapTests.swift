@@ -57,9 +57,10 @@ import Testing
         reference.advance(UInt64(generations))
         #expect(spread.planes.reduce(0) { $0 + $1.population } == reference.population)
         #expect(try spread.liveParts(rule: rule, board: board) == reference.liveParts(), "\(shards) shards, depth \(depth)")
-        // Every shard holds only its own tiles between stretches.
+        // Between stretches every shard's live cells lie on its own tiles (the others
+        // it holds are the empty neighbours of its live edges).
         for (me, plane) in spread.planes.enumerated() {
-            #expect(plane.tiles.allSatisfy { map.owner(of: $0) == me })
+            #expect(plane.liveTiles.allSatisfy { map.owner(of: $0) == me })
         }
     }
 
@@ -107,6 +108,24 @@ import Testing
         spread.advance(120, depth: depth)
         reference.advance(120)
         #expect(try spread.liveParts(rule: .life, board: nil) == reference.liveParts())
+    }
+
+    /// A lone glider flies from one shard's tile into another's that is empty, so no
+    /// band ever comes back: its edge's neighbour, dropped with the ghosts after each
+    /// stretch, must be there again before the next one.
+    @Test(arguments: [2, 7, 64])
+    func aLoneGliderCrossesIntoAnEmptyShard(depth: Int) throws {
+        var glider = BitGrid(width: 3, height: 3)
+        // Heading south-east.
+        (glider[1, 0], glider[2, 1], glider[0, 2], glider[1, 2], glider[2, 2]) = (true, true, true, true, true)
+        let parts = [PlacedCells(cells: glider, left: 50, top: 20)]
+        let map = ShardMap(starts: [0, ShardMap.code(of: TileKey(x: 1, y: 0))])
+        let reference = try SparsePlane(parts: parts, rule: .life)
+        let spread = try Shards(parts, map: map)
+        spread.advance(200, depth: depth)
+        reference.advance(200)
+        #expect(try spread.liveParts(rule: .life, board: nil) == reference.liveParts())
+        #expect(spread.planes.map(\.population).reduce(0, +) == 5)
     }
 
     /// Ghosts arrive on a plane that has run: cells added beside a quiet tile wake it

@@ -68,6 +68,7 @@ import TesseraWire
         try Endpoint.checkPeer("memory://worker-3")
         try Endpoint.checkPeer("tcp://127.0.0.1:7470")
         #expect(throws: TesseraError.self) { try Endpoint.checkPeer("memory://") }
+        #expect(throws: TesseraError.self) { try Endpoint.checkPeer("memory://a\nb") }
         #expect(throws: TesseraError.self) { try Endpoint.checkPeer("ipc://x") }
     }
 }

@@ -16,6 +16,8 @@ package actor ShardRunner {
     private var inbox: [UInt64: [Int: [PlacedCells]]] = [:]
     private var waiter: (generation: UInt64, done: Completion<Void>)?
     private var running = false
+    /// Why the run must stop (a halt), once it must: kept for a wait not begun yet.
+    private var failure: (any Error)?
 
     /// Shard `me` of `map`, holding the cells of `parts` (Golly's coordinates) that lie on its tiles.
     package init(me: Int, map: ShardMap, rule: Rule, board: BoardShape?, generation: UInt64, parts: [PlacedCells]) throws {
@@ -45,6 +47,7 @@ package actor ShardRunner {
             for other in 0..<map.shards where other != me {
                 send(other, Bands(generation: first, parts: (bands[other] ?? []).map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }))
             }
+            if let failure { throw failure }
             if (inbox[first]?.count ?? 0) < map.shards - 1 {
                 let done = Completion<Void>()
                 waiter = (first, done)
@@ -79,8 +82,10 @@ package actor ShardRunner {
         }
     }
 
-    /// Ends a wait for bands that will not come (the run was halted).
+    /// Ends the run at its wait for bands that will not come (it was halted), now or
+    /// when it next waits.
     package func fail(_ error: any Error) {
+        failure = error
         waiter?.done.fail(error)
     }
 }

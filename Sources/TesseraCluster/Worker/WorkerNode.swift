@@ -242,7 +242,8 @@ package actor WorkerNode {
     /// a move, a tile whose neighbour changed host sends that side whole again.
     private func build(_ build: WorkerState.Build) async {
         let assignment = build.assignment, tiling = assignment.tiling
-        var built = tiles.filter { build.links[$0.key] != nil && build.make[$0.key] == nil }
+        let mine = Set(assignment.myTiles)
+        var built = tiles.filter { mine.contains($0.key) && build.make[$0.key] == nil }
         do {
             for (tile, start) in build.make {
                 built[tile] = try TileActor(id: tile, rect: tiling.rect(of: tile), depth: assignment.halo, rule: assignment.rule,

@@ -182,6 +182,9 @@ public final class SparsePlane {
         }
         due.removeAll { !store.inUse[Int($0)] }
         for slot in touched where store.inUse[Int(slot)] { mark(slot) }
+        // A live edge gets its neighbour again (empty), so that births there land in a
+        // tile before the next step, whether or not cells are added first.
+        for slot in touched where store.inUse[Int(slot)] { addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity]) }
     }
 
     /// The live cells of the tiles `owner` gives to `me` that lie within `depth` cells

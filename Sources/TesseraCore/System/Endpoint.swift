@@ -18,7 +18,13 @@ package enum Endpoint {
     /// Refuses what cannot name a peer: a `tcp://HOST:PORT`, or a `memory://` name (a
     /// worker in the same process, see `MemoryNetwork`).
     package static func checkPeer(_ endpoint: String) throws {
-        guard !endpoint.hasPrefix("memory://") || endpoint.count == 9 else { return }
+        if endpoint.hasPrefix("memory://") {
+            let name = endpoint.utf8.dropFirst(9)
+            guard !name.isEmpty, name.allSatisfy({ (33..<127).contains($0) }) else {
+                throw TesseraError("bad endpoint: a memory:// name of printable characters", fix: "write memory://NAME, or tcp://HOST:PORT")
+            }
+            return
+        }
         _ = try split(endpoint)
     }
 
