@@ -102,12 +102,19 @@ import Testing
             (glider[0, 0], glider[1, 0], glider[2, 0], glider[0, 1], glider[1, 2]) = (true, true, true, true, true)
             parts.append(PlacedCells(cells: glider, left: 70 + 3 * index, top: y + 8 + index))
         }
+        try Self.checkAcrossFirstTileEdge(parts, generations: 120, depth: depth)
+    }
+
+    /// `parts` on two shards split at tile (1, 0)'s Morton code, against one plane.
+    @discardableResult
+    static func checkAcrossFirstTileEdge(_ parts: [PlacedCells], generations: Int, depth: Int) throws -> Shards {
         let map = ShardMap(starts: [0, ShardMap.code(of: TileKey(x: 1, y: 0))])
         let reference = try SparsePlane(parts: parts, rule: .life)
         let spread = try Shards(parts, map: map)
-        spread.advance(120, depth: depth)
-        reference.advance(120)
+        spread.advance(generations, depth: depth)
+        reference.advance(UInt64(generations))
         #expect(try spread.liveParts(rule: .life, board: nil) == reference.liveParts())
+        return spread
     }
 
     /// A lone glider flies from one shard's tile into another's that is empty, so no
@@ -118,13 +125,7 @@ import Testing
         var glider = BitGrid(width: 3, height: 3)
         // Heading south-east.
         (glider[1, 0], glider[2, 1], glider[0, 2], glider[1, 2], glider[2, 2]) = (true, true, true, true, true)
-        let parts = [PlacedCells(cells: glider, left: 50, top: 20)]
-        let map = ShardMap(starts: [0, ShardMap.code(of: TileKey(x: 1, y: 0))])
-        let reference = try SparsePlane(parts: parts, rule: .life)
-        let spread = try Shards(parts, map: map)
-        spread.advance(200, depth: depth)
-        reference.advance(200)
-        #expect(try spread.liveParts(rule: .life, board: nil) == reference.liveParts())
+        let spread = try Self.checkAcrossFirstTileEdge([PlacedCells(cells: glider, left: 50, top: 20)], generations: 200, depth: depth)
         #expect(spread.planes.map(\.population).reduce(0, +) == 5)
     }
 
