@@ -143,7 +143,7 @@ package actor WorkerNode {
         // A ZeroMQ-made identity starts with a zero byte; any other is the peer's own claim.
         let claim = identity.first == 0 || identity.isEmpty
             ? "no identity"
-            : "it claims to be '\(String(decoding: identity.prefix(64).map { (32..<127).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self))'"
+            : "it claims to be '\(Format.shown(identity, upTo: 64))'"
         return "refused a halo message from a peer without this run's halo token (\(claim)): only the workers the coordinator announced may send strips"
     }
 

@@ -4,9 +4,8 @@ import Glibc
 /// ZeroMQ TCP endpoints, `tcp://HOST:PORT`.
 package enum Endpoint {
     package static func split(_ endpoint: String) throws -> (host: String, port: String) {
-        // One line whatever the endpoint holds: it may come off the wire.
-        let shown = String(endpoint.prefix(200).unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
-        let bad = TesseraError("bad endpoint '\(shown)'", fix: "write tcp://HOST:PORT, e.g. tcp://127.0.0.1:7470")
+        // It may come off the wire.
+        let bad = TesseraError("bad endpoint '\(Format.shown(endpoint.utf8, upTo: 200))'", fix: "write tcp://HOST:PORT, e.g. tcp://127.0.0.1:7470")
         guard endpoint.hasPrefix("tcp://") else { throw bad }
         let rest = endpoint.dropFirst(6)
         guard let colon = rest.lastIndex(of: ":") else { throw bad }

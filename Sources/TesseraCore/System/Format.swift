@@ -4,6 +4,12 @@ import Glibc
 
 /// Numbers as people read them in summaries, tables and status lines.
 package enum Format {
+    /// The first `limit` bytes of what a peer sent, each one that is not printable
+    /// ASCII as `?`: one line in a log, whatever the peer put there.
+    package static func shown(_ bytes: some Sequence<UInt8>, upTo limit: Int) -> String {
+        String(decoding: bytes.prefix(limit).map { (32..<127).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+    }
+
     /// `73.20 G`, `950.00 M` (with `decimals` 2).
     package static func rate(_ value: Double, decimals: Int = 2) -> String {
         for (scale, unit) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] where value >= scale {
