@@ -26,10 +26,7 @@ package actor ShardRunner {
         plane.crop { map.owner(of: $0) == me }
     }
 
-    package var generation: UInt64 { plane.generation }
-    package var population: Int { plane.population }
     package var tileCount: Int { plane.tileCount }
-    package var bounds: CellBounds? { plane.bounds }
     package func liveParts() -> [PlacedCells] { plane.liveParts() }
 
     /// Steps `generations` in stretches of at most `depth` (1...64), handing each

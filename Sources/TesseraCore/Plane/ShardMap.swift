@@ -19,11 +19,6 @@ public struct ShardMap: Sendable, Equatable {
         self.starts = starts
     }
 
-    /// Every tile on shard 0; the others own nothing.
-    public static func first(of shards: Int) -> ShardMap {
-        ShardMap(starts: [0] + Array(repeating: .max, count: max(0, shards - 1)))
-    }
-
     public var shards: Int { starts.count }
 
     public func owner(of key: TileKey) -> Int {

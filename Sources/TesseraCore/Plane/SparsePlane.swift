@@ -135,10 +135,7 @@ public final class SparsePlane {
                 unsure.insert(slot)
                 mark(slot)
                 // Its neighbours' next generation may differ from what they hold.
-                for k in 0..<9 where k != 4 {
-                    let other = store.neighbours[9 * Int(slot) + k]
-                    if other >= 0 { mark(other) }
-                }
+                for other in neighbourSlots(of: slot) { mark(other) }
             }
         }
         // Every edge that touches life gets its neighbour before the next step.
@@ -150,6 +147,14 @@ public final class SparsePlane {
         guard store.marks[Int(slot)] != stamp &+ 1 else { return }
         store.marks[Int(slot)] = stamp &+ 1
         due.append(slot)
+    }
+
+    /// The slots of the tiles around `slot` that are present.
+    private func neighbourSlots(of slot: Int32) -> [Int32] {
+        (0..<9).compactMap { k in
+            let other = store.neighbours[9 * Int(slot) + k]
+            return k != 4 && other >= 0 ? other : nil
+        }
     }
 
     private func addNeighbours(of slot: Int32, where alive: UInt32) {
@@ -169,22 +174,18 @@ public final class SparsePlane {
     public func crop(keeping keeps: (TileKey) -> Bool) {
         let gone = store.slots.filter { !keeps(store.keys[Int($0)]) }
         guard !gone.isEmpty else { return }
-        var touched: [Int32] = []
-        for slot in gone {
-            for k in 0..<9 where k != 4 {
-                let other = store.neighbours[9 * Int(slot) + k]
-                if other >= 0 { touched.append(other) }
-            }
-        }
+        let touched = gone.flatMap(neighbourSlots(of:))
         for slot in gone {
             store.remove(slot)
             unsure.remove(slot)
         }
         due.removeAll { !store.inUse[Int($0)] }
-        for slot in touched where store.inUse[Int(slot)] { mark(slot) }
-        // A live edge gets its neighbour again (empty), so that births there land in a
-        // tile before the next step, whether or not cells are added first.
-        for slot in touched where store.inUse[Int(slot)] { addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity]) }
+        for slot in touched where store.inUse[Int(slot)] {
+            mark(slot)
+            // A live edge gets its neighbour again (empty), so that births there land in
+            // a tile before the next step, whether or not cells are added first.
+            addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity])
+        }
     }
 
     /// The live cells of the tiles `owner` gives to `me` that lie within `depth` cells
@@ -348,9 +349,6 @@ public final class SparsePlane {
     /// The tiles whose present cells are alive, in the plane's own keys (a bounded
     /// grid's count from its top-left cell), in order of rows, then columns.
     public var liveTiles: [TileKey] { liveSlots.map { store.keys[Int($0)] } }
-
-    /// Every tile present, alive or not.
-    public var tiles: [TileKey] { store.slots.map { store.keys[Int($0)] } }
 
     public var population: Int {
         let parity = parity
