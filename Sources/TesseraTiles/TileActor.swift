@@ -254,7 +254,7 @@ public final class TileProgress: Sendable {
 
     public init() {}
 
-    func record(generation: UInt64, compute: Duration = .zero, wait: Duration = .zero) {
+    package func record(generation: UInt64, compute: Duration = .zero, wait: Duration = .zero) {
         generationReached.store(generation, ordering: .relaxed)
         computeNanoseconds.add(UInt64(compute.seconds * 1e9), ordering: .relaxed)
         waitNanoseconds.add(UInt64(wait.seconds * 1e9), ordering: .relaxed)

@@ -671,4 +671,75 @@ import TesseraCore
                                     from: presenter, now: at(1))
         #expect(failure(effects)?.contains("3x3 board for the 64x32 board") == true)
     }
+
+    // MARK: Shards
+
+    /// Two workers gathered for a sparse plane of a soup patch of 256 tiles and a far glider.
+    func sharded() -> (CoordinatorState, [ShardAssignment]) {
+        var glider = BitGrid(width: 3, height: 3)
+        (glider[1, 0], glider[2, 1], glider[0, 2], glider[1, 2], glider[2, 2]) = (true, true, true, true, true)
+        let soup = try! Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 1024, height: 1024)
+        let parts = [PlacedCells(cells: soup, left: 0, top: 0), PlacedCells(cells: glider, left: 1 << 40, top: -(1 << 40))]
+        let plan = RunPlan.sharded(ShardPlan(parts: parts, board: nil, depth: 16),
+                                   tiling: try! Tiling(shape: BoardShape(width: 64, height: 64, topology: .infinite), columns: 1, rows: 1),
+                                   rule: .life, generation: 5, generations: 10)
+        var state = CoordinatorState(.init(plan: plan, workers: 2, silence: .seconds(5), connectDeadline: Self.start + .seconds(30),
+                                           servesPresenter: false))
+        _ = state.receive(Self.hello("a", pid: 1), from: a, now: at(0))
+        _ = state.receive(Self.beat, from: a, now: at(0))
+        _ = state.receive(Self.hello("b", pid: 2), from: b, now: at(0))
+        let shards = sent(state.receive(Self.beat, from: b, now: at(0))).compactMap { message, _ -> ShardAssignment? in
+            if case .shard(let given) = message { given } else { nil }
+        }
+        return (state, shards)
+    }
+
+    @Test func aSparsePlaneIsDealtAsShardsThatSplitItsCells() throws {
+        let (state, shards) = sharded()
+        #expect(shards.map(\.shard) == [0, 1])
+        #expect(shards.allSatisfy { $0.map == shards[0].map && $0.endpoints == ["tcp://a:1", "tcp://b:1"] && $0.generation == 5 && $0.depth == 16 })
+        #expect(state.members.map(\.shard) == [0, 1])
+        // Every live cell goes to exactly one shard: the one that owns its tile.
+        let planes = try shards.map { try SparsePlane(parts: $0.parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }, rule: .life) }
+        for (index, plane) in planes.enumerated() {
+            #expect(plane.liveTiles.allSatisfy { shards[index].map.owner(of: $0) == index })
+        }
+        let soup = try Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 1024, height: 1024).population
+        #expect(planes.map(\.population).reduce(0, +) == soup + 5)
+        #expect(planes.allSatisfy { $0.tileCount >= 64 })
+    }
+
+    @Test func shardsAdvanceReportTheirFiguresAndAreReadAsParts() throws {
+        var (state, _) = sharded()
+        #expect(!state.knowsPopulation)
+        _ = state.receive(.ready, from: a, now: at(0.1))
+        #expect(state.receive(.ready, from: b, now: at(0.1)) == [.prepared])
+        let started = try state.begin(.advance(generations: 10))
+        #expect(sent(started).map(\.0) == [.start(op: 1, generations: 10), .start(op: 1, generations: 10)])
+        var report = WorkerReport()
+        report.shard = ShardFigures(population: 100, tiles: 70, bounds: CellBounds(left: -5, top: 0, width: 10, height: 10))
+        _ = state.receive(.done(op: 1, report), from: a, now: at(0.2))
+        report.shard = ShardFigures(population: 7, tiles: 9, bounds: CellBounds(left: 1 << 40, top: 0, width: 3, height: 3))
+        #expect(state.receive(.done(op: 1, report), from: b, now: at(0.2)) == [.completed(.advanced)])
+        #expect(state.knowsPopulation && state.population == 107 && state.shardTiles == 79)
+        #expect(state.shardBounds == CellBounds(left: -5, top: 0, width: (1 << 40) + 8, height: 10))
+        #expect(state.generation == 15)
+        let read = try state.begin(.readParts)
+        #expect(sent(read).map(\.0) == [.readParts(op: 2), .readParts(op: 2)])
+        let part = Overlay(cells: BitGrid(width: 1, height: 1), x: 3, y: 4)
+        #expect(state.receive(.parts(op: 2, [part]), from: b, now: at(0.3)).isEmpty)
+        #expect(logs(state.receive(.parts(op: 2, [part]), from: b, now: at(0.3))).first?.contains("stray") == true)
+        #expect(state.receive(.parts(op: 2, []), from: a, now: at(0.3)) == [.completed(.parts([part]))])
+        // What needs tiles is refused, with the way out.
+        #expect(throws: TesseraError.self) { try state.begin(.collect(area: TileRect(x: 0, y: 0, width: 1, height: 1))) }
+    }
+
+    @Test func aShardHostThatAsksToLeaveStays() {
+        var (state, _) = sharded()
+        _ = state.receive(.ready, from: a, now: at(0.1))
+        _ = state.receive(.ready, from: b, now: at(0.1))
+        let effects = state.receive(.leaving, from: a, now: at(0.2))
+        #expect(sent(effects).map(\.0) == [.stays(reason: "its shard of the sparse plane cannot move to another worker yet")])
+        #expect(!state.members[0].leaving && !state.members[0].gone)
+    }
 }

@@ -188,4 +188,51 @@ import TesseraWire
         #expect(empty.drainAnswer(after: .shutdown) == .heldNone)
         #expect(empty.signalled(SIGINT) == [.end(.interrupted("SIGINT"))])
     }
+
+    // MARK: Shards
+
+    static func shard(epoch: UInt64 = 1, token: HaloToken = token) -> ShardAssignment {
+        ShardAssignment(shard: 0, map: ShardMap(starts: [0, 1 << 64]), rule: .life, board: nil, depth: 8, generation: 0,
+                        endpoints: endpoints, epoch: epoch, haloToken: token, parts: [])
+    }
+
+    @Test func aShardReplacesTheTilesAndRunsOnceMade() throws {
+        var state = try Self.ready()
+        let given = Self.shard()
+        #expect(state.receive(.start(op: 1, generations: 1)) == [.run(op: 1, generations: 1)])
+        #expect(state.receive(.shard(given)) == Self.failure("got a shard while it runs"))
+        _ = state.ran(.completed(generations: 1))
+        #expect(state.receive(.shard(given)) == [.drop([Self.a, Self.b]), .hostShard(given)])
+        #expect(state.tiles.isEmpty)
+        #expect(state.receive(.start(op: 2, generations: 8)) == Self.failure("asked to run before its tiles were built"))
+        #expect(state.receive(.readParts(op: 3)) == Self.failure("asked for a shard's cells, but hosts no shard"))
+        #expect(state.shardBuilt(given) == [.send(.ready)])
+        #expect(state.receive(.start(op: 4, generations: 8)) == [.run(op: 4, generations: 8)])
+        #expect(state.receive(.readParts(op: 5)) == Self.failure("asked for its shard's cells while it runs"))
+        _ = state.ran(.completed(generations: 8))
+        #expect(state.receive(.readParts(op: 6)) == [.sendParts(op: 6)])
+        // Tiles again: the shard goes.
+        let effects = state.receive(.assign(Self.assignment(.painted(soup: nil, overlays: []), token: Self.token)))
+        #expect(effects.first == .dropShard)
+        #expect(state.shard == nil)
+        #expect(Self.build(in: effects) != nil)
+    }
+
+    @Test func bandsAreTakenOnlyFromAnotherShardUnderTheCurrentAssignment() throws {
+        var state = WorkerState()
+        let bands = Bands(generation: 0, epoch: 2, parts: [])
+        #expect(state.receive(bands, from: "memory://w1") == [.refuseStrip("refused bands from memory://w1: this worker hosts no shard of a sparse plane")])
+        let given = Self.shard(epoch: 2)
+        _ = state.receive(.shard(given))
+        #expect(state.receive(bands, from: "memory://w1") == [.refuseStrip("refused bands from memory://w1 before this worker's shard was made")])
+        _ = state.shardBuilt(given)
+        #expect(state.receive(bands, from: "memory://w1") == [.deliverBands(bands, from: 1)])
+        // An abandoned stretch's bands go quietly; a later epoch's, or our own, are refused.
+        #expect(state.receive(Bands(generation: 0, epoch: 1, parts: []), from: "memory://w1").isEmpty)
+        #expect(state.receive(Bands(generation: 0, epoch: 3, parts: []), from: "memory://w1")
+            == [.refuseStrip("refused bands from memory://w1 sent under assignment 3: this worker has only 2")])
+        #expect(state.receive(bands, from: "memory://w0") == [.refuseStrip("refused bands from memory://w0, which hosts no other shard of this plane")])
+        #expect(state.receive(.shard(Self.shard(epoch: 3, token: HaloToken(high: 9, low: 9))))
+            == Self.failure("was given another halo token than its run's"))
+    }
 }

@@ -398,7 +398,9 @@ package actor Coordinator {
     package func advance(_ generations: UInt64, balancing: Balancing) async throws {
         // One worker with one tile steps straight through, unless a worker may join; no
         // generations need no stretches.
-        guard generations > 0, state.members.count > 1 || state.plan.tiling.tiles.count > 1 || checkpointing != nil || balancing != .off else {
+        // Shards do not move yet: their stretches trade bands, not tiles.
+        guard generations > 0, state.plan.shards == nil,
+              state.members.count > 1 || state.plan.tiling.tiles.count > 1 || checkpointing != nil || balancing != .off else {
             return try await advance(generations)
         }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
@@ -582,6 +584,13 @@ package actor Coordinator {
         return cells
     }
 
+    /// The live cells of a sparse plane spread over the workers as shards, in Golly's
+    /// coordinates: each shard's live tiles, runs of them side by side in a part.
+    package func liveParts() async throws -> [PlacedCells] {
+        guard case .parts(let parts) = try await read(.readParts) else { throw TesseraError("no cells came back") }
+        return parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }
+    }
+
     /// A rectangle holding every live cell of `rect` (board coordinates), within a dot of
     /// a coarse frame (at most 1024 dots a side, of the cells in `rect` only): workers
     /// report live bounds per worker, not per rectangle. Nil when none is alive there.
@@ -651,6 +660,11 @@ package actor Coordinator {
     package func shutdown() { apply(state.shutdown()) }
 
     /// What the run did so far.
+    /// On a sparse plane spread over the workers, as of the last advance: the live cells'
+    /// bounds (Golly's coordinates), and the tiles present on the shards.
+    package var shardBounds: CellBounds? { state.shardBounds }
+    package var shardTiles: Int { state.shardTiles }
+
     package var outcome: RunOutcome {
         RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
                    generations: generationsRun, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries,

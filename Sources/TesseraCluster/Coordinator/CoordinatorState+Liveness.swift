@@ -39,7 +39,7 @@ extension CoordinatorState {
             // Building huge tiles takes as long as it takes; a worker fails the run only
             // when it stops answering (its heartbeats come from its pump thread).
             // One that holds no tile (it joined, or handed its tiles off) just goes.
-            for index in members.indices where members[index].tiles.isEmpty && !members[index].gone
+            for index in members.indices where !holdsBoard(index) && !members[index].gone
                 && silent(members[index].peer, since: members[index].lastHeard) {
                 effects.append(.log("\(describe(index)) went silent holding no tile: it is out of the run"))
                 effects += forget(index)
@@ -93,13 +93,15 @@ extension CoordinatorState {
         switch operation.kind {
         case .checkpoint: owed = ("checkpoint", Self.bulkLimit)
         case .frame: owed = ("frame", Self.stallLimit)
-        case .collect: owed = ("read of cells", Self.stallLimit)
+        case .collect, .readParts: owed = ("read of cells", Self.stallLimit)
         case .load: owed = ("load", Self.bulkLimit)
         case .handOff: owed = ("hand-off", Self.stallLimit)
         case .prepare, .advance, .snapshot, .halt: return nil
         }
         guard waited(operation.op, now: now) > owed.limit,
-              let late = members.indices.first(where: { !members[$0].gone && !operation.tiles.isDisjoint(with: members[$0].tiles) })
+              let late = members.indices.first(where: {
+                  !members[$0].gone && (operation.members.contains($0) || !operation.tiles.isDisjoint(with: members[$0].tiles))
+              })
         else { return nil }
         return (late, owed.what, owed.limit)
     }
@@ -123,7 +125,7 @@ extension CoordinatorState {
         if phase == .gathering { return lostBeforeDealing(pid: UInt32(bitPattern: pid), how: how) }
         if let index = members.firstIndex(where: { $0.hello.pid == UInt32(bitPattern: pid) }) {
             guard !members[index].gone else { return [] }
-            guard !members[index].tiles.isEmpty else {
+            guard holdsBoard(index) else {
                 return [.log("\(describe(index)), holding no tile, \(how)")] + forget(index)
             }
             return lose(index, "\(describe(index)) \(how)")
@@ -160,7 +162,7 @@ extension CoordinatorState {
         switch operation?.kind {
         case .advance?:
             let op = operation!.op
-            let others = Set(members.indices.filter { !members[$0].gone && !members[$0].tiles.isEmpty })
+            let others = Set(members.indices.filter { !members[$0].gone && holdsBoard($0) })
             operation = Operation(op: op, kind: .halt(why: why), members: others)
             guard !others.isEmpty else { return [line] + complete(.interrupted(why)) }
             return [line] + others.sorted().map { .send(.halt(op: op), to: members[$0].peer) }
@@ -171,7 +173,7 @@ extension CoordinatorState {
             // Its folder never gets a manifest, or the snapshot never becomes the
             // newest whole one: it never counts.
             return [line] + complete(.interrupted(why))
-        case .collect?, .frame?, .load?:
+        case .collect?, .frame?, .load?, .readParts?:
             // Reads, and a load of every tile: done again once the tiles are back where they were.
             return [line] + complete(.interrupted(why))
         case .handOff?:

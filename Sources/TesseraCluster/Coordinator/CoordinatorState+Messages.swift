@@ -81,6 +81,13 @@ extension CoordinatorState {
             return framePart(from: index, op: op, part)
         case .cells(let op, let part):
             return cellsPart(from: index, op: op, part)
+        case .parts(let op, let parts):
+            guard case .readParts? = operation?.kind, operation?.take(member: index, op: op) == true else {
+                return stray(message, from: index)
+            }
+            operation!.parts += parts
+            guard operation!.isGathered else { return [] }
+            return complete(.parts(operation!.parts))
         case .loaded(let op, let tile):
             guard case .load(let at)? = operation?.kind, members[index].tiles.contains(tile),
                   operation?.take(tile: tile, op: op) == true else {
@@ -177,6 +184,10 @@ extension CoordinatorState {
         if phase == .gathering {
             let gone = members.remove(at: index)
             return [.send(.shutdown, to: gone.peer), .log("worker pid \(gone.hello.pid) on \(gone.hello.host) left before the run started")]
+        }
+        if members[index].shard != nil {
+            return [.send(.stays(reason: "its shard of the sparse plane cannot move to another worker yet"), to: members[index].peer),
+                    .log("\(describe(index)) asked to leave, but shards do not move yet: it stays")]
         }
         guard members[index].tiles.isEmpty else {
             guard members.indices.contains(where: { $0 != index && isActive($0) }) else {

@@ -194,18 +194,27 @@ extension CoordinatorState {
     /// every member's tiles and reports started afresh: what they reported was of the
     /// tiles before.
     mutating func deal(_ owners: [Int]) {
+        dealNothing()
         self.owners = owners
+        for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }
+    }
+
+    /// No worker holds anything, and what they reported is forgotten.
+    private mutating func dealNothing() {
+        owners = []
         for index in members.indices {
             members[index].tiles = []
+            members[index].shard = nil
+            members[index].report.shard = nil
             members[index].report.populations = [:]
             members[index].report.liveBounds = nil
             members[index].report.tileSeconds = [:]
         }
-        for (i, tile) in plan.tiling.tiles.enumerated() { members[owners[i]].tiles.append(tile) }
     }
 
     /// Gives each worker its tiles of `plan`, and their cells when the plan cuts them.
     mutating func assign(answer: Answer?) -> [Effect] {
+        if let shards = plan.shards { return dealShards(shards, answer: answer) }
         var effects: [Effect] = []
         let active = members.indices.filter(isActive)
         operation = Operation(op: 0, kind: .prepare(answer: answer), members: Set(active))
@@ -231,6 +240,30 @@ extension CoordinatorState {
             }
         }
         return effects
+    }
+
+    /// Gives each active worker a shard of the sparse plane `shards`: a range of the
+    /// Morton order of its live tiles (`ShardMap.splitting`), with the cells on them.
+    mutating func dealShards(_ shards: ShardPlan, answer: Answer?) -> [Effect] {
+        let active = members.indices.filter(isActive)
+        operation = Operation(op: 0, kind: .prepare(answer: answer), members: Set(active))
+        dealNothing()
+        let plane: SparsePlane
+        do {
+            plane = try SparsePlane(parts: shards.parts, rule: plan.rule, board: shards.board, generation: generation)
+        } catch {
+            return fail("\(error)")
+        }
+        let map = ShardMap.splitting(plane.liveTiles, into: active.count)
+        let endpoints = active.map { members[$0].hello.endpoint }
+        epoch += 1
+        return active.enumerated().map { shard, index in
+            members[index].shard = shard
+            let parts = plane.liveParts { map.owner(of: $0) == shard }.map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
+            let given = ShardAssignment(shard: shard, map: map, rule: plan.rule, board: shards.board, depth: shards.depth,
+                                        generation: generation, endpoints: endpoints, epoch: epoch, haloToken: haloToken, parts: parts)
+            return .send(.shard(given), to: members[index].peer)
+        }
     }
 
     /// Worker `index`'s part of the plan in force, at the generation the run is at, under

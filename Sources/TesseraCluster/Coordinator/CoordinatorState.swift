@@ -50,6 +50,8 @@ package struct CoordinatorState {
         /// The dots of a viewport, of the cells within `clip` only when given.
         case frame(Viewport, clip: TileRect? = nil)
         case collect(area: TileRect)
+        /// Every shard's live cells, on a sparse plane spread over the workers.
+        case readParts
         /// Every tile's cells replaced by its rectangle of `cells`.
         case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
         /// New tiles for every worker, built from `plan` (the unbounded plane's window
@@ -77,6 +79,15 @@ package struct CoordinatorState {
             default: false
             }
         }
+
+        /// Whether it can be asked of a sparse plane spread over the workers as shards,
+        /// which are read as parts, not rectangles, and do not move yet.
+        var suitsShards: Bool {
+            switch self {
+            case .advance, .readParts, .replan, .rollBack: true
+            case .frame, .collect, .load, .move, .checkpoint, .snapshot, .restore: false
+            }
+        }
     }
 
     /// What a finished request yields.
@@ -84,6 +95,8 @@ package struct CoordinatorState {
         case advanced
         case frame(BitGrid)
         case cells(BitGrid)
+        /// The shards' live cells, in Golly's coordinates.
+        case parts([Overlay])
         case loaded
         case replanned
         case moved
@@ -124,6 +137,8 @@ package struct CoordinatorState {
         /// place goes at the next rehoming (worker numbers change only then).
         package var gone = false
         package var tiles: [TileID] = []
+        /// Its shard of a sparse plane (its index in the `ShardMap`), in place of tiles.
+        package var shard: Int?
         package var report = WorkerReport()
         package var progress = RunProgress(generation: 0)
     }
@@ -139,6 +154,7 @@ package struct CoordinatorState {
             case advance(generations: UInt64)
             case frame(viewport: Viewport)
             case collect(area: TileRect)
+            case readParts
             case load(generation: UInt64)
             /// Gathering the moving tiles from the workers that give them up.
             case handOff(moves: [TileID: Int])
@@ -158,6 +174,8 @@ package struct CoordinatorState {
         var tiles: Set<TileID> = []
         /// A frame's dots, or the cells of a read.
         var grid: BitGrid?
+        /// The shards' parts read so far.
+        var parts: [Overlay] = []
         /// The tiles handed off so far.
         var states: [TileID: TileState] = [:]
         /// Each tile file's checksum so far.
@@ -251,11 +269,27 @@ package struct CoordinatorState {
         members.reduce(into: [:]) { all, member in all.merge(member.report.tileSeconds) { $1 } }
     }
 
-    package var population: Int { members.reduce(0) { $0 + $1.report.populations.values.reduce(0, +) } }
+    package var population: Int {
+        members.reduce(0) { $0 + $1.report.populations.values.reduce(0, +) + ($1.report.shard?.population ?? 0) }
+    }
 
     /// Whether `population` counts every tile: a soup's tiles are counted only by their
-    /// workers, in their reports after an advance.
-    package var knowsPopulation: Bool { members.allSatisfy { $0.tiles.count == $0.report.populations.count } }
+    /// workers, in their reports after an advance, and so are shards.
+    package var knowsPopulation: Bool {
+        members.allSatisfy { $0.tiles.count == $0.report.populations.count && ($0.shard == nil || $0.report.shard != nil) }
+    }
+
+    /// Whether worker `index` holds part of the board: tiles, or a shard.
+    package func holdsBoard(_ index: Int) -> Bool { !members[index].tiles.isEmpty || members[index].shard != nil }
+
+    /// On a sparse plane spread over the workers, as of the last advance: the live
+    /// cells' bounds in Golly's coordinates; nil when none is alive.
+    package var shardBounds: CellBounds? {
+        members.compactMap(\.report.shard?.bounds).reduce(nil) { found, part in found.map { $0.union(part) } ?? part }
+    }
+
+    /// Tiles present on the shards, as of the last advance.
+    package var shardTiles: Int { members.reduce(0) { $0 + ($1.report.shard?.tiles ?? 0) } }
 
     /// On the unbounded plane, as of the last advance: the smallest rectangle (board
     /// coordinates) holding every live cell; nil when none is.
@@ -276,7 +310,8 @@ package struct CoordinatorState {
     package func describe(_ index: Int) -> String {
         let member = members[index]
         let tiles = member.tiles.map(\.description).joined(separator: " ")
-        return "worker \(index) (pid \(member.hello.pid) on \(member.hello.host)\(tiles.isEmpty ? "" : ", tiles \(tiles)"))"
+        let holds = member.shard.map { ", shard \($0)" } ?? (tiles.isEmpty ? "" : ", tiles \(tiles)")
+        return "worker \(index) (pid \(member.hello.pid) on \(member.hello.host)\(holds))"
     }
 
     // MARK: Requests
@@ -290,6 +325,10 @@ package struct CoordinatorState {
         case .finished: throw TesseraError("the run is over")
         case .gathering, .preparing: throw TesseraError("the workers are not ready yet")
         }
+        if plan.shards != nil, !request.suitsShards {
+            throw TesseraError("a sparse plane spread over workers is read as parts and does not move yet",
+                               fix: "give --workers 0 to run it in this process")
+        }
         if let lostWhileIdle, !request.rollsBack {
             // The lost worker's tiles answer nothing: the tiles roll back first.
             return [.completed(.interrupted(lostWhileIdle))]
@@ -302,7 +341,7 @@ package struct CoordinatorState {
                 throw TesseraError("generation \(generation) + \(generations) is past the last generation Tessera counts (2^64 - 1)",
                                    fix: "run fewer generations")
             }
-            let hosts = members.indices.filter { !members[$0].tiles.isEmpty }
+            let hosts = members.indices.filter(holdsBoard)
             operation = Operation(op: op, kind: .advance(generations: generations), members: Set(hosts))
             (phase, stall) = (.busy, nil)
             return hosts.map { .send(.start(op: op, generations: generations), to: members[$0].peer) }
@@ -322,6 +361,12 @@ package struct CoordinatorState {
             operation = Operation(op: op, kind: .collect(area: area), tiles: crossed, grid: cells)
             phase = .busy
             return members.filter { !crossed.isDisjoint(with: $0.tiles) }.map { .send(.collect(op: op, area: area), to: $0.peer) }
+        case .readParts:
+            let hosts = members.indices.filter { members[$0].shard != nil && !members[$0].gone }
+            guard !hosts.isEmpty else { return [.completed(.parts([]))] }
+            operation = Operation(op: op, kind: .readParts, members: Set(hosts))
+            phase = .busy
+            return hosts.map { .send(.readParts(op: op), to: members[$0].peer) }
         case .load(let at, let cells):
             memorySnapshot = nil
             operation = Operation(op: op, kind: .load(generation: at), tiles: Set(plan.tiling.tiles))

@@ -14,6 +14,8 @@ package struct RunPlan: Sendable {
     package let overlays: [Overlay]
     /// Each tile's starting cells, computed by the coordinator and sent to the worker.
     package let cells: (@Sendable (TileRect) -> BitGrid)?
+    /// A sparse plane spread over the workers as shards, in place of `tiling`'s tiles.
+    package var shards: ShardPlan?
 
     package init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64, generations: UInt64,
                 soup: Soup?, overlays: [Overlay] = [], cells: (@Sendable (TileRect) -> BitGrid)?) {
@@ -25,6 +27,15 @@ package struct RunPlan: Sendable {
         self.generations = generations
         self.soup = soup
         self.cells = cells
+    }
+
+    /// `cells` (Golly's coordinates) at `generation` as a sparse plane spread over the
+    /// workers (`ShardPlan`); `tiling` is the board's bounds, or any on the unbounded plane.
+    package static func sharded(_ shards: ShardPlan, tiling: Tiling, rule: Rule, generation: UInt64, generations: UInt64) -> RunPlan {
+        var plan = RunPlan(tiling: tiling, rule: rule, halo: shards.depth, generation: generation, generations: generations,
+                           soup: nil, cells: nil)
+        plan.shards = shards
+        return plan
     }
 
     /// Refuses worker counts that would leave a worker without a tile.
@@ -56,5 +67,23 @@ package struct RunPlan: Sendable {
             }
         }
         return best.map { ($0.columns, $0.rows) } ?? (1, 1)
+    }
+}
+
+/// A sparse plane (`SparsePlane`) spread over the workers: each gets a shard, a range
+/// of the tiles' Morton order (`ShardMap.splitting` of the live tiles), and trades
+/// bands with the others every `depth` generations.
+package struct ShardPlan: Sendable {
+    /// The starting cells, in Golly's coordinates.
+    package let parts: [PlacedCells]
+    /// The bounded grid, nil on Golly's unbounded plane.
+    package let board: BoardShape?
+    /// Generations between trades of bands (1...64): deeper bands cost cells stepped
+    /// twice, shallower ones messages.
+    package let depth: Int
+
+    package init(parts: [PlacedCells], board: BoardShape?, depth: Int = 32) {
+        precondition((1...64).contains(depth))
+        (self.parts, self.board, self.depth) = (parts, board, depth)
     }
 }

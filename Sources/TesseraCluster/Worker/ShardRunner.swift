@@ -1,4 +1,5 @@
 import TesseraCore
+import TesseraTiles
 import TesseraWire
 
 /// One worker's shard of a sparse plane spread over several (`ShardMap`): the tiles it
@@ -10,6 +11,10 @@ import TesseraWire
 package actor ShardRunner {
     package nonisolated let me: Int
     package nonisolated let map: ShardMap
+    /// The assignment's epoch, which every band it sends carries.
+    package nonisolated let epoch: UInt64
+    /// The generation reached and the seconds spent, for the worker's heartbeats.
+    package nonisolated let progress = TileProgress()
     private let plane: SparsePlane
     /// Bands in hand, by the stretch's first generation and the sending shard: at most
     /// this stretch's and the next one's (a quicker shard may be a stretch ahead).
@@ -20,14 +25,25 @@ package actor ShardRunner {
     private var failure: (any Error)?
 
     /// Shard `me` of `map`, holding the cells of `parts` (Golly's coordinates) that lie on its tiles.
-    package init(me: Int, map: ShardMap, rule: Rule, board: BoardShape?, generation: UInt64, parts: [PlacedCells]) throws {
-        (self.me, self.map) = (me, map)
+    package init(me: Int, map: ShardMap, rule: Rule, board: BoardShape?, generation: UInt64, parts: [PlacedCells],
+                 epoch: UInt64 = 0) throws {
+        (self.me, self.map, self.epoch) = (me, map, epoch)
         plane = try SparsePlane(parts: parts, rule: rule, board: board, generation: generation)
         plane.crop { map.owner(of: $0) == me }
+        progress.record(generation: generation)
+    }
+
+    /// The shard `assignment` gives this worker.
+    package init(_ assignment: ShardAssignment) throws {
+        try self.init(me: assignment.shard, map: assignment.map, rule: assignment.rule, board: assignment.board,
+                      generation: assignment.generation,
+                      parts: assignment.parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }, epoch: assignment.epoch)
     }
 
     package var tileCount: Int { plane.tileCount }
+    package var generation: UInt64 { plane.generation }
     package func liveParts() -> [PlacedCells] { plane.liveParts() }
+    package var figures: ShardFigures { ShardFigures(population: plane.population, tiles: plane.tileCount, bounds: plane.bounds) }
 
     /// Steps `generations` in stretches of at most `depth` (1...64), handing each
     /// stretch's bands for shard i to `send`, and waiting for every other shard's.
@@ -39,24 +55,30 @@ package actor ShardRunner {
         defer { running = false }
         var left = generations
         while left > 0 {
+            try Task.checkCancellation()
+            let clock = ContinuousClock(), started = clock.now
             let stretch = Int(min(UInt64(depth), left)), first = plane.generation
             let bands = plane.bands(depth: stretch, owner: map.owner(of:), me: me)
             for other in 0..<map.shards where other != me {
-                send(other, Bands(generation: first, parts: (bands[other] ?? []).map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }))
+                let parts = (bands[other] ?? []).map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
+                send(other, Bands(generation: first, epoch: epoch, parts: parts))
             }
             if let failure { throw failure }
+            let waited = clock.now
             if (inbox[first]?.count ?? 0) < map.shards - 1 {
                 let done = Completion<Void>()
                 waiter = (first, done)
                 defer { waiter = nil }
                 try await done.value()
             }
+            let arrived = clock.now
             for parts in (inbox.removeValue(forKey: first) ?? [:]).values {
                 for part in parts { plane.add(part) }
             }
             plane.advance(UInt64(stretch))
             plane.crop { map.owner(of: $0) == me }
             left -= UInt64(stretch)
+            progress.record(generation: plane.generation, compute: (waited - started) + (clock.now - arrived), wait: arrived - waited)
         }
     }
 

@@ -7,7 +7,8 @@ import TesseraTiles
 import TesseraWire
 
 /// A worker process: hosts the tile actors the coordinator assigns it, trades halos in
-/// memory between its own tiles and over ZeroMQ with other workers' tiles.
+/// memory between its own tiles and over ZeroMQ with other workers' tiles; or hosts one
+/// shard of a sparse plane (`ShardRunner`), trading bands with the other shards.
 ///
 /// Its two connections each have one loop that takes messages in order: the control
 /// connection (only the coordinator's kinds) and the halo inbox (only halo strips, each
@@ -39,6 +40,8 @@ package actor WorkerNode {
     private let haloToken = Mutex<HaloToken?>(nil)
     /// The tiles `state` hosts.
     private var tiles: [TileID: TileActor] = [:]
+    /// The shard `state` hosts, once made.
+    private var shard: ShardRunner?
 
     private init(pump: MessagePump, progress: WorkerProgress, stopsBeforeBuilding: Bool) {
         self.pump = pump
@@ -125,7 +128,7 @@ package actor WorkerNode {
             switch Wire.decodeOrLog(incoming.bytes, as: HaloMessage.self, role: "worker") {
             case .halo(let strip, let epoch)?: await deliver(strip, epoch: epoch, from: sender)
             case .snapshotCopy(let copy)?: await keep(copy, from: sender)
-            case .bands?: refuseStrip("refused bands from \(sender): this worker hosts no shard of a sparse plane")
+            case .bands(let bands)?: await deliver(bands, from: sender)
             case nil: continue
             }
         }
@@ -133,6 +136,10 @@ package actor WorkerNode {
 
     private func deliver(_ strip: HaloStrip, epoch: UInt64, from sender: String) async {
         _ = await apply(state.receive(strip, epoch: epoch, from: sender), sender: sender)
+    }
+
+    private func deliver(_ bands: Bands, from sender: String) async {
+        _ = await apply(state.receive(bands, from: sender), sender: sender)
     }
 
     private func keep(_ copy: TileParts, from sender: String) async {
@@ -195,6 +202,7 @@ package actor WorkerNode {
                 next = .run(op: op, generations: generations)
             case .halt:
                 for tile in tiles.values { await tile.fail(TesseraError("halted: a worker was lost")) }
+                await shard?.fail(TesseraError("halted: a worker was lost"))
             case .drop(let gone):
                 for tile in gone { tiles[tile] = nil }
                 progress.track(tiles.values.map(\.progress))
@@ -216,6 +224,20 @@ package actor WorkerNode {
                 await writeCheckpoint(op: op, folder: folder)
             case .takeSnapshot(let op, let order):
                 await takeSnapshot(op: op, order)
+            case .hostShard(let assignment):
+                await host(assignment)
+            case .dropShard:
+                shard = nil
+            case .sendParts(let op):
+                guard let shard else { break }
+                let parts = await shard.liveParts().map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
+                pump.send(.parts(op: op, parts), to: .coordinator)
+            case .deliverBands(let bands, let from):
+                do {
+                    try await shard?.receive(bands, from: from)
+                } catch {
+                    refuseStrip("refused bands from \(sender): \(error)")
+                }
             case .deliver(let strip):
                 do {
                     guard let tile = tiles[strip.tile] else { throw TesseraError("tile \(strip.tile) is not built") }
@@ -272,7 +294,44 @@ package actor WorkerNode {
         _ = await apply(state.built(build))
     }
 
+    /// Makes the shard of `assignment`, in place of any before it.
+    private func host(_ assignment: ShardAssignment) async {
+        shard = nil
+        do {
+            let made = try ShardRunner(assignment)
+            shard = made
+            progress.track([made.progress])
+        } catch {
+            return _ = await apply(state.failed(error))
+        }
+        _ = await apply(state.shardBuilt(assignment))
+    }
+
+    /// Runs the shard `generations` generations, sending its bands to the other shards' inboxes.
+    private func runShard(_ shard: ShardRunner, op: UInt64, generations: UInt64) async {
+        guard let assignment = state.shard else { return }
+        let (pump, endpoints) = (self.pump, assignment.endpoints)
+        let identity = assignment.haloToken.identity(of: pump.boundEndpoint)
+        do {
+            try await shard.run(generations: generations, depth: assignment.depth) { other, bands in
+                pump.send(.bands(bands), to: .peer(endpoint: endpoints[other], presenting: identity))
+            }
+        } catch is CancellationError {
+            _ = await apply(state.ran(.cancelled))
+            return
+        } catch {
+            _ = await apply(state.ran(.failed("\(error)", reached: [:])))
+            return
+        }
+        _ = await apply(state.ran(.completed(generations: generations)))
+        var summary = WorkerReport(bytesSent: UInt64(pump.bytesSent))
+        (summary.computeSeconds, summary.waitSeconds) = (shard.progress.computeSeconds, shard.progress.waitSeconds)
+        summary.shard = await shard.figures
+        pump.send(.done(op: op, summary), to: .coordinator)
+    }
+
     private func run(op: UInt64, generations: UInt64) async {
+        if let shard { return await runShard(shard, op: op, generations: generations) }
         let tiles = self.tiles
         do {
             // One tile's failure cancels the others: their waits for halos end at once.

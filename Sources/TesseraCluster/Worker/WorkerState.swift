@@ -5,7 +5,7 @@ import TesseraTiles
 import TesseraWire
 
 /// What a worker knows and decides, as a plain value: which tiles it hosts and at what
-/// generation, what it waits for before it can build them, whether a run is in progress
+/// generation (or which shard of a sparse plane, `ShardAssignment`), what it waits for before it can build them, whether a run is in progress
 /// and whether it was asked to leave. Each event (a control message, a halo strip, a
 /// run's end, a signal) is a pure transition that returns the effects to carry out;
 /// `WorkerNode`, the actor around it, does them: it builds, runs and asks the tile
@@ -34,6 +34,14 @@ package struct WorkerState: Sendable {
         case halt
         /// Drops these tiles: a new board replaces them.
         case drop(Set<TileID>)
+        /// Makes the shard (its `ShardRunner`), in place of any before it, then `shardBuilt`.
+        case hostShard(ShardAssignment)
+        /// Drops the shard: tiles replace it.
+        case dropShard
+        /// Sends the shard's live cells to the coordinator as `parts`.
+        case sendParts(op: UInt64)
+        /// Hands bands to the shard, from shard `from`.
+        case deliverBands(Bands, from: Int)
         /// Replaces a hosted tile's cells, then says `loaded`.
         case load(op: UInt64, TileCells)
         /// Sends each of these tiles' `tileState` to the coordinator, and drops it.
@@ -80,6 +88,9 @@ package struct WorkerState: Sendable {
     package private(set) var haloToken: HaloToken?
     /// Hosted tiles (built), and the generation each is at.
     package private(set) var tiles: [TileID: UInt64] = [:]
+    /// The shard of a sparse plane hosted in place of tiles, and whether it is built.
+    package private(set) var shard: ShardAssignment?
+    private var shardBuilt = false
     /// Starting cells of tiles not built yet.
     private var waiting: [TileID: TileStart] = [:]
     /// While tiles move: the assignment they move from, to tell which neighbours changed host.
@@ -110,10 +121,12 @@ package struct WorkerState: Sendable {
             return []
         case .assign(let assignment):
             return accept(assignment)
+        case .shard(let assignment):
+            return host(assignment)
         case .load(let op, let part):
             return load(op: op, part)
         case .start(let op, let generations):
-            guard !tiles.isEmpty, running == nil else {
+            guard !tiles.isEmpty || shardBuilt, running == nil else {
                 return report(running == nil ? "asked to run before its tiles were built" : "asked to run while it runs")
             }
             running = op
@@ -141,6 +154,11 @@ package struct WorkerState: Sendable {
             return [.sendFrame(op: op, viewport, clip: clip)]
         case .collect(let op, let area):
             return [.sendCells(op: op, area: area)]
+        case .readParts(let op):
+            guard shardBuilt, running == nil else {
+                return report(shardBuilt ? "asked for its shard's cells while it runs" : "asked for a shard's cells, but hosts no shard")
+            }
+            return [.sendParts(op: op)]
         case .shutdown:
             return [.end(.shutdown)]
         case .abort(let reason):
@@ -171,9 +189,13 @@ package struct WorkerState: Sendable {
         if let haloToken, haloToken != assignment.haloToken { return report("was given another halo token than its run's") }
         haloToken = assignment.haloToken
         let previous = self.assignment
+        var effects: [Effect] = []
+        if shard != nil {
+            (shard, shardBuilt) = (nil, false)
+            effects.append(.dropShard)
+        }
         self.assignment = assignment
         waiting = [:]
-        var effects: [Effect] = []
         switch assignment.start {
         case .restored:
             // Rolled back: every tile from this worker's own snapshot, or its buddy's copy.
@@ -212,6 +234,23 @@ package struct WorkerState: Sendable {
             effects += dropAll() + stopIfAsked()
         }
         return effects + buildIfReady()
+    }
+
+    /// Takes a shard of a sparse plane to host, in place of tiles or another shard.
+    private mutating func host(_ shard: ShardAssignment) -> [Effect] {
+        guard running == nil else { return report("got a shard while it runs") }
+        if let haloToken, haloToken != shard.haloToken { return report("was given another halo token than its run's") }
+        haloToken = shard.haloToken
+        (assignment, owners, waiting) = (nil, nil, [:])
+        (self.shard, shardBuilt) = (shard, false)
+        return dropAll() + [.hostShard(shard)]
+    }
+
+    /// The shard of `hostShard` is made: the worker is ready.
+    package mutating func shardBuilt(_ built: ShardAssignment) -> [Effect] {
+        guard shard == built else { return [] }
+        shardBuilt = true
+        return [.send(.ready)]
     }
 
     private mutating func dropAll() -> [Effect] {
@@ -348,6 +387,24 @@ package struct WorkerState: Sendable {
         return [.deliver(strip)]
     }
 
+    /// Bands from the worker at `sender` (its connection presented the run's token), for
+    /// the shard hosted here.
+    package func receive(_ bands: Bands, from sender: String) -> [Effect] {
+        guard let shard else {
+            return [.refuseStrip("refused bands from \(sender): this worker hosts no shard of a sparse plane")]
+        }
+        // Sent under an earlier assignment, whose stretch was abandoned.
+        if bands.epoch < shard.epoch { return [] }
+        guard bands.epoch == shard.epoch else {
+            return [.refuseStrip("refused bands from \(sender) sent under assignment \(bands.epoch): this worker has only \(shard.epoch)")]
+        }
+        guard shardBuilt else { return [.refuseStrip("refused bands from \(sender) before this worker's shard was made")] }
+        guard let from = shard.endpoints.firstIndex(of: sender), from != shard.shard else {
+            return [.refuseStrip("refused bands from \(sender), which hosts no other shard of this plane")]
+        }
+        return [.deliverBands(bands, from: from)]
+    }
+
     /// A copy of one of the buddy's tiles, to keep for it.
     package mutating func keep(_ copy: TileParts, from sender: String) -> [Effect] {
         answer(snapshots.keep(copy, from: sender))
@@ -381,7 +438,7 @@ package struct WorkerState: Sendable {
     package func drainAnswer(after ending: Ending) -> DrainAnswer? {
         guard leaveAsked else { return nil }
         switch ending {
-        case .shutdown: return !tiles.isEmpty ? .runEnded : handedOffSinceAsked ? .handedOff : .heldNone
+        case .shutdown: return !tiles.isEmpty || shard != nil ? .runEnded : handedOffSinceAsked ? .handedOff : .heldNone
         case .aborted(let reason): return .ended("its run was stopped: \(reason)")
         case .refused(let reason): return .ended("its coordinator turned it away: \(reason)")
         case .coordinatorLost: return .ended("its coordinator went silent")

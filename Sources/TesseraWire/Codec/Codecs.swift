@@ -87,18 +87,30 @@ extension Rule: WireCodable {
 
 extension Tiling: WireCodable {
     package func encode(to w: inout WireWriter) {
-        w.int(shape.width)
-        w.int(shape.height)
-        let topology: UInt8 = switch shape.topology {
+        shape.encode(to: &w)
+        w.u32(UInt32(columns))
+        w.u32(UInt32(rows))
+    }
+
+    package init(from r: inout WireReader) throws {
+        let shape = try BoardShape(from: &r)
+        let columns = try r.count(upTo: shape.width, "tile columns"), rows = try r.count(upTo: shape.height, "tile rows")
+        try self.init(shape: shape, columns: columns, rows: rows)
+    }
+}
+
+extension BoardShape: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.int(width)
+        w.int(height)
+        let code: UInt8 = switch topology {
         case .torus: 0
         case .plane: 1
         case .infinite: 2
         }
-        w.u8(topology)
-        w.int(shape.left)
-        w.int(shape.top)
-        w.u32(UInt32(columns))
-        w.u32(UInt32(rows))
+        w.u8(code)
+        w.int(left)
+        w.int(top)
     }
 
     package init(from r: inout WireReader) throws {
@@ -113,9 +125,7 @@ extension Tiling: WireCodable {
         }
         let limit = BoardShape.maxCoordinate
         let left = try r.int(in: -limit...limit, "board left"), top = try r.int(in: -limit...limit, "board top")
-        let columns = try r.count(upTo: width, "tile columns"), rows = try r.count(upTo: height, "tile rows")
-        try self.init(shape: BoardShape(width: width, height: height, topology: topology, left: left, top: top),
-                      columns: columns, rows: rows)
+        self.init(width: width, height: height, topology: topology, left: left, top: top)
     }
 }
 
@@ -255,13 +265,76 @@ extension TileParts: WireCodable {
 extension Bands: WireCodable {
     package func encode(to w: inout WireWriter) {
         w.u64(generation)
+        w.u64(epoch)
         w.parts(parts)
     }
 
     /// Golly's coordinates, within 2^62 of the origin.
     package init(from r: inout WireReader) throws {
-        let generation = try r.u64()
-        self.init(generation: generation, parts: try r.parts(at: -(1 << 62)...(1 << 62), "band"))
+        let generation = try r.u64(), epoch = try r.u64()
+        self.init(generation: generation, epoch: epoch, parts: try r.parts(at: -(1 << 62)...(1 << 62), "band"))
+    }
+}
+
+extension ShardAssignment: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.u32(UInt32(shard))
+        w.u32(UInt32(map.shards))
+        for start in map.starts {
+            w.u64(UInt64(truncatingIfNeeded: start >> 64))
+            w.u64(UInt64(truncatingIfNeeded: start))
+        }
+        rule.encode(to: &w)
+        w.bool(board != nil)
+        board?.encode(to: &w)
+        w.int(depth)
+        w.u64(generation)
+        for endpoint in endpoints { w.string(endpoint) }
+        w.u64(epoch)
+        w.u64(haloToken.high)
+        w.u64(haloToken.low)
+        w.parts(parts)
+    }
+
+    package init(from r: inout WireReader) throws {
+        let shard = try r.count(upTo: maxWorkers, "shard index"), shards = try r.count(upTo: maxWorkers, "shard count")
+        let starts = try (0..<shards).map { _ in UInt128(try r.u64()) << 64 | UInt128(try r.u64()) }
+        guard shard < shards, starts.first == 0, zip(starts, starts.dropFirst()).allSatisfy({ $0 <= $1 }) else {
+            throw TesseraError("a shard assignment whose map is no map (shard \(shard) of \(shards), ranges out of order)")
+        }
+        let rule = try Rule(from: &r)
+        let board = try r.bool() ? try BoardShape(from: &r) : nil
+        guard board?.topology != .infinite else { throw TesseraError("a shard assignment's bounded grid is unbounded") }
+        let depth = try r.int(in: 1...64, "stretch depth"), generation = try r.u64()
+        let endpoints = try (0..<shards).map { _ in
+            let endpoint = try r.string(upTo: 512)
+            try Endpoint.checkPeer(endpoint)
+            return endpoint
+        }
+        let epoch = try r.u64(), token = HaloToken(high: try r.u64(), low: try r.u64())
+        self.init(shard: shard, map: ShardMap(starts: starts), rule: rule, board: board, depth: depth, generation: generation,
+                  endpoints: endpoints, epoch: epoch, haloToken: token,
+                  parts: try r.parts(at: -(1 << 62)...(1 << 62), "part"))
+    }
+}
+
+extension ShardFigures: WireCodable {
+    package func encode(to w: inout WireWriter) {
+        w.int(population)
+        w.int(tiles)
+        w.bool(bounds != nil)
+        if let b = bounds { for value in [b.left, b.top, b.width, b.height] { w.int(value) } }
+    }
+
+    package init(from r: inout WireReader) throws {
+        let population = try r.int(in: 0...maxPopulation, "population"), tiles = try r.int(in: 0...Int(Int32.max), "tile count")
+        var bounds: CellBounds? = nil
+        if try r.bool() {
+            let limit = 1 << 62
+            bounds = CellBounds(left: try r.int(in: -limit...limit, "live cells' left"), top: try r.int(in: -limit...limit, "live cells' top"),
+                                width: try r.int(in: 1...limit, "live cells' width"), height: try r.int(in: 1...limit, "live cells' height"))
+        }
+        self.init(population: population, tiles: tiles, bounds: bounds)
     }
 }
 
@@ -352,6 +425,8 @@ extension WorkerReport: WireCodable {
             tile.encode(to: &w)
             w.double(seconds)
         }
+        w.bool(shard != nil)
+        shard?.encode(to: &w)
     }
 
     package init(from r: inout WireReader) throws {
@@ -369,6 +444,7 @@ extension WorkerReport: WireCodable {
             let tile = try TileID(from: &r)
             tileSeconds[tile] = try r.amount("tile compute time")
         }
+        if try r.bool() { shard = try ShardFigures(from: &r) }
     }
 }
 

@@ -20,8 +20,9 @@ package enum Wire {
     /// answer to a worker that asked to leave and cannot. 10: frames carry their dots'
     /// states. 11: a viewer's `toggleCell` carries the state it sets. 12: an assignment
     /// says how its tiles start in one field (`Assignment.Start`). 13: `bands` between the
-    /// shards of a sparse plane.
-    package static let version: UInt16 = 13
+    /// shards of a sparse plane. 14: shards on workers (`shard`, `readParts`, `parts`, a
+    /// shard's figures in `done`, bands under an epoch).
+    package static let version: UInt16 = 14
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30
@@ -36,13 +37,17 @@ package enum Wire {
         case snapshot, snapshotted, snapshotCopy
         case stays
         case bands
+        case shard, readParts, parts
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
             switch self {
-            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed, .halted, .snapshotted:
+            case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed, .halted, .snapshotted,
+                 .parts:
                 [.toCoordinator]
-            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt, .snapshot, .stays: [.toWorker]
+            case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt, .snapshot, .stays,
+                 .shard, .readParts:
+                [.toWorker]
             case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
             case .abort, .refused: [.toWorker, .toPresenter]
@@ -66,6 +71,11 @@ package enum Wire {
         switch message {
         case .hello(let hello): hello.encode(to: &w)
         case .assign(let assignment): assignment.encode(to: &w)
+        case .shard(let assignment): assignment.encode(to: &w)
+        case .readParts(let op): w.u64(op)
+        case .parts(let op, let parts):
+            w.u64(op)
+            w.parts(parts)
         case .load(let op, let cells), .cells(let op, let cells):
             w.u64(op)
             cells.encode(to: &w)
@@ -160,6 +170,9 @@ package enum Wire {
         switch kind {
         case .hello: message = .hello(try Hello(from: &r))
         case .assign: message = .assign(try Assignment(from: &r))
+        case .shard: message = .shard(try ShardAssignment(from: &r))
+        case .readParts: message = .readParts(op: try r.u64())
+        case .parts: message = .parts(op: try r.u64(), try r.parts(at: -(1 << 62)...(1 << 62), "part"))
         case .load: message = .load(op: try r.u64(), try TileCells(from: &r))
         case .ready: message = .ready
         case .loaded: message = .loaded(op: try r.u64(), tile: try TileID(from: &r))
@@ -277,6 +290,9 @@ extension Message {
         case .snapshotCopy: .snapshotCopy
         case .bands: .bands
         case .stays: .stays
+        case .shard: .shard
+        case .readParts: .readParts
+        case .parts: .parts
         }
     }
 }

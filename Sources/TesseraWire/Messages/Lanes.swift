@@ -17,6 +17,7 @@ extension LaneMessage {
 /// What the coordinator sends a worker, on its control connection.
 package enum ToWorker: LaneMessage {
     case assign(Assignment)
+    case shard(ShardAssignment)
     case load(op: UInt64, TileCells)
     case start(op: UInt64, generations: UInt64)
     case handOff(op: UInt64, tiles: [TileID])
@@ -26,6 +27,7 @@ package enum ToWorker: LaneMessage {
     case halt(op: UInt64)
     case frameRequest(op: UInt64, Viewport, clip: TileRect?)
     case collect(op: UInt64, area: TileRect)
+    case readParts(op: UInt64)
     case stays(reason: String)
     case heartbeat(RunProgress)
     case shutdown
@@ -37,6 +39,7 @@ package enum ToWorker: LaneMessage {
     package init?(_ message: Message) {
         switch message {
         case .assign(let assignment): self = .assign(assignment)
+        case .shard(let assignment): self = .shard(assignment)
         case .load(let op, let cells): self = .load(op: op, cells)
         case .start(let op, let generations): self = .start(op: op, generations: generations)
         case .handOff(let op, let tiles): self = .handOff(op: op, tiles: tiles)
@@ -46,6 +49,7 @@ package enum ToWorker: LaneMessage {
         case .halt(let op): self = .halt(op: op)
         case .frameRequest(let op, let viewport, let clip): self = .frameRequest(op: op, viewport, clip: clip)
         case .collect(let op, let area): self = .collect(op: op, area: area)
+        case .readParts(let op): self = .readParts(op: op)
         case .stays(let reason): self = .stays(reason: reason)
         case .heartbeat(let progress): self = .heartbeat(progress)
         case .shutdown: self = .shutdown
@@ -58,6 +62,7 @@ package enum ToWorker: LaneMessage {
     package var message: Message {
         switch self {
         case .assign(let assignment): .assign(assignment)
+        case .shard(let assignment): .shard(assignment)
         case .load(let op, let cells): .load(op: op, cells)
         case .start(let op, let generations): .start(op: op, generations: generations)
         case .handOff(let op, let tiles): .handOff(op: op, tiles: tiles)
@@ -67,6 +72,7 @@ package enum ToWorker: LaneMessage {
         case .halt(let op): .halt(op: op)
         case .frameRequest(let op, let viewport, let clip): .frameRequest(op: op, viewport, clip: clip)
         case .collect(let op, let area): .collect(op: op, area: area)
+        case .readParts(let op): .readParts(op: op)
         case .stays(let reason): .stays(reason: reason)
         case .heartbeat(let progress): .heartbeat(progress)
         case .shutdown: .shutdown
@@ -84,6 +90,7 @@ package enum ToCoordinator: LaneMessage {
     case done(op: UInt64, WorkerReport)
     case frameTile(op: UInt64, FramePart)
     case cells(op: UInt64, TileCells)
+    case parts(op: UInt64, [Overlay])
     case tileState(op: UInt64, TileState)
     case checkpointed(op: UInt64, tile: TileID, checksum: UInt64)
     case halted(op: UInt64)
@@ -104,6 +111,7 @@ package enum ToCoordinator: LaneMessage {
         case .done(let op, let report): self = .done(op: op, report)
         case .frameTile(let op, let part): self = .frameTile(op: op, part)
         case .cells(let op, let cells): self = .cells(op: op, cells)
+        case .parts(let op, let parts): self = .parts(op: op, parts)
         case .tileState(let op, let state): self = .tileState(op: op, state)
         case .checkpointed(let op, let tile, let checksum): self = .checkpointed(op: op, tile: tile, checksum: checksum)
         case .halted(let op): self = .halted(op: op)
@@ -125,6 +133,7 @@ package enum ToCoordinator: LaneMessage {
         case .done(let op, let report): .done(op: op, report)
         case .frameTile(let op, let part): .frameTile(op: op, part)
         case .cells(let op, let cells): .cells(op: op, cells)
+        case .parts(let op, let parts): .parts(op: op, parts)
         case .tileState(let op, let state): .tileState(op: op, state)
         case .checkpointed(let op, let tile, let checksum): .checkpointed(op: op, tile: tile, checksum: checksum)
         case .halted(let op): .halted(op: op)

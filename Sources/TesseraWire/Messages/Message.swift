@@ -16,7 +16,10 @@ package enum Message: Sendable, Equatable {
     case assign(Assignment)
     /// New cells for a tile: its starting board, a pattern change, an edit or a rewind.
     case load(op: UInt64, TileCells)
-    /// A worker built its tiles.
+    /// The coordinator gives a worker its shard of a sparse plane (`ShardMap`), in
+    /// place of tiles.
+    case shard(ShardAssignment)
+    /// A worker built its tiles, or its shard.
     case ready
     /// A tile took the cells of `load`.
     case loaded(op: UInt64, tile: TileID)
@@ -34,6 +37,10 @@ package enum Message: Sendable, Equatable {
     case collect(op: UInt64, area: TileRect)
     /// One tile's part of the area of `collect`.
     case cells(op: UInt64, TileCells)
+    /// Asks a worker for its shard's live cells.
+    case readParts(op: UInt64)
+    /// A shard's live cells, in Golly's coordinates: the answer to `readParts`.
+    case parts(op: UInt64, [Overlay])
     /// Asks a worker to give up `tiles` (they move): each answers with its `tileState`,
     /// and the worker drops it.
     case handOff(op: UInt64, tiles: [TileID])

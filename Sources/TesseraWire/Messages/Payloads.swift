@@ -110,10 +110,54 @@ package struct TileParts: Sendable, Equatable {
 /// empty or not, so each shard knows when it has all it waits for.
 package struct Bands: Sendable, Equatable {
     package let generation: UInt64
+    /// The epoch of the shard assignment it was sent under (`ShardAssignment.epoch`).
+    package let epoch: UInt64
     package let parts: [Overlay]
 
-    package init(generation: UInt64, parts: [Overlay]) {
-        (self.generation, self.parts) = (generation, parts)
+    package init(generation: UInt64, epoch: UInt64 = 0, parts: [Overlay]) {
+        (self.generation, self.epoch, self.parts) = (generation, epoch, parts)
+    }
+}
+
+/// One worker's shard of a sparse plane spread over several: the map that says which
+/// shard owns each tile, its own cells, and where the other shards take their bands.
+package struct ShardAssignment: Sendable, Equatable {
+    /// This worker's shard: its index in `map` and in `endpoints`.
+    package let shard: Int
+    package let map: ShardMap
+    package let rule: Rule
+    /// The bounded grid, nil on Golly's unbounded plane.
+    package let board: BoardShape?
+    /// Generations a stretch runs between trades of bands (1...64).
+    package let depth: Int
+    package let generation: UInt64
+    /// Each shard's halo inbox, by shard.
+    package let endpoints: [String]
+    /// As `Assignment.epoch`: bands sent under an earlier assignment are dropped.
+    package let epoch: UInt64
+    package let haloToken: HaloToken
+    /// The starting cells on this shard's tiles (and perhaps beside them), in Golly's
+    /// coordinates.
+    package let parts: [Overlay]
+
+    package init(shard: Int, map: ShardMap, rule: Rule, board: BoardShape?, depth: Int, generation: UInt64,
+                 endpoints: [String], epoch: UInt64, haloToken: HaloToken, parts: [Overlay]) {
+        (self.shard, self.map, self.rule, self.board, self.depth) = (shard, map, rule, board, depth)
+        (self.generation, self.endpoints, self.epoch, self.haloToken, self.parts) = (generation, endpoints, epoch, haloToken, parts)
+    }
+}
+
+/// A shard's figures after a run: what the coordinator sums for the run's summary and
+/// its progress.
+package struct ShardFigures: Sendable, Equatable {
+    package var population: Int
+    /// Tiles present (live ones, and the quiet ones beside them).
+    package var tiles: Int
+    /// The live cells' bounds in Golly's coordinates; nil when none is alive.
+    package var bounds: CellBounds?
+
+    package init(population: Int, tiles: Int, bounds: CellBounds?) {
+        (self.population, self.tiles, self.bounds) = (population, tiles, bounds)
     }
 }
 
@@ -153,6 +197,8 @@ package struct WorkerReport: Sendable, Equatable {
     /// Seconds each tile spent stepping cells, over its life on this worker: the
     /// coordinator balances the load by them.
     package var tileSeconds: [TileID: Double] = [:]
+    /// A shard host's figures, in place of tiles'.
+    package var shard: ShardFigures?
 
     package init(computeSeconds: Double = 0, waitSeconds: Double = 0, bytesSent: UInt64 = 0, populations: [TileID: Int] = [:],
                  liveBounds: TileRect? = nil) {

@@ -1,0 +1,86 @@
+import Testing
+import TesseraCluster
+import TesseraCore
+import TesseraWire
+
+/// A sparse plane spread over workers as shards (`ShardPlan`), with the coordinator and
+/// its workers as tasks of this process over `MemoryNetwork`: the assignment, the bands
+/// between workers, the reports and the read of live parts, against one `SparsePlane`.
+@Suite struct ShardedClusterTests {
+    /// A soup patch of 160 tiles, big enough to be cut in two shards, and a glider far
+    /// away to the upper left, whose tiles fall to the first shard.
+    static let parts: [PlacedCells] = {
+        let soup = try! Soup(density: 0.4, seed: 7)
+        var glider = BitGrid(width: 3, height: 3)
+        (glider[1, 0], glider[2, 1], glider[0, 2], glider[1, 2], glider[2, 2]) = (true, true, true, true, true)
+        return [PlacedCells(cells: soup.cells(x: 0, y: 0, width: 1024, height: 640), left: -300, top: 200),
+                PlacedCells(cells: glider, left: -90_000, top: -70_000)]
+    }()
+
+    static func plan(generations: UInt64, board: BoardShape? = nil) throws -> RunPlan {
+        let tiling = try Tiling(shape: board ?? BoardShape(width: 64, height: 64, topology: .infinite), columns: 1, rows: 1)
+        return RunPlan.sharded(ShardPlan(parts: parts, board: board, depth: 16), tiling: tiling, rule: .life, generation: 0,
+                               generations: generations)
+    }
+
+    /// The same cells stepped in one sparse plane.
+    static func expected(after generations: UInt64, board: BoardShape? = nil) throws -> [PlacedCells] {
+        let plane = try SparsePlane(parts: parts, rule: .life, board: board)
+        plane.advance(generations)
+        return plane.liveParts()
+    }
+
+    /// `parts` drawn on one sparse plane, so that two ways of cutting the same cells compare equal.
+    static func normalised(_ parts: [PlacedCells], board: BoardShape? = nil) throws -> [PlacedCells] {
+        try SparsePlane(parts: parts, rule: .life, board: board).liveParts()
+    }
+
+    @Test func threeWorkersStepASparsePlaneAsOnePlaneDoes() async throws {
+        let (parts, outcome, tiles) = try await InMemoryClusterTests.withCluster(workers: 3, plan: try Self.plan(generations: 100)) { coordinator in
+            try await coordinator.advance(37)
+            try await coordinator.advance(63)
+            return (try await coordinator.liveParts(), await coordinator.outcome, await coordinator.shardTiles)
+        }
+        let expected = try Self.expected(after: 100)
+        #expect(try Self.normalised(parts) == expected)
+        #expect(outcome.population == expected.reduce(0) { $0 + $1.cells.population })
+        // The soup was cut in two; the third worker's shard owns no tile but trades bands.
+        #expect(outcome.workers.count == 3)
+        #expect(outcome.workers.filter { ($0.report.shard?.tiles ?? 0) > 0 }.count == 2)
+        #expect(outcome.workers.filter { $0.report.bytesSent > 0 }.count == 3)
+        // Memory follows the live cells: the glider 90000 cells away costs its few tiles.
+        #expect(tiles < 400)
+    }
+
+    @Test func aSparsePlaneOnABoundedTorusWrapsAcrossShards() async throws {
+        let board = BoardShape(width: 1024, height: 1024, topology: .torus, left: -512, top: -512)
+        let (parts, population) = try await InMemoryClusterTests.withCluster(workers: 2, plan: try Self.plan(generations: 80, board: board)) { coordinator in
+            try await coordinator.advance(80)
+            return (try await coordinator.liveParts(), await coordinator.outcome.population)
+        }
+        let expected = try Self.expected(after: 80, board: board)
+        #expect(try Self.normalised(parts, board: board) == expected)
+        #expect(population == expected.reduce(0) { $0 + $1.cells.population })
+    }
+
+    @Test func aShardLostMidRunIsDealtAgainFromTheStart() async throws {
+        let lose = Completion<Void>()
+        let (parts, recoveries) = try await InMemoryClusterTests.withCluster(workers: 3, plan: try Self.plan(generations: 90), doomed: 0,
+                                                                             lose: lose) { coordinator in
+            try await coordinator.advance(40)
+            lose.succeed()
+            try await coordinator.advance(50)
+            return (try await coordinator.liveParts(), await coordinator.outcome.recoveries)
+        }
+        #expect(try Self.normalised(parts) == (try Self.expected(after: 90)))
+        #expect(recoveries.count == 1)
+        #expect(recoveries.first?.rolledBackTo == 0)
+    }
+
+    @Test func requestsThatNeedTilesAreRefusedOnShards() async throws {
+        let error = try await InMemoryClusterTests.withCluster(workers: 2, plan: try Self.plan(generations: 1)) { coordinator in
+            await #expect(throws: TesseraError.self) { try await coordinator.frame(Viewport(x: 0, y: 0, cellsPerDot: 1, width: 8, height: 8)) }
+        }
+        _ = error
+    }
+}
