@@ -153,6 +153,12 @@ package struct HeadStart: Sendable {
         return UnboundedPlane.Position(setup: next)
     }
 
+    /// The live cells as they stand here, in Golly's coordinates: what shards take over.
+    func liveParts() async throws -> [PlacedCells] {
+        guard let plane = local as? LocalPlane else { throw TesseraError("a head start on a dense board hands over no sparse parts") }
+        return await plane.liveParts()
+    }
+
     /// Writes the cells as they stand here.
     func write(_ output: BoardOutput) async throws { try await local.write(output) }
 

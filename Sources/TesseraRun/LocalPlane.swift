@@ -115,41 +115,17 @@ actor LocalPlane: LocalUniverse {
     }
 
     /// Where a bounded grid's cells live, in its coordinates.
-    func liveBounds() -> TileRect? {
-        guard let board = plane.board else { preconditionFailure("the unbounded plane has no board coordinates") }
-        return plane.bounds.map { TileRect(x: $0.left - board.left, y: $0.top - board.top, width: $0.width, height: $0.height) }
-    }
+    func liveBounds() -> TileRect? { plane.boardBounds() }
 
     /// A bounded grid's cells in `rect` (its coordinates).
-    func cells(in rect: TileRect) -> BitGrid {
-        guard let board = plane.board else { preconditionFailure("the unbounded plane has no board coordinates") }
-        return plane.cells(in: CellBounds(left: board.left + rect.x, top: board.top + rect.y, width: rect.width, height: rect.height))
-    }
+    func cells(in rect: TileRect) -> BitGrid { plane.cells(inBoard: rect) }
 
     /// The live cells, in parts (Golly's coordinates): one grid where their bounding box
     /// is small, else runs of tiles.
-    func liveParts() -> [PlacedCells] {
-        guard let box = plane.bounds else { return [] }
-        let (area, overflow) = box.width.multipliedReportingOverflow(by: box.height)
-        if !overflow, area <= Self.largestWholePart {
-            return [PlacedCells(cells: plane.cells(in: box), left: box.left, top: box.top)]
-        }
-        return plane.liveParts()
-    }
+    func liveParts() -> [PlacedCells] { plane.wholeOrLiveParts() }
 
-    /// Bounding boxes up to this many cells (2 MiB) are read as one grid.
-    private static let largestWholePart = 1 << 24
-
-    /// Writes the live cells as Golly writes them: on the unbounded plane placed where
-    /// they are (`#CXRLE Pos=x,y`), so Golly reopens them as the same pattern; on a
-    /// bounded grid as the board. Only a bounded grid's `.cells` file, which spells out
-    /// every cell, reads the board band by band.
-    func write(_ output: BoardOutput) async throws {
-        guard plane.board != nil, output.isPlainText else {
-            return try output.write(parts: liveParts(), rule: plane.rule, generation: plane.generation)
-        }
-        try await output.write(generation: plane.generation, live: liveBounds()) { cells(in: $0) }
-    }
+    /// Writes the live cells as Golly writes them (`SparsePlane.write(to:)`).
+    func write(_ output: BoardOutput) async throws { try await plane.write(to: output) }
 }
 
 extension RunSetup {

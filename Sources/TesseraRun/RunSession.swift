@@ -92,7 +92,8 @@ package struct RunSession: Sendable {
     /// Runs the session and says what the run did; throws `Interrupted` after SIGINT,
     /// SIGTERM, SIGQUIT or SIGHUP, once every worker has stopped.
     package func run() async throws -> RunOutcome {
-        if setup.windowsPending { return try await windowed().run() }
+        let sharded = runsSharded
+        if setup.windowsPending, !sharded { return try await windowed().run() }
         _ = try setup.end(after: generations)
         if setup.isUnbounded, !mode.viewsThePlane {
             throw mode.isExternalPresenter
@@ -109,14 +110,16 @@ package struct RunSession: Sendable {
         // local workers share this machine's memory with it, remote ones check their own.
         let launchedHere = if case .launched(_, let launcher, _) = workers { launcher.hosts.isEmpty } else { false }
         if launchedHere { try WorkerCount.checkLocal(workers.count) } else { try WorkerCount.check(workers.count) }
-        try RunPlan.check(workers: workers.count, tiling: setup.tiling)
+        if !sharded { try RunPlan.check(workers: workers.count, tiling: setup.tiling) }
         // Workers hold every cell of their tiles; this process's sparse map only the live
         // ones, on any board it holds.
         let sparseFix = !setup.isUnbounded && SparsePlane.holds(setup.shape, rule: setup.rule)
             ? "give --workers 0: this process steps the board as a sparse map, whose memory follows the live cells"
             : nil
-        try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
-                                    extraBytes: output?.bandBytes ?? 0, fix: sparseFix)
+        if !sharded {
+            try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
+                                        extraBytes: output?.bandBytes ?? 0, fix: sparseFix)
+        }
         // Soups are made by the workers themselves, and are seldom over in a blink. The
         // head start's one tile must fit beside the workers' tiles.
         let wanted = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil
@@ -143,9 +146,10 @@ package struct RunSession: Sendable {
         case .viewHere: "tcp://127.0.0.1:*"
         default: nil
         }
-        try setup.checkTiles()
+        if !sharded { try setup.checkTiles() }
+        let plan = sharded ? try shardPlan(of: setup.startingParts, at: setup.generation) : setup.plan(generations: generations)
         return try await MessagePump.with(.coordinator(listen: listen, viewers: viewers), credentials: credentials) { pump in
-            let coordinator = Coordinator(pump: pump, workers: workers.count, plan: setup.plan(generations: generations),
+            let coordinator = Coordinator(pump: pump, workers: workers.count, plan: plan,
                                           connectTimeout: connectTimeout, silence: silence,
                                           servesPresenter: mode.isExternalPresenter)
             await coordinator.setRestarts(restarts)
@@ -160,6 +164,24 @@ package struct RunSession: Sendable {
             }
             return try await serve(coordinator, pump: pump, launch: launch, head: head, headProgress: headProgress)
         }
+    }
+
+    /// Whether the workers step the board as shards of a sparse plane (`ShardPlan`),
+    /// whose memory follows the live cells, rather than as dense tiles: a batch run on
+    /// Golly's unbounded plane, or on a bounded grid whose dense tiles would not fit in
+    /// memory, where this process would step it as a sparse map (`RunSetup.runsSparse`).
+    /// Viewers, frames and checkpoints still need tiles (the unbounded plane's window).
+    var runsSharded: Bool {
+        guard mode.isBatch, checkpointing == nil, setup.runsSparse, setup.rule.isTwoStateMoore, setup.rule.tree == nil,
+              setup.shape.edges == nil, setup.rule.emulation == .none else { return false }
+        return setup.isUnbounded || !setup.tilesFitInMemory
+    }
+
+    /// The run's cells `parts` (Golly's coordinates) at `generation`, as shards.
+    private func shardPlan(of parts: [PlacedCells], at generation: UInt64) throws -> RunPlan {
+        let shards = try ShardPlan(parts: parts, rule: setup.rule, board: setup.isUnbounded ? nil : setup.shape,
+                                   depth: min(64, max(1, setup.halo)))
+        return RunPlan.sharded(shards, tiling: setup.tiling, rule: setup.rule, generation: generation, generations: generations)
     }
 
     /// Steps the first generations here, on `alone` (the run on one tile), before any
@@ -247,6 +269,14 @@ package struct RunSession: Sendable {
                 }
                 try await coordinator.start()
                 await coordinator.setCheckpointing(checkpointing)
+                if coordinator.plan.shards != nil {
+                    let outcome = try await runShards(on: coordinator, after: head)
+                    written = output != nil
+                    await coordinator.shutdown()
+                    await workers?.stop()
+                    if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path, written: true) }
+                    return outcome
+                }
                 let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
                 let from = try await head?.handOver(to: window, as: setup) ?? .init(setup: setup)
                 let remaining = generations - (head?.generations ?? 0)
@@ -296,6 +326,25 @@ package struct RunSession: Sendable {
                 throw error
             }
         }
+    }
+
+    /// A batch run on shards: takes over the head start's cells, if one ran, steps the
+    /// rest of the generations, and writes the output from the shards' live parts.
+    private func runShards(on coordinator: Coordinator, after head: HeadStart?) async throws -> RunOutcome {
+        if let head {
+            try await coordinator.replan(try shardPlan(of: try await head.liveParts(), at: setup.generation + head.generations))
+        }
+        try await coordinator.advance(generations - (head?.generations ?? 0), balancing: balancing)
+        if let output {
+            let board = setup.isUnbounded ? nil : setup.shape
+            let plane = try SparsePlane(parts: try await coordinator.liveParts(), rule: setup.rule, board: board,
+                                        generation: await coordinator.generation)
+            try await plane.write(to: output)
+        }
+        var outcome = await coordinator.outcome
+        outcome.sparseTiles = await coordinator.shardTiles
+        if let head { outcome = outcome.after(head.record(workers: workers.count, started: true, handedOver: true)) }
+        return outcome
     }
 
     /// What the mode does between the workers being ready and the end of the run, with

@@ -680,7 +680,7 @@ import TesseraCore
         (glider[1, 0], glider[2, 1], glider[0, 2], glider[1, 2], glider[2, 2]) = (true, true, true, true, true)
         let soup = try! Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 1024, height: 1024)
         let parts = [PlacedCells(cells: soup, left: 0, top: 0), PlacedCells(cells: glider, left: 1 << 40, top: -(1 << 40))]
-        let plan = RunPlan.sharded(ShardPlan(parts: parts, board: nil, depth: 16),
+        let plan = RunPlan.sharded(try! ShardPlan(parts: parts, rule: .life, board: nil, depth: 16),
                                    tiling: try! Tiling(shape: BoardShape(width: 64, height: 64, topology: .infinite), columns: 1, rows: 1),
                                    rule: .life, generation: 5, generations: 10)
         var state = CoordinatorState(.init(plan: plan, workers: 2, silence: .seconds(5), connectDeadline: Self.start + .seconds(30),

@@ -19,7 +19,7 @@ import TesseraWire
 
     static func plan(generations: UInt64, board: BoardShape? = nil) throws -> RunPlan {
         let tiling = try Tiling(shape: board ?? BoardShape(width: 64, height: 64, topology: .infinite), columns: 1, rows: 1)
-        return RunPlan.sharded(ShardPlan(parts: parts, board: board, depth: 16), tiling: tiling, rule: .life, generation: 0,
+        return RunPlan.sharded(try ShardPlan(parts: parts, rule: .life, board: board, depth: 16), tiling: tiling, rule: .life, generation: 0,
                                generations: generations)
     }
 

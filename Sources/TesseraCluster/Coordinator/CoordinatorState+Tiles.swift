@@ -248,18 +248,12 @@ extension CoordinatorState {
         let active = members.indices.filter(isActive)
         operation = Operation(op: 0, kind: .prepare(answer: answer), members: Set(active))
         dealNothing()
-        let plane: SparsePlane
-        do {
-            plane = try SparsePlane(parts: shards.parts, rule: plan.rule, board: shards.board, generation: generation)
-        } catch {
-            return fail("\(error)")
-        }
-        let map = ShardMap.splitting(plane.liveTiles, into: active.count)
+        let (map, tiles) = shards.split(into: active.count)
         let endpoints = active.map { members[$0].hello.endpoint }
         epoch += 1
         return active.enumerated().map { shard, index in
             members[index].shard = shard
-            let parts = plane.liveParts { map.owner(of: $0) == shard }.map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
+            let parts = tiles[shard]
             let given = ShardAssignment(shard: shard, map: map, rule: plan.rule, board: shards.board, depth: shards.depth,
                                         generation: generation, endpoints: endpoints, epoch: epoch, haloToken: haloToken, parts: parts)
             return .send(.shard(given), to: members[index].peer)

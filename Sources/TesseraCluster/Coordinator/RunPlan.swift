@@ -72,18 +72,38 @@ package struct RunPlan: Sendable {
 
 /// A sparse plane (`SparsePlane`) spread over the workers: each gets a shard, a range
 /// of the tiles' Morton order (`ShardMap.splitting` of the live tiles), and trades
-/// bands with the others every `depth` generations.
+/// bands with the others every `depth` generations. Its live tiles are found and
+/// ordered once, where it is made, so that dealing them to however many workers are
+/// there is a cut of one list, quick on the coordinator's actor.
 package struct ShardPlan: Sendable {
-    /// The starting cells, in Golly's coordinates.
-    package let parts: [PlacedCells]
+    /// The live tiles' places in Morton order (`ShardMap.code`), ascending, and each
+    /// one's live cells in Golly's coordinates.
+    package let codes: [UInt128]
+    package let tiles: [Overlay]
     /// The bounded grid, nil on Golly's unbounded plane.
     package let board: BoardShape?
     /// Generations between trades of bands (1...64): deeper bands cost cells stepped
     /// twice, shallower ones messages.
     package let depth: Int
 
-    package init(parts: [PlacedCells], board: BoardShape?, depth: Int = 32) {
+    /// `parts` (Golly's coordinates) under `rule`, on `board` (nil: the unbounded plane).
+    package init(parts: [PlacedCells], rule: Rule, board: BoardShape?, depth: Int = 32) throws {
         precondition((1...64).contains(depth))
-        (self.parts, self.board, self.depth) = (parts, board, depth)
+        let plane = try SparsePlane(parts: parts, rule: rule, board: board)
+        let live = plane.liveTileParts().map { (code: ShardMap.code(of: $0.key), cells: $0.cells) }.sorted { $0.code < $1.code }
+        codes = live.map(\.code)
+        tiles = live.map { Overlay(cells: $0.cells.cells, x: $0.cells.left, y: $0.cells.top) }
+        (self.board, self.depth) = (board, depth)
+    }
+
+    /// The map of `shards` shards, and each one's live tiles.
+    package func split(into shards: Int) -> (map: ShardMap, tiles: [[Overlay]]) {
+        let map = ShardMap.splitting(codes: codes, into: shards)
+        var given = Array(repeating: [Overlay](), count: shards), shard = 0
+        for (code, tile) in zip(codes, tiles) {
+            while shard + 1 < shards, map.starts[shard + 1] <= code { shard += 1 }
+            given[shard].append(tile)
+        }
+        return (map, given)
     }
 }

@@ -58,7 +58,11 @@ public struct ShardMap: Sendable, Equatable {
     /// `least` tiles each: a small pattern stays on one shard (its halos in memory), a
     /// big one spreads over them all. Shards left without tiles own nothing.
     public static func splitting(_ tiles: [TileKey], into shards: Int, least: Int = 64) -> ShardMap {
-        let codes = tiles.map(code(of:)).sorted()
+        splitting(codes: tiles.map(code(of:)).sorted(), into: shards, least: least)
+    }
+
+    /// The same, of tiles given by their places in Morton order, ascending.
+    public static func splitting(codes: [UInt128], into shards: Int, least: Int = 64) -> ShardMap {
         let used = min(shards, max(1, codes.count / max(1, least)))
         var starts: [UInt128] = [0]
         for share in 1..<max(1, used) { starts.append(codes[share * codes.count / used]) }

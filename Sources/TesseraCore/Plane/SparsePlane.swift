@@ -115,6 +115,7 @@ public final class SparsePlane {
         let (left, top) = (part.left - origin.x, part.top - origin.y)
         let first = TileKey(cellX: left, y: top)
         let last = TileKey(cellX: left + cells.width - 1, y: top + cells.height - 1)
+        var touched: [Int32] = []
         for ty in first.y...last.y {
             for tx in first.x...last.x {
                 let key = TileKey(x: tx, y: ty)
@@ -134,12 +135,13 @@ public final class SparsePlane {
                 store.alive[2 * Int(slot) + parity] = tessera_tile_alive(present)
                 unsure.insert(slot)
                 mark(slot)
+                touched.append(slot)
                 // Its neighbours' next generation may differ from what they hold.
                 for other in neighbourSlots(of: slot) { mark(other) }
             }
         }
         // Every edge that touches life gets its neighbour before the next step.
-        for slot in due { addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity]) }
+        for slot in touched { addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity]) }
     }
 
     @inline(__always)
@@ -437,6 +439,17 @@ public final class SparsePlane {
             }
         }
         return dots
+    }
+
+    /// Each live tile (in the plane's own keys) and its live cells (Golly's coordinates),
+    /// in order of rows, then columns.
+    public func liveTileParts() -> [(key: TileKey, cells: PlacedCells)] {
+        liveSlots.compactMap { slot in
+            let key = store.keys[Int(slot)], cells = store.cells(slot, parity)
+            var grid = BitGrid(width: 64, height: TileStore.words)
+            for r in 0..<TileStore.words where cells[r] != 0 { grid.insertBits(cells[r], count: 64, x: 0, y: r) }
+            return PlacedCells(trimming: grid, left: key.x << 6 + origin.x, top: key.y << 6 + origin.y).map { (key, $0) }
+        }
     }
 
     /// The live cells as parts (Golly's coordinates): each run of live tiles side by
