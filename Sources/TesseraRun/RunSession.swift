@@ -342,7 +342,6 @@ package struct RunSession: Sendable {
             try await plane.write(to: output)
         }
         var outcome = await coordinator.outcome
-        outcome.sparseTiles = await coordinator.shardTiles
         if let head { outcome = outcome.after(head.record(workers: workers.count, started: true, handedOver: true)) }
         return outcome
     }

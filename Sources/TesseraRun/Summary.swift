@@ -29,6 +29,10 @@ package enum Summary {
         if let tiles = outcome.sparseTiles {
             placement += " as a sparse map (\(tiles) tile\(tiles == 1 ? "" : "s") of 64x64 at the end)"
         }
+        if let last = outcome.shardDeals.last {
+            let times = outcome.shardDeals.count
+            placement += ", its shards dealt again \(times == 1 ? "once" : "\(times) times") (last at generation \(last))"
+        }
         if setup.isUnbounded || outcome.sparseTiles != nil {
             // Windows come and go with the pattern: no one board size or tiling to name.
             let speed = Double(generations) / max(outcome.seconds, 1e-9)
@@ -77,8 +81,9 @@ package enum Summary {
                      snapshots[snapshots.count / 2] * 1000, snapshots.last! * 1000)]
         return [line] + kept + losses + moves + workers.map { w in
             let r = w.report
-            let tiles = w.tiles.map(\.description).joined(separator: " ")
-            return "  worker \(w.index) (pid \(w.pid) on \(w.host), tiles \(tiles)): "
+            let tiles = r.shard.map { "a shard of \($0.tiles) tile\($0.tiles == 1 ? "" : "s")" }
+                ?? "tiles " + w.tiles.map(\.description).joined(separator: " ")
+            return "  worker \(w.index) (pid \(w.pid) on \(w.host), \(tiles)): "
                 + String(cFormat: "compute %.3f s, halo wait %.3f s (%.1f%%), sent ", r.computeSeconds, r.waitSeconds,
                          100 * r.waitSeconds / max(r.computeSeconds + r.waitSeconds, 1e-9)) + Format.bytes(r.bytesSent)
         }

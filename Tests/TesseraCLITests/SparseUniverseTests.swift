@@ -4,17 +4,18 @@ import TesseraCore
 
 /// The unbounded plane's memory follows its live cells: a file that declares a box of
 /// 2^30 cells a side, or strings cells out over a million of them, is read as its live
-/// blocks and stepped as tiles where life is, and gives bgolly's board.
+/// blocks and stepped as tiles where life is, in this process or as shards on worker
+/// processes, and gives bgolly's board.
 @Suite struct SparseUniverseTests {
     /// Peak resident memory of `tessera` with `arguments`, in KiB, from GNU time.
-    func peakKiB(_ arguments: [String]) throws -> (status: Int32, stderr: String, kib: Int) {
+    func peakKiB(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String, kib: Int) {
         let time = URL(fileURLWithPath: "/usr/bin/time")
         guard FileManager.default.isExecutableFile(atPath: time.path) else {
             throw TesseraError("GNU time is not installed", fix: "apt-get install time (deploy/install-deps.sh installs it)")
         }
         let result = try Harness.run(time, ["-f", "peak %M", Harness.tessera.path] + arguments)
         let line = result.stderr.split(separator: "\n").last { $0.hasPrefix("peak ") } ?? ""
-        return (result.status, result.stderr, Int(line.dropFirst(5)) ?? .max)
+        return (result.status, result.stdout, result.stderr, Int(line.dropFirst(5)) ?? .max)
     }
 
     /// Gliders in two far corners of a 2^30 box, and 350 blinkers 3000 cells apart on a
@@ -37,7 +38,7 @@ import TesseraCore
         try text.write(to: input, atomically: true, encoding: .utf8)
         let golly = try Harness.golly(input, generations: 301)
         #expect(golly.count == 10 + 350 * 3)
-        for layout in [["--algorithm", "tiles", "--workers", "0"], []] {
+        for layout in [["--algorithm", "tiles", "--workers", "0"], [], ["--workers", "2"]] {
             let output = dir.appendingPathComponent("out\(layout.count).mc")
             let run = try peakKiB(["run", input.path, "--generations", "301", "--output", output.path] + layout)
             #expect(run.status == 0, "\(layout): \(run.stderr)")
@@ -71,10 +72,14 @@ import TesseraCore
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Harness.cells(ofPatternFile: output) == golly)
         #expect(run.kib < 48 << 10, "peak \(run.kib) KiB")
-        // Workers would hold every cell of their tiles: refused, with the run that works.
-        let workers = try Harness.tessera(["run", input.path, "--generations", "10", "--workers", "2"])
-        #expect(workers.status == 2)
-        #expect(workers.stderr.contains("give --workers 0: this process steps the board as a sparse map"), "\(workers.stderr)")
+        // On workers, dense tiles would hold every cell: shards of a sparse map hold
+        // what lives (so few tiles stay on one shard; the others trade empty bands).
+        let sharded = dir.appendingPathComponent("sharded.mc")
+        let workers = try peakKiB(["run", input.path, "--generations", "4000", "--workers", "3", "--output", sharded.path])
+        #expect(workers.status == 0, "\(workers.stderr)")
+        #expect(workers.stdout.contains("3 workers as a sparse map"), "\(workers.stdout)")
+        #expect(try Harness.cells(ofPatternFile: sharded) == golly)
+        #expect(workers.kib < 48 << 10, "peak \(workers.kib) KiB")
     }
 
     /// A torus of whole tiles steps as a sparse map too: a glider gun whose gliders
@@ -92,5 +97,24 @@ import TesseraCore
         let run = try Harness.tessera(["run", input.path, "--generations", "3000", "--workers", "0", "--output", output.path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Harness.cells(ofPatternFile: output) == golly)
+    }
+
+    /// A soup patch of about 200 tiles on the unbounded plane, cut into three shards on
+    /// three worker processes, which trade bands every stretch: bgolly's board, and
+    /// the output written from the shards' parts.
+    @Test(.timeLimit(.minutes(2)))
+    func aSoupOnTheUnboundedPlaneRunsAsShardsOnWorkers() throws {
+        let dir = try Harness.temporaryDirectory()
+        let torus = try Harness.soupFile(density: "0.35", seed: 11, rule: "B3/S23:T1024,768", in: dir)
+        let input = dir.appendingPathComponent("patch.rle")
+        try String(contentsOf: torus, encoding: .utf8).replacingOccurrences(of: ":T1024,768", with: "")
+            .write(to: input, atomically: true, encoding: .utf8)
+        let golly = try Harness.golly(input, generations: 300)
+        let output = dir.appendingPathComponent("out.rle")
+        let run = try peakKiB(["run", input.path, "--generations", "300", "--workers", "3", "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("3 workers as a sparse map") && run.stdout.contains("population \(golly.count),"), "\(run.stdout)")
+        #expect(try Harness.cells(ofPatternFile: output) == golly)
+        #expect(run.kib < 64 << 10, "peak \(run.kib) KiB")
     }
 }

@@ -155,29 +155,31 @@ import TesseraPatterns
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 20000)))
     }
 
-    /// The same on the unbounded plane, where the window moves after the gun's gliders:
-    /// it is cut again once, and each later window keeps a tile for the joiner. With
-    /// --no-balance the joiner stays idle, and the window's moves go on without it.
-    /// (One case at a time: each holds a test thread for the whole run.)
-    @Test(.timeLimit(.minutes(3)), .serialized, arguments: [true, false])
-    func aWorkerThatJoinsAnUnboundedRunKeepsItsTileAsTheWindowMoves(balancing: Bool) throws {
+    /// On the unbounded plane the workers hold shards of a sparse map: one that joins
+    /// takes a share of a soup patch's tiles once the shards are dealt again between
+    /// stretches, and the board is still Golly's. (With --no-balance it would stay idle:
+    /// `CoordinatorStateTests`.)
+    @Test(.timeLimit(.minutes(3)))
+    func aWorkerThatJoinsAnUnboundedRunGetsAShard() throws {
         let dir = try Harness.temporaryDirectory()
-        let gun = try write("x = 36, y = 9, rule = B3/S23\n24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!\n",
-                            "gun.rle", in: dir)
-        let output = dir.appendingPathComponent("gun-out.rle")
-        let coordinator = try RunningTessera(["coordinator", gun.path, "--workers", "1", "--generations", "12000",
-                                              "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"]
-                                             + (balancing ? [] : ["--no-balance"]))
+        let torus = try Harness.soupFile(density: "0.35", seed: 11, rule: "B3/S23:T1024,768", in: dir)
+        let patch = try write(String(contentsOf: torus, encoding: .utf8).replacingOccurrences(of: ":T1024,768", with: ""),
+                              "patch.rle", in: dir)
+        let output = dir.appendingPathComponent("patch-out.rle")
+        let coordinator = try RunningTessera(["coordinator", patch.path, "--workers", "1", "--generations", "40000",
+                                              "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"])
         let endpoint = try coordinator.workerEndpoint()
         let first = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
         _ = try Processes.poll(timeout: 60, "the worker to step") { Processes.cpuSeconds(first.pid) > 0.5 ? true : nil }
         let late = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
         #expect(coordinator.wait(timeout: 150) == 0, "\(coordinator.errorText)")
-        let cuts = coordinator.errorText.split(separator: "\n").filter { $0.contains("cut the board again") }
-        #expect(cuts.count == (balancing ? 1 : 0), "\(coordinator.errorText)")
-        #expect(coordinator.outputText.contains("on the unbounded plane B3/S23, 2 workers\(balancing ? ", tiles cut again into" : ":")"),
-                "\(coordinator.outputText)")
+        #expect(coordinator.errorText.contains("joined: dealing the shards again at generation"), "\(coordinator.errorText)")
+        let report = coordinator.outputText
+        #expect(report.contains("on the unbounded plane B3/S23, 2 workers as a sparse map") && report.contains("its shards dealt again once"),
+                "\(report)")
+        // The joiner (worker 1) holds tiles of its own.
+        #expect(report.split(separator: "\n").contains { $0.contains("worker 1 (") && !$0.contains("a shard of 0 tiles") }, "\(report)")
         for worker in [first, late] { #expect(worker.wait(timeout: 20) == 0) }
-        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(gun, generations: 12000)))
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(patch, generations: 40000)))
     }
 }

@@ -734,12 +734,25 @@ import TesseraCore
         #expect(throws: TesseraError.self) { try state.begin(.collect(area: TileRect(x: 0, y: 0, width: 1, height: 1))) }
     }
 
-    @Test func aShardHostThatAsksToLeaveStays() {
+    @Test func shardsAreDealtAgainForAWorkerThatJoinsOrAShardHostThatLeaves() throws {
         var (state, _) = sharded()
         _ = state.receive(.ready, from: a, now: at(0.1))
         _ = state.receive(.ready, from: b, now: at(0.1))
-        let effects = state.receive(.leaving, from: a, now: at(0.2))
-        #expect(sent(effects).map(\.0) == [.stays(reason: "its shard of the sparse plane cannot move to another worker yet")])
-        #expect(!state.members[0].leaving && !state.members[0].gone)
+        #expect(state.shardsToDealAgain(balancing: true) == nil)
+        let c: PeerID = Array("worker-c".utf8)
+        #expect(logs(state.receive(Self.hello("c", pid: 3), from: c, now: at(0.2))).first?.contains("gets a shard when the shards are next dealt") == true)
+        #expect(state.shardsToDealAgain(balancing: true) == nil, "not proven yet")
+        _ = state.receive(Self.beat, from: c, now: at(0.2))
+        #expect(state.shardsToDealAgain(balancing: true) == "worker 2 (pid 3 on c) joined")
+        #expect(state.shardsToDealAgain(balancing: false) == nil, "with --no-balance it stays idle")
+        // A shard host that asks to leave goes once its shard's cells are dealt to the others.
+        #expect(logs(state.receive(.leaving, from: a, now: at(0.3))) == ["worker 0 (pid 1 on a, shard 0) asked to leave: its shard's cells go to the others when the workers next stop"])
+        #expect(state.shardsToDealAgain(balancing: false) == "worker 0 (pid 1 on a, shard 0) asked to leave")
+        let parts = try ShardPlan(parts: [], rule: .life, board: nil)
+        let effects = try state.begin(.replan(RunPlan.sharded(parts, tiling: state.plan.tiling, rule: .life, generation: 5, generations: 10)))
+        let told = sent(effects)
+        #expect(told.first.map { $0.0 == .shutdown && $0.1 == a } == true)
+        #expect(told.compactMap { if case .shard(let given) = $0.0 { given.endpoints } else { nil } }.first == ["tcp://b:1", "tcp://c:1"])
+        #expect(state.shardsToDealAgain(balancing: true) == nil)
     }
 }

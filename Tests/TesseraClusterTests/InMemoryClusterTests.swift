@@ -27,14 +27,16 @@ import TesseraWire
 
     /// Runs `body` on a coordinator of `workers` workers, each a task here. Waits for
     /// workers and for the coordinator are long: this process's other tests may hold the
-    /// task pool's threads for a while, and nothing here should take that for a loss. `doomed`
+    /// task pool's threads for a while, and nothing here should take that for a loss (the
+    /// coordinator's 3 s of silence, which a lost worker takes to be noticed, outlast a
+    /// saturated machine's late heartbeats). `doomed`
     /// names a worker (by start order) whose task ends when `lose` resolves, as if its
     /// process died: its pump leaves the network and the others never hear it again.
     static func withCluster<T: Sendable>(workers: Int, plan: RunPlan, doomed: Int? = nil, lose: Completion<Void> = .init(),
                                          _ body: @Sendable (Coordinator) async throws -> T) async throws -> T {
         try await MessagePump.with(.coordinator(listen: "memory://coordinator-*")) { pump in
             let coordinator = Coordinator(pump: pump, workers: workers, plan: plan, connectTimeout: .seconds(600),
-                                          silence: .seconds(1))
+                                          silence: .seconds(3))
             await coordinator.setRestarts(1)
             let endpoint = pump.boundEndpoint
             var services = ServiceGroup()

@@ -31,9 +31,12 @@ package struct RunOutcome: Sendable {
     package let snapshots: [(generation: UInt64, seconds: Double)]
     /// The board cut again for workers that joined: generation, and the new tiles.
     package let recuts: [(generation: UInt64, columns: Int, rows: Int)]
-    /// For a run stepped in one process as a sparse map of 64x64 tiles: the tiles it
-    /// held at the end.
+    /// For a run stepped as a sparse map of 64x64 tiles (in one process, or as shards on
+    /// workers): the tiles it held at the end.
     package var sparseTiles: Int?
+    /// Generations at which a sparse plane's shards were dealt again, to workers that
+    /// joined or without those that left.
+    package var shardDeals: [UInt64] = []
 
     package init(seconds: Double, population: Int, workers: [WorkerSummary], generations: UInt64, rebalances: [Rebalance] = [],
                  checkpoints: [(generation: UInt64, seconds: Double)] = [], recoveries: [Coordinator.Recovery] = [],
@@ -398,9 +401,8 @@ package actor Coordinator {
     package func advance(_ generations: UInt64, balancing: Balancing) async throws {
         // One worker with one tile steps straight through, unless a worker may join; no
         // generations need no stretches.
-        // Shards do not move yet: their stretches trade bands, not tiles.
-        guard generations > 0, state.plan.shards == nil,
-              state.members.count > 1 || state.plan.tiling.tiles.count > 1 || checkpointing != nil || balancing != .off else {
+        if state.plan.shards != nil { return try await advanceShards(generations, balancing: balancing) }
+        guard generations > 0, state.members.count > 1 || state.plan.tiling.tiles.count > 1 || checkpointing != nil || balancing != .off else {
             return try await advance(generations)
         }
         var generator = SplitMix64(seed: { if case .random(let seed) = balancing { seed } else { 0 } }())
@@ -448,6 +450,35 @@ package actor Coordinator {
             schedule.moved(moves.keys)
         }
     }
+
+    /// Advances a sparse plane spread over the workers as shards, in stretches that grow
+    /// to about a quarter second: between them, once a worker joined or a shard host
+    /// asked to leave (`CoordinatorState.shardsToDealAgain`), the live cells are read and
+    /// dealt again as shards of the workers that stay. The shards are found and ordered
+    /// off this actor, which goes on hearing and beating meanwhile.
+    private nonisolated func advanceShards(_ generations: UInt64, balancing: Balancing) async throws {
+        var left = generations, stretch: UInt64 = 64
+        while left > 0 {
+            if let why = await state.shardsToDealAgain(balancing: balancing != .off) { try await dealShardsAgain(because: why) }
+            let count = min(left, stretch), clock = ContinuousClock(), started = clock.now
+            try await advance(count)
+            left -= count
+            if clock.now - started < .milliseconds(250) { stretch = min(stretch * 2, 1 << 24) }
+        }
+    }
+
+    private nonisolated func dealShardsAgain(because why: String) async throws {
+        let parts = try await liveParts()
+        let (plan, generation) = await (state.plan, state.generation)
+        guard let shards = plan.shards else { return }
+        let next = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
+        Wire.log("coordinator", "\(why): dealing the shards again at generation \(generation)")
+        try await replan(RunPlan.sharded(next, tiling: plan.tiling, rule: plan.rule, generation: generation, generations: plan.generations))
+        await noteShardDeal(at: generation)
+    }
+
+    private func noteShardDeal(at generation: UInt64) { shardDeals.append(generation) }
+    private var shardDeals: [UInt64] = []
 
     /// Cuts the board again for workers that joined, where `CoordinatorState.recutForJoiners`
     /// says so, from its cells at this generation. Returns whether it did.
@@ -666,9 +697,11 @@ package actor Coordinator {
     package var shardTiles: Int { state.shardTiles }
 
     package var outcome: RunOutcome {
-        RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
-                   generations: generationsRun, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries,
-                   snapshots: snapshots, recuts: recuts)
+        var outcome = RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
+                                 generations: generationsRun, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries,
+                                 snapshots: snapshots, recuts: recuts)
+        if state.plan.shards != nil { (outcome.sparseTiles, outcome.shardDeals) = (state.shardTiles, shardDeals) }
+        return outcome
     }
 
     /// Generations advanced, less those a rollback made the run step again: the run's own.

@@ -35,6 +35,9 @@ extension CoordinatorState {
             let holders = members.indices.filter(isActive).count
             members.append(Member(peer: peer, hello: hello, lastHeard: now))
             guard phase != .gathering else { return [] }
+            if plan.shards != nil {
+                return [.log("worker pid \(hello.pid) on \(hello.host) joins the run: it gets a shard when the shards are next dealt (with --no-balance it stays idle)")]
+            }
             // Tiles move whole: with one each already, a newcomer has none to take until
             // the coordinator cuts the board again (`Coordinator.cutTilesForJoiners`).
             guard plan.tiling.tiles.count > holders else {
@@ -185,17 +188,14 @@ extension CoordinatorState {
             let gone = members.remove(at: index)
             return [.send(.shutdown, to: gone.peer), .log("worker pid \(gone.hello.pid) on \(gone.hello.host) left before the run started")]
         }
-        if members[index].shard != nil {
-            return [.send(.stays(reason: "its shard of the sparse plane cannot move to another worker yet"), to: members[index].peer),
-                    .log("\(describe(index)) asked to leave, but shards do not move yet: it stays")]
-        }
-        guard members[index].tiles.isEmpty else {
+        guard !holdsBoard(index) else {
             guard members.indices.contains(where: { $0 != index && isActive($0) }) else {
                 return [.send(.stays(reason: "no other worker could take its tiles"), to: members[index].peer),
                         .log("\(describe(index)) asked to leave, but no other worker could take its tiles: it stays")]
             }
             members[index].leaving = true
-            return [.log("\(describe(index)) asked to leave: its tiles move to the others when the workers next stop")]
+            let what = members[index].shard == nil ? "its tiles move" : "its shard's cells go"
+            return [.log("\(describe(index)) asked to leave: \(what) to the others when the workers next stop")]
         }
         return [.send(.shutdown, to: members[index].peer), .log("\(describe(index)) left")] + forget(index)
     }

@@ -50,6 +50,7 @@ extension CoordinatorState {
     /// tile any more to go: worker numbers close up. Only between operations.
     mutating func compact() -> [Effect] {
         var effects: [Effect] = []
+        // A leaving shard host's cells were read before its shard was dealt again.
         for index in members.indices where members[index].leaving && members[index].tiles.isEmpty {
             effects += [.send(.shutdown, to: members[index].peer), .log("\(describe(index)) handed off its tiles and left")]
             members[index].gone = true
@@ -240,6 +241,18 @@ extension CoordinatorState {
             }
         }
         return effects
+    }
+
+    /// Why the shards should be dealt again before the next stretch: a shard host asked
+    /// to leave, or a worker joined (it takes a share, unless `balancing` is off); nil
+    /// while they stay as they are.
+    package func shardsToDealAgain(balancing: Bool) -> String? {
+        guard plan.shards != nil, phase == .idle, lostWhileIdle == nil else { return nil }
+        if let leaver = members.indices.first(where: { members[$0].leaving && members[$0].shard != nil && !members[$0].gone }) {
+            return "\(describe(leaver)) asked to leave"
+        }
+        guard balancing, let joiner = members.indices.first(where: { isActive($0) && members[$0].shard == nil }) else { return nil }
+        return "worker \(joiner) (pid \(members[joiner].hello.pid) on \(members[joiner].hello.host)) joined"
     }
 
     /// Gives each active worker a shard of the sparse plane `shards`: a range of the
