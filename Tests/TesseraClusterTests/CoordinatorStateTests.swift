@@ -698,6 +698,7 @@ import TesseraCore
         let (state, shards) = sharded()
         #expect(shards.map(\.shard) == [0, 1])
         #expect(shards.allSatisfy { $0.map == shards[0].map && $0.endpoints == ["tcp://a:1", "tcp://b:1"] && $0.generation == 5 && $0.depth == 16 })
+        #expect(shards.allSatisfy { $0.parts.count == $0.partCount }, "a few hundred tiles come in one message")
         #expect(state.members.map(\.shard) == [0, 1])
         // Every live cell goes to exactly one shard: the one that owns its tile.
         let planes = try shards.map { try SparsePlane(parts: $0.parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }, rule: .life) }
@@ -707,6 +708,27 @@ import TesseraCore
         let soup = try Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 1024, height: 1024).population
         #expect(planes.map(\.population).reduce(0, +) == soup + 5)
         #expect(planes.allSatisfy { $0.tileCount >= 64 })
+    }
+
+    @Test func aBigShardIsSentInChunks() throws {
+        // 9000 lone cells a tile apart: two shards of 4500 tiles each.
+        var cell = BitGrid(width: 1, height: 1)
+        cell[0, 0] = true
+        let parts = (0..<9000).map { PlacedCells(cells: cell, left: 64 * ($0 % 100), top: 64 * ($0 / 100)) }
+        let plan = RunPlan.sharded(try ShardPlan(parts: parts, rule: .life, board: nil), tiling: Self.tiling, rule: .life,
+                                   generation: 0, generations: 1)
+        var state = CoordinatorState(.init(plan: plan, workers: 2, silence: .seconds(5), connectDeadline: Self.start + .seconds(30),
+                                           servesPresenter: false))
+        _ = state.receive(Self.hello("a"), from: a, now: at(0))
+        _ = state.receive(Self.beat, from: a, now: at(0))
+        _ = state.receive(Self.hello("b"), from: b, now: at(0))
+        let toA = sent(state.receive(Self.beat, from: b, now: at(0))).filter { $0.1 == a }.map(\.0)
+        guard case .shard(let given)? = toA.first, case .shardCells(let rest)? = toA.last, toA.count == 2 else {
+            Issue.record("expected a shard and one more message of its cells: \(toA.map(\.kind))")
+            return
+        }
+        #expect(given.parts.count == ShardAssignment.chunk && given.partCount == ShardAssignment.chunk + rest.count)
+        #expect(given.partCount == 4500)
     }
 
     @Test func shardsAdvanceReportTheirFiguresAndAreReadAsParts() throws {
@@ -726,10 +748,12 @@ import TesseraCore
         #expect(state.generation == 15)
         let read = try state.begin(.readParts)
         #expect(sent(read).map(\.0) == [.readParts(op: 2), .readParts(op: 2)])
+        // Parts come in chunks, the last one marked; a worker's parts after its last are strays.
         let part = Overlay(cells: BitGrid(width: 1, height: 1), x: 3, y: 4)
-        #expect(state.receive(.parts(op: 2, [part]), from: b, now: at(0.3)).isEmpty)
-        #expect(logs(state.receive(.parts(op: 2, [part]), from: b, now: at(0.3))).first?.contains("stray") == true)
-        #expect(state.receive(.parts(op: 2, []), from: a, now: at(0.3)) == [.completed(.parts([part]))])
+        #expect(state.receive(.parts(op: 2, [part], last: false), from: b, now: at(0.3)).isEmpty)
+        #expect(state.receive(.parts(op: 2, [part], last: true), from: b, now: at(0.3)).isEmpty)
+        #expect(logs(state.receive(.parts(op: 2, [part], last: true), from: b, now: at(0.3))).first?.contains("stray") == true)
+        #expect(state.receive(.parts(op: 2, [], last: true), from: a, now: at(0.3)) == [.completed(.parts([part, part]))])
         // What needs tiles is refused, with the way out.
         #expect(throws: TesseraError.self) { try state.begin(.collect(area: TileRect(x: 0, y: 0, width: 1, height: 1))) }
     }

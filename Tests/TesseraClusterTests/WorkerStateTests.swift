@@ -218,6 +218,23 @@ import TesseraWire
         #expect(Self.build(in: effects) != nil)
     }
 
+    @Test func aBigShardIsMadeOnceAllItsCellsAreIn() {
+        var state = WorkerState()
+        let part = Overlay(cells: BitGrid(width: 1, height: 1), x: 0, y: 0)
+        let first = ShardAssignment(shard: 0, map: ShardMap(starts: [0]), rule: .life, board: nil, depth: 8, generation: 0,
+                                    endpoints: ["memory://w0"], epoch: 1, haloToken: Self.token, parts: [part], partCount: 3)
+        #expect(state.receive(.shardCells([part])) == Self.failure("got cells for a shard it is not waiting for"))
+        #expect(state.receive(.shard(first)).isEmpty)
+        #expect(state.receive(.shardCells([part])).isEmpty)
+        let whole = first.holding([part, part, part])
+        #expect(state.receive(.shardCells([part])) == [.hostShard(whole)])
+        #expect(state.receive(.shardCells([part])) == Self.failure("got cells for a shard it is not waiting for"))
+        #expect(state.shardBuilt(whole) == [.send(.ready)])
+        var over = WorkerState()
+        _ = over.receive(.shard(first))
+        #expect(over.receive(.shardCells([part, part, part])) == Self.failure("got 4 parts for its shard, which has 3"))
+    }
+
     @Test func bandsAreTakenOnlyFromAnotherShardUnderTheCurrentAssignment() throws {
         var state = WorkerState()
         let bands = Bands(generation: 0, epoch: 2, parts: [])

@@ -106,13 +106,14 @@ import TesseraCore
         .bands(Bands(generation: 64, epoch: 3, parts: [])),
         .shard(ShardAssignment(shard: 1, map: ShardMap(starts: [0, 1 << 100, .max]), rule: .life, board: nil, depth: 32,
                                generation: 1 << 40, endpoints: ["tcp://a:1", "tcp://b:2", "memory://worker-3"], epoch: 2,
-                               haloToken: Self.token, parts: [Overlay(cells: grid, x: -1 << 40, y: 5)])),
+                               haloToken: Self.token, parts: [Overlay(cells: grid, x: -1 << 40, y: 5)], partCount: 9000)),
         .shard(ShardAssignment(shard: 0, map: ShardMap(starts: [0]), rule: Rule(birth: 0b1000, survive: 0b1100),
                                board: BoardShape(width: 4096, height: 64, topology: .torus, left: -2048, top: 0), depth: 1,
                                generation: 0, endpoints: ["tcp://a:1"], epoch: 1, haloToken: Self.token, parts: [])),
         .readParts(op: 40),
-        .parts(op: 40, [Overlay(cells: grid, x: -(1 << 61), y: 1 << 61)]),
-        .parts(op: 41, []),
+        .parts(op: 40, [Overlay(cells: grid, x: -(1 << 61), y: 1 << 61)], last: false),
+        .parts(op: 41, [], last: true),
+        .shardCells([Overlay(cells: grid, x: 64, y: -64), Overlay(cells: grid, x: 0, y: 0)]),
         .done(op: 42, {
             var report = WorkerReport(computeSeconds: 2, bytesSent: 1 << 33)
             report.shard = ShardFigures(population: 1 << 40, tiles: 123_456, bounds: CellBounds(left: -(1 << 50), top: 3, width: 1 << 51, height: 9))

@@ -20,6 +20,9 @@ package struct CorpusBench: Sendable {
     package var timeout: Double
     /// Where unpacked inputs and the outputs go while the bench runs.
     package var folder: String
+    /// Worker processes each `tessera run` steps its file on (`--workers`); nil: as a
+    /// user's plain run chooses.
+    package var workers: Int?
 
     package init(tessera: String, bgolly: String, rules: String, generations: UInt64, repeats: Int, timeout: Double, folder: String) {
         (self.tessera, self.bgolly, self.rules, self.generations) = (tessera, bgolly, rules, generations)
@@ -172,7 +175,7 @@ package struct CorpusBench: Sendable {
     /// Tessera's time and memory for the run alone (what bgolly is timed doing), then its
     /// result from one more run that writes it.
     private func runTessera(_ input: String, writing format: String) async throws -> Measured {
-        let run = [tessera, "run", input, "--generations", "\(generations)"]
+        let run = [tessera, "run", input, "--generations", "\(generations)"] + (workers.map { ["--workers", "\($0)"] } ?? [])
         var outcome = try await timed(run)
         guard outcome.seconds != nil else { return outcome }
         var output = folder + "/tessera." + format

@@ -84,11 +84,13 @@ extension CoordinatorState {
             return framePart(from: index, op: op, part)
         case .cells(let op, let part):
             return cellsPart(from: index, op: op, part)
-        case .parts(let op, let parts):
-            guard case .readParts? = operation?.kind, operation?.take(member: index, op: op) == true else {
+        case .parts(let op, let parts, let last):
+            guard case .readParts? = operation?.kind, operation?.op == op, operation?.members.contains(index) == true else {
                 return stray(message, from: index)
             }
             operation!.parts += parts
+            guard last else { return [] }
+            _ = operation!.take(member: index, op: op)
             guard operation!.isGathered else { return [] }
             return complete(.parts(operation!.parts))
         case .loaded(let op, let tile):

@@ -264,12 +264,17 @@ extension CoordinatorState {
         let (map, tiles) = shards.split(into: active.count)
         let endpoints = active.map { members[$0].hello.endpoint }
         epoch += 1
-        return active.enumerated().map { shard, index in
+        return active.enumerated().flatMap { shard, index in
             members[index].shard = shard
-            let parts = tiles[shard]
+            let parts = tiles[shard], chunk = ShardAssignment.chunk
             let given = ShardAssignment(shard: shard, map: map, rule: plan.rule, board: shards.board, depth: shards.depth,
-                                        generation: generation, endpoints: endpoints, epoch: epoch, haloToken: haloToken, parts: parts)
-            return .send(.shard(given), to: members[index].peer)
+                                        generation: generation, endpoints: endpoints, epoch: epoch, haloToken: haloToken,
+                                        parts: Array(parts.prefix(chunk)), partCount: parts.count)
+            // The rest in chunks: the heartbeats behind each are heard in time.
+            let rest = stride(from: chunk, to: parts.count, by: chunk).map { start in
+                Effect.send(.shardCells(Array(parts[start..<min(parts.count, start + chunk)])), to: members[index].peer)
+            }
+            return [.send(.shard(given), to: members[index].peer)] + rest
         }
     }
 

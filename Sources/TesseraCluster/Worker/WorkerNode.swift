@@ -231,7 +231,11 @@ package actor WorkerNode {
             case .sendParts(let op):
                 guard let shard else { break }
                 let parts = await shard.liveParts().map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
-                pump.send(.parts(op: op, parts), to: .coordinator)
+                let chunk = ShardAssignment.chunk
+                for start in stride(from: 0, through: parts.count, by: chunk) where start < parts.count || start == 0 {
+                    let end = min(parts.count, start + chunk)
+                    pump.send(.parts(op: op, Array(parts[start..<end]), last: end == parts.count), to: .coordinator)
+                }
             case .deliverBands(let bands, let from):
                 do {
                     try await shard?.receive(bands, from: from)

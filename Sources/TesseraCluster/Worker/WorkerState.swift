@@ -91,6 +91,8 @@ package struct WorkerState: Sendable {
     /// The shard of a sparse plane hosted in place of tiles, and whether it is built.
     package private(set) var shard: ShardAssignment?
     private var shardBuilt = false
+    /// Its starting cells so far, while more are to come (`shardCells`).
+    private var shardParts: [Overlay]?
     /// Starting cells of tiles not built yet.
     private var waiting: [TileID: TileStart] = [:]
     /// While tiles move: the assignment they move from, to tell which neighbours changed host.
@@ -123,6 +125,15 @@ package struct WorkerState: Sendable {
             return accept(assignment)
         case .shard(let assignment):
             return host(assignment)
+        case .shardCells(let parts):
+            guard let shard, shardParts != nil else { return report("got cells for a shard it is not waiting for") }
+            shardParts! += parts
+            guard shardParts!.count >= shard.partCount else { return [] }
+            guard shardParts!.count == shard.partCount else {
+                return report("got \(shardParts!.count) parts for its shard, which has \(shard.partCount)")
+            }
+            defer { shardParts = nil }
+            return [.hostShard(shard.holding(shardParts!))]
         case .load(let op, let part):
             return load(op: op, part)
         case .start(let op, let generations):
@@ -191,7 +202,7 @@ package struct WorkerState: Sendable {
         let previous = self.assignment
         var effects: [Effect] = []
         if shard != nil {
-            (shard, shardBuilt) = (nil, false)
+            (shard, shardBuilt, shardParts) = (nil, false, nil)
             effects.append(.dropShard)
         }
         self.assignment = assignment
@@ -243,12 +254,15 @@ package struct WorkerState: Sendable {
         haloToken = shard.haloToken
         (assignment, owners, waiting) = (nil, nil, [:])
         (self.shard, shardBuilt) = (shard, false)
-        return dropAll() + [.hostShard(shard)]
+        guard shard.parts.count < shard.partCount else { return dropAll() + [.hostShard(shard)] }
+        shardParts = shard.parts
+        return dropAll()
     }
 
     /// The shard of `hostShard` is made: the worker is ready.
     package mutating func shardBuilt(_ built: ShardAssignment) -> [Effect] {
-        guard shard == built else { return [] }
+        // One made for an assignment since replaced says nothing.
+        guard let shard, built.epoch == shard.epoch, built.shard == shard.shard else { return [] }
         shardBuilt = true
         return [.send(.ready)]
     }

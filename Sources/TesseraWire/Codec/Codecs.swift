@@ -294,6 +294,7 @@ extension ShardAssignment: WireCodable {
         w.u64(haloToken.high)
         w.u64(haloToken.low)
         w.parts(parts)
+        w.int(partCount)
     }
 
     package init(from r: inout WireReader) throws {
@@ -312,9 +313,10 @@ extension ShardAssignment: WireCodable {
             return endpoint
         }
         let epoch = try r.u64(), token = HaloToken(high: try r.u64(), low: try r.u64())
+        let parts = try r.parts(at: -(1 << 62)...(1 << 62), "part")
+        let count = try r.int(in: parts.count...(1 << 40), "part count")
         self.init(shard: shard, map: ShardMap(starts: starts), rule: rule, board: board, depth: depth, generation: generation,
-                  endpoints: endpoints, epoch: epoch, haloToken: token,
-                  parts: try r.parts(at: -(1 << 62)...(1 << 62), "part"))
+                  endpoints: endpoints, epoch: epoch, haloToken: token, parts: parts, partCount: count)
     }
 }
 

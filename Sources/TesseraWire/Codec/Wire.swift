@@ -20,7 +20,7 @@ package enum Wire {
     /// answer to a worker that asked to leave and cannot. 10: frames carry their dots'
     /// states. 11: a viewer's `toggleCell` carries the state it sets. 12: an assignment
     /// says how its tiles start in one field (`Assignment.Start`). 13: `bands` between the
-    /// shards of a sparse plane. 14: shards on workers (`shard`, `readParts`, `parts`, a
+    /// shards of a sparse plane. 14: shards on workers (`shard`, `shardCells`, `readParts`, `parts`, a
     /// shard's figures in `done`, bands under an epoch).
     package static let version: UInt16 = 14
     package static let headerSize = 12
@@ -37,7 +37,7 @@ package enum Wire {
         case snapshot, snapshotted, snapshotCopy
         case stays
         case bands
-        case shard, readParts, parts
+        case shard, readParts, parts, shardCells
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
@@ -46,7 +46,7 @@ package enum Wire {
                  .parts:
                 [.toCoordinator]
             case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt, .snapshot, .stays,
-                 .shard, .readParts:
+                 .shard, .readParts, .shardCells:
                 [.toWorker]
             case .tileState: [.toWorker, .toCoordinator]
             case .heartbeat: [.toCoordinator, .toWorker, .toPresenter]
@@ -73,9 +73,11 @@ package enum Wire {
         case .assign(let assignment): assignment.encode(to: &w)
         case .shard(let assignment): assignment.encode(to: &w)
         case .readParts(let op): w.u64(op)
-        case .parts(let op, let parts):
+        case .shardCells(let parts): w.parts(parts)
+        case .parts(let op, let parts, let last):
             w.u64(op)
             w.parts(parts)
+            w.bool(last)
         case .load(let op, let cells), .cells(let op, let cells):
             w.u64(op)
             cells.encode(to: &w)
@@ -172,7 +174,8 @@ package enum Wire {
         case .assign: message = .assign(try Assignment(from: &r))
         case .shard: message = .shard(try ShardAssignment(from: &r))
         case .readParts: message = .readParts(op: try r.u64())
-        case .parts: message = .parts(op: try r.u64(), try r.parts(at: -(1 << 62)...(1 << 62), "part"))
+        case .shardCells: message = .shardCells(try r.parts(at: -(1 << 62)...(1 << 62), "part"))
+        case .parts: message = .parts(op: try r.u64(), try r.parts(at: -(1 << 62)...(1 << 62), "part"), last: try r.bool())
         case .load: message = .load(op: try r.u64(), try TileCells(from: &r))
         case .ready: message = .ready
         case .loaded: message = .loaded(op: try r.u64(), tile: try TileID(from: &r))
@@ -293,6 +296,7 @@ extension Message {
         case .shard: .shard
         case .readParts: .readParts
         case .parts: .parts
+        case .shardCells: .shardCells
         }
     }
 }

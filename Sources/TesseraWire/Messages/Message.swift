@@ -19,6 +19,10 @@ package enum Message: Sendable, Equatable {
     /// The coordinator gives a worker its shard of a sparse plane (`ShardMap`), in
     /// place of tiles.
     case shard(ShardAssignment)
+    /// More of the shard's starting cells (`ShardAssignment.partCount`): a big pattern's
+    /// shard comes in messages of at most `ShardAssignment.chunk` parts, so that the
+    /// heartbeats behind each are heard in time.
+    case shardCells([Overlay])
     /// A worker built its tiles, or its shard.
     case ready
     /// A tile took the cells of `load`.
@@ -39,8 +43,9 @@ package enum Message: Sendable, Equatable {
     case cells(op: UInt64, TileCells)
     /// Asks a worker for its shard's live cells.
     case readParts(op: UInt64)
-    /// A shard's live cells, in Golly's coordinates: the answer to `readParts`.
-    case parts(op: UInt64, [Overlay])
+    /// Some of a shard's live cells, in Golly's coordinates: the answer to `readParts`,
+    /// in messages of at most `ShardAssignment.chunk` parts, the last one marked.
+    case parts(op: UInt64, [Overlay], last: Bool)
     /// Asks a worker to give up `tiles` (they move): each answers with its `tileState`,
     /// and the worker drops it.
     case handOff(op: UInt64, tiles: [TileID])

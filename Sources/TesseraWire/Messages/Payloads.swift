@@ -136,14 +136,25 @@ package struct ShardAssignment: Sendable, Equatable {
     /// As `Assignment.epoch`: bands sent under an earlier assignment are dropped.
     package let epoch: UInt64
     package let haloToken: HaloToken
-    /// The starting cells on this shard's tiles (and perhaps beside them), in Golly's
-    /// coordinates.
+    /// The starting cells on this shard's tiles, in Golly's coordinates: the first of
+    /// `partCount`, the rest in `shardCells` messages that follow.
     package let parts: [Overlay]
+    package let partCount: Int
+
+    /// The most parts one message carries: 4096 tiles' cells, at most 2 MiB.
+    package static let chunk = 4096
 
     package init(shard: Int, map: ShardMap, rule: Rule, board: BoardShape?, depth: Int, generation: UInt64,
-                 endpoints: [String], epoch: UInt64, haloToken: HaloToken, parts: [Overlay]) {
+                 endpoints: [String], epoch: UInt64, haloToken: HaloToken, parts: [Overlay], partCount: Int? = nil) {
         (self.shard, self.map, self.rule, self.board, self.depth) = (shard, map, rule, board, depth)
         (self.generation, self.endpoints, self.epoch, self.haloToken, self.parts) = (generation, endpoints, epoch, haloToken, parts)
+        self.partCount = partCount ?? parts.count
+    }
+
+    /// The same assignment with all its parts, `parts`.
+    package func holding(_ parts: [Overlay]) -> ShardAssignment {
+        ShardAssignment(shard: shard, map: map, rule: rule, board: board, depth: depth, generation: generation,
+                        endpoints: endpoints, epoch: epoch, haloToken: haloToken, parts: parts, partCount: parts.count)
     }
 }
 

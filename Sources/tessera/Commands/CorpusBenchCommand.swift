@@ -30,9 +30,16 @@ struct CorpusBenchCommand: AsyncParsableCommand {
     @Option(help: "Folder for corpus.csv, corpus.json and corpus.svg.")
     var out: String = "results"
 
+    @Option(help: "Worker processes each tessera run steps its file on (default: as a plain 'tessera run' chooses).")
+    var workers: Int?
+
     func validate() throws {
         guard self.repeat >= 1 else { throw TesseraError("--repeat must be at least 1", fix: "give --repeat 1 or more") }
         guard timeout > 0, timeout.isFinite else { throw TesseraError("--timeout \(timeout) allows no run", fix: "give seconds above 0") }
+        if let workers {
+            guard workers >= 0 else { throw TesseraError("--workers \(workers) is no number of workers", fix: "give --workers 0 or more") }
+            try WorkerCount.check(workers)
+        }
     }
 
     func run() async throws {
@@ -49,8 +56,9 @@ struct CorpusBenchCommand: AsyncParsableCommand {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-corpus-\(getpid())").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        let bench = CorpusBench(tessera: LocalWorkers.executable, bgolly: bgolly, rules: Self.gollyRules, generations: generations,
+        var bench = CorpusBench(tessera: LocalWorkers.executable, bgolly: bgolly, rules: Self.gollyRules, generations: generations,
                                 repeats: self.repeat, timeout: timeout, folder: scratch)
+        bench.workers = workers
         var measured: [CorpusRow] = []
         let rows = try await ProgressLine.each(files, named: \.name) { file in
             let row = try await bench.measure(file)
