@@ -17,11 +17,9 @@ actor LocalPlane: LocalUniverse {
     private static let slice: UInt64 = 16
 
     init(_ setup: RunSetup, threads: Int = CPUAffinity.usableCount) throws {
-        if setup.isUnbounded {
-            plane = try SparsePlane(parts: setup.startingParts, rule: setup.rule, generation: setup.generation)
-        } else if setup.soup == nil {
-            plane = try SparsePlane(parts: setup.pattern?.placedParts(on: setup.shape.topology) ?? [], rule: setup.rule,
-                                    board: setup.shape, generation: setup.generation)
+        if setup.isUnbounded || setup.soup == nil {
+            plane = try SparsePlane(parts: setup.startingSparseParts, rule: setup.rule, board: setup.isUnbounded ? nil : setup.shape,
+                                    generation: setup.generation)
         } else {
             let start = setup.start
             plane = try Self.filled(setup.shape, rule: setup.rule, generation: setup.generation) {

@@ -147,7 +147,7 @@ package struct RunSession: Sendable {
         default: nil
         }
         if !sharded { try setup.checkTiles() }
-        let plan = sharded ? try shardPlan(of: setup.startingParts, at: setup.generation) : setup.plan(generations: generations)
+        let plan = sharded ? try shardPlan(of: setup.startingSparseParts, at: setup.generation) : setup.plan(generations: generations)
         return try await MessagePump.with(.coordinator(listen: listen, viewers: viewers), credentials: credentials) { pump in
             let coordinator = Coordinator(pump: pump, workers: workers.count, plan: plan,
                                           connectTimeout: connectTimeout, silence: silence,

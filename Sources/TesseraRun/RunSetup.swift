@@ -218,6 +218,12 @@ package struct RunSetup: Sendable {
         return atlas == nil ? pattern.placedParts(on: .infinite) : pattern.parts
     }
 
+    /// The pattern's live cells where Golly puts them on this board: on a bounded grid,
+    /// centred unless the file gives its place, as a sparse map holds them.
+    package var startingSparseParts: [PlacedCells] {
+        isUnbounded ? startingParts : pattern?.placedParts(on: shape.topology) ?? []
+    }
+
     /// On the unbounded plane, the macrocell tree the pattern was read from, where its
     /// cells are the tree's as they stand (placed from the origin).
     package var startingTree: QuadTree? {

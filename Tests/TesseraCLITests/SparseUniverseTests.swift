@@ -117,4 +117,22 @@ import TesseraCore
         #expect(try Harness.cells(ofPatternFile: output) == golly)
         #expect(run.kib < 64 << 10, "peak \(run.kib) KiB")
     }
+
+    /// A torus 2^20 cells a side, its pattern given without a place: Golly centres it,
+    /// and so must the shards that hold it on workers (dense tiles would need 128 GiB);
+    /// a run of no generations counts its cells too.
+    @Test(.timeLimit(.minutes(2)))
+    func aHugeTorusOnShardsHasItsPatternWhereGollyPutsIt() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("torus.rle")
+        try "x = 40, y = 3, rule = B3/S23:T1048576,1048576\nbo35b3o$2bo$3o!\n".write(to: input, atomically: true, encoding: .utf8)
+        for generations in [0, 200] {
+            let golly = try Harness.golly(input, generations: generations)
+            let output = dir.appendingPathComponent("out\(generations).mc")
+            let run = try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--workers", "2", "--output", output.path])
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("2 workers as a sparse map") && run.stdout.contains("population \(golly.count),"), "\(run.stdout)")
+            #expect(try Harness.cells(ofPatternFile: output) == golly)
+        }
+    }
 }

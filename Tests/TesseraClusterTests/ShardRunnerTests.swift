@@ -44,7 +44,7 @@ import TesseraWire
                                 try await runner.run(generations: 250, depth: 48) { other, bands in
                                     pump.send(HaloMessage.bands(bands), to: .peer(endpoint: names[other], presenting: identity))
                                 }
-                                return (me, await runner.liveParts(), await runner.tileCount)
+                                return (me, await runner.liveTileParts(), await runner.tileCount)
                             }
                         }
                     }

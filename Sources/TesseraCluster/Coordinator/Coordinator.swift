@@ -457,6 +457,8 @@ package actor Coordinator {
     /// dealt again as shards of the workers that stay. The shards are found and ordered
     /// off this actor, which goes on hearing and beating meanwhile.
     private nonisolated func advanceShards(_ generations: UInt64, balancing: Balancing) async throws {
+        // No generations: the shards' figures, as `advance` counts a soup's.
+        guard generations > 0 else { return try await advance(0) }
         var left = generations, stretch: UInt64 = 64
         while left > 0 {
             if let why = await state.shardsToDealAgain(balancing: balancing != .off) { try await dealShardsAgain(because: why) }
@@ -469,7 +471,7 @@ package actor Coordinator {
 
     private nonisolated func dealShardsAgain(because why: String) async throws {
         let parts = try await liveParts()
-        let (plan, generation) = await (state.plan, state.generation)
+        let (plan, generation) = await planInForce()
         guard let shards = plan.shards else { return }
         let next = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
         Wire.log("coordinator", "\(why): dealing the shards again at generation \(generation)")
@@ -478,6 +480,7 @@ package actor Coordinator {
     }
 
     private func noteShardDeal(at generation: UInt64) { shardDeals.append(generation) }
+    private func planInForce() -> (RunPlan, UInt64) { (state.plan, state.generation) }
     private var shardDeals: [UInt64] = []
 
     /// Cuts the board again for workers that joined, where `CoordinatorState.recutForJoiners`

@@ -52,7 +52,8 @@ extension CoordinatorState {
         var effects: [Effect] = []
         // A leaving shard host's cells were read before its shard was dealt again.
         for index in members.indices where members[index].leaving && members[index].tiles.isEmpty {
-            effects += [.send(.shutdown, to: members[index].peer), .log("\(describe(index)) handed off its tiles and left")]
+            let what = members[index].shard == nil ? "handed off its tiles" : "gave its shard's cells to the others"
+            effects += [.send(.shutdown, to: members[index].peer), .log("\(describe(index)) \(what) and left")]
             members[index].gone = true
         }
         let kept = members.indices.filter { !members[$0].gone }

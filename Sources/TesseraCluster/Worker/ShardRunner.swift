@@ -42,7 +42,9 @@ package actor ShardRunner {
 
     package var tileCount: Int { plane.tileCount }
     package var generation: UInt64 { plane.generation }
-    package func liveParts() -> [PlacedCells] { plane.liveParts() }
+    /// The live cells, a part a tile: each at most 64x64, so any 4096 of them make a
+    /// message of at most 2 MiB.
+    package func liveTileParts() -> [PlacedCells] { plane.liveTileParts().map(\.cells) }
     package var figures: ShardFigures { ShardFigures(population: plane.population, tiles: plane.tileCount, bounds: plane.bounds) }
 
     /// Steps `generations` in stretches of at most `depth` (1...64), handing each
@@ -75,7 +77,12 @@ package actor ShardRunner {
             for parts in (inbox.removeValue(forKey: first) ?? [:]).values {
                 for part in parts { plane.add(part) }
             }
-            plane.advance(UInt64(stretch))
+            // A generation at a time, each told to the heartbeats: a stretch of a huge
+            // shard can outlast the coordinator's patience for one that comes no further.
+            for _ in 0..<stretch {
+                plane.advance(1)
+                progress.record(generation: plane.generation)
+            }
             plane.crop { map.owner(of: $0) == me }
             left -= UInt64(stretch)
             progress.record(generation: plane.generation, compute: (waited - started) + (clock.now - arrived), wait: arrived - waited)

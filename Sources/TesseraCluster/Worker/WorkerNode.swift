@@ -229,8 +229,11 @@ package actor WorkerNode {
             case .dropShard:
                 shard = nil
             case .sendParts(let op):
-                guard let shard else { break }
-                let parts = await shard.liveParts().map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
+                guard let shard else {
+                    report("asked for its shard's cells before the shard was made")
+                    break
+                }
+                let parts = await shard.liveTileParts().map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
                 let chunk = ShardAssignment.chunk
                 for start in stride(from: 0, through: parts.count, by: chunk) where start < parts.count || start == 0 {
                     let end = min(parts.count, start + chunk)
@@ -313,7 +316,9 @@ package actor WorkerNode {
 
     /// Runs the shard `generations` generations, sending its bands to the other shards' inboxes.
     private func runShard(_ shard: ShardRunner, op: UInt64, generations: UInt64) async {
-        guard let assignment = state.shard else { return }
+        guard let assignment = state.shard else {
+            return _ = await apply(state.ran(.failed("asked to run a shard it does not host", reached: [:])))
+        }
         let (pump, endpoints) = (self.pump, assignment.endpoints)
         let identity = assignment.haloToken.identity(of: pump.boundEndpoint)
         do {

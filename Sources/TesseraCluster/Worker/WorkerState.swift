@@ -253,7 +253,7 @@ package struct WorkerState: Sendable {
         if let haloToken, haloToken != shard.haloToken { return report("was given another halo token than its run's") }
         haloToken = shard.haloToken
         (assignment, owners, waiting) = (nil, nil, [:])
-        (self.shard, shardBuilt) = (shard, false)
+        (self.shard, shardBuilt, shardParts) = (shard, false, nil)
         guard shard.parts.count < shard.partCount else { return dropAll() + [.hostShard(shard)] }
         shardParts = shard.parts
         return dropAll()

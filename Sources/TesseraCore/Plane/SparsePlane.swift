@@ -453,10 +453,9 @@ public final class SparsePlane {
     }
 
     /// The live cells as parts (Golly's coordinates): each run of live tiles side by
-    /// side in a row of tiles, cut to its live cells; of the tiles `keeps` takes only,
-    /// when given (one shard's, say).
-    public func liveParts(keeping keeps: ((TileKey) -> Bool)? = nil) -> [PlacedCells] {
-        let slots = keeps.map { keeps in liveSlots.filter { keeps(store.keys[Int($0)]) } } ?? liveSlots
+    /// side in a row of tiles, cut to its live cells.
+    public func liveParts() -> [PlacedCells] {
+        let slots = liveSlots
         var parts: [PlacedCells] = []
         var start = 0
         while start < slots.count {
