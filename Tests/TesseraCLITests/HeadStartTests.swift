@@ -118,18 +118,17 @@ import TesseraCore
     /// A worker lost after the hand-over, before any snapshot: the run rolls back to the
     /// cells it handed over (never to the pattern's start: the tiles are not the run's
     /// first), and ends with the board an undisturbed run writes. (A loss after a
-    /// snapshot goes as in ResilienceTests: the hand-over is then behind it.) A block
-    /// 6000 cells off widens the window, so it does not move within the run: the loss
-    /// cannot come after a move, whatever the machine's speed (at 0.4 s it did, once
-    /// stepping got faster).
+    /// snapshot goes as in ResilienceTests: the hand-over is then behind it.) The
+    /// workers hold the handed-over cells as shards of a sparse map, whose switch
+    /// engines grow for long enough (some seconds) to lose a worker in the middle.
     @Test(.timeLimit(.minutes(2)))
     func aWorkerLostAfterTheHandOverIsSurvived() throws {
         let dir = try Harness.temporaryDirectory()
         let engines = try write("x = 6002, y = 2, rule = B3/S23\n8ob5o3b3o6b7ob5o5961b2o$6000b2o!\n", "engines.rle", in: dir)
         let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
-        #expect(try Harness.tessera(["run", engines.path, "--generations", "20000", "--workers", "0",
+        #expect(try Harness.tessera(["run", engines.path, "--generations", "100000", "--workers", "0",
                                      "--output", undisturbed.path]).status == 0)
-        let run = try RunningTessera(["run", engines.path, "--generations", "20000", "--hand-over-at", "100",
+        let run = try RunningTessera(["run", engines.path, "--generations", "100000", "--hand-over-at", "100",
                                       "--output", output.path, "--report"])
         try ResilienceTests.killTheBusiestWorker(of: run, count: 2, after: 0.4)
         #expect(run.wait(timeout: 90) == 0, "\(run.errorText)")
