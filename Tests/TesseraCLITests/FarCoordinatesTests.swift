@@ -3,6 +3,10 @@ import Testing
 
 /// Coordinates at the ends of 64 bits are refused with one line, not trapped on; and
 /// cells a billion columns apart run where Golly runs them, as two small groups.
+///
+/// Each test runs several whole processes: alone they take seconds, but in the whole
+/// suite on two vCPUs some went past two minutes, so the limits of five are there to
+/// catch a hang, not to time them.
 @Suite struct FarCoordinatesTests {
     @Test(arguments: [
         ("#CXRLE Pos=-9223372036854775808,0\nx = 3, y = 1, rule = B3/S23\n3o!\n", "beyond ±2^62"),
@@ -40,7 +44,7 @@ import Testing
     /// Two blocks at the ends of a pattern 1000000002 cells wide: not one window around
     /// both (which "grew" past the widest window even at generation 0) but two groups,
     /// run by HashLife, by tiles and by workers, each giving bgolly's board.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(5)))
     func aPatternABillionCellsWideRunsAsGollyRunsIt() throws {
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent("wide.rle")
@@ -62,7 +66,7 @@ import Testing
     /// grid) is read into blocks where its cells are: on the unbounded plane its far
     /// corners run as Golly runs them, and on a bounded grid the box is centred as Golly
     /// centres it (a 25000² torus: a glider at its middle, a blinker across its corner).
-    @Test(.timeLimit(.minutes(2)), arguments: [
+    @Test(.timeLimit(.minutes(5)), arguments: [
         ("x = 200000, y = 200000, rule = B3/S23\nbo$2bo$3o199994$199997b3o!\n", [[], ["--algorithm", "tiles"], ["--workers", "2"]]),
         ("#CXRLE Pos=-7,1000000\nx = 200000, y = 3, rule = B3/S23\nbo$2bo$3o199994b3o!\n", [[], ["--algorithm", "tiles"]]),
         ("x = 25000, y = 25000, rule = B3/S23:T25000,25000\n12499$12490bo$12491bo$12489b3o12498$24997b3o!\n", [["--workers", "0"], ["--workers", "2"]]),

@@ -451,8 +451,9 @@ package actor Coordinator {
         }
     }
 
-    /// Advances a sparse plane spread over the workers as shards, in stretches that grow
-    /// to about a quarter second: between them, once a worker joined or a shard host
+    /// Advances a sparse plane spread over the workers as shards, in stretches that double
+    /// while each takes under a second (a stretch's round trip is its fixed cost, which a
+    /// loaded machine makes long): between them, once a worker joined or a shard host
     /// asked to leave (`CoordinatorState.shardsToDealAgain`), the live cells are read and
     /// dealt again as shards of the workers that stay. The shards are found and ordered
     /// off this actor, which goes on hearing and beating meanwhile.
@@ -465,7 +466,7 @@ package actor Coordinator {
             let count = min(left, stretch), clock = ContinuousClock(), started = clock.now
             try await advance(count)
             left -= count
-            if clock.now - started < .milliseconds(250) { stretch = min(stretch * 2, 1 << 24) }
+            if clock.now - started < .seconds(1) { stretch = min(stretch * 2, 1 << 24) }
         }
     }
 
