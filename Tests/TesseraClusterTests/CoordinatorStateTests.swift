@@ -701,7 +701,7 @@ import TesseraCore
         #expect(shards.allSatisfy { $0.parts.count == $0.partCount }, "a few hundred tiles come in one message")
         #expect(state.members.map(\.shard) == [0, 1])
         // Every live cell goes to exactly one shard: the one that owns its tile.
-        let planes = try shards.map { try SparsePlane(parts: $0.parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }, rule: .life) }
+        let planes = try shards.map { try SparsePlane(parts: $0.parts.map(PlacedCells.init), rule: .life) }
         for (index, plane) in planes.enumerated() {
             #expect(plane.liveTiles.allSatisfy { shards[index].map.owner(of: $0) == index })
         }

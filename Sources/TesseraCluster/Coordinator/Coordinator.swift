@@ -623,7 +623,7 @@ package actor Coordinator {
     /// coordinates: each shard's live tiles, runs of them side by side in a part.
     package func liveParts() async throws -> [PlacedCells] {
         guard case .parts(let parts) = try await read(.readParts) else { throw TesseraError("no cells came back") }
-        return parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }
+        return parts.map(PlacedCells.init)
     }
 
     /// A rectangle holding every live cell of `rect` (board coordinates), within a dot of
@@ -695,11 +695,6 @@ package actor Coordinator {
     package func shutdown() { apply(state.shutdown()) }
 
     /// What the run did so far.
-    /// On a sparse plane spread over the workers, as of the last advance: the live cells'
-    /// bounds (Golly's coordinates), and the tiles present on the shards.
-    package var shardBounds: CellBounds? { state.shardBounds }
-    package var shardTiles: Int { state.shardTiles }
-
     package var outcome: RunOutcome {
         var outcome = RunOutcome(seconds: secondsAdvancing, population: state.population, workers: summaries,
                                  generations: generationsRun, rebalances: rebalances, checkpoints: checkpoints, recoveries: recoveries,

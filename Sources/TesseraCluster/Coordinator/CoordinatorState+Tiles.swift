@@ -253,7 +253,7 @@ extension CoordinatorState {
             return "\(describe(leaver)) asked to leave"
         }
         guard balancing, let joiner = members.indices.first(where: { isActive($0) && members[$0].shard == nil }) else { return nil }
-        return "worker \(joiner) (pid \(members[joiner].hello.pid) on \(members[joiner].hello.host)) joined"
+        return "\(describe(joiner)) joined"
     }
 
     /// Gives each active worker a shard of the sparse plane `shards`: a range of the
@@ -267,15 +267,13 @@ extension CoordinatorState {
         epoch += 1
         return active.enumerated().flatMap { shard, index in
             members[index].shard = shard
-            let parts = tiles[shard], chunk = ShardAssignment.chunk
+            // In chunks, the first with the assignment: the heartbeats behind each are heard in time.
+            let chunks = ShardAssignment.chunks(of: tiles[shard])
             let given = ShardAssignment(shard: shard, map: map, rule: plan.rule, board: shards.board, depth: shards.depth,
                                         generation: generation, endpoints: endpoints, epoch: epoch, haloToken: haloToken,
-                                        parts: Array(parts.prefix(chunk)), partCount: parts.count)
-            // The rest in chunks: the heartbeats behind each are heard in time.
-            let rest = stride(from: chunk, to: parts.count, by: chunk).map { start in
-                Effect.send(.shardCells(Array(parts[start..<min(parts.count, start + chunk)])), to: members[index].peer)
-            }
-            return [.send(.shard(given), to: members[index].peer)] + rest
+                                        parts: Array(chunks[0]), partCount: tiles[shard].count)
+            let rest = chunks.dropFirst().map { Effect.send(.shardCells(Array($0)), to: members[index].peer) }
+            return [Effect.send(.shard(given), to: members[index].peer)] + rest
         }
     }
 

@@ -285,7 +285,7 @@ package struct CoordinatorState {
     /// On a sparse plane spread over the workers, as of the last advance: the live
     /// cells' bounds in Golly's coordinates; nil when none is alive.
     package var shardBounds: CellBounds? {
-        members.compactMap(\.report.shard?.bounds).reduce(nil) { found, part in found.map { $0.union(part) } ?? part }
+        CellBounds.enclosing(members.compactMap(\.report.shard?.bounds))
     }
 
     /// Tiles present on the shards, as of the last advance.

@@ -92,7 +92,7 @@ package struct ShardPlan: Sendable {
         let plane = try SparsePlane(parts: parts, rule: rule, board: board)
         let live = plane.liveTileParts().map { (code: ShardMap.code(of: $0.key), cells: $0.cells) }.sorted { $0.code < $1.code }
         codes = live.map(\.code)
-        tiles = live.map { Overlay(cells: $0.cells.cells, x: $0.cells.left, y: $0.cells.top) }
+        tiles = live.map { Overlay($0.cells) }
         (self.board, self.depth) = (board, depth)
     }
 

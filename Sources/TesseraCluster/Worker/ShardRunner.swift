@@ -37,7 +37,7 @@ package actor ShardRunner {
     package init(_ assignment: ShardAssignment) throws {
         try self.init(me: assignment.shard, map: assignment.map, rule: assignment.rule, board: assignment.board,
                       generation: assignment.generation,
-                      parts: assignment.parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }, epoch: assignment.epoch)
+                      parts: assignment.parts.map(PlacedCells.init), epoch: assignment.epoch)
     }
 
     package var tileCount: Int { plane.tileCount }
@@ -62,8 +62,7 @@ package actor ShardRunner {
             let stretch = Int(min(UInt64(depth), left)), first = plane.generation
             let bands = plane.bands(depth: stretch, owner: map.owner(of:), me: me)
             for other in 0..<map.shards where other != me {
-                let parts = (bands[other] ?? []).map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
-                send(other, Bands(generation: first, epoch: epoch, parts: parts))
+                send(other, Bands(generation: first, epoch: epoch, parts: (bands[other] ?? []).map(Overlay.init)))
             }
             if let failure { throw failure }
             let waited = clock.now
@@ -102,7 +101,7 @@ package actor ShardRunner {
         guard inbox[bands.generation]?[sender] == nil else {
             throw TesseraError("shard \(me) already has shard \(sender)'s bands for generation \(bands.generation)")
         }
-        inbox[bands.generation, default: [:]][sender] = bands.parts.map { PlacedCells(cells: $0.cells, left: $0.x, top: $0.y) }
+        inbox[bands.generation, default: [:]][sender] = bands.parts.map(PlacedCells.init)
         if let waiter, waiter.generation == bands.generation, inbox[bands.generation]!.count == map.shards - 1 {
             waiter.done.succeed()
         }

@@ -233,11 +233,9 @@ package actor WorkerNode {
                     report("asked for its shard's cells before the shard was made")
                     break
                 }
-                let parts = await shard.liveTileParts().map { Overlay(cells: $0.cells, x: $0.left, y: $0.top) }
-                let chunk = ShardAssignment.chunk
-                for start in stride(from: 0, through: parts.count, by: chunk) where start < parts.count || start == 0 {
-                    let end = min(parts.count, start + chunk)
-                    pump.send(.parts(op: op, Array(parts[start..<end]), last: end == parts.count), to: .coordinator)
+                let parts = await shard.liveTileParts().map(Overlay.init)
+                for chunk in ShardAssignment.chunks(of: parts) {
+                    pump.send(.parts(op: op, Array(chunk), last: chunk.endIndex == parts.count), to: .coordinator)
                 }
             case .deliverBands(let bands, let from):
                 do {

@@ -196,9 +196,7 @@ package struct WorkerState: Sendable {
         } catch {
             return report("\(error)")
         }
-        // Its halo connections already present the first one.
-        if let haloToken, haloToken != assignment.haloToken { return report("was given another halo token than its run's") }
-        haloToken = assignment.haloToken
+        if let refused = adopt(assignment.haloToken) { return refused }
         let previous = self.assignment
         var effects: [Effect] = []
         if shard != nil {
@@ -247,11 +245,18 @@ package struct WorkerState: Sendable {
         return effects + buildIfReady()
     }
 
+    /// Takes the run's halo token from its first assignment; a later one must carry the
+    /// same, as the worker's halo connections already present it. The refusal, if not.
+    private mutating func adopt(_ token: HaloToken) -> [Effect]? {
+        if let haloToken, haloToken != token { return report("was given another halo token than its run's") }
+        haloToken = token
+        return nil
+    }
+
     /// Takes a shard of a sparse plane to host, in place of tiles or another shard.
     private mutating func host(_ shard: ShardAssignment) -> [Effect] {
         guard running == nil else { return report("got a shard while it runs") }
-        if let haloToken, haloToken != shard.haloToken { return report("was given another halo token than its run's") }
-        haloToken = shard.haloToken
+        if let refused = adopt(shard.haloToken) { return refused }
         (assignment, owners, waiting) = (nil, nil, [:])
         (self.shard, shardBuilt, shardParts) = (shard, false, nil)
         guard shard.parts.count < shard.partCount else { return dropAll() + [.hostShard(shard)] }

@@ -10,6 +10,12 @@ public struct Overlay: Hashable, Sendable {
         (self.cells, self.x, self.y) = (cells, x, y)
     }
 
+    /// `part`'s cells at its place in Golly's coordinates (as the wire carries a sparse
+    /// plane's parts).
+    public init(_ part: PlacedCells) {
+        self.init(cells: part.cells, x: part.left, y: part.top)
+    }
+
     /// The overlay's cells in the `width`×`height` rectangle at (x, y) of the board.
     public func cells(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
         var grid = BitGrid(width: width, height: height)

@@ -9,6 +9,12 @@ public struct PlacedCells: Sendable, Equatable {
 
     public var bounds: CellBounds { CellBounds(left: left, top: top, width: cells.width, height: cells.height) }
 
+    /// `overlay`'s cells, its place taken as Golly's coordinates (as the wire carries
+    /// a sparse plane's parts).
+    public init(_ overlay: Overlay) {
+        self.init(cells: overlay.cells, left: overlay.x, top: overlay.y)
+    }
+
     /// The live cells of `cells`, whose top-left cell lies at Golly (`left`, `top`), cut
     /// to their bounding box; nil when none is alive.
     public init?(trimming cells: BitGrid, left: Int, top: Int) {

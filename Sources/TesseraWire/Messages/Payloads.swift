@@ -144,6 +144,11 @@ package struct ShardAssignment: Sendable, Equatable {
     /// The most parts one message carries: 4096 tiles' cells, at most 2 MiB.
     package static let chunk = 4096
 
+    /// `parts` in runs of at most `chunk`, in order: one (perhaps empty) at least.
+    package static func chunks(of parts: [Overlay]) -> [ArraySlice<Overlay>] {
+        stride(from: 0, to: max(1, parts.count), by: chunk).map { parts[$0..<min(parts.count, $0 + chunk)] }
+    }
+
     package init(shard: Int, map: ShardMap, rule: Rule, board: BoardShape?, depth: Int, generation: UInt64,
                  endpoints: [String], epoch: UInt64, haloToken: HaloToken, parts: [Overlay], partCount: Int? = nil) {
         (self.shard, self.map, self.rule, self.board, self.depth) = (shard, map, rule, board, depth)
