@@ -58,7 +58,7 @@ package struct Workload: Sendable {
                      board: BoardShape(width: side(4096), height: side(4096), topology: .torus),
                      rle: fleet(side: side(4096)), generations: gens(4000), settle: 0, hashLife: true),
             // Golly's default for a file whose rule names no grid: where QuickLife needs no
-            // emulated edge, and Tessera moves a window with the pattern.
+            // emulated edge, and Tessera's tiles follow the pattern.
             Workload(name: "acorn-unbounded", summary: "the methuselah on Golly's unbounded plane",
                      board: nil, rle: "x = 7, y = 3\n" + acorn, generations: gens(5206), settle: 0, hashLife: true),
             Workload(name: "rabbits-unbounded", summary: "the longer methuselah on Golly's unbounded plane",

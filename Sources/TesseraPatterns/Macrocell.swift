@@ -126,7 +126,7 @@ public enum Macrocell {
         }
         // A large span: each populated node of `pieceLevel` becomes a part of its own,
         // cut to its live cells, so memory follows what lives, not the span (the sparse
-        // plane takes the parts as they are; windows group them, `RunSetup`).
+        // plane takes the parts as they are).
         var pieces: [(index: Int, x: Int, y: Int, box: CellBounds)] = []
         func collect(_ index: Int, level: Int, _ x: Int, _ y: Int) throws {
             guard index > 0, let b = bounds[index] else { return }

@@ -113,9 +113,8 @@ public struct Pattern: Sendable, Equatable {
         return [PlacedCells(cells: cells, left: x, top: y)]
     }
 
-    /// Whether a cell may lie at `coordinate` (Golly's, x or y): within ±2^62, where the
-    /// unbounded plane's windows reach, so that no difference of two placed coordinates
-    /// overflows.
+    /// Whether a cell may lie at `coordinate` (Golly's, x or y): within ±2^62, so that no
+    /// difference of two placed coordinates overflows.
     public static func isPlaceable(_ coordinate: Int) -> Bool { coordinate.magnitude < BoardShape.maxCoordinate.magnitude }
 
     /// Throws unless every live cell lands on a board of `shape`.

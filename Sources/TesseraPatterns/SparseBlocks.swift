@@ -36,7 +36,7 @@ struct SparseBlocks {
 
     /// The live cells, a part for each block cut to its live cells, placed from the
     /// declared box's top-left, in order of rows: what is alive and no more, for the
-    /// sparse plane's tiles, or for the windows that group them (`RunSetup`).
+    /// sparse plane's tiles and HashLife.
     func parts() -> [PlacedCells] {
         // Blocks are made by a live cell: each has one to be cut to.
         blocks.map { key, cells in PlacedCells(trimming: cells, left: key.column * Self.side, top: key.row * Self.side)! }.sorted { ($0.top, $0.left) < ($1.top, $1.left) }

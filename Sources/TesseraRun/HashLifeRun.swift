@@ -37,8 +37,8 @@ package enum HashLifeRun {
 
     /// Squares HashLife may make for each occupied 32×32 square tiles would step for a
     /// generation. Tiles spend 30 ns on one in a dense soup, 60 in acorn's debris, and
-    /// up to 190 where a spaceship flies off (natural-LWSS: every move of the window
-    /// zeroes fresh memory), against about 100 ns for a HashLife square; so 1, midway
+    /// up to 190 where a spaceship flies off (natural-LWSS: every tile it enters is
+    /// fresh memory), against about 100 ns for a HashLife square; so 1, midway
     /// on a log scale. A soup makes HashLife 1.5 to 4 squares each, a methuselah
     /// 0.1 to 1.3.
     static let squaresPerOccupiedGeneration = 1.0
@@ -254,7 +254,7 @@ package enum HashLifeRun {
             let tiles = (ContinuousClock.now - started).seconds
             var turn = settings
             turn.tiles = (tiles / Double(stretch), tiles * grace)
-            let next = try setup.regrouped(parts: parts, generation: setup.generation + stretch, tileCount: setup.tiling.tiles.count)
+            let next = setup.continued(parts: parts, generation: setup.generation + stretch)
             let ending = try await run(next, generations: generations - done - stretch, output: output, budgeted: true, settings: turn)
             switch ending {
             case .finished(let outcome):
@@ -326,7 +326,7 @@ package enum HashLifeRun {
             // Behind from the first step: tiles start from the run's own start,
             // with no need to read the cells back out of HashLife.
             guard done > 0 else { return .handedOver(setup, share) }
-            let rest = try setup.regrouped(parts: life.placedCells(), generation: life.generation, tileCount: setup.tiling.tiles.count)
+            let rest = setup.continued(parts: life.placedCells(), generation: life.generation)
             return .handedOver(rest, share)
         }
         func write(_ output: BoardOutput) throws {

@@ -9,7 +9,7 @@ import TesseraPatterns
 /// as a sparse map of tiles (`LocalPlane`) where the run is one (`RunSetup.runsSparse`),
 /// else a bounded board on one dense tile. The workers (and the coordinator's sockets) are started only once a
 /// generation keeps this process busy for longer than `busy`, and are handed the live
-/// cells once they are up (on the unbounded plane, in windows around them). Starting
+/// cells once they are up (as shards, where the run is on them). Starting
 /// them costs tens of milliseconds (each is an exec, libzmq's shared libraries, flag
 /// parsing, a connection and a handshake), and every round on them a loopback round
 /// trip and halo strips: more than a sparse pattern's whole run takes here, and more
@@ -19,8 +19,10 @@ package struct HeadStart: Sendable {
     let local: any LocalUniverse
     /// The run on one tile, as it started.
     private let board: RunSetup
-    /// Where the tiles got to, and the seconds spent building and stepping them.
-    private(set) var position: UnboundedPlane.Position
+    /// The generation the tiles got to, and on a bounded board where their live cells
+    /// are (its coordinates) once they stop; the seconds spent building and stepping them.
+    private(set) var generation: UInt64
+    private var live: TileRect?
     private(set) var seconds: Double
     /// Generations in the next round.
     private var pace: UInt64
@@ -28,7 +30,7 @@ package struct HeadStart: Sendable {
     var keptSparse = false
 
     /// Generations stepped here.
-    var generations: UInt64 { position.generation - board.generation }
+    var generations: UInt64 { generation - board.generation }
 
     /// A generation's compute time on one core past which the workers are started. A
     /// round on two local workers costs about 2.5 ms more than its compute (measured:
@@ -46,14 +48,9 @@ package struct HeadStart: Sendable {
     /// over before they were up (45 ms in all, against 43 for QuickLife).
     static let worthStarting = Duration.milliseconds(100)
     /// The least share of the live cells' bounding box holding tiles (`LocalUniverse.fill`)
-    /// for the workers to start: they step windows around the live cells, whose memory
-    /// and time go with the box, and a sparser pattern steps as fast here on the sparse
-    /// map's threads, in the memory of its tiles. Golly's slow-salvo-MWSS-oscillator,
-    /// 30000 generations, 2% full: 2.3 s and 89 MiB on two workers, 1.5 s and 20 MiB
-    /// here; single-channel-spiral-growth and triple-Snark-wick-extruder, 48% full when
-    /// busy, 100000 generations from the start here: 5.8–7.9 s and 18 MiB, against 6.0–7.6 s
-    /// and 65 MiB on the workers (the same within this VM's noise). Soups are full (a 2048²
-    /// soup: 0.20 s on the workers, 0.29 s here).
+    /// for the workers to start: a sparser pattern steps as fast here on the sparse map's
+    /// threads, in the memory of its tiles, with no bands to trade. Golly's
+    /// slow-salvo-MWSS-oscillator, 2% full, is one; soups are full.
     static let leastFill = 0.75
 
     /// Builds the cells of `alone`, a run on one tile (`RunSetup.inOneTile`), here.
@@ -61,7 +58,7 @@ package struct HeadStart: Sendable {
         let started = ContinuousClock.now
         board = alone
         local = try await InProcessRun.universe(of: alone)
-        position = UnboundedPlane.Position(setup: board)
+        generation = board.generation
         pace = 16
         seconds = (ContinuousClock.now - started).seconds
     }
@@ -79,30 +76,28 @@ package struct HeadStart: Sendable {
         defer { seconds = before + (clock.now - started).seconds }
         while generations < total {
             progress?.note(generations: generations, seconds: before + (clock.now - started).seconds)
-            if try await stop(position.generation) { break }
+            if try await stop(generation) { break }
             let count = min(pace, total - generations)
             try await local.advance(count)
-            position.generation += count
+            generation += count
             pace = min(pace * 2, longest)
         }
-        if !board.isUnbounded { position.live = try await local.liveBounds() }
+        if !board.isUnbounded { live = try await local.liveBounds() }
     }
 
     func population() async throws -> Int { try await local.population() }
 
-    /// The cells as they stand here, as `setup`'s cells at this generation: on a bounded
-    /// board, where they stand on it; on the unbounded plane, in a window around them.
-    private func handedOver(as setup: RunSetup) async throws -> RunSetup {
-        if let plane = local as? LocalPlane, board.isUnbounded {
-            return try setup.regrouped(parts: await plane.liveParts(), generation: position.generation,
-                                       tileCount: setup.tiling.tiles.count)
+    /// Gives the coordinator's workers the cells of a bounded board as they stand here,
+    /// on `setup`'s tiles, to run to the end of the run's `generations`.
+    func handOver(to coordinator: Coordinator, as setup: RunSetup, generations: UInt64) async throws {
+        let next: RunSetup
+        if let live {
+            next = setup.handedOver(cells: try await local.cells(in: live), at: live, generation: generation)
+        } else {
+            next = setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
+                                    generation: generation)
         }
-        guard let live = position.live, let bounds = position.bounds else {
-            return setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),
-                                    generation: position.generation)
-        }
-        return setup.handedOver(cells: try await local.cells(in: live), at: bounds.rect(on: setup.shape),
-                                generation: position.generation)
+        try await coordinator.replan(next.plan(generations: generations))
     }
 
     /// Says, round by round, when a board keeps a core busy enough for the workers: two
@@ -142,15 +137,6 @@ package struct HeadStart: Sendable {
             clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
             return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
         }
-    }
-
-    /// Gives `cluster` the cells as they stand here, on `setup`'s tiles (on the
-    /// unbounded plane, those of a window around the live cells); returns where the run
-    /// goes on from.
-    func handOver(to cluster: ClusterWindow, as setup: RunSetup) async throws -> UnboundedPlane.Position {
-        let next = try await handedOver(as: setup)
-        try await cluster.move(to: next)
-        return UnboundedPlane.Position(setup: next)
     }
 
     /// The live cells as they stand here, in Golly's coordinates: what shards take over.

@@ -3,10 +3,9 @@ import TesseraCore
 import TesseraPatterns
 import TesseraTiles
 
-/// A board's tiles as actors in this process, trading halos in memory: a bounded
-/// board's head start and `--workers 0` run, and (as a `WindowRunner`) one window of the
-/// unbounded plane, which the window logic's tests step without workers.
-actor LocalBoard: WindowRunner, LocalUniverse {
+/// A bounded board's tiles as actors in this process, trading halos in memory: its
+/// head start, and its `--workers 0` run where it steps dense.
+actor LocalBoard: LocalUniverse {
     private var cluster: TileCluster
     private var setup: RunSetup
     private(set) var generation: UInt64
@@ -28,15 +27,8 @@ actor LocalBoard: WindowRunner, LocalUniverse {
     }
 
     func liveBounds() async throws -> TileRect? { try await cluster.liveBounds() }
-    func liveBounds(in rect: TileRect) async throws -> TileRect? { try await cluster.liveBounds(in: rect) }
     func cells(in rect: TileRect) async throws -> BitGrid { try await cluster.cells(in: rect) }
 
-    func move(to setup: RunSetup) async throws {
-        cluster = try await Self.tiles(of: setup)
-        (self.setup, generation) = (setup, setup.generation)
-    }
-
-    func tileCount() async -> Int { cluster.tiling.tiles.count }
     func population() async throws -> Int { try await cluster.population() }
     func fill() -> Double { 1 }
 

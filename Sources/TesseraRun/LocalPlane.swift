@@ -2,8 +2,8 @@ import TesseraCore
 import TesseraPatterns
 
 /// Golly's unbounded plane, or a bounded grid a sparse map holds (`RunSetup.runsSparse`),
-/// stepped in this process as a sparse map of tiles (`SparsePlane`): no window, no atlas,
-/// nothing the size of the pattern's extent or the board's.
+/// stepped in this process as a sparse map of tiles (`SparsePlane`): nothing the size of
+/// the pattern's extent or the board's.
 actor LocalPlane: LocalUniverse {
     private var plane: SparsePlane
     /// Threads a generation's tiles are shared among, when enough are due.
@@ -97,10 +97,7 @@ actor LocalPlane: LocalUniverse {
     /// The tiles there are, and no rows: a sparse map has no columns and rows of tiles.
     var tiles: (columns: Int, rows: Int) { (plane.tileCount, 0) }
 
-    func frame(_ viewport: Viewport) -> BitGrid {
-        guard let board = plane.board else { return plane.dots(in: viewport) }
-        return plane.dots(in: viewport.moved(dx: board.left, dy: board.top))
-    }
+    func frame(_ viewport: Viewport) -> BitGrid { plane.frame(viewport) }
 
     func collect() throws -> BitGrid {
         guard let board = plane.board else { throw TesseraError.unboundedIsNotEditable }

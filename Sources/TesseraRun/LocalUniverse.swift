@@ -33,8 +33,7 @@ protocol LocalUniverse: Actor {
     func collectStates() async throws -> StateGrid
     func load(generation: UInt64, states: StateGrid) async throws
     func write(_ output: BoardOutput) async throws
-    /// The share of the live cells' bounding box that holds tiles: what of a window
-    /// around them a worker would step for something; 1 on a dense board.
+    /// The share of the live cells' bounding box that holds tiles; 1 on a dense board.
     func fill() async -> Double
 }
 

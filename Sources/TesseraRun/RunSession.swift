@@ -48,15 +48,6 @@ package struct RunSession: Sendable {
         var isExternalPresenter: Bool {
             if case .externalPresenter = self { true } else { false }
         }
-
-        /// Whether the mode runs on the unbounded plane on workers: a presenter elsewhere
-        /// needs a board of fixed size, and frames are recorded from this process.
-        var viewsThePlane: Bool {
-            switch self {
-            case .batch, .serveViewers, .viewHere: true
-            case .record, .externalPresenter: false
-            }
-        }
     }
 
     package var setup: RunSetup
@@ -93,18 +84,21 @@ package struct RunSession: Sendable {
     /// SIGTERM, SIGQUIT or SIGHUP, once every worker has stopped.
     package func run() async throws -> RunOutcome {
         let sharded = runsSharded
-        if setup.windowsPending, !sharded { return try await windowed().run() }
         _ = try setup.end(after: generations)
-        if setup.isUnbounded, !mode.viewsThePlane {
-            throw mode.isExternalPresenter
-                ? TesseraError("an external presenter needs a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
+        if mode.isExternalPresenter, setup.isUnbounded {
+            throw TesseraError("an external presenter needs a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
-                : TesseraError("frames of Golly's unbounded plane are recorded from this process, not from worker processes",
-                               fix: "give --workers 0 (or leave out --workers), or give --size WxH for a torus")
         }
         if checkpointing != nil, setup.isUnbounded || !mode.isBatch {
             throw TesseraError("checkpoints are written by batch runs on a bounded board (no viewers, no frames)",
                                fix: "leave out --checkpoint, or run without viewers on a board with --size WxH or a rule suffix")
+        }
+        // Workers hold the unbounded plane only as shards: what cannot be shards (a rule
+        // that steps whole) says why.
+        if setup.isUnbounded, !sharded {
+            try setup.checkTiles()
+            throw TesseraError("workers hold the unbounded plane only as shards of a sparse map, which this run cannot use",
+                               fix: "give --workers 0")
         }
         // The coordinator holds one band of the board at a time, and only to write it;
         // local workers share this machine's memory with it, remote ones check their own.
@@ -167,13 +161,13 @@ package struct RunSession: Sendable {
     }
 
     /// Whether the workers step the board as shards of a sparse plane (`ShardPlan`),
-    /// whose memory follows the live cells, rather than as dense tiles: a batch run on
-    /// Golly's unbounded plane, or on a bounded grid whose dense tiles would not fit in
-    /// memory, where this process would step it as a sparse map (`RunSetup.runsSparse`).
-    /// Viewers, frames and checkpoints still need tiles (the unbounded plane's window).
+    /// whose memory follows the live cells, rather than as dense tiles: a run on Golly's
+    /// unbounded plane, or on a bounded grid whose dense tiles would not fit in memory,
+    /// where this process would step it as a sparse map (`RunSetup.runsSparse`), in
+    /// batch, with viewers or recording frames (`ShardedPlane`). A presenter process and
+    /// checkpoints need a bounded board's tiles.
     var runsSharded: Bool {
-        guard mode.isBatch, checkpointing == nil, setup.runsSparse, setup.rule.isTwoStateMoore, setup.rule.tree == nil,
-              setup.shape.edges == nil, setup.rule.emulation == .none else { return false }
+        guard !mode.isExternalPresenter, checkpointing == nil, setup.runsSparse, !setup.stepsWhole else { return false }
         return setup.isUnbounded || !setup.tilesFitInMemory
     }
 
@@ -270,46 +264,22 @@ package struct RunSession: Sendable {
                 try await coordinator.start()
                 await coordinator.setCheckpointing(checkpointing)
                 if coordinator.plan.shards != nil {
-                    let outcome = try await runShards(on: coordinator, after: head)
+                    let outcome = try await runShards(on: coordinator, pump: pump, after: head)
                     written = output != nil
                     await coordinator.shutdown()
                     await workers?.stop()
                     if let signal = stop.signal { throw Interrupted(signal: signal, output: output?.path, written: true) }
                     return outcome
                 }
-                let window = ClusterWindow(coordinator: coordinator, generations: generations, balancing: balancing)
-                let from = try await head?.handOver(to: window, as: setup) ?? .init(setup: setup)
-                let remaining = generations - (head?.generations ?? 0)
-                // On the unbounded plane the run's time is its advances and the window
-                // moves between them (reading the live cells back, new tiles), as a run
-                // in one process counts it; the coordinator counts only the advances.
-                var unboundedSeconds: Double? = nil
-                if setup.isUnbounded {
-                    let end: UnboundedPlane.Position
-                    if mode.isBatch {
-                        let clock = ContinuousClock(), started = clock.now
-                        end = try await UnboundedPlane.advance(remaining, from: from, on: window)
-                        unboundedSeconds = (clock.now - started).seconds
-                    } else {
-                        let plane = ViewedPlane(coordinator: coordinator, window: window, setup: setup)
-                        try await drive(plane, generations: generations, coordinator: coordinator, pump: pump)
-                        end = await plane.position
-                    }
-                    if let output {
-                        try await UnboundedPlane.write(output, at: end, from: window)
-                        written = true
-                    }
-                } else {
-                    try await drive(coordinator, generations: remaining, coordinator: coordinator, pump: pump)
-                    if let output {
-                        let board = await coordinator.tiling.shape
-                        let live = try await coordinator.liveBounds(in: TileRect(x: 0, y: 0, width: board.width, height: board.height))
-                        try await output.write(generation: await coordinator.generation, live: live) { try await coordinator.cells(in: $0) }
-                        written = true
-                    }
+                if let head { try await head.handOver(to: coordinator, as: setup, generations: generations) }
+                try await drive(coordinator, generations: generations - (head?.generations ?? 0), coordinator: coordinator, pump: pump)
+                if let output {
+                    let board = await coordinator.tiling.shape
+                    let live = try await coordinator.liveBounds(in: TileRect(x: 0, y: 0, width: board.width, height: board.height))
+                    try await output.write(generation: await coordinator.generation, live: live) { try await coordinator.cells(in: $0) }
+                    written = true
                 }
                 var outcome = await coordinator.outcome
-                if let unboundedSeconds { outcome = outcome.taking(seconds: unboundedSeconds) }
                 if let head { outcome = outcome.after(head.record(workers: self.workers.count, started: true, handedOver: true)) }
                 await coordinator.shutdown()
                 await workers?.stop()
@@ -328,13 +298,19 @@ package struct RunSession: Sendable {
         }
     }
 
-    /// A batch run on shards: takes over the head start's cells, if one ran, steps the
-    /// rest of the generations, and writes the output from the shards' live parts.
-    private func runShards(on coordinator: Coordinator, after head: HeadStart?) async throws -> RunOutcome {
+    /// A run on shards: takes over the head start's cells, if one ran, steps the rest of
+    /// the generations (or presents them), and writes the output from the shards' live parts.
+    private func runShards(on coordinator: Coordinator, pump: MessagePump, after head: HeadStart?) async throws -> RunOutcome {
         if let head {
             try await coordinator.replan(try shardPlan(of: try await head.liveParts(), at: setup.generation + head.generations))
         }
-        try await coordinator.advance(generations - (head?.generations ?? 0), balancing: balancing)
+        let remaining = generations - (head?.generations ?? 0)
+        if mode.isBatch {
+            try await coordinator.advance(remaining, balancing: balancing)
+        } else {
+            let plane = ShardedPlane(coordinator: coordinator, balancing: balancing, grid: setup.isUnbounded ? nil : setup.shape)
+            try await present(plane, generations: remaining, viewers: pump.viewerEndpoint)
+        }
         if let output {
             let board = setup.isUnbounded ? nil : setup.shape
             let plane = try SparsePlane(parts: try await coordinator.liveParts(), rule: setup.rule, board: board,
@@ -395,8 +371,6 @@ package struct RunSession: Sendable {
     /// socket of this process. Says what the run did; throws `Interrupted` after a
     /// stopping signal, with nothing written.
     package func runHere() async throws -> RunOutcome {
-        // The presenter places built-in patterns and saves on the windows' board.
-        if setup.windowsPending { return try await windowed().runHere() }
         _ = try setup.end(after: generations)
         precondition(!mode.isBatch && !mode.isExternalPresenter, "a batch run in this process is InProcessRun's")
         let viewers: String? = switch mode {
@@ -420,14 +394,6 @@ package struct RunSession: Sendable {
             let (ran, rewound) = await local.generation.subtractingReportingOverflow(setup.generation)
             return try await InProcessRun.outcome(of: local, seconds: seconds, generations: rewound ? 0 : ran)
         }
-    }
-
-    /// The session with its pattern's windows made (`RunSetup.windowed`): the
-    /// coordinator, the head start and the presenter work on them.
-    private func windowed() throws -> RunSession {
-        var session = self
-        session.setup = try setup.windowed()
-        return session
     }
 
     /// A presenter whose `p` key cycles through the built-in patterns and whose saves

@@ -21,19 +21,8 @@ package struct RunSetup: Sendable {
     package private(set) var generation: UInt64
     package private(set) var pattern: Pattern?
     package private(set) var soup: Soup?
-    /// On the unbounded plane, what every window keeps: the tiles and halo the user
-    /// chose (else each window's defaults), and the worker count for default tiles.
-    private var chosenTiles: (columns: Int, rows: Int)?
+    /// The halo the user chose, which a run on one tile keeps (`inOneTile`).
     private var chosenHalo: Int?
-    private var tileCount = 1
-    /// On the unbounded plane, when the live cells lie in groups too far apart for one
-    /// window: the windows, side by side on `shape`; the pattern is then its `parts`.
-    package private(set) var atlas: PlaneAtlas?
-    /// On the unbounded plane, a pattern in parts whose windows are not made yet: HashLife
-    /// and the sparse map take the parts as they are, and only workers need windows
-    /// (`windowed()`), and grouping a metapixel's forty thousand pieces costs more than
-    /// HashLife's 1000 generations of it. `shape` and `tiling` are then a window at the origin's.
-    package private(set) var windowsPending = false
 
     package init(name: String, shape: BoardShape, rule: Rule, tiling: Tiling, halo: Int, generation: UInt64,
                  pattern: Pattern?, soup: Soup?) {
@@ -41,7 +30,8 @@ package struct RunSetup: Sendable {
         (self.generation, self.pattern, self.soup) = (generation, pattern, soup)
     }
 
-    /// Whether this runs Golly's unbounded plane, through a window that moves.
+    /// Whether this runs Golly's unbounded plane: `shape` is then nominal (`plane`), and
+    /// the cells are placed in Golly's coordinates.
     package var isUnbounded: Bool { shape.topology == .infinite }
 
     /// Whether an engine of its own steps the board whole, in this process
@@ -96,45 +86,37 @@ package struct RunSetup: Sendable {
         // How the grid's edges meet where neither a torus's nor a plane's do: kept, unless
         // --topology names another.
         let edges = choices.topology == nil ? board?.edges : nil
-        // Groups far apart are for tiles and HashLife; the whole-board engines (a tube's
-        // window among them) take the pattern as it is, states and all.
-        if topology == .infinite, rule.isTwoStateMoore, edges == nil { pattern = try pattern?.groupedFarApart() }
+        // A wide grid's live blocks are parts of their own for the sparse map and HashLife;
+        // the whole-board engines (a tube's among them) take the pattern as it is, states and all.
+        if topology == .infinite, rule.isTwoStateMoore, edges == nil { pattern = pattern?.inLiveBlocks() }
         var (placed, soup) = (pattern, choices.soup)
-        if topology == .infinite, let grouped = pattern, grouped.hasParts {
-            guard edges == nil else {
+        if topology == .infinite {
+            if pattern?.hasParts == true, edges != nil {
                 throw TesseraError("a pattern read in parts far apart on a tube (\(board?.gollySuffix ?? "")) is not supported yet",
                                    fix: "run it on the unbounded plane, or crop it in Golly first")
             }
-            // Groups of cells far apart (a macrocell's): a window each, unless near enough.
-            var all = grouped.placedAtOrigin(on: .infinite)
+            // A soup fills only its area of the plane, which `--size` gives, centred as on
+            // a bounded grid: it becomes part of the pattern.
             if let filled = soup {
                 guard let (width, height) = choices.size else {
                     throw TesseraError("a soup on the unbounded plane needs an area", fix: "give --size WxH, the area the soup fills")
                 }
-                let area = PlacedCells(cells: filled.cells(x: -(width / 2), y: -(height / 2), width: width, height: height),
-                                       left: -(width / 2), top: -(height / 2))
-                all = Pattern(parts: all.parts + [area], rule: rule, generation: grouped.generation)
-            }
-            let name = choices.pattern?.name ?? "soup"
-            // Checked as the windows will be, so that a bad choice is told before any step.
-            let minSide = Self.minWindowSide(tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
-            let origin = try PlaneWindow.around(CellBounds(left: 0, top: 0, width: 1, height: 1), minSide: minSide)
-            for part in all.partBounds { _ = try PlaneWindow.around(part, minSide: minSide, least: PlaneAtlas.leastMargin) }
-            let (tiling, halo) = try Self.tiling(of: origin, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
-            self.init(name: name, shape: origin, rule: rule, tiling: tiling, halo: halo, generation: grouped.generation,
-                      pattern: all, soup: nil)
-            (chosenTiles, chosenHalo, tileCount, windowsPending) = (choices.tiles, choices.halo, max(1, count), true)
-            return
-        }
-        if topology == .infinite {
-            let window = try Self.firstWindow(choices, minSide: Self.minWindowSide(tiles: choices.tiles, halo: choices.halo, tileCount: count))
-            shape = BoardShape(width: window.width, height: window.height, topology: .infinite, left: window.left, top: window.top,
-                               edges: edges)
-            // A soup fills only its area of the plane: it becomes part of the pattern.
-            if let filled = soup, let (width, height) = choices.size {
-                placed = Self.merge(filled, width: width, height: height, under: pattern)
+                guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
+                    throw TesseraError("soup area \(width)x\(height) is too large", fix: "give a smaller --size")
+                }
+                if let parted = pattern, parted.hasParts {
+                    let area = PlacedCells(cells: filled.cells(x: -(width / 2), y: -(height / 2), width: width, height: height),
+                                           left: -(width / 2), top: -(height / 2))
+                    placed = Pattern(parts: parted.placedParts(on: .infinite) + [area], rule: rule, generation: parted.generation)
+                } else {
+                    placed = Self.merge(filled, width: width, height: height, under: pattern)
+                }
                 soup = nil
+            } else if let parted = pattern, parted.hasParts {
+                placed = parted.placedAtOrigin(on: .infinite)
             }
+            try Self.checkPlaceable(placed)
+            shape = Self.plane(edges: edges, minSide: Self.minPlaneSide(tiles: choices.tiles, halo: choices.halo, tileCount: count))
         } else {
             let (width, height) = choices.size ?? (board?.width ?? Self.defaultSide, board?.height ?? Self.defaultSide)
             guard width <= BoardShape.maxSide, height <= BoardShape.maxSide,
@@ -147,10 +129,10 @@ package struct RunSetup: Sendable {
             shape = BoardShape(width: width, height: height, topology: topology, edges: edges)
         }
         let (tiling, halo) = try Self.tiling(of: shape, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
-        try placed?.checkFits(on: shape)
+        if topology != .infinite { try placed?.checkFits(on: shape) }
         self.init(name: choices.pattern?.name ?? "soup", shape: shape, rule: rule,
                   tiling: tiling, halo: halo, generation: pattern?.generation ?? 0, pattern: placed, soup: soup)
-        (chosenTiles, chosenHalo, tileCount) = (choices.tiles, choices.halo, max(1, count))
+        chosenHalo = choices.halo
     }
 
     /// The soup of the `width`×`height` area centred on the origin, with `pattern` (if
@@ -178,45 +160,52 @@ package struct RunSetup: Sendable {
         return (tiling, halo)
     }
 
-    /// The narrowest window whose tiles all hold the chosen halo.
-    private static func minWindowSide(tiles: (columns: Int, rows: Int)?, halo: Int?, tileCount: Int) -> Int {
+    /// The widest and tallest span of live cells a run on the unbounded plane starts
+    /// from: half of what the wire and HashLife's root square take (2^62), so that the
+    /// cells may spread for 2^60 generations.
+    static let widestSpan = 1 << 61
+
+    /// Refuses live cells past ±2^62 of the origin, where no difference of two
+    /// coordinates may overflow (a file's place may be within that, and its cells not),
+    /// and cells spread wider than `widestSpan`.
+    private static func checkPlaceable(_ pattern: Pattern?) throws {
+        guard let pattern else { return }
+        let (x, y) = pattern.topLeft(on: .infinite)
+        let boxes = pattern.hasParts ? pattern.partBounds
+            : [CellBounds(left: 0, top: 0, width: pattern.cells.width, height: pattern.cells.height)]
+        var placed: [CellBounds] = []
+        for box in boxes where box.width > 0 && box.height > 0 {
+            let corners = [(box.left, x), (box.top, y), (box.right - 1, x), (box.bottom - 1, y)]
+                .map { $0.addingReportingOverflow($1) }
+            guard corners.allSatisfy({ !$0.overflow && Pattern.isPlaceable($0.partialValue) }) else {
+                let at = CellBounds(left: box.left &+ x, top: box.top &+ y, width: box.width, height: box.height)
+                throw TesseraError("live cells at \(at) are too far from the origin: Tessera's coordinates reach ±2^62",
+                                   fix: "move the pattern nearer the origin (#CXRLE Pos=x,y)")
+            }
+            placed.append(CellBounds(left: corners[0].partialValue, top: corners[1].partialValue, width: box.width, height: box.height))
+        }
+        if let all = CellBounds.enclosing(placed), all.width > widestSpan || all.height > widestSpan {
+            throw TesseraError("live cells span \(all.width)x\(all.height): too far apart, past the 2^61 cells a run on the unbounded plane starts from",
+                               fix: "move the pattern's groups nearer each other")
+        }
+    }
+
+    /// The narrowest nominal plane whose tiles all hold the chosen halo.
+    private static func minPlaneSide(tiles: (columns: Int, rows: Int)?, halo: Int?, tileCount: Int) -> Int {
         max(tileCount, tiles?.columns ?? 1, tiles?.rows ?? 1) * (halo ?? 1)
     }
 
-    /// The first window of the unbounded plane: around the pattern, where Golly puts
-    /// it, and the soup's area, which `--size` gives, centred as on a bounded grid.
-    private static func firstWindow(_ choices: Choices, minSide: Int) throws -> BoardShape {
-        var live: CellBounds? = nil
-        if let (width, height) = choices.size {
-            guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
-                throw TesseraError("soup area \(width)x\(height) is too large", fix: "give a smaller --size")
-            }
-            live = CellBounds(left: -(width / 2), top: -(height / 2), width: width, height: height)
-        } else if choices.soup != nil {
-            throw TesseraError("a soup on the unbounded plane needs an area", fix: "give --size WxH, the area the soup fills")
-        }
-        if let pattern = choices.pattern?.pattern, pattern.cells.width > 0, pattern.cells.height > 0 {
-            let (x, y) = pattern.topLeft(on: .infinite)
-            let area = CellBounds(left: x, top: y, width: pattern.cells.width, height: pattern.cells.height)
-            live = live.map { $0.union(area) } ?? area
-        }
-        return try PlaneWindow.around(live ?? CellBounds(left: 0, top: 0, width: 1, height: 1), minSide: minSide)
-    }
-
-    /// On the unbounded plane, where the live cells may be at the start: the pattern's
-    /// box (a soup there is part of the pattern).
-    package var startingBounds: TileRect? {
-        start.overlays.filter { $0.cells.population > 0 }
-            .map { TileRect(x: $0.x, y: $0.y, width: $0.cells.width, height: $0.cells.height) }
-            .reduce(nil) { (found: TileRect?, next) in found?.union(next) ?? next }
+    /// The unbounded plane's nominal board, square around the origin: the sparse map,
+    /// HashLife and the whole-board engines place cells in Golly's coordinates and never
+    /// look at its size, and the shards' plan only names its tiles and halo.
+    private static func plane(edges: EdgeJoin?, minSide: Int) -> BoardShape {
+        let side = (max(4096, minSide) + 255) / 256 * 256
+        return BoardShape(width: side, height: side, topology: .infinite, left: -(side / 2), top: -(side / 2), edges: edges)
     }
 
     /// On the unbounded plane, the live cells at the start where Golly puts them, in
-    /// groups far apart where the pattern's are (a soup there is part of the pattern).
-    package var startingParts: [PlacedCells] {
-        guard let pattern else { return [] }
-        return atlas == nil ? pattern.placedParts(on: .infinite) : pattern.parts
-    }
+    /// parts where the pattern's are (a soup there is part of the pattern).
+    package var startingParts: [PlacedCells] { pattern?.placedParts(on: .infinite) ?? [] }
 
     /// The pattern's live cells where Golly puts them on this board: on a bounded grid,
     /// centred unless the file gives its place, as a sparse map holds them.
@@ -231,85 +220,13 @@ package struct RunSetup: Sendable {
         return tree
     }
 
-    /// The same run with its windows made, where they were pending (`windowsPending`).
-    package func windowed() throws -> RunSetup {
-        guard windowsPending, let pattern else { return self }
-        return try Self.unbounded(name: name, rule: rule, pattern: pattern, generation: generation, tiles: chosenTiles,
-                                  halo: chosenHalo, tileCount: tileCount)
-    }
-
-    /// The same run in a new window of the unbounded plane around `cells`, whose top-left
-    /// is at `live`'s, at `generation`, cut into at least `present` tiles (those of the
-    /// window it replaces).
-    package func moved(cells: BitGrid, at live: CellBounds, generation: UInt64, tileCount present: Int) throws -> RunSetup {
-        // Tiles the coordinator added for joiners stay (chosen tiles are the user's).
-        let tileCount = chosenTiles == nil ? max(self.tileCount, present) : self.tileCount
-        let minSide = Self.minWindowSide(tiles: chosenTiles, halo: chosenHalo, tileCount: tileCount)
-        let shape = try PlaneWindow.around(live, minSide: minSide)
-        let (tiling, halo) = try Self.tiling(of: shape, tiles: chosenTiles, halo: chosenHalo, tileCount: tileCount)
-        var next = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo,
-                            generation: generation, pattern: Pattern(cells: cells, position: (live.left, live.top), rule: rule),
-                            soup: nil)
-        (next.chosenTiles, next.chosenHalo, next.tileCount) = (chosenTiles, chosenHalo, tileCount)
-        return next
-    }
-
-    /// The same run at `generation` with `parts` (Golly's coordinates) its live cells:
-    /// in one window around them when they lie near enough together (as `moved`), else
-    /// in a window for each group of them, side by side on one board (`PlaneAtlas`).
-    package func regrouped(parts: [PlacedCells], generation: UInt64, tileCount present: Int) throws -> RunSetup {
-        try Self.unbounded(name: name, rule: rule, pattern: Pattern(parts: parts, rule: rule, generation: generation),
-                           generation: generation, tiles: chosenTiles, halo: chosenHalo,
-                           tileCount: chosenTiles == nil ? max(tileCount, present) : tileCount)
-    }
-
-    /// The same atlas at `generation`, `parts` its live cells, when every window still
-    /// has room around them (`PlaneAtlas.keeping`): the board's cells are already
-    /// these, and nothing needs to be remade. Nil when a window must be.
-    package func keepingWindows(parts: [PlacedCells], generation: UInt64) -> RunSetup? {
-        guard let kept = atlas?.keeping(parts: parts.map(\.bounds)) else { return nil }
+    /// The same run on the unbounded plane at `generation`, `parts` (Golly's
+    /// coordinates) its live cells: where another engine takes it on.
+    package func continued(parts: [PlacedCells], generation: UInt64) -> RunSetup {
         var next = self
-        (next.generation, next.pattern, next.atlas) = (generation, Pattern(parts: parts, rule: rule, generation: generation), kept)
+        (next.generation, next.soup) = (generation, nil)
+        next.pattern = Pattern(parts: parts, rule: rule, generation: generation)
         return next
-    }
-
-    /// The run of `placed`'s parts (Golly's coordinates, as `Pattern.placedAtOrigin`
-    /// gives them), grouped into windows by their bounds alone: a macrocell's parts are
-    /// not made here (HashLife takes its tree).
-    private static func unbounded(name: String, rule: Rule, pattern placed: Pattern, generation: UInt64,
-                                  tiles: (columns: Int, rows: Int)?, halo chosenHalo: Int?, tileCount: Int) throws -> RunSetup {
-        let minSide = minWindowSide(tiles: tiles, halo: chosenHalo, tileCount: tileCount)
-        var placed = placed
-        if placed.partBounds.contains(where: { $0.width == 0 || $0.height == 0 }) {
-            placed = Pattern(parts: placed.parts.filter { $0.cells.width > 0 && $0.cells.height > 0 }, rule: rule, generation: generation)
-        }
-        let bounds = placed.partBounds
-        var groups = try PlaneAtlas.groups(of: bounds, minSide: minSide)
-        let margin = PlaneAtlas.margin(forGroups: groups.count)
-        if margin > PlaneAtlas.leastMargin { groups = try PlaneAtlas.groups(of: bounds, minSide: minSide, margin: margin) }
-        let boxes = groups.map { members in CellBounds.enclosing(members.map { bounds[$0] })! }
-        var pattern = Pattern(parts: [], rule: rule, generation: generation)
-        let shape: BoardShape, atlas: PlaneAtlas?
-        if boxes.count <= 1 {
-            let box = boxes.first ?? CellBounds(left: 0, top: 0, width: 1, height: 1)
-            shape = try PlaneWindow.around(box, minSide: minSide)
-            if bounds.count == 1 {
-                pattern = Pattern(cells: placed.parts[0].cells, position: (box.left, box.top), rule: rule, generation: generation)
-            } else if !bounds.isEmpty {
-                // Each part as it is, not one grid of their box (a 31473 x 31101 circuit's 122 MB).
-                pattern = placed
-            }
-            atlas = nil
-        } else {
-            let made = try PlaneAtlas(groups: boxes, minSide: minSide, margin: margin)
-            (shape, atlas) = (made.board, made)
-            pattern = placed
-        }
-        let (tiling, halo) = try Self.tiling(of: shape, tiles: tiles, halo: chosenHalo, tileCount: tileCount)
-        var setup = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
-                             pattern: pattern, soup: nil)
-        (setup.chosenTiles, setup.chosenHalo, setup.tileCount, setup.atlas) = (tiles, chosenHalo, tileCount, atlas)
-        return setup
     }
 
     /// The same run on one tile (of the chosen halo, else its own default): what one
@@ -318,7 +235,7 @@ package struct RunSetup: Sendable {
         let (tiling, halo) = try Self.tiling(of: shape, tiles: nil, halo: chosenHalo, tileCount: 1)
         var one = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
                            pattern: pattern, soup: soup)
-        (one.chosenTiles, one.chosenHalo, one.tileCount, one.atlas) = (nil, chosenHalo, 1, atlas)
+        one.chosenHalo = chosenHalo
         return one
     }
 
@@ -334,8 +251,7 @@ package struct RunSetup: Sendable {
 
     /// The soup (if any) with the pattern laid over it.
     package var start: StartingCells {
-        if let atlas, let pattern { return StartingCells(soup: nil, overlays: atlas.overlays(of: pattern.parts)) }
-        return StartingCells(soup: soup, overlays: pattern?.overlays(on: shape) ?? [])
+        StartingCells(soup: soup, overlays: pattern?.overlays(on: shape) ?? [])
     }
 
     /// The generation after `generations` more, or an error if that is past what Tessera counts.
@@ -350,9 +266,8 @@ package struct RunSetup: Sendable {
 
     /// The plan the coordinator runs: workers make their own cells from a soup and a
     /// pattern up to 16 MiB; a larger pattern is cut here into each tile's part, so a
-    /// worker receives, and paints, only what lies on its tiles. (Cut as whole tiles'
-    /// cells, a window of the unbounded plane around a Gosper gun's stream at generation
-    /// 100000 sent 350 MB tiles, nearly all empty, at every move.)
+    /// worker receives, and paints, only what lies on its tiles, not whole tiles' cells,
+    /// which are nearly all empty around a sparse pattern.
     package func plan(generations: UInt64) -> RunPlan {
         var overlays = start.overlays
         if overlays.reduce(0, { $0 + $1.cells.words.count * 8 }) > Self.largestSharedPattern {

@@ -34,7 +34,7 @@ package enum Summary {
             placement += ", its shards dealt again \(times == 1 ? "once" : "\(times) times") (last at generation \(last))"
         }
         if setup.isUnbounded || outcome.sparseTiles != nil {
-            // Windows come and go with the pattern: no one board size or tiling to name.
+            // Tiles come and go with the pattern: no one board size or tiling to name.
             let speed = Double(generations) / max(outcome.seconds, 1e-9)
             let board = setup.isUnbounded ? setup.shape.edges.map { "the \($0.name) \(setup.shape.gollySuffix)" } ?? "the unbounded plane"
                 : "\(setup.shape)"

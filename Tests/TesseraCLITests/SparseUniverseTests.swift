@@ -122,6 +122,31 @@ import TesseraCore
         #expect(run.kib < 64 << 10, "peak \(run.kib) KiB")
     }
 
+    /// B0 rules on shards: with S8 the cells are stored inverted, without it inverted at
+    /// odd generations (as Golly's QuickLife keeps them), and the bands between shards
+    /// are cells as stored, so every shard must step its ghosts by the same parity.
+    @Test(.timeLimit(.minutes(5)), arguments: ["B0134/S2", "B0123478/S01234678"])
+    func b0SoupsRunAsShardsOnWorkers(rule: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let torus = try Harness.soupFile(density: "0.3", seed: 4, rule: "\(rule):T1024,768", in: dir)
+        let input = dir.appendingPathComponent("patch.rle")
+        try String(contentsOf: torus, encoding: .utf8).replacingOccurrences(of: ":T1024,768", with: "")
+            .write(to: input, atomically: true, encoding: .utf8)
+        let alternating = try Rule(parsing: rule).emulation == .alternating
+        for generations in [40, 41] {
+            let output = dir.appendingPathComponent("out\(generations).rle")
+            let run = try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--workers", "3", "--halo", "6",
+                                           "--output", output.path])
+            #expect(run.status == 0 && run.stdout.contains("3 workers as a sparse map"), "\(run.stdout) \(run.stderr)")
+            let ours = try Harness.cells(ofPatternFile: output)
+            if alternating {
+                #expect(Harness.shape(of: ours) == (try Harness.gollyQuickLife(input, generations: generations)), "\(generations)")
+            } else {
+                #expect(ours == (try Harness.golly(input, generations: generations)), "\(generations)")
+            }
+        }
+    }
+
     /// A torus 2^20 cells a side, its pattern given without a place: Golly centres it,
     /// and so must the shards that hold it on workers (dense tiles would need 128 GiB);
     /// a run of no generations counts its cells too.

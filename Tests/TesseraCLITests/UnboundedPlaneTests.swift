@@ -122,9 +122,9 @@ import TesseraWire
         #expect(ours.text.contains("Gen=1000000000000"))
     }
 
-    /// Frames of the unbounded plane are recorded in this process, each fitting the live
-    /// cells on one square canvas (256 dots a side, 2 pixels a dot); worker processes
-    /// are refused with the fix.
+    /// Frames of the unbounded plane each fit the live cells on one square canvas (256
+    /// dots a side, 2 pixels a dot); on worker processes, whose shards each draw their
+    /// tiles in view, they are the same pictures, byte for byte.
     @Test func framesOfTheUnboundedPlaneFollowItsLiveCells() throws {
         let dir = try Harness.temporaryDirectory()
         let frames = dir.appendingPathComponent("frames"), gif = dir.appendingPathComponent("acorn.gif")
@@ -141,18 +141,19 @@ import TesseraWire
         // Acorn spreads: no two frames are the same picture.
         #expect(Set(pictures).count == 4)
         #expect(FileManager.default.fileExists(atPath: gif.path))
-        let onWorkers = try Harness.tessera(["run", "acorn", "--frames", dir.appendingPathComponent("more").path, "--generations", "10",
-                                             "--workers", "2"])
-        #expect(onWorkers.status == 2 && onWorkers.stderr.contains("--workers 0"), "\(onWorkers.stderr)")
+        let more = dir.appendingPathComponent("more"), moreGIF = dir.appendingPathComponent("more.gif")
+        let onWorkers = try Harness.tessera(["run", "acorn", "--frames", more.path, "--gif", moreGIF.path, "--generations", "300",
+                                             "--every", "100", "--workers", "2"])
+        #expect(onWorkers.status == 0, "\(onWorkers.stderr)")
+        #expect(try names.map { try Data(contentsOf: more.appendingPathComponent($0)) } == pictures)
+        #expect(try Data(contentsOf: moreGIF) == (try Data(contentsOf: gif)))
     }
 
-    /// Viewers of the unbounded plane look in Golly's coordinates, whatever window the
-    /// run is in: a glider a billion cells out, followed for thousands of generations
-    /// (the window moves every thousand or so), is always where it should be, and `0`
-    /// (the frame's board) fits its 3×3 box.
-    /// The same in this process (`--workers 0`), where the plane is a sparse map of
-    /// tiles and a frame reads the tiles in view.
-    @Test(arguments: [[], ["--workers", "0"]])
+    /// Viewers of the unbounded plane look in Golly's coordinates: a glider a billion
+    /// cells out, followed for thousands of generations, is always where it should be,
+    /// and `0` (the frame's board) fits its 3×3 box. On workers each shard draws its
+    /// tiles in view; in this process (`--workers 0`) the one sparse map does.
+    @Test(arguments: [["--workers", "2"], ["--workers", "0"]])
     func viewersFollowAGliderAcrossTheWindowsItMovesThrough(layout: [String]) throws {
         let dir = try Harness.temporaryDirectory()
         let input = try write("#CXRLE Pos=1000000000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", "glider.rle", in: dir)
@@ -238,11 +239,10 @@ import TesseraWire
         #expect(try Harness.golly(again, generations: 0) == (try Harness.golly(input, generations: 500)))
     }
 
-    /// Viewers of groups far apart (an atlas) see each where it lies on the plane, and
-    /// nothing of the window that lies beside it on the atlas board: two blocks 10^12
-    /// apart have windows one above the other there, so a tall viewport over one block
-    /// would show the other's ghost 4352 cells off were frames not clipped per window.
-    @Test(arguments: [[], ["--workers", "0"]])
+    /// Viewers of groups far apart see each where it lies on the plane, and nothing
+    /// else: two blocks 10^12 apart, and a tall viewport over one of them shows its one
+    /// dot; `0` fits both.
+    @Test(arguments: [["--workers", "2"], ["--workers", "0"]])
     func viewersOfGroupsFarApartSeeEachWhereItLies(layout: [String]) throws {
         let dir = try Harness.temporaryDirectory()
         let block = try RLE.parse("x = 2, y = 2\n2o$2o!").cells

@@ -758,6 +758,27 @@ import TesseraCore
         #expect(throws: TesseraError.self) { try state.begin(.collect(area: TileRect(x: 0, y: 0, width: 1, height: 1))) }
     }
 
+    /// A frame of shards: every host draws the whole viewport, and the coordinator lays
+    /// their dots over each other; dots of the wrong size fail the run, and a second
+    /// answer from one host is a stray.
+    @Test func aFrameOfShardsLaysEveryHostsDotsOverTheOthers() throws {
+        var (state, _) = sharded()
+        _ = state.receive(.ready, from: a, now: at(0.1))
+        _ = state.receive(.ready, from: b, now: at(0.1))
+        let view = Viewport(x: 1 << 40, y: -(1 << 40), cellsPerDot: 1, width: 4, height: 2)
+        #expect(sent(try state.begin(.frame(view))).map(\.0) == [.frameRequest(op: 1, view, clip: nil), .frameRequest(op: 1, view, clip: nil)])
+        var left = BitGrid(width: 4, height: 2), right = BitGrid(width: 4, height: 2)
+        (left[0, 0], right[3, 1]) = (true, true)
+        #expect(state.receive(.shardFrame(op: 1, dots: left), from: b, now: at(0.2)).isEmpty)
+        #expect(logs(state.receive(.shardFrame(op: 1, dots: left), from: b, now: at(0.2))).first?.contains("stray") == true)
+        var both = left
+        both[3, 1] = true
+        #expect(state.receive(.shardFrame(op: 1, dots: right), from: a, now: at(0.2)) == [.completed(.frame(both))])
+        _ = try state.begin(.frame(view))
+        let wrong = state.receive(.shardFrame(op: 2, dots: BitGrid(width: 3, height: 2)), from: a, now: at(0.3))
+        #expect(failure(wrong)?.contains("sent 3x2 dots for a 4x2 frame") == true)
+    }
+
     @Test func shardsAreDealtAgainForAWorkerThatJoinsOrAShardHostThatLeaves() throws {
         var (state, _) = sharded()
         _ = state.receive(.ready, from: a, now: at(0.1))

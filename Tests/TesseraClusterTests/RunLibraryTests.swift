@@ -116,7 +116,7 @@ import TesseraWire
     @Test func aHandedOverSetupKeepsTheBoardAndPlacesTheCells() throws {
         var choices = RunSetup.Choices()
         choices.pattern = (Pattern(cells: BitGrid(width: 1, height: 1), position: (0, 0)), "p")
-        choices.size = (64, 32)
+        (choices.size, choices.topology) = ((64, 32), .infinite)
         let setup = try RunSetup(choices, defaultTiles: 2)
         let one = try setup.inOneTile()
         #expect(one.tiling.columns == 1 && one.tiling.rows == 1 && one.shape == setup.shape)
@@ -170,49 +170,27 @@ import TesseraWire
         #expect(throws: TesseraError.self) { try setup.end(after: 6) }
     }
 
-    /// Parts far apart keep their windows unmade until workers need them: HashLife and
-    /// the sparse map take the parts as they are. Made, they are the windows the parts
-    /// would have had at once, and a part too near the end of the coordinates is still
-    /// refused before any step.
-    @Test func windowsForPartsAreMadeWhenWorkersNeedThem() throws {
+    /// The unbounded plane has no window: parts 2^40 cells apart start as they are; a grid
+    /// 8000 cells wide (within `Pattern.flatSide`) stays one part, where Golly puts it;
+    /// a soup's area joins the parts.
+    @Test func theUnboundedPlaneStartsFromThePatternsPartsWhereverTheyLie() throws {
         var dot = BitGrid(width: 3, height: 1)
         dot.setRun(y: 0, x: 0, count: 3)
         let parts = [PlacedCells(cells: dot, left: 0, top: 0), PlacedCells(cells: dot, left: 1 << 40, top: 5)]
         var choices = RunSetup.Choices()
         choices.pattern = (Pattern(parts: parts, rule: .life, generation: 0), "far.rle")
         let setup = try RunSetup(choices, defaultTiles: 2)
-        #expect(setup.windowsPending && setup.atlas == nil)
-        #expect(setup.startingParts.map(\.bounds) == parts.map(\.bounds))
-        let windowed = try setup.windowed()
-        #expect(!windowed.windowsPending && windowed.atlas?.islands.count == 2)
-        #expect(windowed.startingParts.map(\.bounds).sorted { $0.left < $1.left } == parts.map(\.bounds))
-        choices.pattern = (Pattern(parts: [parts[0], PlacedCells(cells: dot, left: (1 << 62) - 5, top: 0)], rule: .life, generation: 0), "edge.rle")
-        #expect(throws: TesseraError.self) { try RunSetup(choices, defaultTiles: 2) }
-    }
-
-    /// A window whose live cells spread far apart (acorn's gliders, 100000 generations
-    /// on, are 50000 cells apart) is remade as a window for each group, read where the
-    /// cells live: reading the bounding box whole took a 200000-generation acorn 7 s and
-    /// 2.1 GB, and at 10^6 generations its coordinator stalled and lost its workers.
-    @Test func aWindowSpreadFarIsRemadeAsGroupsReadWhereTheyLive() async throws {
-        // Within the 8192 cells a side of a grid read as one group (`Pattern.groupedFarApart`).
+        #expect(setup.isUnbounded && setup.startingParts.map(\.bounds) == parts.map(\.bounds))
+        #expect(setup.shape.description == "the unbounded plane")
         var cells = BitGrid(width: 8000, height: 8000)
-        let glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)]
-        for (x, y) in glider { cells[x, y] = true; cells[7997 + x, 7997 + y] = true }
-        var choices = RunSetup.Choices()
+        for (x, y) in [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)] { cells[x, y] = true; cells[7997 + x, 7997 + y] = true }
         choices.pattern = (Pattern(cells: cells, position: (-5, 7)), "two.rle")
-        let setup = try RunSetup(choices, defaultTiles: 1)
-        #expect(setup.atlas == nil)
-        let window = try await LocalBoard(setup)
-        let live = try #require(setup.startingBounds)
-        #expect(live.width * live.height > UnboundedPlane.largestWholeRead)
-        let parts = try await UnboundedPlane.liveParts(in: live, of: setup.shape, from: window)
-        #expect(parts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 3, height: 3),
-                                        CellBounds(left: 7992, top: 8004, width: 3, height: 3)])
-        #expect(parts.allSatisfy { $0.cells.population == 5 })
-        let remade = try await UnboundedPlane.remade(setup, generation: 0, live: live, of: setup.shape, tileCount: 1, from: window)
-        #expect(remade.atlas != nil)
-        #expect(remade.startingParts.map(\.bounds).sorted { $0.left < $1.left } == parts.map(\.bounds))
+        #expect(try RunSetup(choices, defaultTiles: 1).startingParts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 8000, height: 8000)])
+        choices.pattern = (Pattern(parts: parts, rule: .life, generation: 0), "far.rle")
+        choices.soup = try Soup(density: 0.5, seed: 1)
+        (choices.size, choices.topology) = ((64, 32), .infinite)
+        let souped = try RunSetup(choices, defaultTiles: 1)
+        #expect(souped.soup == nil && souped.startingParts.map(\.bounds) == parts.map(\.bounds) + [CellBounds(left: -32, top: -16, width: 64, height: 32)])
     }
 }
 

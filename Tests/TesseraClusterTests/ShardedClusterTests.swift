@@ -78,10 +78,36 @@ import TesseraWire
         #expect(recoveries.first?.rolledBackTo == 0)
     }
 
-    @Test func requestsThatNeedTilesAreRefusedOnShards() async throws {
-        let error = try await InMemoryClusterTests.withCluster(workers: 2, plan: try Self.plan(generations: 1)) { coordinator in
-            await #expect(throws: TesseraError.self) { try await coordinator.frame(Viewport(x: 0, y: 0, cellsPerDot: 1, width: 8, height: 8)) }
+    /// Frames of shards are one plane's frames: close up on the far glider, zoomed out
+    /// over the soup cut in two, and on a bounded torus in its own coordinates.
+    @Test func framesOfShardsAreThoseOfOnePlane() async throws {
+        let views = [Viewport(x: -90_010, y: -70_010, cellsPerDot: 1, width: 40, height: 40),
+                     Viewport(x: -400, y: 100, cellsPerDot: 8, width: 160, height: 100),
+                     Viewport(x: -400, y: 100, cellsPerDot: 1, width: 1200, height: 800)]
+        let frames = try await InMemoryClusterTests.withCluster(workers: 3, plan: try Self.plan(generations: 50)) { coordinator in
+            try await coordinator.advance(50)
+            var frames: [BitGrid] = []
+            for view in views { frames.append(try await coordinator.frame(view)) }
+            return frames
         }
-        _ = error
+        let plane = try SparsePlane(parts: Self.parts, rule: .life)
+        plane.advance(50)
+        #expect(frames == views.map(plane.dots(in:)))
+        #expect(frames.allSatisfy { $0.population > 0 })
+        let board = BoardShape(width: 1024, height: 1024, topology: .torus, left: -512, top: -512)
+        let view = Viewport(x: 0, y: 0, cellsPerDot: 4, width: 256, height: 256)
+        let torus = try await InMemoryClusterTests.withCluster(workers: 2, plan: try Self.plan(generations: 20, board: board)) { coordinator in
+            try await coordinator.advance(20)
+            return try await coordinator.frame(view)
+        }
+        let wrapped = try SparsePlane(parts: Self.parts, rule: .life, board: board)
+        wrapped.advance(20)
+        #expect(torus == wrapped.frame(view) && torus.population > 0)
+    }
+
+    @Test func requestsThatNeedTilesAreRefusedOnShards() async throws {
+        _ = try await InMemoryClusterTests.withCluster(workers: 2, plan: try Self.plan(generations: 1)) { coordinator in
+            await #expect(throws: TesseraError.self) { try await coordinator.collect() }
+        }
     }
 }

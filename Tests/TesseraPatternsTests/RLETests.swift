@@ -175,27 +175,29 @@ import TesseraCore
     }
 }
 
-/// A one-grid pattern whose live cells lie far apart reads as groups, each where Golly puts it.
+/// A wide one-grid pattern is read as its live blocks, each where Golly puts it.
 @Suite struct PatternGroupsTests {
-    @Test func blocksABillionColumnsApartAreTwoGroups() throws {
-        // One grid 100002 cells wide: two groups far apart.
+    @Test func blocksABillionColumnsApartAreTwoParts() throws {
+        // One grid 100002 cells wide: a part for each live 4096-square block.
         let wide = try RLE.parse("#CXRLE Pos=-5,7\nx = 100002, y = 2, rule = B3/S23\n2o99998b2o$2o99998b2o!\n")
         #expect(wide.cells.width == 100_002)
-        let grouped = try wide.groupedFarApart()
-        #expect(grouped.parts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 2, height: 2),
-                                               CellBounds(left: 99_995, top: 7, width: 2, height: 2)])
-        #expect(grouped.parts.allSatisfy { $0.cells.population == 4 })
-        // A billion columns wide, the reader finds the groups itself (`SparseBlocks`).
+        let blocks = wide.inLiveBlocks()
+        #expect(blocks.parts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 2, height: 2),
+                                              CellBounds(left: 99_995, top: 7, width: 2, height: 2)])
+        #expect(blocks.parts.allSatisfy { $0.cells.population == 4 })
+        // A billion columns wide, the reader finds the blocks itself (`SparseBlocks`).
         let pattern = try RLE.parse("#CXRLE Pos=-5,7\nx = 1000000002, y = 2, rule = B3/S23\n2o999999998b2o$2o999999998b2o!\n")
         #expect(pattern.placedParts(on: .infinite).map(\.bounds) == [CellBounds(left: -5, top: 7, width: 2, height: 2),
                                                                     CellBounds(left: 999_999_995, top: 7, width: 2, height: 2)])
     }
 
-    @Test func nearCellsStayOneGrid() throws {
+    /// Cut at block edges, the parts hold every cell, each once.
+    @Test func aWideGridsBlocksHoldEveryCell() throws {
         let pattern = try RLE.parse("x = 9000, y = 1, rule = B3/S23\n3o" + String(repeating: "999b3o", count: 8) + "!\n")
-        #expect(try pattern.groupedFarApart() == pattern)
+        let blocks = pattern.inLiveBlocks()
+        #expect(blocks.parts.count == 2 && blocks.parts.reduce(0) { $0 + $1.cells.population } == 27)
         let small = try RLE.parse("x = 3, y = 1\n3o!\n")
-        #expect(try small.groupedFarApart() == small)
+        #expect(small.inLiveBlocks() == small)
     }
 }
 

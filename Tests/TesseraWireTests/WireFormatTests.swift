@@ -67,6 +67,7 @@ import TesseraCore
         .frameRequest(op: 5, viewport, clip: nil),
         .frameRequest(op: 6, viewport, clip: TileRect(x: 768, y: 0, width: 4352, height: 4352)),
         .frameTile(op: 5, FramePart(tile: TileID(column: 1, row: 1), x: 10, y: 3, dots: grid)),
+        .shardFrame(op: 5, dots: grid),
         .collect(op: 6, area: TileRect(x: 300, y: 4096, width: 70, height: 4096)),
         .cells(op: 6, TileCells(tile: TileID(column: 0, row: 1), generation: 1 << 50, cells: grid)),
         .heartbeat(RunProgress(generation: 12, computeSeconds: 3.5, waitSeconds: 0.5)),

@@ -60,7 +60,7 @@ package struct RunOutcome: Sendable {
         package let started: Bool
         package let handedOver: Bool
         /// Whether the board kept a core busy, but filled too little of its bounding box
-        /// for the workers' windows.
+        /// to be worth the workers (`HeadStart.leastFill`).
         package let keptSparse: Bool
 
         package init(generations: UInt64, seconds: Double, workers: Int, started: Bool, handedOver: Bool, keptSparse: Bool = false) {
@@ -291,6 +291,13 @@ package actor Coordinator {
         }
     }
 
+    /// On shards, as they last reported (asked for where they have not since they were
+    /// dealt): the live cells' bounds in Golly's coordinates, and the tiles present.
+    package func shardFigures() async throws -> (bounds: CellBounds?, tiles: Int) {
+        try await countPopulation()
+        return (state.shardBounds, state.shardTiles)
+    }
+
     /// A worker was lost mid-advance and the others stopped: the tiles need rolling back.
     package struct WorkerLost: Error, CustomStringConvertible {
         package let why: String
@@ -335,7 +342,7 @@ package actor Coordinator {
     /// Rolls every tile back to the last in-memory snapshot, if every tile of it
     /// survives (on the worker that took it or on its buddy): no cells cross the wire.
     /// Else to the newest checkpoint on disk, else to the run's start (once the tiles were
-    /// made afresh, for a moved window of the unbounded plane or for joiners, their
+    /// made afresh, for a head start's cells, joiners or shards dealt again, their
     /// plan's start: it carries the cells they were made with), on the workers still in
     /// the run, the lost one's tiles dealt to them.
     private func recover(from why: String, at generation: UInt64) async throws {
@@ -647,13 +654,13 @@ package actor Coordinator {
         }
     }
 
-    /// Replaces every worker's tiles with those of `plan`: the unbounded plane's window
-    /// moved, or the board was cut again for workers that joined.
+    /// Replaces every worker's tiles with those of `plan`: a head start's cells, the
+    /// board cut again for workers that joined, or the shards dealt again.
     package func replan(_ plan: RunPlan) async throws {
         _ = try await perform(.replan(plan))
     }
 
-    /// The tiles of the plan in force (the unbounded plane's window moves).
+    /// The tiles of the plan in force.
     package var tiling: Tiling { state.plan.tiling }
 
     /// The live cells' bounds (board coordinates), as the last advance left them.

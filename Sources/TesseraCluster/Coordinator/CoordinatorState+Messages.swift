@@ -82,6 +82,8 @@ extension CoordinatorState {
             return advanced(by: index, op: op, report)
         case .frameTile(let op, let part):
             return framePart(from: index, op: op, part)
+        case .shardFrame(let op, let dots):
+            return shardFrame(from: index, op: op, dots)
         case .cells(let op, let part):
             return cellsPart(from: index, op: op, part)
         case .parts(let op, let parts, let last):
@@ -148,6 +150,19 @@ extension CoordinatorState {
             return fail("\(describe(index)) sent \(part.dots.width)x\(part.dots.height) dots at (\(part.x),\(part.y)) for a \(viewport.width)x\(viewport.height) frame")
         }
         operation!.grid!.formUnion(part.dots, atX: part.x, y: part.y)
+        guard operation!.isGathered else { return [] }
+        return complete(.frame(operation!.grid!))
+    }
+
+    /// A shard's dots of the frame in flight, drawn into it in place.
+    private mutating func shardFrame(from index: Int, op: UInt64, _ dots: BitGrid) -> [Effect] {
+        guard case .frame(let viewport)? = operation?.kind, operation?.take(member: index, op: op) == true else {
+            return stray(.shardFrame(op: op, dots: dots), from: index)
+        }
+        guard dots.width == viewport.width, dots.height == viewport.height else {
+            return fail("\(describe(index)) sent \(dots.width)x\(dots.height) dots for a \(viewport.width)x\(viewport.height) frame")
+        }
+        operation!.grid!.formUnion(dots, atX: 0, y: 0)
         guard operation!.isGathered else { return [] }
         return complete(.frame(operation!.grid!))
     }

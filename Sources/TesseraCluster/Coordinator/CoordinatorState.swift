@@ -54,9 +54,9 @@ package struct CoordinatorState {
         case readParts
         /// Every tile's cells replaced by its rectangle of `cells`.
         case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
-        /// New tiles for every worker, built from `plan` (the unbounded plane's window
-        /// moved, or the board was cut again): the run's start and its checkpoints no
-        /// longer stand in for them (`rollBack`).
+        /// New tiles (or shards) for every worker, built from `plan` (a head start's
+        /// cells, the board cut again, the shards dealt again): the run's start and its
+        /// checkpoints no longer stand in for them (`rollBack`).
         case replan(RunPlan)
         /// Every tile dealt afresh from `plan` after a loss (`rollBack`'s choice): the
         /// tiles are the ones they were.
@@ -84,8 +84,8 @@ package struct CoordinatorState {
         /// which are read as parts, not rectangles, and do not move yet.
         var suitsShards: Bool {
             switch self {
-            case .advance, .readParts, .replan, .rollBack: true
-            case .frame, .collect, .load, .move, .checkpoint, .snapshot, .restore: false
+            case .advance, .frame, .readParts, .replan, .rollBack: true
+            case .collect, .load, .move, .checkpoint, .snapshot, .restore: false
             }
         }
     }
@@ -243,7 +243,7 @@ package struct CoordinatorState {
         awaitedWorkers = settings.workers
     }
 
-    /// What the workers run: the settings' plan, until the unbounded plane's window moves.
+    /// What the workers run: the settings' plan, until a `replan`.
     package internal(set) var plan: RunPlan
     /// The generation the slowest worker of the advance in flight had reached, and when
     /// it was first seen there (see `stallLimit`).
@@ -254,8 +254,8 @@ package struct CoordinatorState {
     /// The epoch of the latest assignments (`Assignment.epoch`): one more for each round
     /// of them, so strips sent under an earlier one are known for what they are.
     package internal(set) var epoch: UInt64 = 0
-    /// Whether the tiles are no longer the run's first (the unbounded plane's window
-    /// moved, or the board was cut again).
+    /// Whether the tiles are no longer the run's first (a head start handed over, or the
+    /// board was cut or the shards dealt again).
     package internal(set) var replanned = false
     /// The run's secret for its halo links, in every assignment (`HaloToken`).
     package let haloToken = HaloToken.random()
@@ -346,8 +346,16 @@ package struct CoordinatorState {
             (phase, stall) = (.busy, nil)
             return hosts.map { .send(.start(op: op, generations: generations), to: members[$0].peer) }
         case .frame(let viewport, let clip):
-            operation = Operation(op: op, kind: .frame(viewport: viewport), tiles: Set(plan.tiling.tiles),
-                                  grid: BitGrid(width: viewport.width, height: viewport.height))
+            let dots = BitGrid(width: viewport.width, height: viewport.height)
+            if plan.shards != nil {
+                // Each shard draws the whole viewport from its tiles in view.
+                let hosts = members.indices.filter { members[$0].shard != nil && !members[$0].gone }
+                guard !hosts.isEmpty else { return [.completed(.frame(dots))] }
+                operation = Operation(op: op, kind: .frame(viewport: viewport), members: Set(hosts), grid: dots)
+                phase = .busy
+                return hosts.map { .send(.frameRequest(op: op, viewport, clip: nil), to: members[$0].peer) }
+            }
+            operation = Operation(op: op, kind: .frame(viewport: viewport), tiles: Set(plan.tiling.tiles), grid: dots)
             phase = .busy
             return members.filter { !$0.tiles.isEmpty }.map { .send(.frameRequest(op: op, viewport, clip: clip), to: $0.peer) }
         case .collect(let area):

@@ -10,7 +10,7 @@ package protocol ClusterDriver: Sendable {
     /// The tiles the board is cut into, columns × rows.
     var tiles: (columns: Int, rows: Int) { get async }
     /// Whether viewers may change the cells (edit, patterns, rewind, save): not on the
-    /// unbounded plane, whose window moves under them.
+    /// unbounded plane, nor on shards.
     var isEditable: Bool { get }
     /// The states a cell may be in: 2 but for Generations and rule files.
     var stateCount: Int { get }

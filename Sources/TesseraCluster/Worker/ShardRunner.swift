@@ -45,6 +45,8 @@ package actor ShardRunner {
     /// The live cells, a part a tile: each at most 64x64, so any 4096 of them make a
     /// message of at most 2 MiB.
     package func liveTileParts() -> [PlacedCells] { plane.liveTileParts().map(\.cells) }
+    /// The dots of `viewport` its tiles in view show (`SparsePlane.frame`).
+    package func frame(_ viewport: Viewport) -> BitGrid { plane.frame(viewport) }
     package var figures: ShardFigures { ShardFigures(population: plane.population, tiles: plane.tileCount, bounds: plane.bounds) }
 
     /// Steps `generations` in stretches of at most `depth` (1...64), handing each

@@ -228,6 +228,12 @@ package actor WorkerNode {
                 await host(assignment)
             case .dropShard:
                 shard = nil
+            case .sendShardFrame(let op, let viewport):
+                guard let shard else {
+                    report("asked for a frame of its shard before the shard was made")
+                    break
+                }
+                pump.send(.shardFrame(op: op, dots: await shard.frame(viewport)), to: .coordinator)
             case .sendParts(let op):
                 guard let shard else {
                     report("asked for its shard's cells before the shard was made")

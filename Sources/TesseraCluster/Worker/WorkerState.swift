@@ -47,6 +47,8 @@ package struct WorkerState: Sendable {
         /// Sends each of these tiles' `tileState` to the coordinator, and drops it.
         case handOff(op: UInt64, [TileID])
         case sendFrame(op: UInt64, Viewport, clip: TileRect?)
+        /// Sends the shard's dots of `viewport` as `shardFrame`.
+        case sendShardFrame(op: UInt64, Viewport)
         case sendCells(op: UInt64, area: TileRect)
         case writeCheckpoint(op: UInt64, folder: String)
         /// Gathers every hosted tile's live parts, sends a copy of each to `order.buddy`,
@@ -162,7 +164,11 @@ package struct WorkerState: Sendable {
             halting = op
             return [.halt]
         case .frameRequest(let op, let viewport, let clip):
-            return [.sendFrame(op: op, viewport, clip: clip)]
+            guard shard != nil else { return [.sendFrame(op: op, viewport, clip: clip)] }
+            guard shardBuilt, running == nil else {
+                return report(shardBuilt ? "asked for a frame of its shard while it runs" : "asked for a frame before its shard was made")
+            }
+            return [.sendShardFrame(op: op, viewport)]
         case .collect(let op, let area):
             return [.sendCells(op: op, area: area)]
         case .readParts(let op):

@@ -5,8 +5,8 @@ public enum Topology: String, Sendable, CaseIterable {
     /// Cells beyond the edges are always dead (Golly's `:P`).
     case plane
     /// Golly's unbounded plane, for a rule with no suffix. A board of this topology is
-    /// a window onto it, placed anywhere in 64-bit coordinates, that the run moves and
-    /// widens before live cells could reach its edge; inside a window it steps as a plane.
+    /// nominal: the sparse map, HashLife and the whole-board engines place cells in
+    /// Golly's 64-bit coordinates wherever they are.
     case infinite
 
     /// Whether cells beyond the board's edges are dead rather than wrapped.
@@ -16,8 +16,8 @@ public enum Topology: String, Sendable, CaseIterable {
 /// The size and topology of a board, and where it sits in Golly's coordinates.
 ///
 /// A bounded W×H board spans Golly x ∈ [−⌊W/2⌋, W−⌊W/2⌋) and y likewise, which is how
-/// Golly lays out a bounded grid `:TW,H` or `:PW,H`; a window onto the unbounded plane
-/// sits wherever its `left` and `top` say.
+/// Golly lays out a bounded grid `:TW,H` or `:PW,H`; the unbounded plane's nominal
+/// board sits wherever its `left` and `top` say.
 public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     /// The widest and tallest board: 2^31 cells a side, 2^62 cells in all.
     public static let maxSide = 1 << 31
@@ -66,7 +66,7 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         if case .tube? = edges { return "tube \(gollySuffix)" }
         if let edges { return "\(width)x\(height) \(edges.name)" }
-        return topology == .infinite ? "\(width)x\(height) window at (\(left),\(top)) of the unbounded plane"
+        return topology == .infinite ? "the unbounded plane"
             : "\(width)x\(height) \(topology.rawValue)"
     }
 

@@ -46,8 +46,8 @@ public struct Overlay: Hashable, Sendable {
 }
 
 /// Where a board's starting cells come from: a soup (or nothing) with overlays laid
-/// over it (several where a pattern's parts lie far apart on the unbounded plane, see
-/// `PlaneAtlas`). The coordinator and the workers cut tiles from it the same way.
+/// over it (several where a pattern is read in parts). The coordinator and the workers
+/// cut tiles from it the same way.
 public struct StartingCells: Hashable, Sendable {
     public let soup: Soup?
     public let overlays: [Overlay]

@@ -405,6 +405,13 @@ public final class SparsePlane {
         }
     }
 
+    /// The dots of `view` as viewers name it: in the board's own coordinates on a bounded
+    /// grid (its corner at 0,0), in Golly's on the unbounded plane.
+    public func frame(_ view: Viewport) -> BitGrid {
+        guard let board else { return dots(in: view) }
+        return dots(in: view.moved(dx: board.left, dy: board.top))
+    }
+
     /// The dots of `view` (Golly's coordinates): a dot is lit when any cell under it is
     /// alive. Only the tiles in view are read, and a tile that lies under one dot is
     /// read by its summary alone, without touching its cells: zoomed out, a frame costs

@@ -94,8 +94,7 @@ extension RunRequest {
     }
 
     /// Where tiles step `setup` (in this process, or on how many workers started here),
-    /// and the setup they step: on workers, the unbounded plane's windows made
-    /// (`RunSetup.windowed()`). `usable`: the worker count when none is asked for.
+    /// and the setup they step. `usable`: the worker count when none is asked for.
     package func tileHome(for setup: RunSetup, usable: Int) throws -> (TileHome, RunSetup) {
         // Larger than Life, Generations, rule files and Golly's other grids have engines
         // of their own, in this process.
@@ -112,19 +111,18 @@ extension RunRequest {
             }
             return (.thisProcess, setup)
         }
-        let windowed = try setup.windowed()
         // A default worker count gives way to this process's sparse map of tiles, which
-        // holds only what lives, where the workers' tiles would not fit in memory: a
-        // window around the live cells of the unbounded plane (demonoid-c512: 817408 x
-        // 813312 cells), or a bounded grid 2^20 cells a side; and where frames of the
-        // unbounded plane are recorded, which follow its live cells from this process.
-        if workers == nil, windowed.runsSparse, checkpoint == nil,
-           !windowed.tilesFitInMemory || (recordsFrames && windowed.isUnbounded) {
+        // holds only what lives, where the workers' dense tiles would not fit in memory
+        // (a bounded grid 2^20 cells a side), and where frames of the unbounded plane
+        // are recorded, which follow its live cells. Workers hold the unbounded plane as
+        // shards of a sparse map (`RunSession.runsSharded`).
+        if workers == nil, setup.runsSparse, checkpoint == nil,
+           setup.isUnbounded ? recordsFrames : !setup.tilesFitInMemory {
             try checkInThisProcess()
-            return (.thisProcess, windowed)
+            return (.thisProcess, setup)
         }
         // A default worker count shrinks to the number of tiles instead of failing.
-        return (.workers(workers ?? min(usable, windowed.tiling.columns * windowed.tiling.rows)), windowed)
+        return (.workers(workers ?? min(usable, setup.tiling.columns * setup.tiling.rows)), setup)
     }
 
     private func checkInThisProcess() throws {

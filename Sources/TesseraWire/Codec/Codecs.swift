@@ -9,7 +9,7 @@ package protocol WireCodable {
 
 /// The most workers one run has: more than any cluster here, few enough to allocate for.
 package let maxWorkers = 4096
-/// The most pattern parts one assignment carries (see `PlaneAtlas`).
+/// The most pattern parts one assignment carries (a pattern's live blocks, a shard's tiles).
 package let maxOverlays = 1 << 20
 /// The most a population can be: a board of 2^31 × 2^31 cells.
 private let maxPopulation = 1 << 62

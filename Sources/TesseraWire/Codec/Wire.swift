@@ -21,8 +21,8 @@ package enum Wire {
     /// states. 11: a viewer's `toggleCell` carries the state it sets. 12: an assignment
     /// says how its tiles start in one field (`Assignment.Start`). 13: `bands` between the
     /// shards of a sparse plane. 14: shards on workers (`shard`, `shardCells`, `readParts`, `parts`, a
-    /// shard's figures in `done`, bands under an epoch).
-    package static let version: UInt16 = 14
+    /// shard's figures in `done`, bands under an epoch). 15: `shardFrame`, a shard's dots of a frame.
+    package static let version: UInt16 = 15
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30
@@ -37,13 +37,13 @@ package enum Wire {
         case snapshot, snapshotted, snapshotCopy
         case stays
         case bands
-        case shard, readParts, parts, shardCells
+        case shard, readParts, parts, shardCells, shardFrame
 
         /// The lanes this kind may travel on.
         package var lanes: Set<Lane> {
             switch self {
             case .hello, .ready, .loaded, .done, .frameTile, .cells, .failure, .leaving, .checkpointed, .halted, .snapshotted,
-                 .parts:
+                 .parts, .shardFrame:
                 [.toCoordinator]
             case .assign, .load, .start, .frameRequest, .collect, .shutdown, .handOff, .checkpoint, .halt, .snapshot, .stays,
                  .shard, .readParts, .shardCells:
@@ -99,6 +99,9 @@ package enum Wire {
         case .frameTile(let op, let part):
             w.u64(op)
             part.encode(to: &w)
+        case .shardFrame(let op, let dots):
+            w.u64(op)
+            w.grid(dots)
         case .collect(let op, let area):
             w.u64(op)
             for value in [area.x, area.y, area.width, area.height] { w.int(value) }
@@ -190,6 +193,12 @@ package enum Wire {
                 : nil
             message = .frameRequest(op: op, viewport, clip: clip)
         case .frameTile: message = .frameTile(op: try r.u64(), try FramePart(from: &r))
+        case .shardFrame:
+            let (op, dots) = (try r.u64(), try r.grid())
+            guard dots.width <= Viewport.maxDots, dots.height <= Viewport.maxDots else {
+                throw TesseraError("implausible \(dots.width)x\(dots.height) frame of a shard in message")
+            }
+            message = .shardFrame(op: op, dots: dots)
         case .collect: message = .collect(op: try r.u64(), area: try r.area())
         case .cells: message = .cells(op: try r.u64(), try TileCells(from: &r))
         case .handOff:
@@ -297,6 +306,7 @@ extension Message {
         case .readParts: .readParts
         case .parts: .parts
         case .shardCells: .shardCells
+        case .shardFrame: .shardFrame
         }
     }
 }

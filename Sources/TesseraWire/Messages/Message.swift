@@ -30,12 +30,14 @@ package enum Message: Sendable, Equatable {
     case start(op: UInt64, generations: UInt64)
     /// A worker's tiles ran the generations of `start`.
     case done(op: UInt64, WorkerReport)
-    /// The dots of a viewport, of the cells within `clip` only (board coordinates)
-    /// when given: one window of an atlas (`PlaneAtlas`), whose neighbours on the board
-    /// are elsewhere on the plane.
+    /// The dots of a viewport, of the cells within `clip` only (board coordinates) when
+    /// given: a frame, or a coarse look for where the live cells of a rectangle are. A
+    /// shard host draws the viewport in Golly's coordinates (a bounded grid's own).
     case frameRequest(op: UInt64, Viewport, clip: TileRect?)
     /// One tile's part of a frame.
     case frameTile(op: UInt64, FramePart)
+    /// A shard's dots of a whole frame (`frameRequest`): what its tiles in view show.
+    case shardFrame(op: UInt64, dots: BitGrid)
     /// Asks for the cells of `area` (board coordinates): each tile it crosses answers
     /// with its part. A few live cells on a huge board travel as what lies around them.
     case collect(op: UInt64, area: TileRect)
