@@ -67,8 +67,8 @@ package struct HeadStart: Sendable {
     /// until `stop`, asked with the generation reached before each round, says to stop.
     /// Rounds start at 16 generations (a busy board is seen busy within a few
     /// milliseconds) and double up to `longest`, whatever the halo (one tile trades with
-    /// no one): long rounds spread a round's own cost (on the unbounded plane, a look at
-    /// where the live cells went) thin, short ones answer `stop` soon. Tells `progress`
+    /// no one): long rounds spread a round's own cost thin, short ones answer `stop`
+    /// soon. Tells `progress`
     /// after each round.
     mutating func step(toward total: UInt64, longest: UInt64, progress: Progress?,
                        until stop: (UInt64) async throws -> Bool) async throws {
@@ -90,6 +90,7 @@ package struct HeadStart: Sendable {
     /// Gives the coordinator's workers the cells of a bounded board as they stand here,
     /// on `setup`'s tiles, to run to the end of the run's `generations`.
     func handOver(to coordinator: Coordinator, as setup: RunSetup, generations: UInt64) async throws {
+        precondition(!board.isUnbounded, "the unbounded plane is handed over as shards (liveParts)")
         let next: RunSetup
         if let live {
             next = setup.handedOver(cells: try await local.cells(in: live), at: live, generation: generation)

@@ -72,13 +72,16 @@ package enum ProgressLine {
     }
 
     /// Generation `done` of `total`, and the speed of the last `rateOf` generations (all
-    /// of them unless said), run in `seconds`.
+    /// of them unless said), run in `seconds`: in cell-updates of a board of `cells`,
+    /// or in generations where that is 0.
     static func describe(done: UInt64, seconds: Double, rateOf stepped: UInt64? = nil, cells: Int, total: UInt64?) -> String {
         var parts = ["generation \(done)" + (total.map { " of \($0)" } ?? "")]
         let stepped = stepped ?? done
         if stepped > 0, seconds > 0 {
             let perSecond = Double(stepped) / seconds
-            parts.append(Format.rate(perSecond * Double(cells)) + " cell-updates/s")
+            // A sparse map has no board of cells to count: its generations, then.
+            parts.append(cells > 0 ? Format.rate(perSecond * Double(cells)) + " cell-updates/s"
+                                   : Format.rate(perSecond) + " generations/s")
             if let total, total > done { parts.append("ETA " + Format.duration(Double(total - done) / perSecond)) }
         }
         return parts.joined(separator: " · ")

@@ -196,7 +196,7 @@ package struct RunSession: Sendable {
             head.keptSparse = busy.keptSparse
             return head
         } alongside: {
-            if follow { await ProgressLine.follow(nil, cells: setup.shape.cellCount, total: generations, headStart: progress) }
+            if follow { await ProgressLine.follow(nil, cells: setup.boardCells, total: generations, headStart: progress) }
         }
     }
 
@@ -237,7 +237,7 @@ package struct RunSession: Sendable {
         if showsProgress && ProgressLine.isTerminal {
             let total = mode.isExternalPresenter ? nil : generations
             services.add {
-                await ProgressLine.follow(coordinator, cells: setup.shape.cellCount, total: total,
+                await ProgressLine.follow(coordinator, cells: setup.boardCells, total: total,
                                           headStart: head == nil ? nil : headProgress)
             }
         }
@@ -323,7 +323,7 @@ package struct RunSession: Sendable {
     }
 
     /// What the mode does between the workers being ready and the end of the run, with
-    /// `board` as viewers see it (the coordinator's board, or the unbounded plane).
+    /// `board` as viewers see it (the coordinator's bounded board of tiles).
     private func drive(_ board: any ClusterDriver, generations: UInt64, coordinator: Coordinator, pump: MessagePump) async throws {
         switch mode {
         case .batch:

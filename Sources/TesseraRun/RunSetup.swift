@@ -47,6 +47,10 @@ package struct RunSetup: Sendable {
                            fix: "give --workers 0, or leave out --workers, --tiles and --halo")
     }
 
+    /// The cells a generation updates, for rates: none on the unbounded plane, whose
+    /// board is nominal.
+    package var boardCells: Int { isUnbounded ? 0 : shape.cellCount }
+
     /// Whether every tile of this board fits in this machine's memory at once.
     package var tilesFitInMemory: Bool { (try? TileCluster.checkMemory(tiling.tiles, of: tiling, halo: halo)) != nil }
 
@@ -104,10 +108,14 @@ package struct RunSetup: Sendable {
                 guard width <= BoardShape.maxSide, height <= BoardShape.maxSide else {
                     throw TesseraError("soup area \(width)x\(height) is too large", fix: "give a smaller --size")
                 }
-                if let parted = pattern, parted.hasParts {
-                    let area = PlacedCells(cells: filled.cells(x: -(width / 2), y: -(height / 2), width: width, height: height),
-                                           left: -(width / 2), top: -(height / 2))
-                    placed = Pattern(parts: parted.placedParts(on: .infinite) + [area], rule: rule, generation: parted.generation)
+                let area = CellBounds(left: -(width / 2), top: -(height / 2), width: width, height: height)
+                if let pattern, pattern.hasParts || !Self.isNear(area, pattern) {
+                    // Laid over the soup as parts, which every engine takes as their union:
+                    // one grid of both would span whatever lies between.
+                    let soupPart = PlacedCells(cells: filled.cells(x: area.left, y: area.top, width: width, height: height),
+                                               left: area.left, top: area.top)
+                    try Self.checkPlaceable(pattern)
+                    placed = Pattern(parts: pattern.placedParts(on: .infinite) + [soupPart], rule: rule, generation: pattern.generation)
                 } else {
                     placed = Self.merge(filled, width: width, height: height, under: pattern)
                 }
@@ -135,6 +143,15 @@ package struct RunSetup: Sendable {
         chosenHalo = choices.halo
     }
 
+    /// Whether `pattern`'s grid and `area` lie near enough together for one grid of both
+    /// (at most 2^26 cells, 8 MiB).
+    private static func isNear(_ area: CellBounds, _ pattern: Pattern) -> Bool {
+        let (x, y) = pattern.topLeft(on: .infinite)
+        let box = area.union(CellBounds(left: x, top: y, width: pattern.cells.width, height: pattern.cells.height))
+        let (cells, overflow) = box.width.multipliedReportingOverflow(by: box.height)
+        return !overflow && cells <= 1 << 26
+    }
+
     /// The soup of the `width`×`height` area centred on the origin, with `pattern` (if
     /// any) laid over it where the unbounded plane puts it, as one pattern.
     private static func merge(_ soup: Soup, width: Int, height: Int, under pattern: Pattern?) -> Pattern {
@@ -160,14 +177,13 @@ package struct RunSetup: Sendable {
         return (tiling, halo)
     }
 
-    /// The widest and tallest span of live cells a run on the unbounded plane starts
-    /// from: half of what the wire and HashLife's root square take (2^62), so that the
-    /// cells may spread for 2^60 generations.
+    /// How far from the origin, and how far apart, live cells on the unbounded plane may
+    /// be at the start: half of what the wire and HashLife's root square take (2^62), so
+    /// that they may spread for 2^60 generations and stay within it.
     static let widestSpan = 1 << 61
 
-    /// Refuses live cells past ±2^62 of the origin, where no difference of two
-    /// coordinates may overflow (a file's place may be within that, and its cells not),
-    /// and cells spread wider than `widestSpan`.
+    /// Refuses live cells `widestSpan` or more from the origin, or spread wider than it:
+    /// a file's place may be within what Tessera reads (±2^62), and its cells not.
     private static func checkPlaceable(_ pattern: Pattern?) throws {
         guard let pattern else { return }
         let (x, y) = pattern.topLeft(on: .infinite)
@@ -177,9 +193,9 @@ package struct RunSetup: Sendable {
         for box in boxes where box.width > 0 && box.height > 0 {
             let corners = [(box.left, x), (box.top, y), (box.right - 1, x), (box.bottom - 1, y)]
                 .map { $0.addingReportingOverflow($1) }
-            guard corners.allSatisfy({ !$0.overflow && Pattern.isPlaceable($0.partialValue) }) else {
+            guard corners.allSatisfy({ !$0.overflow && $0.partialValue.magnitude < UInt(widestSpan) }) else {
                 let at = CellBounds(left: box.left &+ x, top: box.top &+ y, width: box.width, height: box.height)
-                throw TesseraError("live cells at \(at) are too far from the origin: Tessera's coordinates reach ±2^62",
+                throw TesseraError("live cells at \(at) are too far from the origin: the unbounded plane starts from cells within ±2^61",
                                    fix: "move the pattern nearer the origin (#CXRLE Pos=x,y)")
             }
             placed.append(CellBounds(left: corners[0].partialValue, top: corners[1].partialValue, width: box.width, height: box.height))
@@ -190,16 +206,18 @@ package struct RunSetup: Sendable {
         }
     }
 
-    /// The narrowest nominal plane whose tiles all hold the chosen halo.
+    /// The narrowest nominal plane whose tiles all hold the chosen halo (past the
+    /// widest board, the tiling refuses the halo in one line).
     private static func minPlaneSide(tiles: (columns: Int, rows: Int)?, halo: Int?, tileCount: Int) -> Int {
-        max(tileCount, tiles?.columns ?? 1, tiles?.rows ?? 1) * (halo ?? 1)
+        let (side, overflow) = max(tileCount, tiles?.columns ?? 1, tiles?.rows ?? 1).multipliedReportingOverflow(by: halo ?? 1)
+        return overflow ? BoardShape.maxSide : min(side, BoardShape.maxSide)
     }
 
     /// The unbounded plane's nominal board, square around the origin: the sparse map,
     /// HashLife and the whole-board engines place cells in Golly's coordinates and never
     /// look at its size, and the shards' plan only names its tiles and halo.
     private static func plane(edges: EdgeJoin?, minSide: Int) -> BoardShape {
-        let side = (max(4096, minSide) + 255) / 256 * 256
+        let side = min(BoardShape.maxSide, (max(4096, minSide) + 255) / 256 * 256)
         return BoardShape(width: side, height: side, topology: .infinite, left: -(side / 2), top: -(side / 2), edges: edges)
     }
 

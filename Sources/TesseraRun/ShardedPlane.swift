@@ -27,7 +27,13 @@ struct ShardedPlane: ClusterDriver {
     var workerCount: Int { coordinator.workerCount }
     var failure: TesseraError? { get async { await coordinator.failure } }
     var generation: UInt64 { get async { await coordinator.generation } }
-    var population: Int { get async { await coordinator.population } }
+    /// As the shards last reported: asked for where they have not since they were dealt.
+    var population: Int {
+        get async {
+            _ = try? await coordinator.shardFigures()
+            return await coordinator.population
+        }
+    }
 
     func advance(_ generations: UInt64) async throws { try await coordinator.advance(generations, balancing: balancing) }
     func frame(_ viewport: Viewport) async throws -> BitGrid { try await coordinator.frame(viewport) }

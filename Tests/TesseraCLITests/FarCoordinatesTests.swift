@@ -15,7 +15,8 @@ import Testing
         ("#CXRLE Pos=0,4611686018427387000\nx = 3, y = 1, rule = B3/S23:T64,64\n3o!\n", "extends beyond the 64x64 board"),
         ("#CXRLE Pos=4611686018427387903,0\nx = 3, y = 1, rule = B3/S23\n3o!\n", "too far from the origin"),
         ("#Life 1.06\n-9223372036854775808 0\n", "beyond ±2^62"),
-        ("#Life 1.06\n0 0\n4611686018427387903 5\n-4611686018427387903 5\n", "too far apart, past the 2^61 cells"),
+        ("#Life 1.06\n0 0\n4611686018427387903 5\n-4611686018427387903 5\n", "are too far from the origin"),
+        ("#Life 1.06\n2305843009213693000 5\n-2305843009213693000 5\n", "too far apart, past the 2^61 cells"),
     ])
     func farCoordinatesAreRefusedInOneLine(text: String, problem: String) throws {
         let dir = try Harness.temporaryDirectory()

@@ -28,7 +28,7 @@ import TesseraCore
         ("acorn, torus", "x = 7, y = 3, rule = B3/S23:T200,150\nbo$3bo$2o2b3o!\n", 2000, [1, 777, 1999]),
         // On a dead-edge plane, another rule: HighLife's replicator reaches the edges.
         ("replicator, plane", "x = 5, y = 5, rule = B36/S23:P120,100\n2b3o$bo2bo$o3bo$o2bo$3o!\n", 600, [100, 450]),
-        // Unbounded: the gun's window moves after its gliders, here and on the workers.
+        // Unbounded: the gun's gliders fly off, here and on the workers' shards.
         ("gun, unbounded", "x = 36, y = 9, rule = B3/S23\n24bo$22bobo$12b2o6b2o12b2o$11bo3bo4b2o12b2o$2o8bo5bo3b2o$2o8bo3bob2o4bobo$10bo5bo7bo$11bo3bo$12b2o!\n", 5000, [64, 4500]),
         // Unbounded growth, far from the origin (within the ±10⁹ Golly writes as RLE).
         ("switch engines, far", "#CXRLE Pos=999990000,-999990000\nx = 39, y = 1, rule = B3/S23\n8ob5o3b3o6b7ob5o!\n", 3000, [2999]),
@@ -75,8 +75,8 @@ import TesseraCore
     }
 
     /// A busy pattern spread thin (four soups at the corners of a box 30000 cells wide)
-    /// stays in this process: workers would step windows around it, and the sparse map
-    /// steps only its tiles. Whether or not the run counts as busy, no worker takes it.
+    /// stays in this process, whose sparse map steps only its tiles, with no bands to
+    /// trade. Whether or not the run counts as busy, no worker takes it.
     @Test func aSparsePatternStaysInProcessBusyOrNot() throws {
         let dir = try Harness.temporaryDirectory()
         var random = SplitMix64(seed: 41)

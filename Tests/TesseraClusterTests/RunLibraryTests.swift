@@ -88,11 +88,10 @@ import TesseraWire
                           workers: [0, 1].map { WorkerSummary(index: $0, pid: 1, host: "h", tiles: [], report: report) })
         #expect(handed.contains(", 2 workers (the first 60 generations stepped here), tiles 1x2"), "\(handed)")
         #expect(handed.contains("160 generations"))
-        // On the unbounded plane the run's time is measured around its window moves too,
-        // then the head start's comes first.
-        let moved = RunOutcome(seconds: 1, population: 5, workers: [], generations: 100).taking(seconds: 4)
+        // The head start's generations and seconds come first.
+        let after = RunOutcome(seconds: 4, population: 5, workers: [], generations: 100)
             .after(.init(generations: 60, seconds: 0.5, workers: 2, started: true, handedOver: true))
-        #expect(moved.seconds == 4.5 && moved.generations == 160 && moved.headStart?.generations == 60)
+        #expect(after.seconds == 4.5 && after.generations == 160 && after.headStart?.generations == 60)
     }
 
     /// HashLife's turns with tiles add up, and the summary says how many were tiles'.
@@ -116,7 +115,7 @@ import TesseraWire
     @Test func aHandedOverSetupKeepsTheBoardAndPlacesTheCells() throws {
         var choices = RunSetup.Choices()
         choices.pattern = (Pattern(cells: BitGrid(width: 1, height: 1), position: (0, 0)), "p")
-        (choices.size, choices.topology) = ((64, 32), .infinite)
+        (choices.size, choices.topology) = ((64, 32), .torus)
         let setup = try RunSetup(choices, defaultTiles: 2)
         let one = try setup.inOneTile()
         #expect(one.tiling.columns == 1 && one.tiling.rows == 1 && one.shape == setup.shape)
@@ -191,6 +190,13 @@ import TesseraWire
         (choices.size, choices.topology) = ((64, 32), .infinite)
         let souped = try RunSetup(choices, defaultTiles: 1)
         #expect(souped.soup == nil && souped.startingParts.map(\.bounds) == parts.map(\.bounds) + [CellBounds(left: -32, top: -16, width: 64, height: 32)])
+        // One grid a trillion cells from the soup stays apart from it (one grid of both
+        // would span the trillion); one beside it is laid over it in one grid.
+        choices.pattern = (Pattern(cells: dot, position: (1_000_000_000_000, 0)), "far.rle")
+        #expect(try RunSetup(choices, defaultTiles: 1).startingParts.map(\.bounds)
+                == [CellBounds(left: 1_000_000_000_000, top: 0, width: 3, height: 1), CellBounds(left: -32, top: -16, width: 64, height: 32)])
+        choices.pattern = (Pattern(cells: dot, position: (40, 0)), "near.rle")
+        #expect(try RunSetup(choices, defaultTiles: 1).startingParts.map(\.bounds) == [CellBounds(left: -32, top: -16, width: 75, height: 32)])
     }
 }
 

@@ -64,18 +64,24 @@ import TesseraWire
         #expect(population == expected.reduce(0) { $0 + $1.cells.population })
     }
 
-    @Test func aShardLostMidRunIsDealtAgainFromTheStart() async throws {
+    /// A shard host lost mid-run: the shards are dealt again to the others from the last
+    /// snapshot of shards (the live cells the coordinator read and kept), or, with none
+    /// taken, from the run's start; either way the result is one plane's.
+    @Test(arguments: [(Duration.seconds(3600), UInt64(0)), (.zero, 40)])
+    func aShardLostMidRunIsDealtAgainFromTheLastSnapshot(interval: Duration, rolledBackTo: UInt64) async throws {
         let lose = Completion<Void>()
-        let (parts, recoveries) = try await InMemoryClusterTests.withCluster(workers: 3, plan: try Self.plan(generations: 90), doomed: 0,
-                                                                             lose: lose) { coordinator in
-            try await coordinator.advance(40)
+        let (parts, outcome) = try await InMemoryClusterTests.withCluster(workers: 3, plan: try Self.plan(generations: 90), doomed: 0,
+                                                                          lose: lose) { coordinator in
+            await coordinator.setShardSnapshotInterval(interval)
+            try await coordinator.advance(40, balancing: .off)
             lose.succeed()
-            try await coordinator.advance(50)
-            return (try await coordinator.liveParts(), await coordinator.outcome.recoveries)
+            try await coordinator.advance(50, balancing: .off)
+            return (try await coordinator.liveParts(), await coordinator.outcome)
         }
         #expect(try Self.normalised(parts) == (try Self.expected(after: 90)))
-        #expect(recoveries.count == 1)
-        #expect(recoveries.first?.rolledBackTo == 0)
+        #expect(outcome.recoveries.count == 1)
+        #expect(outcome.recoveries.first?.rolledBackTo == rolledBackTo)
+        #expect(outcome.snapshots.isEmpty == (interval > .zero))
     }
 
     /// Frames of shards are one plane's frames: close up on the far glider, zoomed out
@@ -102,7 +108,8 @@ import TesseraWire
         }
         let wrapped = try SparsePlane(parts: Self.parts, rule: .life, board: board)
         wrapped.advance(20)
-        #expect(torus == wrapped.frame(view) && torus.population > 0)
+        // The board's own coordinates: its corner is Golly's (-512, -512).
+        #expect(torus == wrapped.dots(in: view.moved(dx: -512, dy: -512)) && torus.population > 0)
     }
 
     @Test func requestsThatNeedTilesAreRefusedOnShards() async throws {

@@ -57,8 +57,6 @@ import TesseraCore
         .start(op: 4, generations: 1 << 40),
         .done(op: 4, WorkerReport(computeSeconds: 1.5, waitSeconds: 0.25, bytesSent: 1 << 33,
                                   populations: [TileID(column: 0, row: 0): 5, TileID(column: 1, row: 0): 0])),
-        .done(op: 4, WorkerReport(populations: [TileID(column: 0, row: 1): 9],
-                                  liveBounds: TileRect(x: 300, y: 7, width: 12, height: 1))),
         .done(op: 4, {
             var report = WorkerReport(populations: [TileID(column: 0, row: 1): 9])
             report.tileSeconds = [TileID(column: 0, row: 1): 0.125, TileID(column: 2, row: 1): 3]

@@ -104,13 +104,6 @@ package struct RunOutcome: Sendable {
 
     package private(set) var hashLife: HashLifeShare?
 
-    /// This outcome, its time `seconds` (measured around more than the advances).
-    package func taking(seconds: Double) -> RunOutcome {
-        var outcome = self
-        outcome.seconds = seconds
-        return outcome
-    }
-
     /// This outcome with `share`'s generations and seconds first.
     package func after(_ share: HashLifeShare) -> RunOutcome {
         var outcome = adding(generations: share.generations, seconds: share.seconds)
@@ -370,6 +363,9 @@ package actor Coordinator {
         case .runStart:
             break
         }
+        if let snapshot = shardSnapshot, snapshot.shards != nil, snapshot.generation >= plan.generation, snapshot.generation <= generation {
+            (plan, source) = (snapshot, "the shards' last snapshot")
+        }
         Wire.log("coordinator", Recovery.line(source, at: generation, restored: plan.generation))
         // Cleared first: a worker lost while the tiles are dealt again is noted afresh.
         state.recovered()
@@ -462,19 +458,59 @@ package actor Coordinator {
     /// while each takes under a second (a stretch's round trip is its fixed cost, which a
     /// loaded machine makes long): between them, once a worker joined or a shard host
     /// asked to leave (`CoordinatorState.shardsToDealAgain`), the live cells are read and
-    /// dealt again as shards of the workers that stay. The shards are found and ordered
+    /// dealt again as shards of the workers that stay, and every few seconds they are
+    /// read and kept as a snapshot (`snapshotShards`). The shards are found and ordered
     /// off this actor, which goes on hearing and beating meanwhile.
     private nonisolated func advanceShards(_ generations: UInt64, balancing: Balancing) async throws {
         // No generations: the shards' figures, as `advance` counts a soup's.
         guard generations > 0 else { return try await advance(0) }
         var left = generations, stretch: UInt64 = 64
         while left > 0 {
+            if try await skipEmptyShards(left) { return }
             if let why = await state.shardsToDealAgain(balancing: balancing != .off) { try await dealShardsAgain(because: why) }
             let count = min(left, stretch), clock = ContinuousClock(), started = clock.now
             try await advance(count)
             left -= count
             if clock.now - started < .seconds(1) { stretch = min(stretch * 2, 1 << 24) }
+            if await shardSnapshotDue() { try await snapshotShards() }
         }
+    }
+
+    /// On shards: the live cells as last read between stretches, as a plan that deals
+    /// them again, which a lost worker rolls back to (`recover`). The coordinator holds
+    /// them, in the memory of the live cells; a worker holds none of another's.
+    private var shardSnapshot: RunPlan?
+    private var lastShardSnapshot: ContinuousClock.Instant?
+    /// The least time between snapshots of shards, from the first stretch: 40 times what
+    /// the last one took where that is longer, so that they take at most 2.5% of the run.
+    package private(set) var shardSnapshotInterval = AdvanceSchedule.defaultSnapshotInterval
+
+    /// Tests take snapshots of shards after every stretch (`.zero`), or never.
+    package func setShardSnapshotInterval(_ interval: Duration) { shardSnapshotInterval = interval }
+
+    private func shardSnapshotDue() -> Bool {
+        guard state.restartsLeft > 0, state.plan.shards != nil else { return false }
+        let now = ContinuousClock.now, last = lastShardSnapshot ?? now
+        if lastShardSnapshot == nil { lastShardSnapshot = now }
+        return now - last >= shardSnapshotInterval
+    }
+
+    /// Reads the shards' live cells and keeps them as the plan a loss rolls back to.
+    private nonisolated func snapshotShards() async throws {
+        let clock = ContinuousClock(), started = clock.now
+        let parts = try await liveParts()
+        let (plan, generation) = await planInForce()
+        guard let shards = plan.shards else { return }
+        let kept = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
+        await keepShardSnapshot(RunPlan.sharded(kept, tiling: plan.tiling, rule: plan.rule, generation: generation,
+                                                generations: plan.generations),
+                                seconds: (clock.now - started).seconds)
+    }
+
+    private func keepShardSnapshot(_ plan: RunPlan, seconds: Double) {
+        (shardSnapshot, lastShardSnapshot) = (plan, .now)
+        shardSnapshotInterval = max(shardSnapshotInterval, .seconds(seconds * 40))
+        snapshots.append((plan.generation, seconds))
     }
 
     private nonisolated func dealShardsAgain(because why: String) async throws {
@@ -485,6 +521,20 @@ package actor Coordinator {
         Wire.log("coordinator", "\(why): dealing the shards again at generation \(generation)")
         try await replan(RunPlan.sharded(next, tiling: plan.tiling, rule: plan.rule, generation: generation, generations: plan.generations))
         await noteShardDeal(at: generation)
+    }
+
+    /// Moves shards on which nothing lives (as stored) `generations` on at once, by
+    /// dealing them again empty there: an empty plane stays empty (a B0 rule's stored
+    /// cells are stepped by a rule without B0). False where anything lives, or the
+    /// shards have not said since they were dealt.
+    private func skipEmptyShards(_ generations: UInt64) async throws -> Bool {
+        let plan = state.plan
+        let (end, overflow) = state.generation.addingReportingOverflow(generations)
+        guard let shards = plan.shards, state.knowsPopulation, state.population == 0, !overflow else { return false }
+        let empty = try ShardPlan(parts: [], rule: plan.rule, board: shards.board, depth: shards.depth)
+        try await replan(RunPlan.sharded(empty, tiling: plan.tiling, rule: plan.rule, generation: end, generations: plan.generations))
+        generationsAdvanced += generations
+        return true
     }
 
     private func noteShardDeal(at generation: UInt64) { shardDeals.append(generation) }
@@ -663,8 +713,6 @@ package actor Coordinator {
     /// The tiles of the plan in force.
     package var tiling: Tiling { state.plan.tiling }
 
-    /// The live cells' bounds (board coordinates), as the last advance left them.
-    package var liveBounds: TileRect? { state.liveBounds }
 
     /// Lets a presenter in its own process (`tessera presenter`) drive the run: answers
     /// its requests, in order, with this actor's operations until it says `finish`.

@@ -209,7 +209,6 @@ extension CoordinatorState {
             members[index].shard = nil
             members[index].report.shard = nil
             members[index].report.populations = [:]
-            members[index].report.liveBounds = nil
             members[index].report.tileSeconds = [:]
         }
     }

@@ -291,13 +291,6 @@ package struct CoordinatorState {
     /// Tiles present on the shards, as of the last advance.
     package var shardTiles: Int { members.reduce(0) { $0 + ($1.report.shard?.tiles ?? 0) } }
 
-    /// On the unbounded plane, as of the last advance: the smallest rectangle (board
-    /// coordinates) holding every live cell; nil when none is.
-    package var liveBounds: TileRect? {
-        var found: TileRect? = nil
-        for part in members.compactMap(\.report.liveBounds) { found = found.map { $0.union(part) } ?? part }
-        return found
-    }
 
     /// How far the workers have come inside the advance in flight (their heartbeats say).
     package var progress: RunProgress {

@@ -151,7 +151,7 @@ package actor Presenter {
             case .slower: delayIndex = min(Self.delays.count - 1, delayIndex + 1)
             case .nextPattern, .toggleCell, .save, .rewind:
                 guard coordinator.isEditable else {
-                    viewers[identity]?.note = "editing, patterns, saving and rewind need a bounded board (this is the unbounded plane)"
+                    viewers[identity]?.note = "editing, patterns, saving and rewind need a bounded board of dense tiles, or --workers 0 (not the unbounded plane, nor shards)"
                     break
                 }
                 switch command {

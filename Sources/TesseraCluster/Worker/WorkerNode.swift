@@ -372,12 +372,6 @@ package actor WorkerNode {
                 summary.populations[id] = try await tile.population()
                 summary.tileSeconds[id] = tile.progress.computeSeconds
             }
-            if state.assignment?.tiling.shape.topology == .infinite {
-                for tile in tiles.values {
-                    guard let part = try await tile.liveBounds() else { continue }
-                    summary.liveBounds = summary.liveBounds.map { $0.union(part) } ?? part
-                }
-            }
         } catch {
             report("\(error)")
             return

@@ -21,7 +21,7 @@ public enum Topology: String, Sendable, CaseIterable {
 public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     /// The widest and tallest board: 2^31 cells a side, 2^62 cells in all.
     public static let maxSide = 1 << 31
-    /// The farthest a window's corner may lie from the origin: its far corner then
+    /// The farthest a board's corner may lie from the origin: its far corner then
     /// still fits in 64 bits.
     public static let maxCoordinate = 1 << 62
 

@@ -420,8 +420,6 @@ extension WorkerReport: WireCodable {
             tile.encode(to: &w)
             w.int(population)
         }
-        w.bool(liveBounds != nil)
-        if let b = liveBounds { for value in [b.x, b.y, b.width, b.height] { w.int(value) } }
         w.u32(UInt32(tileSeconds.count))
         for (tile, seconds) in tileSeconds.sorted(by: { $0.key < $1.key }) {
             tile.encode(to: &w)
@@ -436,11 +434,6 @@ extension WorkerReport: WireCodable {
         for _ in 0..<(try r.count(upTo: Tiling.maxTiles, "tile count")) {
             let tile = try TileID(from: &r)
             populations[tile] = try r.int(in: 0...maxPopulation, "population")
-        }
-        if try r.bool() {
-            let side = BoardShape.maxSide
-            liveBounds = TileRect(x: try r.int(in: 0...side, "live cells' left"), y: try r.int(in: 0...side, "live cells' top"),
-                                  width: try r.int(in: 1...side, "live cells' width"), height: try r.int(in: 1...side, "live cells' height"))
         }
         for _ in 0..<(try r.count(upTo: Tiling.maxTiles, "tile count")) {
             let tile = try TileID(from: &r)

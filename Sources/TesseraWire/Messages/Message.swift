@@ -32,7 +32,8 @@ package enum Message: Sendable, Equatable {
     case done(op: UInt64, WorkerReport)
     /// The dots of a viewport, of the cells within `clip` only (board coordinates) when
     /// given: a frame, or a coarse look for where the live cells of a rectangle are. A
-    /// shard host draws the viewport in Golly's coordinates (a bounded grid's own).
+    /// shard host draws the viewport in Golly's coordinates on the unbounded plane, in
+    /// the grid's own on a bounded grid.
     case frameRequest(op: UInt64, Viewport, clip: TileRect?)
     /// One tile's part of a frame.
     case frameTile(op: UInt64, FramePart)

@@ -207,22 +207,17 @@ package struct WorkerReport: Sendable, Equatable {
     package var waitSeconds: Double
     package var bytesSent: UInt64
     package var populations: [TileID: Int]
-    /// On the unbounded plane: the smallest rectangle (board coordinates) holding the
-    /// live cells of the worker's tiles; nil when they have none, or on a bounded board.
-    package var liveBounds: TileRect?
     /// Seconds each tile spent stepping cells, over its life on this worker: the
     /// coordinator balances the load by them.
     package var tileSeconds: [TileID: Double] = [:]
     /// A shard host's figures, in place of tiles'.
     package var shard: ShardFigures?
 
-    package init(computeSeconds: Double = 0, waitSeconds: Double = 0, bytesSent: UInt64 = 0, populations: [TileID: Int] = [:],
-                 liveBounds: TileRect? = nil) {
+    package init(computeSeconds: Double = 0, waitSeconds: Double = 0, bytesSent: UInt64 = 0, populations: [TileID: Int] = [:]) {
         self.computeSeconds = computeSeconds
         self.waitSeconds = waitSeconds
         self.bytesSent = bytesSent
         self.populations = populations
-        self.liveBounds = liveBounds
     }
 }
 
