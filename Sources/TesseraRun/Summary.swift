@@ -77,8 +77,8 @@ package enum Summary {
         }
         let snapshots = outcome.snapshots.map(\.seconds).sorted()
         let kept = snapshots.isEmpty ? [] : ["  \(snapshots.count) in-memory snapshot\(snapshots.count == 1 ? "" : "s") "
-            + String(cFormat: "(each worker's tiles, and a copy on its buddy): median %.1f ms, at most %.1f ms",
-                     snapshots[snapshots.count / 2] * 1000, snapshots.last! * 1000)]
+            + (outcome.sparseTiles == nil ? "(each worker's tiles, and a copy on its buddy)" : "(the shards' live cells, kept by the coordinator)")
+            + String(cFormat: ": median %.1f ms, at most %.1f ms", snapshots[snapshots.count / 2] * 1000, snapshots.last! * 1000)]
         return [line] + kept + losses + moves + workers.map { w in
             let r = w.report
             let tiles = r.shard.map { "a shard of \($0.tiles) tile\($0.tiles == 1 ? "" : "s")" }

@@ -778,6 +778,28 @@ import TesseraCore
         #expect(failure(wrong)?.contains("sent 3x2 dots for a 4x2 frame") == true)
     }
 
+    /// Shards whose compute over a stretch was uneven are found, with each one's cost a
+    /// tile; even loads, and a stretch a rollback cut short, are left alone.
+    @Test func unevenShardLoadsAreFoundWithEachShardsCostATile() throws {
+        var (state, _) = sharded()
+        _ = state.receive(.ready, from: a, now: at(0.1))
+        _ = state.receive(.ready, from: b, now: at(0.1))
+        let before = state.shardSeconds
+        #expect(before == [0: 0, 1: 0])
+        _ = try state.begin(.advance(generations: 10))
+        var report = WorkerReport(computeSeconds: 2)
+        report.shard = ShardFigures(population: 100, tiles: 200, bounds: nil)
+        _ = state.receive(.done(op: 1, report), from: a, now: at(0.2))
+        report = WorkerReport(computeSeconds: 0.5)
+        report.shard = ShardFigures(population: 5, tiles: 100, bounds: nil)
+        _ = state.receive(.done(op: 1, report), from: b, now: at(0.2))
+        let uneven = try #require(state.unevenShards(since: before))
+        #expect(uneven.why == "the shards' loads were uneven (2.00, 0.50 s over the last stretch)")
+        #expect(uneven.costs == [0: 0.01, 1: 0.005])
+        #expect(state.unevenShards(since: [0: 1.2, 1: 0]) == nil, "0.8 and 0.5 s: within 1.25 times the mean")
+        #expect(state.unevenShards(since: [0: 2.5, 1: 0]) == nil, "a host's seconds went back: not measured whole")
+    }
+
     @Test func shardsAreDealtAgainForAWorkerThatJoinsOrAShardHostThatLeaves() throws {
         var (state, _) = sharded()
         _ = state.receive(.ready, from: a, now: at(0.1))

@@ -112,6 +112,29 @@ import TesseraWire
         #expect(torus == wrapped.dots(in: view.moved(dx: -512, dy: -512)) && torus.population > 0)
     }
 
+    /// A soup patch and 200 quiet blocks far off, cut in equal counts: one shard holds
+    /// nearly all the soup. Its measured compute makes the coordinator deal the shards
+    /// again by cost, the soup cut between them, and the result is one plane's.
+    @Test func unevenShardsAreDealtAgainByTheirMeasuredCost() async throws {
+        var block = BitGrid(width: 2, height: 2)
+        (block[0, 0], block[1, 0], block[0, 1], block[1, 1]) = (true, true, true, true)
+        let parts = [Self.parts[0]] + (0..<200).map { PlacedCells(cells: block, left: 1_000_000 + 64 * $0, top: 1000) }
+        let tiling = try Tiling(shape: BoardShape(width: 64, height: 64, topology: .infinite), columns: 1, rows: 1)
+        let plan = RunPlan.sharded(try ShardPlan(parts: parts, rule: .life, board: nil, depth: 16), tiling: tiling, rule: .life,
+                                   generation: 0, generations: 1200)
+        let (live, outcome) = try await InMemoryClusterTests.withCluster(workers: 2, plan: plan) { coordinator in
+            await coordinator.balanceShardsOnAnyStretch()
+            try await coordinator.advance(1200, balancing: .standard)
+            return (try await coordinator.liveParts(), await coordinator.outcome)
+        }
+        let one = try SparsePlane(parts: parts, rule: .life)
+        one.advance(1200)
+        #expect(try Self.normalised(live) == one.liveParts())
+        #expect(!outcome.shardDeals.isEmpty, "the shards' loads were uneven")
+        // Both shards hold soup now: the blocks alone are 800 cells.
+        #expect(outcome.workers.allSatisfy { ($0.report.shard?.population ?? 0) > 2000 }, "\(outcome.workers.map(\.report.shard))")
+    }
+
     @Test func requestsThatNeedTilesAreRefusedOnShards() async throws {
         _ = try await InMemoryClusterTests.withCluster(workers: 2, plan: try Self.plan(generations: 1)) { coordinator in
             await #expect(throws: TesseraError.self) { try await coordinator.collect() }

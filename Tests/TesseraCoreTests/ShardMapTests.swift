@@ -178,4 +178,19 @@ import Testing
         #expect(ShardMap.code(of: TileKey(x: Int(Int64.min) >> 6, y: Int(Int64.min) >> 6)) < ShardMap.code(of: TileKey(x: 0, y: 0)))
         #expect(ShardMap.code(of: TileKey(x: 0, y: 0)) < ShardMap.code(of: TileKey(x: 1, y: 1)))
     }
+
+    /// Weighted by measured cost, busy tiles are cut finer: 100 busy tiles then 300 quiet
+    /// ones (a hundredth the cost) on two shards split the busy ones, where equal counts
+    /// give one shard all of them.
+    @Test func weightsCutBusyTilesFiner() {
+        let codes = (0..<400).map { UInt128($0) * 7 }
+        let weights = (0..<400).map { $0 < 100 ? 1.0 : 0.01 }
+        let even = ShardMap.splitting(codes: codes, into: 2)
+        #expect(even.starts == [0, codes[200]])
+        // Half the weight (51.5 of 103) lies before the 53rd tile.
+        #expect(ShardMap.splitting(codes: codes, weights: weights, into: 2).starts == [0, codes[52]])
+        #expect(ShardMap.splitting(codes: codes, weights: Array(repeating: 0, count: 400), into: 2) == even)
+        // Too few tiles to cut (64 a shard at least): one shard, whatever the weights.
+        #expect(ShardMap.splitting(codes: Array(codes.prefix(100)), weights: Array(weights.prefix(100)), into: 2).starts == [0, .max])
+    }
 }

@@ -457,24 +457,44 @@ package actor Coordinator {
     /// Advances a sparse plane spread over the workers as shards, in stretches that double
     /// while each takes under a second (a stretch's round trip is its fixed cost, which a
     /// loaded machine makes long): between them, once a worker joined or a shard host
-    /// asked to leave (`CoordinatorState.shardsToDealAgain`), the live cells are read and
-    /// dealt again as shards of the workers that stay, and every few seconds they are
-    /// read and kept as a snapshot (`snapshotShards`). The shards are found and ordered
-    /// off this actor, which goes on hearing and beating meanwhile.
+    /// asked to leave (`CoordinatorState.shardsToDealAgain`), or the shards' measured
+    /// compute came out uneven (`unevenShards`, unless `balancing` is off; at most every
+    /// fourth stretch, once stretches take a second), the live cells are read and dealt
+    /// again as shards of the workers that stay, and every few seconds they are read and
+    /// kept as a snapshot (`snapshotShards`). The shards are found and ordered off this
+    /// actor, which goes on hearing and beating meanwhile.
     private nonisolated func advanceShards(_ generations: UInt64, balancing: Balancing) async throws {
         // No generations: the shards' figures, as `advance` counts a soup's.
         guard generations > 0 else { return try await advance(0) }
-        var left = generations, stretch: UInt64 = 64
+        var left = generations, stretch: UInt64 = 64, sinceDeal = 0
+        var before = await state.shardSeconds
         while left > 0 {
             if try await skipEmptyShards(left) { return }
-            if let why = await state.shardsToDealAgain(balancing: balancing != .off) { try await dealShardsAgain(because: why) }
+            if let why = await state.shardsToDealAgain(balancing: balancing != .off) {
+                try await dealShardsAgain(because: why)
+                (sinceDeal, before) = (0, await state.shardSeconds)
+            }
             let count = min(left, stretch), clock = ContinuousClock(), started = clock.now
             try await advance(count)
             left -= count
-            if clock.now - started < .seconds(1) { stretch = min(stretch * 2, 1 << 24) }
+            let took = clock.now - started
+            if took < .seconds(1) { stretch = min(stretch * 2, 1 << 24) }
             if await shardSnapshotDue() { try await snapshotShards() }
+            sinceDeal += 1
+            if balancing != .off, left > 0, took >= (await shardBalancing.stretch), sinceDeal >= 4,
+               let (why, costs) = await state.unevenShards(since: before, least: await shardBalancing.least) {
+                try await dealShardsAgain(because: why, costs: costs)
+                sinceDeal = 0
+            }
+            before = await state.shardSeconds
         }
     }
+
+    /// The least stretch of shards whose measured loads may deal them again, and the
+    /// least compute of its busiest shard: long enough that a deal, which reads and
+    /// sends every live cell, costs little beside it (tests: any).
+    private var shardBalancing = (stretch: Duration.seconds(1), least: 0.25)
+    package func balanceShardsOnAnyStretch() { shardBalancing = (.zero, 0) }
 
     /// On shards: the live cells as last read between stretches, as a plan that deals
     /// them again, which a lost worker rolls back to (`recover`). The coordinator holds
@@ -513,11 +533,17 @@ package actor Coordinator {
         snapshots.append((plan.generation, seconds))
     }
 
-    private nonisolated func dealShardsAgain(because why: String) async throws {
+    /// Deals the shards again from their live cells, in runs of equal counts of tiles, or
+    /// of equal cost where each shard's measured cost a tile (`costs`, by shard) is given.
+    private nonisolated func dealShardsAgain(because why: String, costs: [Int: Double]? = nil) async throws {
         let parts = try await liveParts()
         let (plan, generation) = await planInForce()
         guard let shards = plan.shards else { return }
-        let next = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
+        var next = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
+        if let costs, let map = await state.shardMap, !costs.isEmpty {
+            let usual = costs.values.reduce(0, +) / Double(costs.count)
+            next.weights = next.codes.map { costs[map.owner(ofCode: $0)] ?? usual }
+        }
         Wire.log("coordinator", "\(why): dealing the shards again at generation \(generation)")
         try await replan(RunPlan.sharded(next, tiling: plan.tiling, rule: plan.rule, generation: generation, generations: plan.generations))
         await noteShardDeal(at: generation)

@@ -84,3 +84,36 @@ extension CoordinatorState {
         return .refused("\(who) idle: \(unfit); start the coordinator with --tiles giving more tiles than workers, so that joiners get some")
     }
 }
+
+extension CoordinatorState {
+    /// The shard hosts' running compute seconds, by member: what `unevenShards` measures
+    /// a stretch by.
+    package var shardSeconds: [Int: Double] {
+        Dictionary(uniqueKeysWithValues: members.indices.filter { members[$0].shard != nil && !members[$0].gone }
+            .map { ($0, members[$0].report.computeSeconds) })
+    }
+
+    /// Whether the shards' compute since `before` (`shardSeconds`) was uneven enough to
+    /// deal them again by measured cost: among the shards that hold tiles (a pattern
+    /// too small to cut leaves the others empty, and cutting it would not help), the
+    /// busiest took over 1.25 times the mean (the others waited a fifth of the stretch
+    /// for it), and at least `least` seconds. Then why, and
+    /// each shard's cost a tile over the stretch. Nil when a host's seconds went back (a
+    /// rollback made it afresh): the stretch was not measured whole.
+    package func unevenShards(since before: [Int: Double], least: Double = 0.25) -> (why: String, costs: [Int: Double])? {
+        var spent: [(shard: Int, seconds: Double, tiles: Int)] = []
+        for (index, seconds) in shardSeconds {
+            guard let shard = members[index].shard, let was = before[index], seconds >= was else { return nil }
+            let tiles = members[index].report.shard?.tiles ?? 0
+            if tiles > 0 { spent.append((shard, seconds - was, tiles)) }
+        }
+        guard spent.count > 1 else { return nil }
+        let mean = spent.reduce(0) { $0 + $1.seconds } / Double(spent.count)
+        guard let busiest = spent.max(by: { $0.seconds < $1.seconds }), busiest.seconds > 1.25 * mean, busiest.seconds >= least else {
+            return nil
+        }
+        let loads = spent.sorted { $0.shard < $1.shard }.map { String(cFormat: "%.2f", $0.seconds) }.joined(separator: ", ")
+        return ("the shards' loads were uneven (\(loads) s over the last stretch)",
+                Dictionary(uniqueKeysWithValues: spent.map { ($0.shard, $0.seconds / Double($0.tiles)) }))
+    }
+}

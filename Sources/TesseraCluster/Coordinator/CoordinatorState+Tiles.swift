@@ -262,6 +262,7 @@ extension CoordinatorState {
         operation = Operation(op: 0, kind: .prepare(answer: answer), members: Set(active))
         dealNothing()
         let (map, tiles) = shards.split(into: active.count)
+        shardMap = map
         let endpoints = active.map { members[$0].hello.endpoint }
         epoch += 1
         return active.enumerated().flatMap { shard, index in

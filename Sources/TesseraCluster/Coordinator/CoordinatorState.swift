@@ -245,6 +245,8 @@ package struct CoordinatorState {
 
     /// What the workers run: the settings' plan, until a `replan`.
     package internal(set) var plan: RunPlan
+    /// On shards: the map they were last dealt by.
+    package internal(set) var shardMap: ShardMap?
     /// The generation the slowest worker of the advance in flight had reached, and when
     /// it was first seen there (see `stallLimit`).
     var stall: (generation: UInt64, since: ContinuousClock.Instant)?

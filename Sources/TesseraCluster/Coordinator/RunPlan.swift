@@ -85,6 +85,9 @@ package struct ShardPlan: Sendable {
     /// Generations between trades of bands (1...64): deeper bands cost cells stepped
     /// twice, shallower ones messages.
     package let depth: Int
+    /// Each tile's cost, where one was measured (`Coordinator.unevenShards`): the shards
+    /// are then runs of equal cost, not of equal counts.
+    package var weights: [Double]?
 
     /// `parts` (Golly's coordinates) under `rule`, on `board` (nil: the unbounded plane).
     package init(parts: [PlacedCells], rule: Rule, board: BoardShape?, depth: Int = 32) throws {
@@ -98,7 +101,8 @@ package struct ShardPlan: Sendable {
 
     /// The map of `shards` shards, and each one's live tiles.
     package func split(into shards: Int) -> (map: ShardMap, tiles: [[Overlay]]) {
-        let map = ShardMap.splitting(codes: codes, into: shards)
+        let map = weights.map { ShardMap.splitting(codes: codes, weights: $0, into: shards) }
+            ?? ShardMap.splitting(codes: codes, into: shards)
         var given = Array(repeating: [Overlay](), count: shards), shard = 0
         for (code, tile) in zip(codes, tiles) {
             while shard + 1 < shards, map.starts[shard + 1] <= code { shard += 1 }

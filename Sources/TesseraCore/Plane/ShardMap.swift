@@ -21,8 +21,10 @@ public struct ShardMap: Sendable, Equatable {
 
     public var shards: Int { starts.count }
 
-    public func owner(of key: TileKey) -> Int {
-        let code = Self.code(of: key)
+    public func owner(of key: TileKey) -> Int { owner(ofCode: Self.code(of: key)) }
+
+    /// The shard of the tile at `code` in Morton order.
+    public func owner(ofCode code: UInt128) -> Int {
         // The last shard whose range starts at or before the code.
         var (low, high) = (0, starts.count - 1)
         while low < high {
@@ -59,6 +61,24 @@ public struct ShardMap: Sendable, Equatable {
     /// big one spreads over them all. Shards left without tiles own nothing.
     public static func splitting(_ tiles: [TileKey], into shards: Int, least: Int = 64) -> ShardMap {
         splitting(codes: tiles.map(code(of:)).sorted(), into: shards, least: least)
+    }
+
+    /// The same, cut into runs of equal total `weights` (one for each code, at least 0)
+    /// rather than equal counts: each tile's measured cost, so that a shard of busy tiles
+    /// is cut finer and quiet ones gather. With no weight at all, equal counts.
+    public static func splitting(codes: [UInt128], weights: [Double], into shards: Int, least: Int = 64) -> ShardMap {
+        precondition(weights.count == codes.count)
+        let used = min(shards, max(1, codes.count / max(1, least)))
+        let total = weights.reduce(0, +)
+        guard used > 1, total > 0 else { return splitting(codes: codes, into: shards, least: least) }
+        var starts: [UInt128] = [0], sum = 0.0
+        for (code, weight) in zip(codes, weights) {
+            // A shard begins at the first tile past its share of the weight.
+            if starts.count < used, sum >= total * Double(starts.count) / Double(used), code > starts.last! { starts.append(code) }
+            sum += weight
+        }
+        starts += Array(repeating: .max, count: shards - starts.count)
+        return ShardMap(starts: starts)
     }
 
     /// The same, of tiles given by their places in Morton order, ascending.
