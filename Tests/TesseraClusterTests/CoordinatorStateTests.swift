@@ -671,6 +671,17 @@ import TesseraCore
         #expect(failure(effects)?.contains("3x3 board for the 64x32 board") == true)
     }
 
+    /// A worker whose message cannot be read is lost at once (here with no restart
+    /// left, so the run fails saying why), not after the stall limit; a stranger's
+    /// unreadable message changes nothing.
+    @Test func aWorkerThatSendsWhatCannotBeReadIsLostAtOnce() throws {
+        var state = ready()
+        _ = try state.begin(.advance(generations: 4))
+        #expect(state.unreadable(from: Array("stranger".utf8)).isEmpty)
+        let effects = state.unreadable(from: a)
+        #expect(failure(effects)?.contains("sent a message that could not be read") == true, "\(effects)")
+    }
+
     // MARK: Shards
 
     /// Two workers gathered for a sparse plane of a soup patch of 256 tiles and a far glider.

@@ -178,7 +178,10 @@ package actor Coordinator {
         }
         await services.run {
             for await incoming in self.pump.control {
-                guard let message = Wire.decodeOrLog(incoming.bytes, as: ToCoordinator.self, role: "coordinator") else { continue }
+                guard let message = Wire.decodeOrLog(incoming.bytes, as: ToCoordinator.self, role: "coordinator") else {
+                    await self.unreadable(from: incoming.from)
+                    continue
+                }
                 await self.receive(message, from: incoming.from)
             }
             if !Task.isCancelled { await self.cancel("the coordinator's control socket closed") }
@@ -188,6 +191,8 @@ package actor Coordinator {
     private func receive(_ message: ToCoordinator, from peer: PeerID) {
         apply(state.receive(message, from: peer, now: .now))
     }
+
+    private func unreadable(from peer: PeerID) { apply(state.unreadable(from: peer)) }
 
     private func tick() {
         let pump = self.pump

@@ -133,6 +133,18 @@ extension CoordinatorState {
         return fail("worker process \(pid) \(how) before it connected")
     }
 
+    /// A message from `peer` could not be read (the refusal was logged): a worker that
+    /// sends one is broken, or of another build, and counts as lost at once, rather than
+    /// once the run has waited `stallLimit` for what it never sent readably. A
+    /// stranger's message is only refused.
+    package mutating func unreadable(from peer: PeerID) -> [Effect] {
+        guard phase != .finished, let index = members.firstIndex(where: { $0.peer == peer }), !members[index].gone else { return [] }
+        let how = "sent a message that could not be read (the line above says why)"
+        if phase == .gathering { return lostBeforeDealing(pid: members[index].hello.pid, how: how) }
+        guard holdsBoard(index) else { return [.log("\(describe(index)), holding no tile, \(how)")] + forget(index) }
+        return lose(index, "\(describe(index)) \(how)")
+    }
+
     /// A worker process started for the run ended before the tiles were dealt (before
     /// or after its hello): with a restart left and another worker to go on with, the
     /// run gathers one worker fewer and deals the tiles to those, made from the plan as
