@@ -93,10 +93,10 @@ package struct RunSession: Sendable {
             throw TesseraError("checkpoints are written by batch runs on a bounded board (no viewers, no frames)",
                                fix: "leave out --checkpoint, or run without viewers on a board with --size WxH or a rule suffix")
         }
-        // Workers hold the unbounded plane only as shards: what cannot be shards (a rule
-        // that steps whole) says why.
+        // Tiles refuse a board that steps whole, saying why; workers hold the unbounded
+        // plane only as shards.
+        if !sharded { try setup.checkTiles() }
         if setup.isUnbounded, !sharded {
-            try setup.checkTiles()
             throw TesseraError("workers hold the unbounded plane only as shards of a sparse map, which this run cannot use",
                                fix: "give --workers 0")
         }
@@ -140,7 +140,6 @@ package struct RunSession: Sendable {
         case .viewHere: "tcp://127.0.0.1:*"
         default: nil
         }
-        if !sharded { try setup.checkTiles() }
         let plan = sharded ? try shardPlan(of: setup.startingSparseParts, at: setup.generation) : setup.plan(generations: generations)
         return try await MessagePump.with(.coordinator(listen: listen, viewers: viewers), credentials: credentials) { pump in
             let coordinator = Coordinator(pump: pump, workers: workers.count, plan: plan,

@@ -114,7 +114,6 @@ package struct RunSetup: Sendable {
                     // one grid of both would span whatever lies between.
                     let soupPart = PlacedCells(cells: filled.cells(x: area.left, y: area.top, width: width, height: height),
                                                left: area.left, top: area.top)
-                    try Self.checkPlaceable(pattern)
                     placed = Pattern(parts: pattern.placedParts(on: .infinite) + [soupPart], rule: rule, generation: pattern.generation)
                 } else {
                     placed = Self.merge(filled, width: width, height: height, under: pattern)

@@ -508,7 +508,7 @@ package actor Coordinator {
     private var lastShardSnapshot: ContinuousClock.Instant?
     /// The least time between snapshots of shards, from the first stretch: 40 times what
     /// the last one took where that is longer, so that they take at most 2.5% of the run.
-    package private(set) var shardSnapshotInterval = AdvanceSchedule.defaultSnapshotInterval
+    private var shardSnapshotInterval = AdvanceSchedule.defaultSnapshotInterval
 
     /// Tests take snapshots of shards after every stretch (`.zero`), or never.
     package func setShardSnapshotInterval(_ interval: Duration) { shardSnapshotInterval = interval }
@@ -520,16 +520,20 @@ package actor Coordinator {
         return now - last >= shardSnapshotInterval
     }
 
+    /// The shards' live cells as read now, found and ordered off this actor, the plan
+    /// in force and the generation they are at; nil where the plan is not shards.
+    private nonisolated func readShards() async throws -> (shards: ShardPlan, plan: RunPlan, generation: UInt64)? {
+        let parts = try await liveParts()
+        let (plan, generation) = await planInForce()
+        guard let shards = plan.shards else { return nil }
+        return (try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth), plan, generation)
+    }
+
     /// Reads the shards' live cells and keeps them as the plan a loss rolls back to.
     private nonisolated func snapshotShards() async throws {
         let clock = ContinuousClock(), started = clock.now
-        let parts = try await liveParts()
-        let (plan, generation) = await planInForce()
-        guard let shards = plan.shards else { return }
-        let kept = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
-        await keepShardSnapshot(RunPlan.sharded(kept, tiling: plan.tiling, rule: plan.rule, generation: generation,
-                                                generations: plan.generations),
-                                seconds: (clock.now - started).seconds)
+        guard let read = try await readShards() else { return }
+        await keepShardSnapshot(read.plan.resharded(read.shards, at: read.generation), seconds: (clock.now - started).seconds)
     }
 
     private func keepShardSnapshot(_ plan: RunPlan, seconds: Double) {
@@ -541,16 +545,14 @@ package actor Coordinator {
     /// Deals the shards again from their live cells, in runs of equal counts of tiles, or
     /// of equal cost where each shard's measured cost a tile (`costs`, by shard) is given.
     private nonisolated func dealShardsAgain(because why: String, costs: [Int: Double]? = nil) async throws {
-        let parts = try await liveParts()
-        let (plan, generation) = await planInForce()
-        guard let shards = plan.shards else { return }
-        var next = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
+        guard let (read, plan, generation) = try await readShards() else { return }
+        var next = read
         if let costs, let map = await state.shardMap, !costs.isEmpty {
             let usual = costs.values.reduce(0, +) / Double(costs.count)
             next.weights = next.codes.map { costs[map.owner(ofCode: $0)] ?? usual }
         }
         Wire.log("coordinator", "\(why): dealing the shards again at generation \(generation)")
-        try await replan(RunPlan.sharded(next, tiling: plan.tiling, rule: plan.rule, generation: generation, generations: plan.generations))
+        try await replan(plan.resharded(next, at: generation))
         await noteShardDeal(at: generation)
     }
 
@@ -562,8 +564,7 @@ package actor Coordinator {
         let plan = state.plan
         let (end, overflow) = state.generation.addingReportingOverflow(generations)
         guard let shards = plan.shards, state.knowsPopulation, state.population == 0, !overflow else { return false }
-        let empty = try ShardPlan(parts: [], rule: plan.rule, board: shards.board, depth: shards.depth)
-        try await replan(RunPlan.sharded(empty, tiling: plan.tiling, rule: plan.rule, generation: end, generations: plan.generations))
+        try await replan(plan.resharded(try ShardPlan(parts: [], rule: plan.rule, board: shards.board, depth: shards.depth), at: end))
         generationsAdvanced += generations
         return true
     }

@@ -89,8 +89,7 @@ extension CoordinatorState {
     /// The shard hosts' running compute seconds, by member: what `unevenShards` measures
     /// a stretch by.
     package var shardSeconds: [Int: Double] {
-        Dictionary(uniqueKeysWithValues: members.indices.filter { members[$0].shard != nil && !members[$0].gone }
-            .map { ($0, members[$0].report.computeSeconds) })
+        Dictionary(uniqueKeysWithValues: shardHosts.map { ($0, members[$0].report.computeSeconds) })
     }
 
     /// Whether the shards' compute since `before` (`shardSeconds`) was uneven enough to

@@ -281,6 +281,9 @@ package struct CoordinatorState {
         members.allSatisfy { $0.tiles.count == $0.report.populations.count && ($0.shard == nil || $0.report.shard != nil) }
     }
 
+    /// The workers (by index) that host a shard and are still in the run.
+    package var shardHosts: [Int] { members.indices.filter { members[$0].shard != nil && !members[$0].gone } }
+
     /// Whether worker `index` holds part of the board: tiles, or a shard.
     package func holdsBoard(_ index: Int) -> Bool { !members[index].tiles.isEmpty || members[index].shard != nil }
 
@@ -344,7 +347,7 @@ package struct CoordinatorState {
             let dots = BitGrid(width: viewport.width, height: viewport.height)
             if plan.shards != nil {
                 // Each shard draws the whole viewport from its tiles in view.
-                let hosts = members.indices.filter { members[$0].shard != nil && !members[$0].gone }
+                let hosts = shardHosts
                 guard !hosts.isEmpty else { return [.completed(.frame(dots))] }
                 operation = Operation(op: op, kind: .frame(viewport: viewport), members: Set(hosts), grid: dots)
                 phase = .busy
@@ -365,7 +368,7 @@ package struct CoordinatorState {
             phase = .busy
             return members.filter { !crossed.isDisjoint(with: $0.tiles) }.map { .send(.collect(op: op, area: area), to: $0.peer) }
         case .readParts:
-            let hosts = members.indices.filter { members[$0].shard != nil && !members[$0].gone }
+            let hosts = shardHosts
             guard !hosts.isEmpty else { return [.completed(.parts([]))] }
             operation = Operation(op: op, kind: .readParts, members: Set(hosts))
             phase = .busy

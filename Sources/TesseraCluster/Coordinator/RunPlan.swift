@@ -38,6 +38,11 @@ package struct RunPlan: Sendable {
         return plan
     }
 
+    /// The same run's board and rule as shards `shards`, dealt at `generation`.
+    package func resharded(_ shards: ShardPlan, at generation: UInt64) -> RunPlan {
+        Self.sharded(shards, tiling: tiling, rule: rule, generation: generation, generations: generations)
+    }
+
     /// Refuses worker counts that would leave a worker without a tile.
     package static func check(workers: Int, tiling: Tiling) throws {
         let tiles = tiling.columns * tiling.rows
