@@ -107,13 +107,13 @@ package struct HeadStart: Sendable {
     /// clock on the wall, so that a machine busy with other work does not make a quiet
     /// board look busy (only the head start computes here while it runs).
     struct Busy {
-        private var last = (cpu: Self.cpuTime(), generation: UInt64?.none)
+        private var last = (cpu: CPUClock.process, generation: UInt64?.none)
         private var busyRounds = 0
         private var pace = Duration.zero
 
         /// `left`: the generations the run has to go from `generation`.
         mutating func isBusy(at generation: UInt64, left: UInt64) -> Bool {
-            let now = Self.cpuTime()
+            let now = CPUClock.process
             if let before = last.generation, generation > before {
                 pace = (now - last.cpu) / Int(generation - before)
                 busyRounds = pace > HeadStart.busy ? busyRounds + 1 : 0
@@ -132,12 +132,6 @@ package struct HeadStart: Sendable {
 
         /// Whether the board was last seen busy but too sparse for the workers.
         private(set) var keptSparse = false
-
-        static func cpuTime() -> Duration {
-            var now = timespec()
-            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
-            return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
-        }
     }
 
     /// The live cells as they stand here, in Golly's coordinates: what shards take over.

@@ -113,8 +113,11 @@ public actor TileActor {
                 sentBytes += strip.cellBytes
                 try await link.send(strip)
             }
+            // Compute is the thread's CPU time over the two stretches with no `await` in
+            // them; the wait is wall time. On a busy machine a tile's wall time counts the
+            // turns other processes took, and would make an idle worker's tiles look busy.
             let clock = ContinuousClock()
-            let interiorStart = clock.now
+            let interiorStart = CPUClock.thread
             // A tile's own strips (a torus one tile across) are already in.
             for (side, strip) in inbox[generation] ?? [:] where links[side]?.tile == id {
                 try engine.fillHalo(strip)
@@ -122,9 +125,9 @@ public actor TileActor {
                 filled[generation, default: []].insert(side)
             }
             if overlapped { engine.beginRound(steps) }
-            let waitStart = clock.now
+            let (interior, waitStart) = (CPUClock.thread - interiorStart, clock.now)
             try await haloes(for: generation)
-            let computeStart = clock.now
+            let (waited, computeStart) = (clock.now - waitStart, CPUClock.thread)
             for strip in (inbox.removeValue(forKey: generation) ?? [:]).values {
                 try engine.fillHalo(strip)
             }
@@ -133,8 +136,7 @@ public actor TileActor {
             engine.finishRound(steps)
             generation += UInt64(steps)
             remaining -= UInt64(steps)
-            progress.record(generation: generation, compute: (waitStart - interiorStart) + (clock.now - computeStart),
-                            wait: computeStart - waitStart)
+            progress.record(generation: generation, compute: interior + (CPUClock.thread - computeStart), wait: waited)
         }
     }
 

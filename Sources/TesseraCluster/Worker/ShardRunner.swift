@@ -60,21 +60,23 @@ package actor ShardRunner {
         var left = generations
         while left > 0 {
             try Task.checkCancellation()
-            let clock = ContinuousClock(), started = clock.now
+            // Compute is the thread's CPU time over the stretches with no `await` (see
+            // `TileActor.run`); the wait is wall time.
+            let clock = ContinuousClock(), started = CPUClock.thread
             let stretch = Int(min(UInt64(depth), left)), first = plane.generation
             let bands = plane.bands(depth: stretch, owner: map.owner(of:), me: me)
             for other in 0..<map.shards where other != me {
                 send(other, Bands(generation: first, epoch: epoch, parts: (bands[other] ?? []).map(Overlay.init)))
             }
             if let failure { throw failure }
-            let waited = clock.now
+            let (banding, waited) = (CPUClock.thread - started, clock.now)
             if (inbox[first]?.count ?? 0) < map.shards - 1 {
                 let done = Completion<Void>()
                 waiter = (first, done)
                 defer { waiter = nil }
                 try await done.value()
             }
-            let arrived = clock.now
+            let (arrived, arrivedCPU) = (clock.now, CPUClock.thread)
             for parts in (inbox.removeValue(forKey: first) ?? [:]).values {
                 for part in parts { plane.add(part) }
             }
@@ -86,7 +88,7 @@ package actor ShardRunner {
             }
             plane.crop { map.owner(of: $0) == me }
             left -= UInt64(stretch)
-            progress.record(generation: plane.generation, compute: (waited - started) + (clock.now - arrived), wait: arrived - waited)
+            progress.record(generation: plane.generation, compute: banding + (CPUClock.thread - arrivedCPU), wait: arrived - waited)
         }
     }
 

@@ -28,6 +28,21 @@ public enum MemoryBudget {
     }
 }
 
+/// CPU time, which a busy machine's other processes do not add to as they add to wall time.
+public enum CPUClock {
+    /// What the calling thread has run. Read before and after a stretch of work with no
+    /// `await` in it (the thread stays the same), the difference is what that work cost.
+    public static var thread: Duration { now(CLOCK_THREAD_CPUTIME_ID) }
+    /// What all of this process's threads have run.
+    public static var process: Duration { now(CLOCK_PROCESS_CPUTIME_ID) }
+
+    private static func now(_ clock: clockid_t) -> Duration {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+    }
+}
+
 extension Duration {
     /// The duration in seconds, as a `Double`.
     public var seconds: Double {
