@@ -3,7 +3,9 @@ import TesseraCore
 
 /// A run saved in a folder, to resume from: a subfolder per checkpoint,
 /// `generation-<N>/`, with one file of cells per tile (each written by the worker that
-/// hosts it, all at once) and `manifest.json`, written last and renamed into place: a
+/// hosts it, all at once), or on Golly's unbounded plane one file of its live parts
+/// (`plane.cells`, written by the coordinator from the shards' cells), and
+/// `manifest.json`, written last and renamed into place: a
 /// checkpoint without its manifest does not count. The manifest names the generation,
 /// rule, board and tiling, where the run started from (`Origin`), each tile file's
 /// checksum and a digest of its own bytes: a manifest altered by one bit, or a tile file
@@ -15,6 +17,9 @@ import TesseraCore
 /// tile's cells, 64 a little-endian word, as in `BitGrid`: in format 1 its rows whole;
 /// in format 2 (written now) its live parts, a count and then each part's corner in the
 /// tile, width, height and rows, so a huge, mostly empty tile takes what lives on it.
+/// The unbounded plane's file is format 3, width and height 0: a 64-bit count of parts,
+/// then each part's corner in Golly's coordinates (two 64-bit integers), its width,
+/// height and rows.
 /// (The generation before is not kept: a tile started from cells alone steps
 /// bit-exactly, see `TesseraTiles.BlockActivity`.)
 public enum Checkpoint {
@@ -44,6 +49,9 @@ public enum Checkpoint {
         public let end: UInt64
         public let origin: Origin
         public let tiles: [Tile]
+        /// On the unbounded plane (topology `infinite`, no tiles): the file of its live
+        /// parts and its checksum.
+        public let plane: Plane?
         /// `checksum(of:)` of the manifest file's bytes with this field's 16 hex digits
         /// written as zeros; `commit` fills it in.
         public var digest = Checkpoint.blankDigest
@@ -54,6 +62,21 @@ public enum Checkpoint {
             self.rule = rule.description
             (width, height, topology) = (shape.width, shape.height, shape.topology.rawValue)
             (self.columns, self.rows, self.end, self.origin, self.tiles) = (columns, rows, end, origin, tiles)
+            plane = nil
+        }
+
+        /// The unbounded plane's manifest, its live parts in `plane`.
+        public init(generation: UInt64, rule: Rule, end: UInt64, origin: Origin, plane: Plane) {
+            self.generation = generation
+            self.rule = rule.description
+            (width, height, topology, columns, rows) = (0, 0, Topology.infinite.rawValue, 0, 0)
+            (self.end, self.origin, tiles, self.plane) = (end, origin, [], plane)
+        }
+
+        public struct Plane: Codable, Sendable, Equatable {
+            public let file: String
+            /// `checksum(of:)` of the file, in hex.
+            public let checksum: String
         }
 
         public var shape: BoardShape? {
@@ -83,6 +106,7 @@ public enum Checkpoint {
     }
 
     public static func fileName(of tile: TileID) -> String { "tile-\(tile.column)-\(tile.row).cells" }
+    public static let planeFileName = "plane.cells"
 
     /// A fast 64-bit checksum of a file's bytes: enough to catch a torn, truncated or
     /// damaged file (not an adversary).
@@ -116,6 +140,68 @@ public enum Checkpoint {
         try file.write(bytes)
         try file.commit()
         return bytes.withUnsafeBytes(checksum(of:))
+    }
+
+    /// Writes the unbounded plane's live parts (Golly's coordinates) into `folder`
+    /// (atomically), as format 3, and returns its manifest entry.
+    public static func writePlane(_ parts: [PlacedCells], generation: UInt64, in folder: String) throws -> Manifest.Plane {
+        var bytes = magic
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        for value in [3, 0, 0, 0] as [UInt32] { append(value) }
+        append(generation)
+        bytes.append(contentsOf: [UInt8](repeating: 0, count: headerSize - bytes.count))
+        append(UInt64(parts.count))
+        for part in parts {
+            append(Int64(part.left))
+            append(Int64(part.top))
+            append(UInt32(part.cells.width))
+            append(UInt32(part.cells.height))
+            part.cells.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        }
+        let file = try AtomicFile(folder + "/" + planeFileName)
+        try file.write(bytes)
+        try file.commit()
+        return Manifest.Plane(file: planeFileName, checksum: String(bytes.withUnsafeBytes(checksum(of:)), radix: 16))
+    }
+
+    /// Reads the unbounded plane's file, checking it against its manifest entry: its
+    /// parts, each within Golly's ±2^62.
+    static func readPlane(_ entry: Manifest.Plane, in folder: String, generation: UInt64) throws -> [PlacedCells] {
+        let path = folder + "/" + entry.file
+        guard !entry.file.contains("/"), let data = FileManager.default.contents(atPath: path) else {
+            throw TesseraError("checkpoint file \(path) is missing or unreadable")
+        }
+        return try data.withUnsafeBytes { bytes -> [PlacedCells] in
+            guard String(checksum(of: bytes), radix: 16) == entry.checksum else {
+                throw TesseraError("checkpoint file \(path) is damaged: its checksum does not match the manifest")
+            }
+            let wrong = TesseraError("checkpoint file \(path) does not hold the unbounded plane at generation \(generation)")
+            func integer<T: FixedWidthInteger>(_ offset: Int, _: T.Type) throws -> T {
+                guard offset >= 0, offset <= bytes.count - MemoryLayout<T>.size else { throw wrong }
+                return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+            }
+            guard bytes.count >= headerSize + 8, Array(bytes.prefix(4)) == magic, try integer(4, UInt32.self) == 3,
+                  try integer(8, UInt32.self) == 0, try integer(12, UInt32.self) == 0,
+                  try integer(20, UInt64.self) == generation else { throw wrong }
+            let count = try integer(headerSize, UInt64.self)
+            var parts: [PlacedCells] = [], offset = headerSize + 8
+            let far = Int64(BoardShape.maxCoordinate)
+            for _ in 0..<count {
+                let (left, top) = (try integer(offset, Int64.self), try integer(offset + 8, Int64.self))
+                let (width, height) = (Int(try integer(offset + 16, UInt32.self)), Int(try integer(offset + 20, UInt32.self)))
+                offset += 24
+                let words = (width + 63) / 64 * height
+                guard abs(left) <= far, abs(top) <= far, width > 0, height > 0, words <= (bytes.count - offset) / 8 else { throw wrong }
+                let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, made in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + words * 8)]))
+                    made = words
+                }
+                parts.append(PlacedCells(cells: BitGrid(width: width, height: height, words: values), left: Int(left), top: Int(top)))
+                offset += words * 8
+            }
+            guard offset == bytes.count else { throw wrong }
+            return parts
+        }
     }
 
     /// Reads a tile file, checking it against its manifest entry.
@@ -201,14 +287,36 @@ public enum Checkpoint {
         try generations(in: root).filter { FileManager.default.fileExists(atPath: $0.folder + "/" + manifestName) }.map(\.generation)
     }
 
-    /// A checkpoint read back: its manifest and the whole board.
+    /// A checkpoint read back: its manifest and its cells.
     public struct Restored: Sendable {
         public let manifest: Manifest
-        public let shape: BoardShape
         public let rule: Rule
-        public let board: BitGrid
+        public let cells: Cells
         /// Why newer checkpoints were passed over (damaged or incomplete), one line each.
         public let skipped: [String]
+
+        public enum Cells: Sendable {
+            /// A bounded grid, whole.
+            case grid(BoardShape, BitGrid)
+            /// Golly's unbounded plane: its live parts.
+            case plane([PlacedCells])
+        }
+
+        /// The bounded grid; nil on the unbounded plane.
+        public var shape: BoardShape? {
+            guard case .grid(let shape, _) = cells else { return nil }
+            return shape
+        }
+
+        public var population: Int {
+            switch cells {
+            case .grid(_, let board): board.population
+            case .plane(let parts): parts.reduce(0) { $0 + $1.cells.population }
+            }
+        }
+
+        /// What the board is, for messages: "the 64x64 torus", "the unbounded plane".
+        public var board: String { shape?.description ?? "the unbounded plane" }
     }
 
     /// The newest complete, undamaged checkpoint under `root`; nil when there is none
@@ -235,15 +343,20 @@ public enum Checkpoint {
             throw TesseraError("checkpoint \(folder) is incomplete: it has no \(manifestName)")
         }
         let manifest = try manifest(Array(data), path: path)
-        guard manifest.generation == generation, let shape = manifest.shape, let rule = try? Rule(parsing: manifest.rule) else {
-            throw TesseraError("checkpoint manifest \(path) does not describe a board Tessera can resume")
+        let unusable = TesseraError("checkpoint manifest \(path) does not describe a board Tessera can resume")
+        guard manifest.generation == generation, let rule = try? Rule(parsing: manifest.rule) else { throw unusable }
+        if manifest.topology == Topology.infinite.rawValue {
+            guard let plane = manifest.plane, manifest.tiles.isEmpty, manifest.width == 0, manifest.height == 0 else { throw unusable }
+            return Restored(manifest: manifest, rule: rule, cells: .plane(try readPlane(plane, in: folder, generation: generation)),
+                            skipped: skipped)
         }
+        guard let shape = manifest.shape, manifest.plane == nil else { throw unusable }
         try checkTiles(of: manifest, cover: shape, path: path)
         var board = BitGrid(width: shape.width, height: shape.height)
         for entry in manifest.tiles {
             try readTile(entry, in: folder, generation: generation).copy(into: &board, atX: entry.x, y: entry.y)
         }
-        return Restored(manifest: manifest, shape: shape, rule: rule, board: board, skipped: skipped)
+        return Restored(manifest: manifest, rule: rule, cells: .grid(shape, board), skipped: skipped)
     }
 
     /// The manifest in `bytes`, once its digest matches them.

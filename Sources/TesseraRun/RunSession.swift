@@ -89,9 +89,9 @@ package struct RunSession: Sendable {
             throw TesseraError("an external presenter needs a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
         }
-        if checkpointing != nil, setup.isUnbounded || !mode.isBatch {
-            throw TesseraError("checkpoints are written by batch runs on a bounded board (no viewers, no frames)",
-                               fix: "leave out --checkpoint, or run without viewers on a board with --size WxH or a rule suffix")
+        if checkpointing != nil, !mode.isBatch {
+            throw TesseraError("checkpoints are written by batch runs (no viewers, no frames)",
+                               fix: "leave out --checkpoint, or the viewers and frames")
         }
         // Tiles refuse a board that steps whole, saying why; workers hold the unbounded
         // plane only as shards.
@@ -163,10 +163,10 @@ package struct RunSession: Sendable {
     /// whose memory follows the live cells, rather than as dense tiles: a run on Golly's
     /// unbounded plane, or on a bounded grid whose dense tiles would not fit in memory,
     /// where this process would step it as a sparse map (`RunSetup.runsSparse`), in
-    /// batch, with viewers or recording frames (`ShardedPlane`). A presenter process and
-    /// checkpoints need a bounded board's tiles.
+    /// batch, with viewers or recording frames (`ShardedPlane`). A presenter process
+    /// needs a bounded board's tiles, and a bounded board's checkpoints are its tiles'.
     var runsSharded: Bool {
-        guard !mode.isExternalPresenter, checkpointing == nil, setup.runsSparse, !setup.stepsWhole else { return false }
+        guard !mode.isExternalPresenter, checkpointing == nil || setup.isUnbounded, setup.runsSparse, !setup.stepsWhole else { return false }
         return setup.isUnbounded || !setup.tilesFitInMemory
     }
 

@@ -88,6 +88,47 @@ import TesseraPatterns
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 6000)))
     }
 
+    /// On Golly's unbounded plane the workers hold shards, and the coordinator writes
+    /// their live parts: the coordinator killed mid-run, the same command resumes from
+    /// the newest checkpoint (parts far apart among them), `export` writes it as Golly's
+    /// pattern, and the end is bgolly's.
+    @Test(.timeLimit(.minutes(5)))
+    func anUnboundedRunOnShardsResumesWithTheSameCommand() throws {
+        let dir = try Harness.temporaryDirectory()
+        let soup = try Harness.soupFile(density: "0.4", seed: 11, rule: "B3/S23:P192,192", in: dir)
+        let text = try String(contentsOf: soup, encoding: .utf8)
+        let input = dir.appendingPathComponent("patch.rle")
+        try text.replacingOccurrences(of: ":P192,192", with: "").write(to: input, atomically: true, encoding: .utf8)
+        let store = dir.appendingPathComponent("ck"), output = dir.appendingPathComponent("out.rle")
+        // About two seconds in a debug build: the kill comes between checkpoints.
+        let command = ["run", input.path, "--generations", "100000", "--workers", "2", "--checkpoint", store.path,
+                       "--checkpoint-every", "5000", "--resume", store.path, "--output", output.path]
+        let run = try RunningTessera(command)
+        let workers = try run.workerPids(2)
+        _ = try Processes.poll(timeout: 240, "a first checkpoint") {
+            FileManager.default.fileExists(atPath: store.appendingPathComponent("generation-00000000000000005000/manifest.json").path)
+                ? true : nil
+        }
+        kill(run.pid, SIGKILL)
+        _ = run.wait(timeout: 5)
+        _ = try Processes.poll(timeout: 20, "the orphaned workers to leave") { workers.allSatisfy { !Processes.alive($0) } ? true : nil }
+        let newest = try #require(generations(in: store).last)
+        let at = try #require(Int(newest.dropFirst("generation-".count)))
+        #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent(newest + "/plane.cells").path))
+        let exported = dir.appendingPathComponent("newest.rle")
+        let export = try Harness.tessera(["export", store.path, exported.path])
+        #expect(export.status == 0 && export.stdout.contains("of the unbounded plane"), "\(export.stderr)")
+        #expect(try Harness.cells(ofPatternFile: exported) == (try Harness.golly(input, generations: at)), "at \(at)")
+        #expect(at < 100_000 && !FileManager.default.fileExists(atPath: output.path))
+        let again = try Harness.tessera(command)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.hasPrefix("ck: \(100_000 - at) generations"), "resumed, not restarted: \(again.stdout)")
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 100_000)))
+        // A bounded board's command is another run's.
+        let other = try Harness.tessera(["run", "--resume", store.path, "--size", "64x64", "--generations", "10"])
+        #expect(other.status == 2 && other.stderr.contains("its board is the unbounded plane"), "\(other.stderr)")
+    }
+
     /// By wall time: checkpoints at whatever generation the stop falls on, each one
     /// Golly's board at that generation.
     @Test func checkpointsByWallTimeHoldGollysBoardsAtTheirGenerations() throws {
@@ -204,7 +245,7 @@ import TesseraPatterns
     @Test(arguments: [
         (["run", "glider", "--size", "64x64", "--checkpoint-every", "10"], "without --checkpoint"),
         (["run", "glider", "--size", "64x64", "--checkpoint", "/tmp/tessera-ck-unused", "--workers", "0"], "worker processes"),
-        (["run", "glider", "--checkpoint", "/tmp/tessera-ck-unused"], "bounded board"),
+        (["run", "glider", "--checkpoint", "/tmp/tessera-ck-unused", "--frames", "/tmp/tessera-ck-frames-unused"], "batch runs"),
         (["run", "glider", "--size", "64x64", "--checkpoint-every", "0", "--checkpoint", "/tmp/tessera-ck-unused"], "no interval"),
         (["run", "glider", "--size", "64x64", "--checkpoint-every", "soon", "--checkpoint", "/tmp/tessera-ck-unused"], "neither a number"),
     ])

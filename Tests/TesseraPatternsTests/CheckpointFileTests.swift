@@ -60,6 +60,46 @@ import TesseraCore
     }
 }
 
+/// The unbounded plane's file (format 3): the shards' live parts, anywhere in Golly's
+/// 64-bit coordinates, read back as written; a damaged file, one of another generation,
+/// and a part past ±2^62 are refused.
+@Suite struct CheckpointPlaneFileTests {
+    func folder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-ck-\(getpid())-\(UUID())").path
+        try Checkpoint.createFolder(path)
+        return path
+    }
+
+    @Test func partsFarApartReadBackAsWritten() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let parts = [PlacedCells(cells: try Soup(density: 0.4, seed: 1).cells(x: 0, y: 0, width: 70, height: 9), left: -(1 << 40), top: 3),
+                     PlacedCells(cells: try Soup(density: 0.4, seed: 2).cells(x: 0, y: 0, width: 64, height: 64), left: 1 << 61, top: -(1 << 61))]
+        let entry = try Checkpoint.writePlane(parts, generation: 7, in: dir)
+        #expect(try Checkpoint.readPlane(entry, in: dir, generation: 7) == parts)
+        #expect(try Checkpoint.readPlane(Checkpoint.writePlane([], generation: 7, in: dir), in: dir, generation: 7).isEmpty)
+    }
+
+    @Test func aDamagedOrForeignFileIsRefused() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let part = PlacedCells(cells: try Soup(density: 0.5, seed: 3).cells(x: 0, y: 0, width: 40, height: 4), left: 0, top: 0)
+        let entry = try Checkpoint.writePlane([part], generation: 9, in: dir)
+        #expect(throws: TesseraError.self) { try Checkpoint.readPlane(entry, in: dir, generation: 10) }
+        let path = dir + "/" + entry.file
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes[bytes.count - 3] ^= 0x10
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect { try Checkpoint.readPlane(entry, in: dir, generation: 9) } throws: {
+            "\($0)".contains("checksum does not match")
+        }
+        let far = try Checkpoint.writePlane([PlacedCells(cells: part.cells, left: (1 << 62) + 1, top: 0)], generation: 9, in: dir)
+        #expect { try Checkpoint.readPlane(far, in: dir, generation: 9) } throws: {
+            "\($0)".contains("does not hold the unbounded plane")
+        }
+    }
+}
+
 /// A manifest's own integrity: its digest covers every byte, and its tiles must tile the board.
 @Suite struct CheckpointManifestTests {
     static let shape = BoardShape(width: 256, height: 256, topology: .torus)

@@ -47,11 +47,8 @@ package struct AdvanceSchedule: Sendable {
     /// and at the next multiple of a checkpoint's interval in generations.
     package mutating func nextCount(at generation: UInt64) -> UInt64 {
         stretches += 1
-        var count = min(stretch, end - generation)
-        if case .generations(let every)? = checkpoints {
-            count = min(count, every - generation % every)
-        }
-        return count
+        let count = min(stretch, end - generation)
+        return checkpoints?.cut(count, at: generation) ?? count
     }
 
     /// What is due after a stretch that ended at `generation`, at `now`: a checkpoint,
@@ -59,11 +56,7 @@ package struct AdvanceSchedule: Sendable {
     /// checkpoint brings a snapshot with it: memory rolls back faster than disk, and
     /// never to an older generation.
     package func due(at generation: UInt64, now: ContinuousClock.Instant, restartsLeft: Int) -> (checkpoint: Bool, snapshot: Bool) {
-        let checkpoint = switch checkpoints {
-        case .generations(let every)?: generation % every == 0
-        case .seconds(let seconds)?: (now - lastCheckpoint).seconds >= seconds
-        case nil: false
-        }
+        let checkpoint = checkpoints?.isDue(at: generation, elapsed: now - lastCheckpoint) ?? false
         let snapshot = restartsLeft > 0 && generation < end && (checkpoint || now - lastSnapshot >= snapshotInterval)
         return (checkpoint, snapshot)
     }

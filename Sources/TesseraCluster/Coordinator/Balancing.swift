@@ -51,3 +51,21 @@ package struct CheckpointSchedule: Sendable, Equatable {
         (self.root, self.interval, self.end, self.origin) = (root, interval, end, origin)
     }
 }
+
+extension CheckpointSchedule.Interval {
+    /// `count` generations from `generation`, cut at the next multiple of an interval
+    /// in generations, where a checkpoint falls.
+    package func cut(_ count: UInt64, at generation: UInt64) -> UInt64 {
+        guard case .generations(let every) = self else { return count }
+        return min(count, every - generation % every)
+    }
+
+    /// Whether a checkpoint is due at `generation`, `elapsed` after the last one (or
+    /// the run's start).
+    package func isDue(at generation: UInt64, elapsed: Duration) -> Bool {
+        switch self {
+        case .generations(let every): generation % every == 0
+        case .seconds(let seconds): elapsed.seconds >= seconds
+        }
+    }
+}

@@ -360,10 +360,18 @@ package actor Coordinator {
             // Only a complete checkpoint: the first may be half written when the loss came
             // (its workers were writing their tiles), and the run's start is as exact.
             if let root = checkpointing?.root, let restored = (try? Checkpoint.newest(in: root)) ?? nil {
-                let board = restored.board, tiling = state.plan.tiling
-                plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
-                               generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
-                source = "the checkpoint on disk"
+                switch restored.cells {
+                case .grid(_, let board):
+                    let tiling = state.plan.tiling
+                    plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
+                                   generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                    source = "the checkpoint on disk"
+                case .plane(let parts):
+                    guard let shards = state.plan.shards else { break }
+                    plan = state.plan.resharded(try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth),
+                                                at: restored.manifest.generation)
+                    source = "the checkpoint on disk"
+                }
             }
         case .runStart:
             break
@@ -473,17 +481,25 @@ package actor Coordinator {
         guard generations > 0 else { return try await advance(0) }
         var left = generations, stretch: UInt64 = 64, sinceDeal = 0
         var before = await state.shardSeconds
+        let checkpointing = await checkpointing
+        var lastCheckpoint = ContinuousClock.now
         while left > 0 {
             if try await skipEmptyShards(left) { return }
             if let why = await state.shardsToDealAgain(balancing: balancing != .off) {
                 try await dealShardsAgain(because: why)
                 (sinceDeal, before) = (0, await state.shardSeconds)
             }
-            let count = min(left, stretch), clock = ContinuousClock(), started = clock.now
+            let from = await state.generation
+            let count = checkpointing?.interval.cut(min(left, stretch), at: from) ?? min(left, stretch)
+            let clock = ContinuousClock(), started = clock.now
             try await advance(count)
             left -= count
             let took = clock.now - started
             if took < .seconds(1) { stretch = min(stretch * 2, 1 << 24) }
+            if let checkpointing, checkpointing.interval.isDue(at: from + count, elapsed: .now - lastCheckpoint) {
+                try await checkpointShards(checkpointing)
+                lastCheckpoint = .now
+            }
             if await shardSnapshotDue() { try await snapshotShards() }
             sinceDeal += 1
             if balancing != .off, left > 0, took >= (await shardBalancing.stretch), sinceDeal >= 4,
@@ -677,8 +693,30 @@ package actor Coordinator {
             Self.discardUnfinished(folder, root: madeRoot ? root : nil)
             throw error
         }
-        checkpoints.append((generation, (ContinuousClock.now - started).seconds))
+        noteCheckpoint(at: generation, seconds: (ContinuousClock.now - started).seconds)
     }
+
+    /// Writes a checkpoint of the shards: the coordinator reads their live cells and
+    /// writes them as one file of parts, then the manifest (see `Checkpoint`).
+    private nonisolated func checkpointShards(_ schedule: CheckpointSchedule) async throws {
+        let started = ContinuousClock.now
+        let parts = try await liveParts()
+        let (plan, generation) = await planInForce()
+        let folder = Checkpoint.folder(in: schedule.root, generation: generation)
+        let madeRoot = !Files.exists(schedule.root)
+        do {
+            try Checkpoint.createFolder(folder)
+            let file = try Checkpoint.writePlane(parts, generation: generation, in: folder)
+            let manifest = Checkpoint.Manifest(generation: generation, rule: plan.rule, end: schedule.end, origin: schedule.origin, plane: file)
+            try Checkpoint.commit(manifest, in: folder, root: schedule.root)
+        } catch {
+            Self.discardUnfinished(folder, root: madeRoot ? schedule.root : nil)
+            throw error
+        }
+        await noteCheckpoint(at: generation, seconds: (ContinuousClock.now - started).seconds)
+    }
+
+    private func noteCheckpoint(at generation: UInt64, seconds: Double) { checkpoints.append((generation, seconds)) }
 
     /// Removes a checkpoint's folder that will never get its manifest: the run failed
     /// while its tiles or its manifest were written (a full disk, say), and `root` too

@@ -53,13 +53,19 @@ extension RunRequest {
         guard let resume, let restored = try Self.newestCheckpoint(in: resume) else {
             return (try asked ?? fresh(defaultTiles: count), generationCount, nil)
         }
-        let shape = restored.shape, at = restored.manifest.generation
+        let at = restored.manifest.generation
         try check(restored, in: resume, against: asked, origin: asked == nil ? nil : try origin())
         var choices = RunSetup.Choices()
-        let pattern = Pattern(cells: restored.board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
-                              board: shape, generation: at)
-        choices.pattern = (pattern, Files.lastComponent(of: resume))
-        choices.rule = (restored.rule, shape)
+        switch restored.cells {
+        case .grid(let shape, let board):
+            let pattern = Pattern(cells: board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
+                                  board: shape, generation: at)
+            choices.pattern = (pattern, Files.lastComponent(of: resume))
+            choices.rule = (restored.rule, shape)
+        case .plane(let parts):
+            choices.pattern = (Pattern(parts: parts, rule: restored.rule, generation: at), Files.lastComponent(of: resume))
+            choices.rule = (restored.rule, nil)
+        }
         choices.tiles = tiles.map { ($0.columns, $0.rows) }
         choices.halo = halo
         let end: UInt64
@@ -81,11 +87,14 @@ extension RunRequest {
         if let rule, rule != restored.rule {
             differences.append("its rule is \(restored.rule), this command's \(rule)")
         }
-        let shape = asked?.shape ?? self.rule?.board
-        if let shape, shape.width != restored.shape.width || shape.height != restored.shape.height || shape.topology != restored.shape.topology {
-            differences.append("its board is \(restored.shape), this command's \(shape)")
-        } else if asked == nil, let size, (size.width, size.height) != (restored.shape.width, restored.shape.height) {
-            differences.append("its board is \(restored.shape), this command's \(size.width)x\(size.height)")
+        // A board asked for: the setup's (nil on the unbounded plane), else the rule's suffix.
+        let shape = asked.map { $0.isUnbounded ? nil : $0.shape } ?? self.rule?.board
+        let restoredSize = restored.shape.map { ($0.width, $0.height) }
+        if asked != nil || shape != nil, shape.map({ ($0.width, $0.height, $0.topology) }) ?? (0, 0, .infinite)
+            != restored.shape.map({ ($0.width, $0.height, $0.topology) }) ?? (0, 0, .infinite) {
+            differences.append("its board is \(restored.board), this command's \(shape?.description ?? "the unbounded plane")")
+        } else if asked == nil, let size, restoredSize.map({ $0 != (size.width, size.height) }) ?? true {
+            differences.append("its board is \(restored.board), this command's \(size.width)x\(size.height)")
         }
         if let origin, !origin.isSame(as: restored.manifest.origin) {
             differences.append("it started from \(restored.manifest.origin.description), this command from \(origin.description)")

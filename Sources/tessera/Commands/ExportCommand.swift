@@ -19,8 +19,15 @@ struct ExportCommand: AsyncParsableCommand {
         guard let restored = try RunRequest.newestCheckpoint(in: folder) else {
             throw TesseraError("folder \(folder) holds no checkpoint", fix: "give the folder a run wrote with --checkpoint")
         }
-        let out = try BoardOutput(path: output, shape: restored.shape, rule: restored.rule, name: Files.lastComponent(of: folder))
-        try out.write(restored.board, generation: restored.manifest.generation)
-        print("\(output): generation \(restored.manifest.generation) of \(restored.shape) \(restored.rule), population \(restored.board.population)")
+        let generation = restored.manifest.generation
+        switch restored.cells {
+        case .grid(let shape, let board):
+            let out = try BoardOutput(path: output, shape: shape, rule: restored.rule, name: Files.lastComponent(of: folder))
+            try out.write(board, generation: generation)
+        case .plane(let parts):
+            let out = try BoardOutput(path: output, shape: BoardShape(width: 0, height: 0, topology: .infinite), rule: restored.rule, name: Files.lastComponent(of: folder))
+            try out.write(parts: parts, rule: restored.rule, generation: generation)
+        }
+        print("\(output): generation \(generation) of \(restored.board) \(restored.rule), population \(restored.population)")
     }
 }
