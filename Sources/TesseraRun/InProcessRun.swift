@@ -38,6 +38,9 @@ package enum InProcessRun {
             return ltl.states > 2 ? try WholeBoard.largerThanLifeWithHistory(setup) : try WholeBoard.largerThanLife(setup)
         }
         if setup.rule.generations != nil { return try WholeBoard.generations(setup) }
+        if setup.shape.edges != nil, setup.rule.isTwoStateMoore, setup.rule.emulation == .none {
+            return try WholeBoard.twoStateJoined(setup)
+        }
         if setup.rule.tree != nil || setup.shape.edges != nil { return try WholeBoard.ruleTree(setup) }
         return setup.runsSparse ? try LocalPlane(setup) : try await LocalBoard(setup)
     }

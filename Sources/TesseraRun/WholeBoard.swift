@@ -260,7 +260,19 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         // What changed inside is known; the border, copied from anywhere, may all have.
         padded.placeChanges(of: cells, atX: 1, y: 1)
         padded.markEdgesChanged(reach: 1)
-        edges.fillBorder(width: width, height: height, state: { cells[state: $0, $1] }, set: { padded[state: $0 + 1, $1 + 1] = $2 })
+        if case .tube(let across, _) = edges {
+            // The joined sides' rows (or columns), whole, as `EdgeJoin.fillBorder` fills
+            // them a cell at a time: a tube's window is long, and stepped 64 cells a word.
+            if across {
+                padded.place(cells.cropped(x: 0, y: height - 1, width: width, height: 1), atX: 1, y: 0)
+                padded.place(cells.cropped(x: 0, y: 0, width: width, height: 1), atX: 1, y: height + 1)
+            } else {
+                padded.place(cells.cropped(x: width - 1, y: 0, width: 1, height: height), atX: 0, y: 1)
+                padded.place(cells.cropped(x: 0, y: 0, width: 1, height: height), atX: width + 1, y: 1)
+            }
+        } else {
+            edges.fillBorder(width: width, height: height, state: { cells[state: $0, $1] }, set: { padded[state: $0 + 1, $1 + 1] = $2 })
+        }
         var stepped = padded.empty(width: width + 2, height: height + 2)
         try engine.step(padded, &stepped, false)
         return stepped.cropped(x: 1, y: 1, width: width, height: height)
@@ -390,6 +402,31 @@ extension WholeBoard where Cells == BitGrid {
                             write: { try await write($1, of: rule, to: $0, origin: $2, bounded: $3, generation: $4) })
         return try WholeBoard(setup, engine: engine, start: { $0 }, states: nil)
     }
+
+    /// A two-state rule of the 3x3 neighbourhood, without B0, on one of Golly's other
+    /// grids (a tube, a Klein bottle, …): the padded board (`step(joining:)`) steps in
+    /// the tiles' kernel, 64 cells a word, rather than as a rule tree a cell at a time.
+    static func twoStateJoined(_ setup: RunSetup) throws -> WholeBoard<BitGrid> {
+        let rule = setup.rule
+        precondition(rule.isTwoStateMoore && rule.emulation == .none && setup.shape.edges != nil)
+        let kernel = Kernel.best
+        let engine = Engine(reach: 1, states: 2, changesAlone: false, step: { source, target, _ in target = Self.step(source, rule: rule, using: kernel) },
+                            write: { try await write($1, of: rule, to: $0, origin: $2, bounded: $3, generation: $4) })
+        return try WholeBoard(setup, engine: engine, start: { $0 }, states: nil)
+    }
+
+    /// One generation of `cells` under `rule`, dead beyond the edges.
+    static func step(_ cells: BitGrid, rule: Rule, using kernel: Kernel.Implementation) -> BitGrid {
+        guard cells.width > 0, cells.height > 0 else { return cells }
+        // A dead row above and below: the kernel reads one row past those it steps.
+        let source = CellBuffer(width: cells.width, height: cells.height + 2)
+        let target = CellBuffer(width: cells.width, height: cells.height + 2)
+        source.prepare(rows: 0..<(cells.height + 2))
+        target.prepare(rows: 0..<(cells.height + 2))
+        source.insert(cells, atX: 0, y: 1)
+        Kernel.step(source, into: target, rows: 1..<(cells.height + 1), rule: rule, using: kernel)
+        return target.extract(x: 0, y: 1, width: cells.width, height: cells.height)
+    }
 }
 
 extension WholeBoard {
@@ -419,7 +456,8 @@ extension WholeBoard where Cells == StateGrid {
     }
 
     /// A rule from a Golly rule file, as Golly's RuleLoader runs it; or a two-state rule
-    /// of the 3x3 neighbourhood on a grid whose edges meet as Golly's other grids do.
+    /// of the 3x3 neighbourhood with B0 on a grid whose edges meet as Golly's other grids
+    /// do (without B0: `twoStateJoined`).
     static func ruleTree(_ setup: RunSetup) throws -> WholeBoard<StateGrid> {
         let tree = try setup.rule.tree ?? RuleTree(twoState: setup.rule)
         // What a cell with nothing but state 0 around it becomes.
