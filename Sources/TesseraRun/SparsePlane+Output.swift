@@ -4,7 +4,9 @@ import TesseraPatterns
 /// What a run reads of a sparse plane to write it: the same for a plane stepped here
 /// (`LocalPlane`) and for one whose shards came back from workers.
 extension SparsePlane {
-    /// Bounding boxes up to this many cells (2 MiB) are read as one grid.
+    /// Bounding boxes up to this many cells (2 MiB) are read as one grid, where the live
+    /// tiles cover a quarter of them or more: a dense box is one grid's rows to sweep, and
+    /// a sparse one (a circuit's few signals across its box) costs its tiles alone.
     static let largestWholePart = 1 << 24
 
     /// Where a bounded grid's cells live, in its coordinates.
@@ -24,7 +26,7 @@ extension SparsePlane {
     func wholeOrLiveParts() -> [PlacedCells] {
         guard let box = bounds else { return [] }
         let (area, overflow) = box.width.multipliedReportingOverflow(by: box.height)
-        if !overflow, area <= Self.largestWholePart {
+        if !overflow, area <= Self.largestWholePart, area <= 4 * tileCount * 64 * 64 {
             return [PlacedCells(cells: cells(in: box), left: box.left, top: box.top)]
         }
         return liveParts()
