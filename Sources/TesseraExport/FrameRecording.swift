@@ -37,7 +37,7 @@ package struct FrameRecording: Sendable {
     /// on the unbounded plane (`followsLife`) each frame fits the live cells, as `0` does
     /// in the viewer, on a square canvas of at least 256 dots a side: the view zooms out
     /// as they spread.
-    package func record(_ cluster: any ClusterDriver, generations: UInt64, followsLife: Bool = false) async throws {
+    package func record(_ cluster: any Universe, generations: UInt64, followsLife: Bool = false) async throws {
         let board = await cluster.board
         let side = min(1024, max(256, board.width, board.height))
         let (dots, rows) = followsLife ? (side, side) : (min(board.width, 1024), min(board.height, 1024))
@@ -69,7 +69,7 @@ package struct FrameRecording: Sendable {
         }
     }
 
-    private func record(_ cluster: any ClusterDriver, generations: UInt64, view: @Sendable () async -> Viewport,
+    private func record(_ cluster: any Universe, generations: UInt64, view: @Sendable () async -> Viewport,
                         canvas: (dots: Int, rows: Int), scale: Int) async throws {
         let animation = try gif.map { try GIFAnimation(path: $0, width: canvas.dots, height: canvas.rows, scale: scale) }
         var done: UInt64 = 0, index = 0

@@ -21,7 +21,7 @@ package enum ImageFiles {
         return pixels
     }
 
-    /// A PNG of dots in states (`ClusterDriver.stateFrame`), in `StatePalette`'s colours.
+    /// A PNG of dots in states (`Universe.stateFrame`), in `StatePalette`'s colours.
     package static func writePNG(states dots: [UInt8], width: Int, states: Int, scale: Int = 1, to path: String) throws {
         let colours = StatePalette.colours(states: min(states, 256))
         var rgb: [UInt8] = []

@@ -85,7 +85,7 @@ package struct HeadStart: Sendable {
         if !board.isUnbounded { live = try await local.liveBounds() }
     }
 
-    func population() async throws -> Int { try await local.population() }
+    func population() async throws -> Int { try await local.countPopulation() }
 
     /// Gives the coordinator's workers the cells of a bounded board as they stand here,
     /// on `setup`'s tiles, to run to the end of the run's `generations`.

@@ -46,7 +46,7 @@ package enum InProcessRun {
     }
 
     static func outcome(of local: any LocalUniverse, seconds: Double, generations: UInt64) async throws -> RunOutcome {
-        var outcome = RunOutcome(seconds: seconds, population: try await local.population(), workers: [], generations: generations)
+        var outcome = RunOutcome(seconds: seconds, population: try await local.countPopulation(), workers: [], generations: generations)
         if let plane = local as? LocalPlane { outcome.sparseTiles = await plane.tileCount }
         return outcome
     }

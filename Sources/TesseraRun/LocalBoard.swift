@@ -29,7 +29,7 @@ actor LocalBoard: LocalUniverse {
     func liveBounds() async throws -> TileRect? { try await cluster.liveBounds() }
     func cells(in rect: TileRect) async throws -> BitGrid { try await cluster.cells(in: rect) }
 
-    func population() async throws -> Int { try await cluster.population() }
+    func countPopulation() async throws -> Int { try await cluster.population() }
     func fill() -> Double { 1 }
 
     // MARK: As viewers see it

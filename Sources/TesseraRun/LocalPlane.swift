@@ -42,7 +42,7 @@ actor LocalPlane: LocalUniverse {
         return plane
     }
 
-    func population() -> Int { plane.population }
+    func countPopulation() -> Int { plane.population }
 
     func fill() -> Double {
         guard let box = plane.bounds else { return 0 }

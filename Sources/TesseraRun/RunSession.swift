@@ -308,7 +308,7 @@ package struct RunSession: Sendable {
             try await coordinator.advance(remaining, balancing: balancing)
         } else {
             let plane = ShardedPlane(coordinator: coordinator, balancing: balancing, grid: setup.isUnbounded ? nil : setup.shape)
-            try await present(plane, generations: remaining, viewers: pump.viewerEndpoint)
+            try await present(plane, generations: remaining, viewers: pump)
         }
         if let output {
             let board = setup.isUnbounded ? nil : setup.shape
@@ -323,7 +323,7 @@ package struct RunSession: Sendable {
 
     /// What the mode does between the workers being ready and the end of the run, with
     /// `board` as viewers see it (the coordinator's bounded board of tiles).
-    private func drive(_ board: any ClusterDriver, generations: UInt64, coordinator: Coordinator, pump: MessagePump) async throws {
+    private func drive(_ board: any Universe, generations: UInt64, coordinator: Coordinator, pump: MessagePump) async throws {
         switch mode {
         case .batch:
             try await coordinator.advance(generations, balancing: balancing)
@@ -331,24 +331,25 @@ package struct RunSession: Sendable {
             say("tessera coordinator: waiting for 'tessera presenter --coordinator \(pump.boundEndpoint)'")
             try await coordinator.serveRemotePresenter()
         case .record, .serveViewers, .viewHere:
-            try await present(board, generations: generations, viewers: pump.viewerEndpoint)
+            try await present(board, generations: generations, viewers: pump)
         }
     }
 
     /// What a viewing mode does with `board`: frames to files, or a presenter for the
-    /// viewers that attach on `viewers` (the one in this terminal, with `viewHere`).
-    private func present(_ board: any ClusterDriver, generations: UInt64, viewers endpoint: String?) async throws {
+    /// viewers that attach to `viewers` (the one in this terminal, with `viewHere`).
+    private func present(_ board: any Universe, generations: UInt64, viewers: MessagePump?) async throws {
+        let endpoint = viewers?.viewerEndpoint
         switch mode {
         case .batch, .externalPresenter:
             preconditionFailure("\(mode) has no presenter here")
         case .record(let recording):
             try await recording.record(board, generations: generations, followsLife: setup.isUnbounded)
         case .serveViewers:
-            let presenter = makePresenter(board, stopAt: setup.generation + generations, delay: 0)
+            let presenter = makePresenter(board, viewers: viewers, stopAt: setup.generation + generations, delay: 0)
             say("tessera: viewers can attach with 'tessera view --connect \(endpoint ?? "")'")
             try await presenter.run()
         case .viewHere:
-            let presenter = makePresenter(board, stopAt: nil, delay: 0.03)
+            let presenter = makePresenter(board, viewers: viewers, stopAt: nil, delay: 0.03)
             // Whichever ends first ends the other: quitting the viewer, or a failed run.
             let viewerFailure = Mutex<(any Error)?>(nil)
             var services = ServiceGroup()
@@ -383,10 +384,10 @@ package struct RunSession: Sendable {
             let clock = ContinuousClock(), started = clock.now
             if let viewers {
                 try await MessagePump.with(.viewers(listen: viewers), credentials: credentials) { pump in
-                    try await present(LocalDriver(universe: local, pump: pump), generations: generations, viewers: pump.viewerEndpoint)
+                    try await present(local, generations: generations, viewers: pump)
                 }
             } else {
-                try await present(LocalDriver(universe: local, pump: nil), generations: generations, viewers: nil)
+                try await present(local, generations: generations, viewers: nil)
             }
             let seconds = (clock.now - started).seconds
             if let output { try await local.write(output) }
@@ -397,14 +398,14 @@ package struct RunSession: Sendable {
 
     /// A presenter whose `p` key cycles through the built-in patterns and whose saves
     /// go into fresh RLE files in the working folder.
-    private func makePresenter(_ coordinator: any ClusterDriver, stopAt: UInt64?, delay: Double) -> Presenter {
+    private func makePresenter(_ universe: any Universe, viewers: MessagePump?, stopAt: UInt64?, delay: Double) -> Presenter {
         let shape = setup.shape
         let patterns = PatternLibrary.names.compactMap(PatternLibrary.pattern(named:)).map { pattern in
             let start = StartingCells(soup: nil, overlays: pattern.overlays(on: shape))
             return { @Sendable (rect: TileRect) -> BitGrid in start.cells(x: rect.x, y: rect.y, width: rect.width, height: rect.height, of: shape) }
         }
         let (name, rule) = (setup.name, setup.rule)
-        return Presenter(coordinator: coordinator, delay: delay, stopAt: stopAt, patterns: patterns) { board, generation in
+        return Presenter(universe: universe, viewers: viewers, delay: delay, stopAt: stopAt, patterns: patterns) { board, generation in
             try Self.save(board, generation: generation, stem: "tessera-\(name.split(separator: ".").first ?? "board")-\(generation)",
                           shape: shape, rule: rule)
         }

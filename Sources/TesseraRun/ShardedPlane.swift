@@ -8,7 +8,7 @@ import TesseraWire
 /// is drawn by every shard from its tiles in view, and nothing else is read. The cells
 /// cannot be changed from a viewer: edits, patterns, saves and rewinds need a board
 /// whose tiles the coordinator can collect and load.
-struct ShardedPlane: ClusterDriver {
+struct ShardedPlane: Universe {
     let coordinator: Coordinator
     let balancing: Balancing
     /// The bounded grid, or nil on the unbounded plane.
@@ -42,9 +42,6 @@ struct ShardedPlane: ClusterDriver {
     func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws { throw notEditable }
 
     private var notEditable: TesseraError { grid == nil ? .unboundedIsNotEditable : .shardsAreNotEditable }
-
-    var viewerInbox: AsyncStream<MessagePump.Incoming> { coordinator.viewerInbox }
-    func send(_ message: Message, toViewer identity: PeerID) { coordinator.send(message, toViewer: identity) }
 }
 
 extension TesseraError {

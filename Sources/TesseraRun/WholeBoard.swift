@@ -302,7 +302,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     /// The cells in any state but 0.
-    func population() -> Int { life != nil ? life!.population() : cells.occupied.population }
+    func countPopulation() -> Int { life != nil ? life!.population() : cells.occupied.population }
     func fill() -> Double { 1 }
 
     // MARK: As viewers and files see it

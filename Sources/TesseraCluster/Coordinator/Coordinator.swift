@@ -876,11 +876,4 @@ package actor Coordinator {
         }
     }
 
-    /// The viewer socket's traffic, for the presenter inside this process.
-    package nonisolated var viewerInbox: AsyncStream<MessagePump.Incoming> { pump.inbox }
-
-    /// Sends a frame to an attached viewer.
-    package nonisolated func send(_ message: Message, toViewer identity: PeerID) {
-        pump.send(message, to: .viewer(identity))
-    }
 }

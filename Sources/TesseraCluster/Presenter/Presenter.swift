@@ -34,7 +34,9 @@ package actor Presenter {
         var note = ""
     }
 
-    private let coordinator: any ClusterDriver
+    private let universe: any Universe
+    /// The socket viewers attach to; none where nothing may attach.
+    private let viewerSocket: MessagePump?
     private let patterns: [@Sendable (TileRect) -> BitGrid]
     private let save: @Sendable (StateGrid, UInt64) throws -> String
     private var viewers: [PeerID: Viewer] = [:]
@@ -58,10 +60,10 @@ package actor Presenter {
     ///   - patterns: starting boards the `p` key cycles through.
     ///   - save: writes a board (its cells in their states) at a generation and says where.
     ///   - stopAt: the generation to stop at, if any; otherwise the run goes on until `stop()`.
-    package init(coordinator: any ClusterDriver, paused: Bool = false, delay: Double = 0,
+    package init(universe: any Universe, viewers: MessagePump?, paused: Bool = false, delay: Double = 0,
                 stopAt: UInt64? = nil, patterns: [@Sendable (TileRect) -> BitGrid] = [],
                 save: @escaping @Sendable (StateGrid, UInt64) throws -> String) {
-        self.coordinator = coordinator
+        (self.universe, viewerSocket) = (universe, viewers)
         self.paused = paused
         delayIndex = Self.delays.firstIndex { $0 >= delay } ?? Self.delays.count - 1
         self.stopAt = stopAt
@@ -74,7 +76,7 @@ package actor Presenter {
     package func run() async throws {
         guard !started else { throw TesseraError("the presenter is already running") }
         started = true
-        let inbox = coordinator.viewerInbox
+        let inbox = viewerSocket?.inbox ?? AsyncStream { $0.finish() }
         var services = ServiceGroup()
         services.add {
             for await incoming in inbox {
@@ -86,15 +88,15 @@ package actor Presenter {
     }
 
     private func drive() async throws {
-        rateSample = (await coordinator.generation, .now)
+        rateSample = (await universe.generation, .now)
         var lastAdvance = ContinuousClock.now - .seconds(10)
         while !quit {
             // A paused run steps nothing that would fail: look whether it ended (a
             // signal, a lost worker, its task cancelled) each time the loop comes round.
             try Task.checkCancellation()
-            if let failure = await coordinator.failure { throw failure }
+            if let failure = await universe.failure { throw failure }
             try await performActions()
-            let generation = await coordinator.generation
+            let generation = await universe.generation
             if let stopAt, generation >= stopAt { break }
             let running = !paused || steps > 0
             // With a delay, a generation is due `delay` after the last one; anything that
@@ -106,7 +108,7 @@ package actor Presenter {
                 if paused { steps -= 1 }
                 let started = ContinuousClock.now
                 lastAdvance = started
-                try await coordinator.advance(count)
+                try await universe.advance(count)
                 let seconds = (ContinuousClock.now - started).seconds
                 if delay == 0 && !paused {
                     // Batches of about one frame's time: fast runs, smooth frames.
@@ -150,15 +152,15 @@ package actor Presenter {
             case .faster: delayIndex = max(0, delayIndex - 1)
             case .slower: delayIndex = min(Self.delays.count - 1, delayIndex + 1)
             case .nextPattern, .toggleCell, .save, .rewind:
-                guard coordinator.isEditable else {
+                guard universe.isEditable else {
                     viewers[identity]?.note = "editing, patterns, saving and rewind need a bounded board of dense tiles, or --workers 0 (not the unbounded plane, nor shards)"
                     break
                 }
                 switch command {
                 case .nextPattern: enqueue(.nextPattern, for: identity)
                 case .toggleCell(let x, let y, let state):
-                    guard state < coordinator.stateCount else {
-                        viewers[identity]?.note = "state \(state) is past this rule's \(coordinator.stateCount) states"
+                    guard state < universe.stateCount else {
+                        viewers[identity]?.note = "state \(state) is past this rule's \(universe.stateCount) states"
                         break
                     }
                     enqueue(.toggleCell(x: x, y: y, state: state), for: identity)
@@ -208,17 +210,17 @@ package actor Presenter {
     private func wakeUp() { wake.succeed() }
 
     private func measureAndSnapshot() async throws {
-        let now = ContinuousClock.now, generation = await coordinator.generation
+        let now = ContinuousClock.now, generation = await universe.generation
         let elapsed = (now - rateSample.time).seconds
         if elapsed >= 0.5 {
             generationsPerSecond = Double(generation - rateSample.generation) / elapsed
             rateSample = (generation, now)
         }
-        let board = await coordinator.board
+        let board = await universe.board
         // In doubles: a board's sides go up to 2^31, the unbounded plane's live cells' box to 2^63.
-        let bits = Double(board.width) * Double(board.height) * Double(StateGrid.planes(for: coordinator.stateCount))
-        if coordinator.isEditable, bits <= Double(Self.snapshotLimit), now - lastSnapshot >= .seconds(1) {
-            snapshots.append((generation, try await coordinator.collectStates()))
+        let bits = Double(board.width) * Double(board.height) * Double(StateGrid.planes(for: universe.stateCount))
+        if universe.isEditable, bits <= Double(Self.snapshotLimit), now - lastSnapshot >= .seconds(1) {
+            snapshots.append((generation, try await universe.collectStates()))
             if snapshots.count > 5 { snapshots.removeFirst() }
             lastSnapshot = now
         }
@@ -227,30 +229,30 @@ package actor Presenter {
     private func performActions() async throws {
         while !actions.isEmpty {
             let action = actions.removeFirst()
-            let board = await coordinator.board
+            let board = await universe.board
             switch action {
             case .nextPattern:
                 guard !patterns.isEmpty else { continue }
                 patternIndex = (patternIndex + 1) % patterns.count
-                try await coordinator.load(generation: 0, cells: patterns[patternIndex])
+                try await universe.load(generation: 0, cells: patterns[patternIndex])
                 snapshots.removeAll()
             case .toggleCell(let x, let y, let state):
                 guard (0..<board.width).contains(x), (0..<board.height).contains(y) else { continue }
-                var board = try await coordinator.collectStates()
+                var board = try await universe.collectStates()
                 board[x, y] = board[x, y] == state ? 0 : state
-                try await coordinator.load(generation: await coordinator.generation, states: board)
+                try await universe.load(generation: await universe.generation, states: board)
             case .save(let viewer):
-                let board = try await coordinator.collectStates()
+                let board = try await universe.collectStates()
                 let note: String
-                do { note = "saved \(try save(board, await coordinator.generation))" } catch { note = "\(error)" }
+                do { note = "saved \(try save(board, await universe.generation))" } catch { note = "\(error)" }
                 viewers[viewer]?.note = note
             case .rewind:
-                let now = await coordinator.generation
+                let now = await universe.generation
                 while let last = snapshots.last, last.generation >= now { snapshots.removeLast() }
                 guard let snapshot = snapshots.popLast() else { continue }
-                try await coordinator.load(generation: snapshot.generation, states: snapshot.board)
+                try await universe.load(generation: snapshot.generation, states: snapshot.board)
             }
-            rateSample = (await coordinator.generation, .now)
+            rateSample = (await universe.generation, .now)
         }
     }
 
@@ -259,19 +261,19 @@ package actor Presenter {
         for (identity, viewer) in viewers {
             guard let viewport = viewer.pending else { continue }
             if rateLimited && (now - viewer.lastSent).seconds < Self.frameInterval { continue }
-            let (dots, states) = try await coordinator.frameAndStates(viewport)
+            let (dots, states) = try await universe.frameAndStates(viewport)
             // It may have detached while the frame was drawn.
             guard viewers[identity] != nil else { continue }
-            let board = await coordinator.board
+            let board = await universe.board
             var frame = Frame(
-                generation: await coordinator.generation, population: await coordinator.population,
+                generation: await universe.generation, population: await universe.population,
                 generationsPerSecond: paused ? 0 : generationsPerSecond,
                 // In doubles: groups far apart on the unbounded plane span 10^12 cells a side.
                 cellUpdatesPerSecond: paused ? 0 : generationsPerSecond * Double(board.width) * Double(board.height),
-                workers: coordinator.workerCount, tiles: await coordinator.tiles, paused: paused, delay: delay,
+                workers: universe.workerCount, tiles: await universe.tiles, paused: paused, delay: delay,
                 board: board, viewport: viewport, dots: dots, note: viewers[identity]?.note ?? "")
             if let states { (frame.states, frame.stateCount) = states }
-            coordinator.send(.frame(frame), toViewer: identity)
+            viewerSocket?.send(.frame(frame), to: .viewer(identity))
             // A newer request may have come in while this frame was drawn: keep it.
             if viewers[identity]?.pending == viewport { viewers[identity]?.pending = nil }
             viewers[identity]?.lastSent = now

@@ -5,7 +5,7 @@ import TesseraWire
 
 /// A coordinator in another process, driven over its control socket: lets the
 /// presenter run as a process of its own (`tessera presenter`).
-package actor RemoteCluster: ClusterDriver {
+package actor RemoteCluster: Universe {
     private let link: CoordinatorLink
     private let pump: MessagePump
     package nonisolated let tiling: Tiling
@@ -104,11 +104,8 @@ package actor RemoteCluster: ClusterDriver {
 
     package var failure: TesseraError? { link.failure }
 
-    package nonisolated var viewerInbox: AsyncStream<MessagePump.Incoming> { pump.inbox }
-
-    package nonisolated func send(_ message: Message, toViewer identity: PeerID) {
-        pump.send(message, to: .viewer(identity))
-    }
+    /// The socket its presenter's viewers attach to.
+    package nonisolated var viewers: MessagePump { pump }
 }
 
 /// The presenter's side of its coordinator connection: each request waits for the

@@ -37,7 +37,7 @@ struct PresenterCommand: AsyncParsableCommand {
             let start = await cluster.generation
             if let generations { _ = try Self.end(start, generations) }
             let (shape, rule) = (cluster.tiling.shape, cluster.rule)
-            let presenter = Presenter(coordinator: cluster, stopAt: generations.map { start + $0 }) { board, generation in
+            let presenter = Presenter(universe: cluster, viewers: cluster.viewers, stopAt: generations.map { start + $0 }) { board, generation in
                 try RunSession.save(board, generation: generation, stem: "tessera-\(generation)", shape: shape, rule: rule)
             }
             say("tessera presenter: viewers can attach with 'tessera view --connect \(endpoint)'")

@@ -1,9 +1,12 @@
 import TesseraCore
 import TesseraWire
 
-/// What a presenter needs from a cluster: the coordinator in its own process, or one
-/// it drives over the network from a process of its own (`RemoteCluster`).
-package protocol ClusterDriver: Sendable {
+/// Something that steps a universe, as a presenter, a frame recording and a run drive
+/// it: the coordinator and its workers (their tiles, or their shards as `ShardedPlane`),
+/// a coordinator in another process (`RemoteCluster`), or a run in this process
+/// (`LocalUniverse`: the sparse map, a bounded board's tiles, a whole-board engine).
+/// Viewers reach a presenter on its own socket, not through this.
+package protocol Universe: Sendable {
     /// What `0` fits, in viewport coordinates: a bounded board's cells, or on the
     /// unbounded plane the live cells' bounding box (Golly's coordinates).
     var board: (x: Int, y: Int, width: Int, height: Int) { get async }
@@ -32,12 +35,9 @@ package protocol ClusterDriver: Sendable {
     /// Replaces the bounded board's cells with `states` (as `collectStates` gave them) at
     /// `generation`.
     func load(generation: UInt64, states: StateGrid) async throws
-    /// What viewers send, in arrival order.
-    var viewerInbox: AsyncStream<MessagePump.Incoming> { get }
-    func send(_ message: Message, toViewer identity: PeerID)
 }
 
-extension ClusterDriver {
+extension Universe {
     package var isEditable: Bool { true }
     package var stateCount: Int { 2 }
     package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? { nil }
@@ -56,7 +56,7 @@ extension ClusterDriver {
     }
 }
 
-extension Coordinator: ClusterDriver {
+extension Coordinator: Universe {
     package var board: (x: Int, y: Int, width: Int, height: Int) {
         let shape = tiling.shape
         return (0, 0, shape.width, shape.height)
