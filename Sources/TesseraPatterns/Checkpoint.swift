@@ -3,8 +3,8 @@ import TesseraCore
 
 /// A run saved in a folder, to resume from: a subfolder per checkpoint,
 /// `generation-<N>/`, with one file of cells per tile (each written by the worker that
-/// hosts it, all at once), or on Golly's unbounded plane one file of its live parts
-/// (`plane.cells`, written by the coordinator from the shards' cells), and
+/// hosts it, all at once), or, where the workers hold shards of a sparse plane, one
+/// file of its live parts (`plane.cells`, written by the coordinator), and
 /// `manifest.json`, written last and renamed into place: a
 /// checkpoint without its manifest does not count. The manifest names the generation,
 /// rule, board and tiling, where the run started from (`Origin`), each tile file's
@@ -17,9 +17,8 @@ import TesseraCore
 /// tile's cells, 64 a little-endian word, as in `BitGrid`: in format 1 its rows whole;
 /// in format 2 (written now) its live parts, a count and then each part's corner in the
 /// tile, width, height and rows, so a huge, mostly empty tile takes what lives on it.
-/// The unbounded plane's file is format 3, width and height 0: a 64-bit count of parts,
-/// then each part's corner in Golly's coordinates (two 64-bit integers), its width,
-/// height and rows.
+/// The parts' file is format 3, width and height 0: a 64-bit count of parts, then each
+/// part's corner in Golly's coordinates (two 64-bit integers), its width, height and rows.
 /// (The generation before is not kept: a tile started from cells alone steps
 /// bit-exactly, see `TesseraTiles.BlockActivity`.)
 public enum Checkpoint {
@@ -49,8 +48,8 @@ public enum Checkpoint {
         public let end: UInt64
         public let origin: Origin
         public let tiles: [Tile]
-        /// On the unbounded plane (topology `infinite`, no tiles): the file of its live
-        /// parts and its checksum.
+        /// Where the workers held shards (no tiles): the file of the live parts and its
+        /// checksum.
         public let plane: Plane?
         /// `checksum(of:)` of the manifest file's bytes with this field's 16 hex digits
         /// written as zeros; `commit` fills it in.
@@ -65,12 +64,13 @@ public enum Checkpoint {
             plane = nil
         }
 
-        /// The unbounded plane's manifest, its live parts in `plane`.
-        public init(generation: UInt64, rule: Rule, end: UInt64, origin: Origin, plane: Plane) {
+        /// The manifest of shards on `board` (nil: Golly's unbounded plane), their live
+        /// parts in `plane`.
+        public init(generation: UInt64, rule: Rule, board: BoardShape?, end: UInt64, origin: Origin, plane: Plane) {
             self.generation = generation
             self.rule = rule.description
-            (width, height, topology, columns, rows) = (0, 0, Topology.infinite.rawValue, 0, 0)
-            (self.end, self.origin, tiles, self.plane) = (end, origin, [], plane)
+            (width, height, topology) = (board?.width ?? 0, board?.height ?? 0, (board?.topology ?? .infinite).rawValue)
+            (columns, rows, self.end, self.origin, tiles, self.plane) = (0, 0, end, origin, [], plane)
         }
 
         public struct Plane: Codable, Sendable, Equatable {
@@ -142,8 +142,8 @@ public enum Checkpoint {
         return bytes.withUnsafeBytes(checksum(of:))
     }
 
-    /// Writes the unbounded plane's live parts (Golly's coordinates) into `folder`
-    /// (atomically), as format 3, and returns its manifest entry.
+    /// Writes shards' live parts (Golly's coordinates) into `folder` (atomically), as
+    /// format 3, and returns its manifest entry.
     public static func writePlane(_ parts: [PlacedCells], generation: UInt64, in folder: String) throws -> Manifest.Plane {
         var bytes = magic
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
@@ -164,8 +164,8 @@ public enum Checkpoint {
         return Manifest.Plane(file: planeFileName, checksum: String(bytes.withUnsafeBytes(checksum(of:)), radix: 16))
     }
 
-    /// Reads the unbounded plane's file, checking it against its manifest entry: its
-    /// parts, each within Golly's ±2^62.
+    /// Reads a file of parts, checking it against its manifest entry: its parts, each
+    /// within Golly's ±2^62.
     static func readPlane(_ entry: Manifest.Plane, in folder: String, generation: UInt64) throws -> [PlacedCells] {
         let path = folder + "/" + entry.file
         guard !entry.file.contains("/"), let data = FileManager.default.contents(atPath: path) else {
@@ -175,7 +175,7 @@ public enum Checkpoint {
             guard String(checksum(of: bytes), radix: 16) == entry.checksum else {
                 throw TesseraError("checkpoint file \(path) is damaged: its checksum does not match the manifest")
             }
-            let wrong = TesseraError("checkpoint file \(path) does not hold the unbounded plane at generation \(generation)")
+            let wrong = TesseraError("checkpoint file \(path) does not hold live parts at generation \(generation)")
             func integer<T: FixedWidthInteger>(_ offset: Int, _: T.Type) throws -> T {
                 guard offset >= 0, offset <= bytes.count - MemoryLayout<T>.size else { throw wrong }
                 return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
@@ -291,27 +291,23 @@ public enum Checkpoint {
     public struct Restored: Sendable {
         public let manifest: Manifest
         public let rule: Rule
+        /// The bounded grid; nil on the unbounded plane.
+        public let shape: BoardShape?
         public let cells: Cells
         /// Why newer checkpoints were passed over (damaged or incomplete), one line each.
         public let skipped: [String]
 
         public enum Cells: Sendable {
-            /// A bounded grid, whole.
-            case grid(BoardShape, BitGrid)
-            /// Golly's unbounded plane: its live parts.
-            case plane([PlacedCells])
-        }
-
-        /// The bounded grid; nil on the unbounded plane.
-        public var shape: BoardShape? {
-            guard case .grid(let shape, _) = cells else { return nil }
-            return shape
+            /// A bounded grid of tiles, whole.
+            case grid(BitGrid)
+            /// Shards' live parts, in Golly's coordinates.
+            case parts([PlacedCells])
         }
 
         public var population: Int {
             switch cells {
-            case .grid(_, let board): board.population
-            case .plane(let parts): parts.reduce(0) { $0 + $1.cells.population }
+            case .grid(let board): board.population
+            case .parts(let parts): parts.reduce(0) { $0 + $1.cells.population }
             }
         }
 
@@ -345,18 +341,29 @@ public enum Checkpoint {
         let manifest = try manifest(Array(data), path: path)
         let unusable = TesseraError("checkpoint manifest \(path) does not describe a board Tessera can resume")
         guard manifest.generation == generation, let rule = try? Rule(parsing: manifest.rule) else { throw unusable }
-        if manifest.topology == Topology.infinite.rawValue {
-            guard let plane = manifest.plane, manifest.tiles.isEmpty, manifest.width == 0, manifest.height == 0 else { throw unusable }
-            return Restored(manifest: manifest, rule: rule, cells: .plane(try readPlane(plane, in: folder, generation: generation)),
-                            skipped: skipped)
+        if let plane = manifest.plane {
+            let unbounded = manifest.topology == Topology.infinite.rawValue
+            guard manifest.tiles.isEmpty, unbounded ? manifest.width == 0 && manifest.height == 0 : manifest.shape != nil else {
+                throw unusable
+            }
+            let parts = try readPlane(plane, in: folder, generation: generation)
+            if let shape = manifest.shape {
+                for part in parts {
+                    guard part.left >= shape.left, part.top >= shape.top, part.left + part.cells.width <= shape.left + shape.width,
+                          part.top + part.cells.height <= shape.top + shape.height else {
+                        throw TesseraError("checkpoint file \(folder)/\(plane.file) holds cells beyond its \(shape) board")
+                    }
+                }
+            }
+            return Restored(manifest: manifest, rule: rule, shape: manifest.shape, cells: .parts(parts), skipped: skipped)
         }
-        guard let shape = manifest.shape, manifest.plane == nil else { throw unusable }
+        guard let shape = manifest.shape else { throw unusable }
         try checkTiles(of: manifest, cover: shape, path: path)
         var board = BitGrid(width: shape.width, height: shape.height)
         for entry in manifest.tiles {
             try readTile(entry, in: folder, generation: generation).copy(into: &board, atX: entry.x, y: entry.y)
         }
-        return Restored(manifest: manifest, rule: rule, cells: .grid(shape, board), skipped: skipped)
+        return Restored(manifest: manifest, rule: rule, shape: shape, cells: .grid(board), skipped: skipped)
     }
 
     /// The manifest in `bytes`, once its digest matches them.

@@ -163,10 +163,10 @@ package struct RunSession: Sendable {
     /// whose memory follows the live cells, rather than as dense tiles: a run on Golly's
     /// unbounded plane, or on a bounded grid whose dense tiles would not fit in memory,
     /// where this process would step it as a sparse map (`RunSetup.runsSparse`), in
-    /// batch, with viewers or recording frames (`ShardedPlane`). A presenter process
-    /// needs a bounded board's tiles, and a bounded board's checkpoints are its tiles'.
+    /// batch (checkpoints too), with viewers or recording frames (`ShardedPlane`). A
+    /// presenter process needs a bounded board's tiles.
     var runsSharded: Bool {
-        guard !mode.isExternalPresenter, checkpointing == nil || setup.isUnbounded, setup.runsSparse, !setup.stepsWhole else { return false }
+        guard !mode.isExternalPresenter, setup.runsSparse, !setup.stepsWhole else { return false }
         return setup.isUnbounded || !setup.tilesFitInMemory
     }
 

@@ -129,6 +129,28 @@ import TesseraPatterns
         #expect(other.status == 2 && other.stderr.contains("its board is the unbounded plane"), "\(other.stderr)")
     }
 
+    /// A bounded grid too big for dense tiles runs as shards, whose checkpoint is their
+    /// live parts too: acorn on a 2^20 plane checkpoints, exports and resumes on three
+    /// workers as Golly's board.
+    @Test func aHugeBoundedGridOnShardsCheckpointsItsLiveParts() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("acorn.rle"), store = dir.appendingPathComponent("ck")
+        try "x = 7, y = 3, rule = B3/S23:P1048576,1048576\nbo$3bo$2o2b3o!\n".write(to: input, atomically: true, encoding: .utf8)
+        let first = try Harness.tessera(["run", input.path, "--generations", "3000", "--workers", "2", "--checkpoint", store.path,
+                                         "--checkpoint-every", "1000"])
+        #expect(first.status == 0 && first.stdout.contains("as a sparse map") && first.stdout.contains("3 checkpoints"),
+                "\(first.stdout) \(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent("generation-00000000000000003000/plane.cells").path))
+        let exported = dir.appendingPathComponent("at3000.rle")
+        let export = try Harness.tessera(["export", store.path, exported.path])
+        #expect(export.status == 0 && export.stdout.contains("of 1048576x1048576 plane"), "\(export.stdout) \(export.stderr)")
+        #expect(try Harness.cells(ofPatternFile: exported) == (try Harness.golly(input, generations: 3000)))
+        let output = dir.appendingPathComponent("at4000.rle")
+        let resumed = try Harness.tessera(["run", "--resume", store.path, "--generations", "1000", "--workers", "3", "--output", output.path])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 4000)))
+    }
+
     /// By wall time: checkpoints at whatever generation the stop falls on, each one
     /// Golly's board at that generation.
     @Test func checkpointsByWallTimeHoldGollysBoardsAtTheirGenerations() throws {

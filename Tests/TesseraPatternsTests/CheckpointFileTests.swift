@@ -95,8 +95,30 @@ import TesseraCore
         }
         let far = try Checkpoint.writePlane([PlacedCells(cells: part.cells, left: (1 << 62) + 1, top: 0)], generation: 9, in: dir)
         #expect { try Checkpoint.readPlane(far, in: dir, generation: 9) } throws: {
-            "\($0)".contains("does not hold the unbounded plane")
+            "\($0)".contains("does not hold live parts")
         }
+    }
+
+    /// A bounded grid's parts must lie on it: one a cell past its right edge is refused
+    /// with the checkpoint, which is passed over.
+    @Test func partsOffTheirBoardAreRefused() throws {
+        let root = try folder()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let board = BoardShape(width: 128, height: 64, topology: .plane)
+        func checkpoint(at generation: UInt64, left: Int) throws {
+            let folder = Checkpoint.folder(in: root, generation: generation)
+            try Checkpoint.createFolder(folder)
+            let part = PlacedCells(cells: try Soup(density: 0.5, seed: 4).cells(x: 0, y: 0, width: 16, height: 8), left: left, top: -32)
+            let plane = try Checkpoint.writePlane([part], generation: generation, in: folder)
+            let origin = Checkpoint.Origin(pattern: nil, name: nil, soup: nil)
+            try Checkpoint.commit(Checkpoint.Manifest(generation: generation, rule: .life, board: board, end: 100, origin: origin, plane: plane),
+                                  in: folder, root: root)
+        }
+        try checkpoint(at: 10, left: 64 - 16)
+        try checkpoint(at: 20, left: 64 - 15)
+        let restored = try #require(try Checkpoint.newest(in: root))
+        #expect(restored.manifest.generation == 10 && restored.shape == board)
+        #expect(restored.skipped.count == 1 && restored.skipped[0].contains("beyond its 128x64 plane"), "\(restored.skipped)")
     }
 }
 

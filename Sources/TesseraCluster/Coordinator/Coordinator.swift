@@ -361,12 +361,12 @@ package actor Coordinator {
             // (its workers were writing their tiles), and the run's start is as exact.
             if let root = checkpointing?.root, let restored = (try? Checkpoint.newest(in: root)) ?? nil {
                 switch restored.cells {
-                case .grid(_, let board):
+                case .grid(let board):
                     let tiling = state.plan.tiling
                     plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
                                    generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
                     source = "the checkpoint on disk"
-                case .plane(let parts):
+                case .parts(let parts):
                     guard let shards = state.plan.shards else { break }
                     plan = state.plan.resharded(try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth),
                                                 at: restored.manifest.generation)
@@ -707,7 +707,8 @@ package actor Coordinator {
         do {
             try Checkpoint.createFolder(folder)
             let file = try Checkpoint.writePlane(parts, generation: generation, in: folder)
-            let manifest = Checkpoint.Manifest(generation: generation, rule: plan.rule, end: schedule.end, origin: schedule.origin, plane: file)
+            let manifest = Checkpoint.Manifest(generation: generation, rule: plan.rule, board: plan.shards?.board, end: schedule.end,
+                                               origin: schedule.origin, plane: file)
             try Checkpoint.commit(manifest, in: folder, root: schedule.root)
         } catch {
             Self.discardUnfinished(folder, root: madeRoot ? schedule.root : nil)

@@ -57,15 +57,15 @@ extension RunRequest {
         try check(restored, in: resume, against: asked, origin: asked == nil ? nil : try origin())
         var choices = RunSetup.Choices()
         switch restored.cells {
-        case .grid(let shape, let board):
-            let pattern = Pattern(cells: board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
-                                  board: shape, generation: at)
-            choices.pattern = (pattern, Files.lastComponent(of: resume))
-            choices.rule = (restored.rule, shape)
-        case .plane(let parts):
-            choices.pattern = (Pattern(parts: parts, rule: restored.rule, generation: at), Files.lastComponent(of: resume))
-            choices.rule = (restored.rule, nil)
+        case .grid(let board):
+            let shape = restored.shape!
+            choices.pattern = (Pattern(cells: board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
+                                       board: shape, generation: at), Files.lastComponent(of: resume))
+        case .parts(let parts):
+            choices.pattern = (Pattern(parts: parts, rule: restored.rule, board: restored.shape, generation: at),
+                               Files.lastComponent(of: resume))
         }
+        choices.rule = (restored.rule, restored.shape)
         choices.tiles = tiles.map { ($0.columns, $0.rows) }
         choices.halo = halo
         let end: UInt64

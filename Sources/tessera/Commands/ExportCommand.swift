@@ -20,13 +20,11 @@ struct ExportCommand: AsyncParsableCommand {
             throw TesseraError("folder \(folder) holds no checkpoint", fix: "give the folder a run wrote with --checkpoint")
         }
         let generation = restored.manifest.generation
+        let shape = restored.shape ?? BoardShape(width: 0, height: 0, topology: .infinite)
+        let out = try BoardOutput(path: output, shape: shape, rule: restored.rule, name: Files.lastComponent(of: folder))
         switch restored.cells {
-        case .grid(let shape, let board):
-            let out = try BoardOutput(path: output, shape: shape, rule: restored.rule, name: Files.lastComponent(of: folder))
-            try out.write(board, generation: generation)
-        case .plane(let parts):
-            let out = try BoardOutput(path: output, shape: BoardShape(width: 0, height: 0, topology: .infinite), rule: restored.rule, name: Files.lastComponent(of: folder))
-            try out.write(parts: parts, rule: restored.rule, generation: generation)
+        case .grid(let board): try out.write(board, generation: generation)
+        case .parts(let parts): try out.write(parts: parts, rule: restored.rule, generation: generation)
         }
         print("\(output): generation \(generation) of \(restored.board) \(restored.rule), population \(restored.population)")
     }
