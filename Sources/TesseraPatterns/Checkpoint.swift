@@ -14,9 +14,10 @@ import TesseraCore
 /// are kept.
 ///
 /// A tile file is a 32-byte header (`TSRC`, format, width, height, generation) and the
-/// tile's cells, 64 a little-endian word, as in `BitGrid`: in format 1 its rows whole;
-/// in format 2 (written now) its live parts, a count and then each part's corner in the
-/// tile, width, height and rows, so a huge, mostly empty tile takes what lives on it.
+/// tile's cells, 64 a little-endian word, as in `BitGrid`: in format 1 (read, no longer
+/// written) its rows whole; in format 2 its live parts, a count and then each part's
+/// corner in the tile, width, height and rows, so a huge, mostly empty tile takes what
+/// lives on it.
 /// The parts' file is format 3, width and height 0: a 64-bit count of parts, then each
 /// part's corner in Golly's coordinates (two 64-bit integers), its width, height and rows.
 /// (The generation before is not kept: a tile started from cells alone steps
@@ -36,7 +37,8 @@ public enum Checkpoint {
             }
         }
 
-        /// 2: with `origin` and `digest` (1, written before, had neither and is not read).
+        /// 2: with `origin` and `digest` (1 had neither and is not read); 3: shards' parts
+        /// (`plane`) in place of tiles, which a version that reads only 2 refuses.
         public var format = 2
         public let generation: UInt64
         /// Golly's form, without a bounded-grid suffix (the board says that).
@@ -71,6 +73,7 @@ public enum Checkpoint {
             self.rule = rule.description
             (width, height, topology) = (board?.width ?? 0, board?.height ?? 0, (board?.topology ?? .infinite).rawValue)
             (columns, rows, self.end, self.origin, tiles, self.plane) = (0, 0, end, origin, [], plane)
+            format = 3
         }
 
         public struct Plane: Codable, Sendable, Equatable {
@@ -154,8 +157,11 @@ public enum Checkpoint {
         for part in parts {
             append(Int64(part.left))
             append(Int64(part.top))
-            append(UInt32(part.cells.width))
-            append(UInt32(part.cells.height))
+            guard let width = UInt32(exactly: part.cells.width), let height = UInt32(exactly: part.cells.height) else {
+                throw TesseraError("a part of \(part.cells.width)x\(part.cells.height) cells is too large for a checkpoint file")
+            }
+            append(width)
+            append(height)
             part.cells.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
         }
         let file = try AtomicFile(folder + "/" + planeFileName)
@@ -191,7 +197,8 @@ public enum Checkpoint {
                 let (width, height) = (Int(try integer(offset + 16, UInt32.self)), Int(try integer(offset + 20, UInt32.self)))
                 offset += 24
                 let words = (width + 63) / 64 * height
-                guard abs(left) <= far, abs(top) <= far, width > 0, height > 0, words <= (bytes.count - offset) / 8 else { throw wrong }
+                guard left >= -far, top >= -far, left <= far - Int64(width), top <= far - Int64(height), width > 0, height > 0,
+                      words <= (bytes.count - offset) / 8 else { throw wrong }
                 let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, made in
                     UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + words * 8)]))
                     made = words
@@ -341,6 +348,7 @@ public enum Checkpoint {
         let manifest = try manifest(Array(data), path: path)
         let unusable = TesseraError("checkpoint manifest \(path) does not describe a board Tessera can resume")
         guard manifest.generation == generation, let rule = try? Rule(parsing: manifest.rule) else { throw unusable }
+        guard (manifest.format == 3) == (manifest.plane != nil) else { throw unusable }
         if let plane = manifest.plane {
             let unbounded = manifest.topology == Topology.infinite.rawValue
             guard manifest.tiles.isEmpty, unbounded ? manifest.width == 0 && manifest.height == 0 : manifest.shape != nil else {
@@ -372,7 +380,7 @@ public enum Checkpoint {
         guard let format = try? JSONDecoder().decode(Format.self, from: Data(bytes)) else {
             throw TesseraError("checkpoint manifest \(path) is damaged: it is not the JSON of a manifest Tessera wrote")
         }
-        guard format.format == 2 else {
+        guard format.format == 2 || format.format == 3 else {
             throw TesseraError("checkpoint manifest \(path) is of format \(format.format), written by another version of Tessera without a digest")
         }
         guard let at = digestOffset(in: bytes) else {

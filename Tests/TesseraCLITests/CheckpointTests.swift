@@ -100,7 +100,7 @@ import TesseraPatterns
         let input = dir.appendingPathComponent("patch.rle")
         try text.replacingOccurrences(of: ":P192,192", with: "").write(to: input, atomically: true, encoding: .utf8)
         let store = dir.appendingPathComponent("ck"), output = dir.appendingPathComponent("out.rle")
-        // About two seconds in a debug build: the kill comes between checkpoints.
+        // Long enough in a debug build (about two seconds) for the kill to come mid-run.
         let command = ["run", input.path, "--generations", "100000", "--workers", "2", "--checkpoint", store.path,
                        "--checkpoint-every", "5000", "--resume", store.path, "--output", output.path]
         let run = try RunningTessera(command)
@@ -112,17 +112,23 @@ import TesseraPatterns
         kill(run.pid, SIGKILL)
         _ = run.wait(timeout: 5)
         _ = try Processes.poll(timeout: 20, "the orphaned workers to leave") { workers.allSatisfy { !Processes.alive($0) } ? true : nil }
-        let newest = try #require(generations(in: store).last)
-        let at = try #require(Int(newest.dropFirst("generation-".count)))
-        #expect(FileManager.default.fileExists(atPath: store.appendingPathComponent(newest + "/plane.cells").path))
+        // The newest committed one: the kill may have come while one was written.
+        let at = try #require(try Checkpoint.committed(in: store.path).first)
+        let newest = Checkpoint.folder(in: store.path, generation: at)
+        #expect(FileManager.default.fileExists(atPath: newest + "/plane.cells"))
         let exported = dir.appendingPathComponent("newest.rle")
         let export = try Harness.tessera(["export", store.path, exported.path])
         #expect(export.status == 0 && export.stdout.contains("of the unbounded plane"), "\(export.stderr)")
-        #expect(try Harness.cells(ofPatternFile: exported) == (try Harness.golly(input, generations: at)), "at \(at)")
+        #expect(try Harness.cells(ofPatternFile: exported) == (try Harness.golly(input, generations: Int(at))), "at \(at)")
+        // As plain text too, which spells the live cells' box out as one grid.
+        let plain = dir.appendingPathComponent("newest.cells")
+        let exportPlain = try Harness.tessera(["export", store.path, plain.path])
+        #expect(exportPlain.status == 0, "\(exportPlain.stderr)")
+        #expect(Harness.shape(of: try Harness.cells(ofPatternFile: plain)) == Harness.shape(of: try Harness.cells(ofPatternFile: exported)))
         #expect(at < 100_000 && !FileManager.default.fileExists(atPath: output.path))
         let again = try Harness.tessera(command)
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdout.hasPrefix("ck: \(100_000 - at) generations"), "resumed, not restarted: \(again.stdout)")
+        #expect(again.stdout.hasPrefix("ck: \(100_000 - Int(at)) generations"), "resumed, not restarted: \(again.stdout)")
         #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 100_000)))
         // A bounded board's command is another run's.
         let other = try Harness.tessera(["run", "--resume", store.path, "--size", "64x64", "--generations", "10"])

@@ -93,9 +93,12 @@ import TesseraCore
         #expect { try Checkpoint.readPlane(entry, in: dir, generation: 9) } throws: {
             "\($0)".contains("checksum does not match")
         }
-        let far = try Checkpoint.writePlane([PlacedCells(cells: part.cells, left: (1 << 62) + 1, top: 0)], generation: 9, in: dir)
-        #expect { try Checkpoint.readPlane(far, in: dir, generation: 9) } throws: {
-            "\($0)".contains("does not hold live parts")
+        // Corners past ±2^62, or whose far side is (the width of a part is added to them).
+        for left in [(1 << 62) + 1, Int.min, (1 << 62) - 39] {
+            let far = try Checkpoint.writePlane([PlacedCells(cells: part.cells, left: left, top: 0)], generation: 9, in: dir)
+            #expect { try Checkpoint.readPlane(far, in: dir, generation: 9) } throws: {
+                "\($0)".contains("does not hold live parts")
+            }
         }
     }
 

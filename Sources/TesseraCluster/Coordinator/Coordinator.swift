@@ -362,6 +362,8 @@ package actor Coordinator {
             if let root = checkpointing?.root, let restored = (try? Checkpoint.newest(in: root)) ?? nil {
                 switch restored.cells {
                 case .grid(let board):
+                    // Tiles' cells for tiles; shards roll back to their snapshot or deal.
+                    guard state.plan.shards == nil else { break }
                     let tiling = state.plan.tiling
                     plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
                                    generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })

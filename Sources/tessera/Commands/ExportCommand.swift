@@ -23,8 +23,11 @@ struct ExportCommand: AsyncParsableCommand {
         let shape = restored.shape ?? BoardShape(width: 0, height: 0, topology: .infinite)
         let out = try BoardOutput(path: output, shape: shape, rule: restored.rule, name: Files.lastComponent(of: folder))
         switch restored.cells {
-        case .grid(let board): try out.write(board, generation: generation)
-        case .parts(let parts): try out.write(parts: parts, rule: restored.rule, generation: generation)
+        case .grid(let board):
+            try out.write(board, generation: generation)
+        case .parts(let parts):
+            // Written as a run writes its sparse plane: a bounded grid's `.cells` band by band.
+            try await SparsePlane(parts: parts, rule: restored.rule, board: restored.shape, generation: generation).write(to: out)
         }
         print("\(output): generation \(generation) of \(restored.board) \(restored.rule), population \(restored.population)")
     }
