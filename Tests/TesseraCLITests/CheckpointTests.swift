@@ -12,6 +12,20 @@ import TesseraPatterns
         return url
     }
 
+    /// Starts `command` (two workers), kills its coordinator once the checkpoint at
+    /// `generation` is committed, and waits for the orphaned workers to leave.
+    func killAfterCheckpoint(_ command: [String], at generation: UInt64, in store: URL, waiting: Double) throws {
+        let run = try RunningTessera(command)
+        let workers = try run.workerPids(2)
+        _ = try Processes.poll(timeout: waiting, "a first checkpoint") {
+            FileManager.default.fileExists(atPath: Checkpoint.folder(in: store.path, generation: generation) + "/" + Checkpoint.manifestName)
+                ? true : nil
+        }
+        kill(run.pid, SIGKILL)
+        _ = run.wait(timeout: 5)
+        _ = try Processes.poll(timeout: 20, "the orphaned workers to leave") { workers.allSatisfy { !Processes.alive($0) } ? true : nil }
+    }
+
     func generations(in folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasPrefix("generation-") }.sorted()
     }
@@ -72,15 +86,7 @@ import TesseraPatterns
         let output = dir.appendingPathComponent("out.rle")
         let command = ["run", input.path, "--generations", "6000", "--tiles", "4x2", "--checkpoint", store.path,
                        "--checkpoint-every", "1000", "--resume", store.path, "--output", output.path]
-        let run = try RunningTessera(command)
-        let workers = try run.workerPids(2)
-        _ = try Processes.poll(timeout: 120, "a first checkpoint") {
-            FileManager.default.fileExists(atPath: store.appendingPathComponent("generation-00000000000000001000/manifest.json").path)
-                ? true : nil
-        }
-        kill(run.pid, SIGKILL)
-        _ = run.wait(timeout: 5)
-        _ = try Processes.poll(timeout: 20, "the orphaned workers to leave") { workers.allSatisfy { !Processes.alive($0) } ? true : nil }
+        try killAfterCheckpoint(command, at: 1000, in: store, waiting: 120)
         #expect(!FileManager.default.fileExists(atPath: output.path))
         let again = try Harness.tessera(command)
         #expect(again.status == 0, "\(again.stderr)")
@@ -103,15 +109,7 @@ import TesseraPatterns
         // Long enough in a debug build (about two seconds) for the kill to come mid-run.
         let command = ["run", input.path, "--generations", "100000", "--workers", "2", "--checkpoint", store.path,
                        "--checkpoint-every", "5000", "--resume", store.path, "--output", output.path]
-        let run = try RunningTessera(command)
-        let workers = try run.workerPids(2)
-        _ = try Processes.poll(timeout: 240, "a first checkpoint") {
-            FileManager.default.fileExists(atPath: store.appendingPathComponent("generation-00000000000000005000/manifest.json").path)
-                ? true : nil
-        }
-        kill(run.pid, SIGKILL)
-        _ = run.wait(timeout: 5)
-        _ = try Processes.poll(timeout: 20, "the orphaned workers to leave") { workers.allSatisfy { !Processes.alive($0) } ? true : nil }
+        try killAfterCheckpoint(command, at: 5000, in: store, waiting: 240)
         // The newest committed one: the kill may have come while one was written.
         let at = try #require(try Checkpoint.committed(in: store.path).first)
         let newest = Checkpoint.folder(in: store.path, generation: at)
