@@ -105,21 +105,27 @@ package struct HeadStart: Sendable {
     /// rounds in a row that took longer than `busy` a generation, with enough of the run
     /// left at that pace (`worthStarting`). It reads this process's CPU time, not the
     /// clock on the wall, so that a machine busy with other work does not make a quiet
-    /// board look busy (only the head start computes here while it runs).
+    /// board look busy (only the head start computes here while it runs); what is left
+    /// would take here that CPU time shared among the cores the last round kept busy (a
+    /// sparse map steps a generation's tiles on every core once hundreds are due).
     struct Busy {
-        private var last = (cpu: CPUClock.process, generation: UInt64?.none)
+        private var last = (cpu: CPUClock.process, wall: ContinuousClock.now, generation: UInt64?.none)
         private var busyRounds = 0
         private var pace = Duration.zero
+        /// The cores the last round kept busy, on average: its CPU time over its wall time.
+        private var cores = 1.0
 
         /// `left`: the generations the run has to go from `generation`.
         mutating func isBusy(at generation: UInt64, left: UInt64) -> Bool {
-            let now = CPUClock.process
+            let (now, wall) = (CPUClock.process, ContinuousClock.now)
             if let before = last.generation, generation > before {
-                pace = (now - last.cpu) / Int(generation - before)
+                let cpu = now - last.cpu
+                pace = cpu / Int(generation - before)
                 busyRounds = pace > HeadStart.busy ? busyRounds + 1 : 0
+                cores = max(1, cpu / max(wall - last.wall, .nanoseconds(1)))
             }
-            last = (now, generation)
-            return busyRounds >= 2 && pace * Double(left) > HeadStart.worthStarting
+            last = (now, wall, generation)
+            return busyRounds >= 2 && pace * Double(left) / cores > HeadStart.worthStarting
         }
 
         /// Whether `local`, busy, fills enough of its box for the workers (`leastFill`).
