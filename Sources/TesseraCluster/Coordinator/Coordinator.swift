@@ -699,7 +699,9 @@ package actor Coordinator {
     }
 
     /// Writes a checkpoint of the shards: the coordinator reads their live cells and
-    /// writes them as one file of parts, then the manifest (see `Checkpoint`).
+    /// writes them as one file of parts, then the manifest (see `Checkpoint`). The cells
+    /// read are the shards' snapshot too, where one is kept: a loss then rolls back in
+    /// memory, not from disk, and the next snapshot need not read them again.
     private nonisolated func checkpointShards(_ schedule: CheckpointSchedule) async throws {
         let started = ContinuousClock.now
         let parts = try await liveParts()
@@ -717,6 +719,10 @@ package actor Coordinator {
             throw error
         }
         await noteCheckpoint(at: generation, seconds: (ContinuousClock.now - started).seconds)
+        if await state.restartsLeft > 0, let shards = plan.shards {
+            let snapshot = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
+            await keepShardSnapshot(plan.resharded(snapshot, at: generation), seconds: (ContinuousClock.now - started).seconds)
+        }
     }
 
     private func noteCheckpoint(at generation: UInt64, seconds: Double) { checkpoints.append((generation, seconds)) }
