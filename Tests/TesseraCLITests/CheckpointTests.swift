@@ -133,6 +133,29 @@ import TesseraPatterns
         #expect(other.status == 2 && other.stderr.contains("its board is the unbounded plane"), "\(other.stderr)")
     }
 
+    /// A worker lost from a checkpointed run on shards: the run rolls back to the cells
+    /// its last checkpoint read (kept in memory), and ends as bgolly's.
+    @Test(.timeLimit(.minutes(5)))
+    func aLostShardHostRollsBackToItsLastCheckpointsCells() throws {
+        let dir = try Harness.temporaryDirectory()
+        let soup = try Harness.soupFile(density: "0.4", seed: 11, rule: "B3/S23:P192,192", in: dir)
+        let input = dir.appendingPathComponent("patch.rle")
+        try String(contentsOf: soup, encoding: .utf8).replacingOccurrences(of: ":P192,192", with: "")
+            .write(to: input, atomically: true, encoding: .utf8)
+        let store = dir.appendingPathComponent("ck"), output = dir.appendingPathComponent("out.rle")
+        let run = try RunningTessera(["run", input.path, "--generations", "100000", "--workers", "3", "--checkpoint", store.path,
+                                      "--checkpoint-every", "5000", "--output", output.path, "--report"])
+        let workers = try run.workerPids(3)
+        _ = try Processes.poll(timeout: 240, "a first checkpoint") {
+            FileManager.default.fileExists(atPath: Checkpoint.folder(in: store.path, generation: 5000) + "/" + Checkpoint.manifestName)
+                ? true : nil
+        }
+        kill(workers[0], SIGKILL)
+        #expect(run.wait(timeout: 240) == 0, "\(run.errorText)")
+        #expect(run.errorText.contains("rolled back to the shards' last snapshot"), "\(run.errorText)")
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(input, generations: 100_000)))
+    }
+
     /// A bounded grid too big for dense tiles runs as shards, whose checkpoint is their
     /// live parts too: acorn on a 2^20 plane checkpoints, exports and resumes on three
     /// workers as Golly's board.
