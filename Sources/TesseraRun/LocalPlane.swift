@@ -10,8 +10,6 @@ actor LocalPlane: LocalUniverse {
     private let threads: Int
     /// On a bounded grid.
     nonisolated let isEditable: Bool
-    /// Due tiles worth sharing among threads: a tile takes about 0.1 µs, a task a few.
-    private static let sharedFrom = 256
     /// Generations stepped on one thread between looks at cancellation and at how
     /// many tiles are due.
     private static let slice: UInt64 = 16
@@ -64,24 +62,14 @@ actor LocalPlane: LocalUniverse {
                 plane.advance(left)
                 return
             }
-            if threads > 1, plane.dueCount >= Self.sharedFrom, let work = plane.work() {
-                await Self.share(work, among: threads)
+            if threads > 1, plane.dueCount >= SparsePlane.sharedFrom, let work = plane.work() {
+                await work.run(among: threads)
                 plane.finish()
                 left -= 1
             } else {
                 let slice = min(left, Self.slice)
                 plane.advance(slice)
                 left -= slice
-            }
-        }
-    }
-
-    /// Runs `work` in `threads` ranges at once, as child tasks.
-    private static func share(_ work: SparsePlane.Work, among threads: Int) async {
-        let size = (work.count + threads - 1) / threads
-        await withTaskGroup(of: Void.self) { group in
-            for start in stride(from: 0, to: work.count, by: size) {
-                group.addTask { work.run(start..<min(start + size, work.count)) }
             }
         }
     }

@@ -58,6 +58,21 @@ import TesseraWire
         #expect(shards.filter { $0.2 > 0 }.count == 3, "every shard holds tiles")
     }
 
+    /// A shard of hundreds of busy tiles shares each generation's among threads (as a
+    /// worker started by hand on a machine of several cores does): the same cells as
+    /// one plane stepped on one thread.
+    @Test func aBusyShardSharedAmongThreadsStepsAsOnOne() async throws {
+        let soup = try Soup(density: 0.4, seed: 5).cells(x: 0, y: 0, width: 1280, height: 1280)
+        let parts = [PlacedCells(cells: soup, left: -640, top: -600)]
+        let reference = try SparsePlane(parts: parts, rule: .life)
+        #expect(reference.dueCount >= SparsePlane.sharedFrom)
+        let map = ShardMap.splitting(reference.liveTiles, into: 1, least: 1)
+        let runner = try ShardRunner(me: 0, map: map, rule: .life, board: nil, generation: 0, parts: parts, threads: 3)
+        try await runner.run(generations: 100, depth: 32) { _, _ in }
+        reference.advance(100)
+        #expect(try SparsePlane(parts: await runner.liveTileParts(), rule: .life).liveParts() == reference.liveParts())
+    }
+
     @Test func bandsFromNoOtherShardTwiceOrFromAfarAreRefused() async throws {
         let map = ShardMap.splitting((0..<8).map { TileKey(x: $0, y: 0) }, into: 2, least: 1)
         let runner = try ShardRunner(me: 0, map: map, rule: .life, board: nil, generation: 100, parts: [])

@@ -16,6 +16,10 @@ package actor ShardRunner {
     /// The generation reached and the seconds spent, for the worker's heartbeats.
     package nonisolated let progress = TileProgress()
     private let plane: SparsePlane
+    /// Threads a generation's tiles are shared among, when enough are due: a worker
+    /// started by hand on a machine of many cores steps its shard on all of them (local
+    /// workers are pinned to a core each).
+    private let threads: Int
     /// Bands in hand, by the stretch's first generation and the sending shard: at most
     /// this stretch's and the next one's (a quicker shard may be a stretch ahead).
     private var inbox: [UInt64: [Int: [PlacedCells]]] = [:]
@@ -26,8 +30,8 @@ package actor ShardRunner {
 
     /// Shard `me` of `map`, holding the cells of `parts` (Golly's coordinates) that lie on its tiles.
     package init(me: Int, map: ShardMap, rule: Rule, board: BoardShape?, generation: UInt64, parts: [PlacedCells],
-                 epoch: UInt64 = 0) throws {
-        (self.me, self.map, self.epoch) = (me, map, epoch)
+                 epoch: UInt64 = 0, threads: Int = CPUAffinity.usableCount) throws {
+        (self.me, self.map, self.epoch, self.threads) = (me, map, epoch, max(1, threads))
         plane = try SparsePlane(parts: parts, rule: rule, board: board, generation: generation)
         plane.crop { map.owner(of: $0) == me }
         progress.record(generation: generation)
@@ -61,7 +65,8 @@ package actor ShardRunner {
         while left > 0 {
             try Task.checkCancellation()
             // Compute is the thread's CPU time over the stretches with no `await` (see
-            // `TileActor.run`); the wait is wall time.
+            // `TileActor.run`), or where generations are shared among threads, this
+            // process's over them; the wait is wall time.
             let clock = ContinuousClock(), started = CPUClock.thread
             let stretch = Int(min(UInt64(depth), left)), first = plane.generation
             let bands = plane.bands(depth: stretch, owner: map.owner(of:), me: me)
@@ -76,19 +81,28 @@ package actor ShardRunner {
                 defer { waiter = nil }
                 try await done.value()
             }
-            let (arrived, arrivedCPU) = (clock.now, CPUClock.thread)
+            let shares = threads > 1
+            let (arrived, arrivedCPU) = (clock.now, shares ? CPUClock.process : CPUClock.thread)
             for parts in (inbox.removeValue(forKey: first) ?? [:]).values {
                 for part in parts { plane.add(part) }
             }
             // A generation at a time, each told to the heartbeats: a stretch of a huge
             // shard can outlast the coordinator's patience for one that comes no further.
             for _ in 0..<stretch {
-                plane.advance(1)
+                // While the tiles step on other threads, reads (a frame, the live
+                // cells) see the present generation, which they never write.
+                if shares, plane.dueCount >= SparsePlane.sharedFrom, let work = plane.work() {
+                    await work.run(among: threads)
+                    plane.finish()
+                } else {
+                    plane.advance(1)
+                }
                 progress.record(generation: plane.generation)
             }
             plane.crop { map.owner(of: $0) == me }
             left -= UInt64(stretch)
-            progress.record(generation: plane.generation, compute: banding + (CPUClock.thread - arrivedCPU), wait: arrived - waited)
+            let stepping = (shares ? CPUClock.process : CPUClock.thread) - arrivedCPU
+            progress.record(generation: plane.generation, compute: banding + stepping, wait: arrived - waited)
         }
     }
 
