@@ -426,6 +426,31 @@ public struct HashLife: ~Copyable {
         visit(root, level: level, x: left, y: top)
     }
 
+    /// A viewer's dots (`Viewport`, in Golly's coordinates): lit where a live cell lies
+    /// under one. A square wholly under one dot lights it without being opened, so a
+    /// frame of a pattern zoomed far out reads a few squares, not its cells.
+    public func dots(in view: Viewport) -> BitGrid {
+        var dots = BitGrid(width: view.width, height: view.height)
+        let z = view.cellsPerDot
+        walkLive { index, level, x, y in
+            let side = 1 << level
+            guard let (columns, rows) = view.dots(covering: TileRect(x: x, y: y, width: side, height: side)) else { return false }
+            if columns.count == 1, rows.count == 1, (x - view.x).fitsOneRun(of: z, side: side), (y - view.y).fitsOneRun(of: z, side: side) {
+                dots[columns.lowerBound, rows.lowerBound] = true
+                return false
+            }
+            guard level == 3 else { return true }
+            let cells = store.cells(ofLeaf: index)
+            for bit in 0..<64 where cells >> UInt64(bit) & 1 == 1 {
+                if let (column, row) = view.dots(covering: TileRect(x: x + bit % 8, y: y + bit / 8, width: 1, height: 1)) {
+                    dots[column.lowerBound, row.lowerBound] = true
+                }
+            }
+            return false
+        }
+        return dots
+    }
+
     /// The cells of `area` (Golly coordinates).
     public func cells(in area: CellBounds) -> BitGrid {
         var grid = BitGrid(width: area.width, height: area.height)

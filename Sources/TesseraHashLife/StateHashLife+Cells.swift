@@ -179,7 +179,7 @@ extension StateHashLife {
     }
 }
 
-private extension Int {
+extension Int {
     /// Whether a span of `side` cells from this offset stays within one run of `z`.
     func fitsOneRun(of z: Int, side: Int) -> Bool {
         let start = self >= 0 ? self % z : (z - (-self) % z) % z

@@ -305,6 +305,17 @@ package enum HashLifeRun {
         }
     }
 
+    /// Writes `life`'s cells: a macrocell straight from the squares (a metapixel's 10^8
+    /// cells are never cells), else its squares of 256² as parts, which hold little empty
+    /// space to zero and read, and which the writer joins row by row.
+    static func write(_ life: inout HashLife, rule: Rule, to output: BoardOutput) throws {
+        if output.isMacrocell, let tree = life.quadTree() {
+            try output.write(tree: tree, rule: rule, generation: life.generation)
+        } else {
+            try output.write(parts: life.placedCells(partLevel: 8), rule: rule, generation: life.generation)
+        }
+    }
+
     private static func steps(_ setup: RunSetup, generations: UInt64, output: BoardOutput?, budgeted: Bool, settings: Settings,
                               isStopped: @escaping () -> Bool) throws -> Ending {
         let nodeLimit = settings.nodeLimit
@@ -329,16 +340,7 @@ package enum HashLifeRun {
             let rest = setup.continued(parts: life.placedCells(), generation: life.generation)
             return .handedOver(rest, share)
         }
-        func write(_ output: BoardOutput) throws {
-            // A macrocell straight from the squares: a metapixel's 10^8 cells as cells were 11 s.
-            if output.isMacrocell, let tree = life.quadTree() {
-                try output.write(tree: tree, rule: setup.rule, generation: life.generation)
-            } else {
-                // Squares of 256²: a sparse pattern's grids then hold little empty space to
-                // zero and read, and the writer joins them row by row.
-                try output.write(parts: life.placedCells(partLevel: 8), rule: setup.rule, generation: life.generation)
-            }
-        }
+        func write(_ output: BoardOutput) throws { try Self.write(&life, rule: setup.rule, to: output) }
         // The run goes in stretches: to each file's generation where one is written every
         // so many, and at most `settings.stretch`.
         repeat {

@@ -46,7 +46,14 @@ package enum InProcessRun {
     }
 
     static func outcome(of local: any LocalUniverse, seconds: Double, generations: UInt64) async throws -> RunOutcome {
-        var outcome = RunOutcome(seconds: seconds, population: try await local.countPopulation(), workers: [], generations: generations)
+        let population = try await local.countPopulation()
+        if let life = local as? HashLifePlane {
+            let (squares, collections) = await life.squares
+            return RunOutcome(seconds: 0, population: population, workers: [], generations: 0)
+                .after(RunOutcome.HashLifeShare(generations: generations, seconds: seconds, squares: squares, handedOver: false,
+                                                collections: collections))
+        }
+        var outcome = RunOutcome(seconds: seconds, population: population, workers: [], generations: generations)
         if let plane = local as? LocalPlane { outcome.sparseTiles = await plane.tileCount }
         return outcome
     }

@@ -62,6 +62,8 @@ package struct RunSession: Sendable {
     package var showsProgress = false
     /// Lost workers a run survives (`--max-restarts`), from the first started.
     package var restarts = 0
+    /// Where viewers or frames watch HashLife step the run in this process (`runHere`).
+    package var hashLife: HashLifeRun.Settings?
     /// Where and how often a batch run writes checkpoints, and where it ends.
     package var checkpointing: CheckpointSchedule?
     /// How a batch run moves tiles to even its workers' loads.
@@ -378,9 +380,10 @@ package struct RunSession: Sendable {
         case .viewHere: "tcp://127.0.0.1:*"
         default: nil
         }
-        let (setup, generations, output, credentials) = (setup, generations, output, credentials)
+        let (setup, generations, output, credentials, hashLife) = (setup, generations, output, credentials, hashLife)
         return try await Interrupted.unlessSignalled(output: output?.path) {
-            let local = try await InProcessRun.universe(of: setup)
+            let local: any LocalUniverse = if let hashLife { try HashLifePlane(setup, settings: hashLife) }
+                else { try await InProcessRun.universe(of: setup) }
             let clock = ContinuousClock(), started = clock.now
             if let viewers {
                 try await MessagePump.with(.viewers(listen: viewers), credentials: credentials) { pump in

@@ -151,13 +151,20 @@ import TesseraWire
         #expect(onWorkers.status == 0, "\(onWorkers.stderr)")
         #expect(try names.map { try Data(contentsOf: more.appendingPathComponent($0)) } == pictures)
         #expect(try Data(contentsOf: moreGIF) == (try Data(contentsOf: gif)))
+        // And by HashLife, drawn from its squares.
+        let squares = dir.appendingPathComponent("squares")
+        let byHashLife = try Harness.tessera(["run", "acorn", "--frames", squares.path, "--generations", "300", "--every", "100",
+                                              "--algorithm", "hashlife"])
+        #expect(byHashLife.status == 0 && byHashLife.stdout.contains("by HashLife"), "\(byHashLife.stdout) \(byHashLife.stderr)")
+        #expect(try names.map { try Data(contentsOf: squares.appendingPathComponent($0)) } == pictures)
     }
 
     /// Viewers of the unbounded plane look in Golly's coordinates: a glider a billion
     /// cells out, followed for thousands of generations, is always where it should be,
     /// and `0` (the frame's board) fits its 3×3 box. On workers each shard draws its
-    /// tiles in view; in this process (`--workers 0`) the one sparse map does.
-    @Test(arguments: [["--workers", "2"], ["--workers", "0"]])
+    /// tiles in view; in this process (`--workers 0`) the one sparse map does, or
+    /// HashLife's squares (`--algorithm hashlife`).
+    @Test(arguments: [["--workers", "2"], ["--workers", "0"], ["--algorithm", "hashlife"]])
     func viewersFollowAGliderABillionCellsOut(layout: [String]) throws {
         let dir = try Harness.temporaryDirectory()
         let input = try write("#CXRLE Pos=1000000000,-1000000000\nx = 3, y = 3, rule = B3/S23\nbo$2bo$3o!\n", "glider.rle", in: dir)

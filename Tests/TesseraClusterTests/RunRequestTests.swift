@@ -143,6 +143,14 @@ import TesseraCore
                           request { $0.frames = "f" }, request { $0.algorithm = .tiles }, request { $0.halo = 4 }] {
             #expect(try asksTiles.hashLifeStart(for: setup) == nil, "\(asksTiles)")
         }
+        // Viewers and frames watch HashLife where it is asked for.
+        for watched in [request { ($0.algorithm, $0.viewListen) = (.hashlife, "tcp://127.0.0.1:7000") },
+                        request { ($0.algorithm, $0.frames) = (.hashlife, "f") }] {
+            guard case .shown = try watched.hashLifeStart(for: setup) else {
+                Issue.record("\(watched) should show HashLife's run")
+                continue
+            }
+        }
         // Files every so often from this process's tiles, where asked for.
         #expect(try request { ($0.every, $0.output, $0.workers) = (10, "o.rle", 0) }.hashLifeStart(for: setup) == nil)
     }
@@ -152,8 +160,10 @@ import TesseraCore
             ($0.algorithm, $0.size) = (.hashlife, try? BoardSize(parsing: "64x64"))
         }
         #expect(throws: TesseraError.self) { try bounded.hashLifeStart(for: try bounded.fresh(defaultTiles: 1)) }
-        let watched = request { ($0.algorithm, $0.viewListen) = (.hashlife, "tcp://127.0.0.1:7000") }
-        #expect(throws: TesseraError.self) { try watched.hashLifeStart(for: try watched.fresh(defaultTiles: 1)) }
+        for elsewhere in [request { ($0.algorithm, $0.workers) = (.hashlife, 2) },
+                          request { ($0.algorithm, $0.checkpoint) = (.hashlife, "ck") }] {
+            #expect(throws: TesseraError.self) { try elsewhere.hashLifeStart(for: try elsewhere.fresh(defaultTiles: 1)) }
+        }
         let largerThanLife = request { ($0.algorithm, $0.rule) = (.hashlife, try? RuleChoice(parsing: "R2,C0,M0,S3..5,B3..4,NM")) }
         #expect(throws: TesseraError.self) { try largerThanLife.hashLifeStart(for: try largerThanLife.fresh(defaultTiles: 1)) }
     }

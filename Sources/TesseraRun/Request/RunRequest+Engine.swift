@@ -23,12 +23,17 @@ extension RunRequest {
         /// against tiles from its first step, a step of thousands of generations has
         /// earned no budget yet, and nick-gotts-1 went to tiles (minutes, not 0.6 s).
         package var step = false
+        /// Viewers or frames: HashLife asked for shows its run to them (`HashLifePlane`).
+        package var shown = false
+        /// Checkpoints or worker processes, which HashLife in this process never gives.
+        package var elsewhere = false
     }
 
     package var asks: Asks {
         Asks(beyondHashLife: viewHere || viewListen != nil || recordsFrames || checkpoint != nil || (workers ?? 0) > 0,
              tiles: workers != nil || tiles != nil || halo != nil || soup != nil || handOverAt != nil || headStart != nil,
-             filesEvery: recordsFrames || output == nil ? nil : every, inThisProcess: workers == 0, step: step != nil)
+             filesEvery: recordsFrames || output == nil ? nil : every, inThisProcess: workers == 0, step: step != nil,
+             shown: viewHere || viewListen != nil || recordsFrames, elsewhere: checkpoint != nil || (workers ?? 0) > 0)
     }
 
     /// How HashLife takes part in a run.
@@ -37,6 +42,8 @@ extension RunRequest {
         case starts(budgeted: Bool)
         /// HashLife ran its share of the run, and tiles go on.
         case ran(RunOutcome.HashLifeShare)
+        /// HashLife steps the whole run in this process as viewers or frames watch it.
+        case shown
     }
 
     /// Whether HashLife starts a run of `setup`: asked for, or (auto) a pattern on the
@@ -46,6 +53,7 @@ extension RunRequest {
         let algorithm = self.algorithm ?? .auto
         let asks = self.asks
         guard try Self.startsWithHashLife(algorithm, setup, asks: asks) else { return nil }
+        if asks.shown { return .shown }
         return .starts(budgeted: algorithm == .auto && asks.filesEvery == nil && !asks.step)
     }
 
@@ -75,9 +83,9 @@ extension RunRequest {
                 throw TesseraError("HashLife runs Golly's unbounded plane, and this board is bounded (\(setup.shape))",
                                    fix: "leave out --algorithm hashlife, or give a pattern whose rule has no :T/:P suffix and no --size")
             }
-            if asks.beyondHashLife {
-                throw TesseraError("HashLife runs in this process for the result alone: no workers, viewers, frames or checkpoints",
-                                   fix: "leave out --algorithm hashlife, or --workers, --view, --view-listen, --frames, --gif and --checkpoint")
+            if asks.elsewhere {
+                throw TesseraError("HashLife runs in this process: no worker processes or checkpoints",
+                                   fix: "leave out --algorithm hashlife, or --workers and --checkpoint")
             }
             return true
         case .auto:

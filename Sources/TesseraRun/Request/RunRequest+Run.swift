@@ -87,6 +87,13 @@ extension RunRequest {
     /// HashLife may take it back, taking turns with tiles in this process first.
     package func finish(_ pending: PendingRun) async throws -> [String] {
         var pending = pending
+        if case .shown = pending.hashLife {
+            var session = RunSession(setup: pending.setup, generations: pending.generations, workers: .launched(count: 0))
+            try session.configure(by: self, output: pending.output)
+            session.hashLife = hashLifeSettings
+            warnIfOpen([viewListen], role: "run", exposes: "can watch and steer the run")
+            return Summary.lines(setup: pending.setup, outcome: try await session.runHere(), detailed: report)
+        }
         if pending.takesBack, case .ran(let share) = pending.hashLife {
             let whole = pending.generations + share.generations
             let ending = try await HashLifeRun.takeBack(pending.setup, generations: whole, output: pending.output, after: share,
