@@ -27,9 +27,14 @@ actor HashLifePlane: LocalUniverse {
     func advance(_ generations: UInt64) async throws {
         do {
             if settings.stepPower != nil {
-                for power in settings.powers(of: generations) {
-                    try Task.checkCancellation()
-                    try life.step(power: power)
+                var left = generations
+                while left > 0 {
+                    let stretch = min(left, settings.stretch)
+                    for power in settings.powers(of: stretch) {
+                        try Task.checkCancellation()
+                        try life.step(power: power)
+                    }
+                    left -= stretch
                 }
             } else {
                 _ = try WholeBoard<BitGrid>.hashLifeSteps(generations) { try life.step(power: $0) }

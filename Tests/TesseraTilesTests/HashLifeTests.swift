@@ -111,6 +111,27 @@ import TesseraPatterns
         expectSame(life, c.naive(after: 37), c, "at \(left), \(top)")
     }
 
+    /// A frame drawn from the squares is the sparse map's frame of the same cells, at
+    /// every zoom and offset (a dot of z cells, which squares straddle or fit whole), far
+    /// from the origin and near it.
+    @Test(arguments: [(-300, -200), (1_000_000_007, -999_999_937)])
+    func framesFromTheSquaresAreTheSparseMaps(left: Int, top: Int) throws {
+        let parts = [PlacedCells(cells: try Soup(density: 0.3, seed: 9).cells(x: 0, y: 0, width: 500, height: 300), left: left, top: top),
+                     PlacedCells(cells: try Soup(density: 0.5, seed: 10).cells(x: 0, y: 0, width: 40, height: 40),
+                                 left: left + 700, top: top + 450)]
+        var life = try HashLife(parts: parts, rule: .life, generation: 0, nodeLimit: 1 << 20)
+        try life.advance(30)
+        let plane = try SparsePlane(parts: life.placedCells(), rule: .life)
+        var generator = SplitMix64(seed: 12)
+        for z in [1, 2, 3, 7, 8, 13, 40, 64, 100] {
+            for _ in 0..<4 {
+                let (dx, dy) = (Int(generator.next() % 200) - 100, Int(generator.next() % 200) - 100)
+                let view = Viewport(x: left + dx, y: top + dy, cellsPerDot: z, width: 37, height: 23)
+                #expect(life.dots(in: view) == plane.frame(view), "z \(z) at \(view.x), \(view.y)")
+            }
+        }
+    }
+
     /// A store too small for the run collects what the universe no longer reaches, and
     /// goes on to the same cells; one too small for a single step says so.
     @Test func aSmallStoreCollectsAndStillMatches() throws {

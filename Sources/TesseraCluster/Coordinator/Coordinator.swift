@@ -705,6 +705,7 @@ package actor Coordinator {
     private nonisolated func checkpointShards(_ schedule: CheckpointSchedule) async throws {
         let started = ContinuousClock.now
         let parts = try await liveParts()
+        let read = ContinuousClock.now - started
         let (plan, generation) = await planInForce()
         let folder = Checkpoint.folder(in: schedule.root, generation: generation)
         let madeRoot = !Files.exists(schedule.root)
@@ -720,8 +721,10 @@ package actor Coordinator {
         }
         await noteCheckpoint(at: generation, seconds: (ContinuousClock.now - started).seconds)
         if await state.restartsLeft > 0, let shards = plan.shards {
+            // Timed as a snapshot alone (the read and the plan), not with the disk's writes.
+            let planned = ContinuousClock.now
             let snapshot = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
-            await keepShardSnapshot(plan.resharded(snapshot, at: generation), seconds: (ContinuousClock.now - started).seconds)
+            await keepShardSnapshot(plan.resharded(snapshot, at: generation), seconds: (read + (ContinuousClock.now - planned)).seconds)
         }
     }
 

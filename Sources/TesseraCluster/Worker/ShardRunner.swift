@@ -65,8 +65,8 @@ package actor ShardRunner {
         while left > 0 {
             try Task.checkCancellation()
             // Compute is the thread's CPU time over the stretches with no `await` (see
-            // `TileActor.run`), or where generations are shared among threads, this
-            // process's over them; the wait is wall time.
+            // `TileActor.run`), and this process's over a generation shared among
+            // threads; the wait is wall time.
             let clock = ContinuousClock(), started = CPUClock.thread
             let stretch = Int(min(UInt64(depth), left)), first = plane.generation
             let bands = plane.bands(depth: stretch, owner: map.owner(of:), me: me)
@@ -81,8 +81,8 @@ package actor ShardRunner {
                 defer { waiter = nil }
                 try await done.value()
             }
-            let shares = threads > 1
-            let (arrived, arrivedCPU) = (clock.now, shares ? CPUClock.process : CPUClock.thread)
+            let arrived = clock.now
+            var (since, stepping) = (CPUClock.thread, Duration.zero)
             for parts in (inbox.removeValue(forKey: first) ?? [:]).values {
                 for part in parts { plane.add(part) }
             }
@@ -91,9 +91,12 @@ package actor ShardRunner {
             for _ in 0..<stretch {
                 // While the tiles step on other threads, reads (a frame, the live
                 // cells) see the present generation, which they never write.
-                if shares, plane.dueCount >= SparsePlane.sharedFrom, let work = plane.work() {
+                if threads > 1, plane.dueCount >= SparsePlane.sharedFrom, let work = plane.work() {
+                    stepping += CPUClock.thread - since
+                    let shared = CPUClock.process
                     await work.run(among: threads)
                     plane.finish()
+                    (stepping, since) = (stepping + (CPUClock.process - shared), CPUClock.thread)
                 } else {
                     plane.advance(1)
                 }
@@ -101,7 +104,7 @@ package actor ShardRunner {
             }
             plane.crop { map.owner(of: $0) == me }
             left -= UInt64(stretch)
-            let stepping = (shares ? CPUClock.process : CPUClock.thread) - arrivedCPU
+            stepping += CPUClock.thread - since
             progress.record(generation: plane.generation, compute: banding + stepping, wait: arrived - waited)
         }
     }

@@ -133,7 +133,7 @@ extension RunRequest {
         return (.workers(workers ?? min(usable, setup.tiling.columns * setup.tiling.rows)), setup)
     }
 
-    private func checkInThisProcess() throws {
+    func checkInThisProcess() throws {
         if keys != nil {
             throw TesseraError("--keys secures worker processes' connections, and --workers 0 has none", fix: "leave out --keys")
         }

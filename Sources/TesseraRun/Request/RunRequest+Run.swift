@@ -88,6 +88,7 @@ extension RunRequest {
     package func finish(_ pending: PendingRun) async throws -> [String] {
         var pending = pending
         if case .shown = pending.hashLife {
+            try checkInThisProcess()
             var session = RunSession(setup: pending.setup, generations: pending.generations, workers: .launched(count: 0))
             try session.configure(by: self, output: pending.output)
             session.hashLife = hashLifeSettings
