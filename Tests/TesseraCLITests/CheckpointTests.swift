@@ -101,10 +101,7 @@ import TesseraPatterns
     @Test(.timeLimit(.minutes(5)))
     func anUnboundedRunOnShardsResumesWithTheSameCommand() throws {
         let dir = try Harness.temporaryDirectory()
-        let soup = try Harness.soupFile(density: "0.4", seed: 11, rule: "B3/S23:P192,192", in: dir)
-        let text = try String(contentsOf: soup, encoding: .utf8)
-        let input = dir.appendingPathComponent("patch.rle")
-        try text.replacingOccurrences(of: ":P192,192", with: "").write(to: input, atomically: true, encoding: .utf8)
+        let input = try Harness.soupPatch(density: "0.4", seed: 11, rule: "B3/S23:P192,192", in: dir)
         let store = dir.appendingPathComponent("ck"), output = dir.appendingPathComponent("out.rle")
         // Long enough in a debug build (about two seconds) for the kill to come mid-run.
         let command = ["run", input.path, "--generations", "100000", "--workers", "2", "--checkpoint", store.path,
@@ -138,10 +135,7 @@ import TesseraPatterns
     @Test(.timeLimit(.minutes(5)))
     func aLostShardHostRollsBackToItsLastCheckpointsCells() throws {
         let dir = try Harness.temporaryDirectory()
-        let soup = try Harness.soupFile(density: "0.4", seed: 11, rule: "B3/S23:P192,192", in: dir)
-        let input = dir.appendingPathComponent("patch.rle")
-        try String(contentsOf: soup, encoding: .utf8).replacingOccurrences(of: ":P192,192", with: "")
-            .write(to: input, atomically: true, encoding: .utf8)
+        let input = try Harness.soupPatch(density: "0.4", seed: 11, rule: "B3/S23:P192,192", in: dir)
         let store = dir.appendingPathComponent("ck"), output = dir.appendingPathComponent("out.rle")
         let run = try RunningTessera(["run", input.path, "--generations", "100000", "--workers", "3", "--checkpoint", store.path,
                                       "--checkpoint-every", "5000", "--output", output.path, "--report"])

@@ -118,6 +118,17 @@ enum Harness {
         return try cells(ofPatternFile: output)
     }
 
+    /// A soup as a patch on Golly's unbounded plane (`patch.rle`): the soup file of
+    /// `rule`'s bounded grid, its suffix taken off (its `Pos` keeps it where it lay).
+    static func soupPatch(density: String, seed: Int, rule: String, in dir: URL) throws -> URL {
+        let soup = try soupFile(density: density, seed: seed, rule: rule, in: dir)
+        guard let colon = rule.firstIndex(of: ":") else { throw TesseraError("a soup patch needs a bounded grid to cut it from") }
+        let patch = dir.appendingPathComponent("patch.rle")
+        try String(contentsOf: soup, encoding: .utf8).replacingOccurrences(of: String(rule[colon...]), with: "")
+            .write(to: patch, atomically: true, encoding: .utf8)
+        return patch
+    }
+
     /// A soup as a pattern file: Tessera's generation-0 board for `rule` (with its
     /// bounded-grid suffix), which bgolly then runs as it is.
     static func soupFile(density: String, seed: Int, rule: String, in dir: URL, name: String = "soup.rle") throws -> URL {

@@ -133,10 +133,8 @@ import TesseraCore
     @Test(.timeLimit(.minutes(2)))
     func anUnboundedRunSurvivesALostWorker() throws {
         let dir = try Harness.temporaryDirectory()
-        let torus = try Harness.soupFile(density: "0.35", seed: 3, rule: "B3/S23:T1024,768", in: dir)
-        let input = dir.appendingPathComponent("patch.rle"), output = dir.appendingPathComponent("out.rle")
-        try String(contentsOf: torus, encoding: .utf8).replacingOccurrences(of: ":T1024,768", with: "")
-            .write(to: input, atomically: true, encoding: .utf8)
+        let input = try Harness.soupPatch(density: "0.35", seed: 3, rule: "B3/S23:T1024,768", in: dir)
+        let output = dir.appendingPathComponent("out.rle")
         let tessera = try RunningTessera(["run", input.path, "--generations", "30000", "--workers", "3", "--output", output.path, "--report"])
         try Self.killTheBusiestWorker(of: tessera, count: 3, after: 1.5)
         #expect(tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")

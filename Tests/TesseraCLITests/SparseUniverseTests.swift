@@ -109,10 +109,7 @@ import TesseraCore
     @Test(.timeLimit(.minutes(5)))
     func aSoupOnTheUnboundedPlaneRunsAsShardsOnWorkers() throws {
         let dir = try Harness.temporaryDirectory()
-        let torus = try Harness.soupFile(density: "0.35", seed: 11, rule: "B3/S23:T1024,768", in: dir)
-        let input = dir.appendingPathComponent("patch.rle")
-        try String(contentsOf: torus, encoding: .utf8).replacingOccurrences(of: ":T1024,768", with: "")
-            .write(to: input, atomically: true, encoding: .utf8)
+        let input = try Harness.soupPatch(density: "0.35", seed: 11, rule: "B3/S23:T1024,768", in: dir)
         let golly = try Harness.golly(input, generations: 300)
         let output = dir.appendingPathComponent("out.rle")
         let run = try peakKiB(["run", input.path, "--generations", "300", "--workers", "3", "--output", output.path])
@@ -128,10 +125,7 @@ import TesseraCore
     @Test(.timeLimit(.minutes(5)), arguments: ["B0134/S2", "B0123478/S01234678"])
     func b0SoupsRunAsShardsOnWorkers(rule: String) throws {
         let dir = try Harness.temporaryDirectory()
-        let torus = try Harness.soupFile(density: "0.3", seed: 4, rule: "\(rule):T1024,768", in: dir)
-        let input = dir.appendingPathComponent("patch.rle")
-        try String(contentsOf: torus, encoding: .utf8).replacingOccurrences(of: ":T1024,768", with: "")
-            .write(to: input, atomically: true, encoding: .utf8)
+        let input = try Harness.soupPatch(density: "0.3", seed: 4, rule: "\(rule):T1024,768", in: dir)
         let alternating = try Rule(parsing: rule).emulation == .alternating
         for generations in [40, 41] {
             let output = dir.appendingPathComponent("out\(generations).rle")

@@ -73,7 +73,7 @@ import TesseraPatterns
     /// SIGTERM to one of two workers mid-run, or `tessera worker --drain PID`: its tiles
     /// move to the other, it leaves with status 0, and the run ends on one worker with
     /// Golly's board.
-    @Test(.timeLimit(.minutes(3)), arguments: [false, true])
+    @Test(.timeLimit(.minutes(5)), arguments: [false, true])
     func aWorkerAskedToLeaveHandsOffItsTilesAndTheRunGoesOn(byCommand: Bool) throws {
         let dir = try Harness.temporaryDirectory()
         let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
@@ -113,7 +113,7 @@ import TesseraPatterns
 
     /// A third worker started against a running coordinator joins, takes tiles, and the
     /// board is still Golly's.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(5)))
     func aWorkerThatJoinsMidRunTakesTiles() throws {
         let dir = try Harness.temporaryDirectory()
         let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
@@ -135,7 +135,7 @@ import TesseraPatterns
 
     /// With a tile for every worker, one that joins could get none by moves: the board is
     /// cut again, a tile per worker, the joiner steps one, and the board is still Golly's.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(5)))
     func aWorkerThatJoinsWhenEveryTileHasAWorkerGetsOneOfTheBoardCutAgain() throws {
         let dir = try Harness.temporaryDirectory()
         let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
@@ -159,12 +159,10 @@ import TesseraPatterns
     /// takes a share of a soup patch's tiles once the shards are dealt again between
     /// stretches, and the board is still Golly's. (With --no-balance it would stay idle:
     /// `CoordinatorStateTests`.)
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(5)))
     func aWorkerThatJoinsAnUnboundedRunGetsAShard() throws {
         let dir = try Harness.temporaryDirectory()
-        let torus = try Harness.soupFile(density: "0.35", seed: 11, rule: "B3/S23:T1024,768", in: dir)
-        let patch = try write(String(contentsOf: torus, encoding: .utf8).replacingOccurrences(of: ":T1024,768", with: ""),
-                              "patch.rle", in: dir)
+        let patch = try Harness.soupPatch(density: "0.35", seed: 11, rule: "B3/S23:T1024,768", in: dir)
         let output = dir.appendingPathComponent("patch-out.rle")
         let coordinator = try RunningTessera(["coordinator", patch.path, "--workers", "1", "--generations", "40000",
                                               "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"])
