@@ -698,21 +698,21 @@ package actor Coordinator {
         noteCheckpoint(at: generation, seconds: (ContinuousClock.now - started).seconds)
     }
 
-    /// Writes a checkpoint of the shards: the coordinator reads their live cells and
-    /// writes them as one file of parts, then the manifest (see `Checkpoint`). The cells
-    /// read are the shards' snapshot too, where one is kept: a loss then rolls back in
-    /// memory, not from disk, and the next snapshot need not read them again.
+    /// Writes a checkpoint of the shards: the coordinator reads their live cells
+    /// (`readShards`) and writes them as one file of parts, a tile each, then the
+    /// manifest (see `Checkpoint`). The cells read are the shards' snapshot too, where
+    /// one is kept: a loss then rolls back in memory, not from disk, and the next
+    /// snapshot need not read them again.
     private nonisolated func checkpointShards(_ schedule: CheckpointSchedule) async throws {
         let started = ContinuousClock.now
-        let parts = try await liveParts()
+        guard let (shards, plan, generation) = try await readShards() else { return }
         let read = ContinuousClock.now - started
-        let (plan, generation) = await planInForce()
         let folder = Checkpoint.folder(in: schedule.root, generation: generation)
         let madeRoot = !Files.exists(schedule.root)
         do {
             try Checkpoint.createFolder(folder)
-            let file = try Checkpoint.writePlane(parts, generation: generation, in: folder)
-            let manifest = Checkpoint.Manifest(generation: generation, rule: plan.rule, board: plan.shards?.board, end: schedule.end,
+            let file = try Checkpoint.writePlane(shards.tiles.map(PlacedCells.init), generation: generation, in: folder)
+            let manifest = Checkpoint.Manifest(generation: generation, rule: plan.rule, board: shards.board, end: schedule.end,
                                                origin: schedule.origin, plane: file)
             try Checkpoint.commit(manifest, in: folder, root: schedule.root)
         } catch {
@@ -720,12 +720,8 @@ package actor Coordinator {
             throw error
         }
         await noteCheckpoint(at: generation, seconds: (ContinuousClock.now - started).seconds)
-        if await state.restartsLeft > 0, let shards = plan.shards {
-            // Timed as a snapshot alone (the read and the plan), not with the disk's writes.
-            let planned = ContinuousClock.now
-            let snapshot = try ShardPlan(parts: parts, rule: plan.rule, board: shards.board, depth: shards.depth)
-            await keepShardSnapshot(plan.resharded(snapshot, at: generation), seconds: (read + (ContinuousClock.now - planned)).seconds)
-        }
+        // Timed as a snapshot alone (the read), not with the disk's writes.
+        if await state.restartsLeft > 0 { await keepShardSnapshot(plan.resharded(shards, at: generation), seconds: read.seconds) }
     }
 
     private func noteCheckpoint(at generation: UInt64, seconds: Double) { checkpoints.append((generation, seconds)) }
