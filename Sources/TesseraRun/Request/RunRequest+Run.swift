@@ -87,14 +87,6 @@ extension RunRequest {
     /// HashLife may take it back, taking turns with tiles in this process first.
     package func finish(_ pending: PendingRun) async throws -> [String] {
         var pending = pending
-        if case .shown = pending.hashLife {
-            try checkInThisProcess()
-            var session = RunSession(setup: pending.setup, generations: pending.generations, workers: .launched(count: 0))
-            try session.configure(by: self, output: pending.output)
-            session.hashLife = hashLifeSettings
-            warnIfOpen([viewListen], role: "run", exposes: "can watch and steer the run")
-            return Summary.lines(setup: pending.setup, outcome: try await session.runHere(), detailed: report)
-        }
         if pending.takesBack, case .ran(let share) = pending.hashLife {
             let whole = pending.generations + share.generations
             let ending = try await HashLifeRun.takeBack(pending.setup, generations: whole, output: pending.output, after: share,
@@ -107,10 +99,14 @@ extension RunRequest {
             }
         }
         var outcome: RunOutcome
-        switch try tileHome(for: pending.setup, usable: pending.workers) {
+        // HashLife shown to viewers or frames steps the run in this process.
+        let shown = if case .shown = pending.hashLife { true } else { false }
+        if shown { try checkInThisProcess() }
+        switch shown ? (.thisProcess, pending.setup) : try tileHome(for: pending.setup, usable: pending.workers) {
         case (.thisProcess, let setup):
             var session = RunSession(setup: setup, generations: pending.generations, workers: .launched(count: 0))
             try session.configure(by: self, output: pending.output)
+            if shown { session.hashLife = hashLifeSettings }
             if session.mode.isBatch {
                 outcome = try await InProcessRun.run(pending.setup, generations: pending.generations, output: pending.output,
                                                      writeEvery: asks.filesEvery)
