@@ -124,15 +124,59 @@ public enum Checkpoint {
         return h
     }
 
+    /// A file's 32-byte header: `TSRC`, its format, width and height, a zero word, the
+    /// generation, and zeros to the end.
+    static func header(format: UInt32, width: Int, height: Int, generation: UInt64) -> [UInt8] {
+        var bytes = magic
+        for value in [format, UInt32(width), UInt32(height), 0] { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        withUnsafeBytes(of: generation.littleEndian) { bytes.append(contentsOf: $0) }
+        return bytes + [UInt8](repeating: 0, count: headerSize - bytes.count)
+    }
+
+    /// A checkpoint file's bytes as its readers take them: integers and grids at
+    /// offsets, `wrong` thrown for one that lies past the end.
+    struct FileBytes {
+        let bytes: UnsafeRawBufferPointer
+        let wrong: TesseraError
+
+        func integer<T: FixedWidthInteger>(_ offset: Int, _: T.Type) throws -> T {
+            guard offset >= 0, offset <= bytes.count - MemoryLayout<T>.size else { throw wrong }
+            return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+        }
+
+        /// A grid's rows, 64 cells a little-endian word, from `offset`.
+        func grid(width: Int, height: Int, at offset: Int) throws -> BitGrid {
+            let words = (width + 63) / 64 * height
+            guard offset >= 0, offset <= bytes.count, words <= (bytes.count - offset) / 8 else { throw wrong }
+            let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, made in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + words * 8)]))
+                made = words
+            }
+            return BitGrid(width: width, height: height, words: values)
+        }
+    }
+
+    /// `read` over the bytes of `file` in `folder`, once they match `checksum` (hex).
+    static func readChecked<T>(_ file: String, in folder: String, checksum: String, wrong: TesseraError,
+                               _ read: (FileBytes) throws -> T) throws -> T {
+        let path = folder + "/" + file
+        guard !file.contains("/"), let data = FileManager.default.contents(atPath: path) else {
+            throw TesseraError("checkpoint file \(path) is missing or unreadable")
+        }
+        return try data.withUnsafeBytes { bytes in
+            guard String(Self.checksum(of: bytes), radix: 16) == checksum else {
+                throw TesseraError("checkpoint file \(path) is damaged: its checksum does not match the manifest")
+            }
+            return try read(FileBytes(bytes: bytes, wrong: wrong))
+        }
+    }
+
     /// Writes a `width`×`height` tile's live parts (corners in the tile) into `folder`
     /// (atomically), as format 2, and returns the file's checksum.
     public static func writeTile(_ parts: [(x: Int, y: Int, cells: BitGrid)], width: Int, height: Int, of tile: TileID,
                                  generation: UInt64, in folder: String) throws -> UInt64 {
-        var bytes = magic
+        var bytes = header(format: 2, width: width, height: height, generation: generation)
         func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-        for value in [2, width, height, 0] { append(UInt32(value)) }
-        withUnsafeBytes(of: generation.littleEndian) { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8](repeating: 0, count: headerSize - bytes.count))
         append(UInt32(parts.count))
         for part in parts {
             for value in [part.x, part.y, part.cells.width, part.cells.height] { append(UInt32(value)) }
@@ -148,11 +192,8 @@ public enum Checkpoint {
     /// Writes shards' live parts (Golly's coordinates) into `folder` (atomically), as
     /// format 3, and returns its manifest entry.
     public static func writePlane(_ parts: [PlacedCells], generation: UInt64, in folder: String) throws -> Manifest.Plane {
-        var bytes = magic
+        var bytes = header(format: 3, width: 0, height: 0, generation: generation)
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
-        for value in [3, 0, 0, 0] as [UInt32] { append(value) }
-        append(generation)
-        bytes.append(contentsOf: [UInt8](repeating: 0, count: headerSize - bytes.count))
         append(UInt64(parts.count))
         for part in parts {
             append(Int64(part.left))
@@ -173,84 +214,50 @@ public enum Checkpoint {
     /// Reads a file of parts, checking it against its manifest entry: its parts, each
     /// within Golly's ±2^62.
     static func readPlane(_ entry: Manifest.Plane, in folder: String, generation: UInt64) throws -> [PlacedCells] {
-        let path = folder + "/" + entry.file
-        guard !entry.file.contains("/"), let data = FileManager.default.contents(atPath: path) else {
-            throw TesseraError("checkpoint file \(path) is missing or unreadable")
-        }
-        return try data.withUnsafeBytes { bytes -> [PlacedCells] in
-            guard String(checksum(of: bytes), radix: 16) == entry.checksum else {
-                throw TesseraError("checkpoint file \(path) is damaged: its checksum does not match the manifest")
-            }
-            let wrong = TesseraError("checkpoint file \(path) does not hold live parts at generation \(generation)")
-            func integer<T: FixedWidthInteger>(_ offset: Int, _: T.Type) throws -> T {
-                guard offset >= 0, offset <= bytes.count - MemoryLayout<T>.size else { throw wrong }
-                return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
-            }
-            guard bytes.count >= headerSize + 8, Array(bytes.prefix(4)) == magic, try integer(4, UInt32.self) == 3,
-                  try integer(8, UInt32.self) == 0, try integer(12, UInt32.self) == 0,
-                  try integer(20, UInt64.self) == generation else { throw wrong }
-            let count = try integer(headerSize, UInt64.self)
+        let wrong = TesseraError("checkpoint file \(folder)/\(entry.file) does not hold live parts at generation \(generation)")
+        return try readChecked(entry.file, in: folder, checksum: entry.checksum, wrong: wrong) { file in
+            guard file.bytes.count >= headerSize + 8, Array(file.bytes.prefix(4)) == magic, try file.integer(4, UInt32.self) == 3,
+                  try file.integer(8, UInt32.self) == 0, try file.integer(12, UInt32.self) == 0,
+                  try file.integer(20, UInt64.self) == generation else { throw wrong }
+            let count = try file.integer(headerSize, UInt64.self)
             var parts: [PlacedCells] = [], offset = headerSize + 8
             let far = Int64(BoardShape.maxCoordinate)
             for _ in 0..<count {
-                let (left, top) = (try integer(offset, Int64.self), try integer(offset + 8, Int64.self))
-                let (width, height) = (Int(try integer(offset + 16, UInt32.self)), Int(try integer(offset + 20, UInt32.self)))
-                offset += 24
-                let words = (width + 63) / 64 * height
-                guard left >= -far, top >= -far, left <= far - Int64(width), top <= far - Int64(height), width > 0, height > 0,
-                      words <= (bytes.count - offset) / 8 else { throw wrong }
-                let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, made in
-                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + words * 8)]))
-                    made = words
+                let (left, top) = (try file.integer(offset, Int64.self), try file.integer(offset + 8, Int64.self))
+                let (width, height) = (Int(try file.integer(offset + 16, UInt32.self)), Int(try file.integer(offset + 20, UInt32.self)))
+                guard left >= -far, top >= -far, left <= far - Int64(width), top <= far - Int64(height), width > 0, height > 0 else {
+                    throw wrong
                 }
-                parts.append(PlacedCells(cells: BitGrid(width: width, height: height, words: values), left: Int(left), top: Int(top)))
-                offset += words * 8
+                let cells = try file.grid(width: width, height: height, at: offset + 24)
+                parts.append(PlacedCells(cells: cells, left: Int(left), top: Int(top)))
+                offset += 24 + cells.words.count * 8
             }
-            guard offset == bytes.count else { throw wrong }
+            guard offset == file.bytes.count else { throw wrong }
             return parts
         }
     }
 
     /// Reads a tile file, checking it against its manifest entry.
     static func readTile(_ entry: Manifest.Tile, in folder: String, generation: UInt64) throws -> BitGrid {
-        let path = folder + "/" + entry.file
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TesseraError("checkpoint file \(path) is missing or unreadable")
-        }
-        return try data.withUnsafeBytes { bytes -> BitGrid in
-            guard String(checksum(of: bytes), radix: 16) == entry.checksum else {
-                throw TesseraError("checkpoint file \(path) is damaged: its checksum does not match the manifest")
-            }
-            let wrong = TesseraError("checkpoint file \(path) does not hold tile (\(entry.column),\(entry.row)) at generation \(generation)")
-            func u32(_ offset: Int) throws -> Int {
-                guard offset + 4 <= bytes.count else { throw wrong }
-                return Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            }
-            func grid(width: Int, height: Int, at offset: Int) throws -> BitGrid {
-                let words = (width + 63) / 64 * height
-                guard words <= (bytes.count - offset) / 8 else { throw wrong }
-                let values = [UInt64](unsafeUninitializedCapacity: words) { buffer, count in
-                    UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + words * 8)]))
-                    count = words
-                }
-                return BitGrid(width: width, height: height, words: values)
-            }
-            guard bytes.count >= headerSize, Array(bytes.prefix(4)) == magic, try u32(8) == entry.width, try u32(12) == entry.height,
-                  bytes.loadUnaligned(fromByteOffset: 20, as: UInt64.self) == generation.littleEndian else { throw wrong }
+        let wrong = TesseraError("checkpoint file \(folder)/\(entry.file) does not hold tile (\(entry.column),\(entry.row)) at generation \(generation)")
+        return try readChecked(entry.file, in: folder, checksum: entry.checksum, wrong: wrong) { file in
+            func u32(_ offset: Int) throws -> Int { Int(try file.integer(offset, UInt32.self)) }
+            guard file.bytes.count >= headerSize, Array(file.bytes.prefix(4)) == magic, try u32(8) == entry.width,
+                  try u32(12) == entry.height, try file.integer(20, UInt64.self) == generation else { throw wrong }
             switch try u32(4) {
             case 1:
-                guard bytes.count == headerSize + (entry.width + 63) / 64 * entry.height * 8 else { throw wrong }
-                return try grid(width: entry.width, height: entry.height, at: headerSize)
+                guard file.bytes.count == headerSize + (entry.width + 63) / 64 * entry.height * 8 else { throw wrong }
+                return try file.grid(width: entry.width, height: entry.height, at: headerSize)
             case 2:
                 var tile = BitGrid(width: entry.width, height: entry.height), offset = headerSize + 4
                 for _ in 0..<(try u32(headerSize)) {
                     let (x, y, width, height) = (try u32(offset), try u32(offset + 4), try u32(offset + 8), try u32(offset + 12))
                     guard x + width <= entry.width, y + height <= entry.height else { throw wrong }
-                    let part = try grid(width: width, height: height, at: offset + 16)
+                    let part = try file.grid(width: width, height: height, at: offset + 16)
                     part.copy(into: &tile, atX: x, y: y)
                     offset += 16 + part.words.count * 8
                 }
-                guard offset == bytes.count else { throw wrong }
+                guard offset == file.bytes.count else { throw wrong }
                 return tile
             default:
                 throw wrong
