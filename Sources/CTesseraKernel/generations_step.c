@@ -1,9 +1,11 @@
 // One generation of a Generations rule on a bounded board held as bit planes (plane k
-// is bit k of every cell's state), a row at a time: the live cells (state 1) of the
-// rows above, at and below are read with one cell more at each end (wrapped round a
-// torus, dead beyond a plane's edge), the two-state rule of the live cells gives
-// births and survivals 64 cells a word, and the planes of the row are updated as a
-// counter: dying cells count up, and the last state wraps to 0.
+// is bit k of every cell's state): the two-state rule of the live cells (state 1) gives
+// births and survivals, and the planes are updated as a counter: dying cells count up,
+// and the last state wraps to 0. Where the CPU has AVX2, the live cells of a band of
+// rows are copied into a buffer laid out for the tiles' kernel (a torus's wrapped
+// neighbours beside each row), which steps them 256 cells at a time, and the planes are
+// updated 256 cells at a time. Elsewhere a row at a time: the live cells of the rows
+// above, at and below read with one cell more at each end, 64 cells a word.
 #include "CTesseraKernel.h"
 #include "rule_modes.h"
 
@@ -78,8 +80,8 @@ void tessera_states_after(const uint64_t *next, int states, const uint64_t *cons
     for (size_t at = 0; at < words; at++) update_states(next[at], states, source, target, bits, at, ~0ull);
 }
 
-int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
-                             int bits, size_t stride, int width, int height, int wraps) {
+static int step_row_at_a_time(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
+                              int bits, size_t stride, int width, int height, int wraps) {
     size_t extWords = ((size_t)width + 2 + 63) / 64 + 1;
     uint64_t *rows = calloc(3 * extWords, 8);
     if (!rows) return 0;
@@ -102,5 +104,136 @@ int tessera_generations_step(const tessera_rule *rule, int states, const uint64_
         above = here, here = below, below = spare;
     }
     free(rows);
+    return 1;
+}
+
+// Rows stepped by the tiles' kernel at once: the band's live cells and their next state
+// stay in cache between the copy, the step and the update.
+enum { BAND_ROWS = 64 };
+
+// Four words of every plane: the band's loops step 256 cells at a time (AVX2 where the
+// CPU has it, the clones below). Read and written in place through the unaligned type,
+// never passed to a function (a vector argument's ABI differs between the clones).
+typedef uint64_t word4 __attribute__((vector_size(32), aligned(8)));
+#define INLINE static inline __attribute__((always_inline))
+#if defined(__x86_64__) && defined(__ELF__)
+#define CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CLONES
+#endif
+#define AT4(p) (*(word4 *)(p))
+
+// The live cells (state 1) of row `y` (wrapped round a torus, none beyond a plane's
+// edge) into `out`, `rowWords` (a multiple of 4) words with the bits past `width` 0.
+// On a torus the cells beside the row's ends are set as they wrap: the last cell in the
+// guard word's top bit before the row, the first at bit `width` (past the row's cells,
+// or in the guard word after it), which the kernel reads as the ends' neighbours.
+INLINE void live_words_of(const uint64_t *const *planes, const int bits, size_t stride, int width, int height, int y,
+                          int wraps, uint64_t *out, size_t rowWords) {
+    if (wraps) y = ((y % height) + height) % height;
+    size_t words = ((size_t)width + 63) / 64;
+    if (y < 0 || y >= height) words = 0;
+    size_t whole = words / 4 * 4, at = (size_t)y * stride;
+    for (size_t j = 0; j < whole; j += 4) {
+        word4 alive = AT4(planes[0] + at + j);
+        for (int k = 1; k < bits; k++) alive &= ~AT4(planes[k] + at + j);
+        AT4(out + j) = alive;
+    }
+    for (size_t j = whole; j < words; j++) {
+        uint64_t alive = planes[0][at + j];
+        for (int k = 1; k < bits; k++) alive &= ~planes[k][at + j];
+        out[j] = alive;
+    }
+    if (words && width % 64) out[words - 1] &= (1ull << (width % 64)) - 1;
+    memset(out + words, 0, (rowWords - words) * 8);
+    if (wraps) {
+        out[-1] = (out[(width - 1) >> 6] >> ((width - 1) & 63) & 1) << 63;
+        uint64_t first = out[0] & 1;
+        if ((size_t)width == 64 * rowWords) out[rowWords] = first;
+        else out[width >> 6] |= first << (width & 63);
+    }
+}
+
+// `update_states`, four words at a time: word j of the row at `at` from `next[j]`.
+INLINE void update_row_of(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target,
+                          const int bits, size_t at, size_t words, uint64_t lastMask) {
+    size_t whole = words / 4 * 4;
+    for (size_t j = 0; j < whole; j += 4) {
+        word4 plane[8], any = {0, 0, 0, 0}, step = AT4(next + j);
+        for (int k = 0; k < bits; k++) any |= plane[k] = AT4(source[k] + at + j);
+        word4 alive = plane[0];
+        for (int k = 1; k < bits; k++) alive &= ~plane[k];
+        word4 dying = any & ~alive, born = step & ~any, dies = alive & ~step, carry = dying;
+        for (int k = 0; k < bits; k++) {
+            word4 sum = plane[k] ^ carry;
+            carry &= plane[k];
+            plane[k] = sum;
+        }
+        word4 last = dying;
+        for (int k = 0; k < bits; k++) last &= states >> k & 1 ? plane[k] : ~plane[k];
+        word4 counted = dying & ~last, one = born | (alive & step), none = {0, 0, 0, 0};
+        for (int k = 0; k < bits; k++) AT4(target[k] + at + j) = (plane[k] & counted) | (k == 0 ? one : k == 1 ? dies : none);
+    }
+    for (size_t j = whole; j < words; j++)
+        update_states(next[j], states, source, target, bits, at + j, j == words - 1 ? lastMask : ~0ull);
+    if (whole == words && words)
+        for (int k = 0; k < bits; k++) target[k][at + words - 1] &= lastMask;
+}
+
+// Each of a Generations board's plane counts (up to 256 states, 8 planes) as a
+// constant, so that the loops over planes unroll into registers.
+#define BY_BITS(call)                 \
+    switch (bits) {                   \
+    case 2: call(2); break;           \
+    case 3: call(3); break;           \
+    case 4: call(4); break;           \
+    case 5: call(5); break;           \
+    case 6: call(6); break;           \
+    case 7: call(7); break;           \
+    case 8: call(8); break;           \
+    default: call(bits); break;       \
+    }
+
+CLONES static void live_words(const uint64_t *const *planes, int bits, size_t stride, int width, int height, int y, int wraps,
+                              uint64_t *out, size_t rowWords) {
+#define LIVE(b) live_words_of(planes, b, stride, width, height, y, wraps, out, rowWords)
+    BY_BITS(LIVE)
+#undef LIVE
+}
+
+CLONES static void update_row(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
+                              size_t at, size_t words, uint64_t lastMask) {
+#define UPDATE(b) update_row_of(next, states, source, target, b, at, words, lastMask)
+    BY_BITS(UPDATE)
+#undef UPDATE
+}
+
+int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
+                             int bits, size_t stride, int width, int height, int wraps, int avx2) {
+    if (!avx2) return step_row_at_a_time(rule, states, source, target, bits, stride, width, height, wraps);
+    // The kernel's layout: rows of whole 256-cell columns, 32-byte aligned, four zero
+    // guard words before each row and after the last.
+    size_t rowWords = ((size_t)width + 255) / 256 * 4, bandStride = rowWords + 4;
+    size_t bytes = ((BAND_ROWS + 2) * bandStride + 4) * 8;
+    uint64_t *alive = aligned_alloc(32, bytes), *next = aligned_alloc(32, bytes);
+    if (!alive || !next) {
+        free(alive), free(next);
+        return 0;
+    }
+    memset(alive, 0, bytes), memset(next, 0, bytes);
+    size_t words = ((size_t)width + 63) / 64;
+    uint64_t lastMask = width % 64 ? (1ull << (width % 64)) - 1 : ~0ull;
+    for (int top = 0; top < height; top += BAND_ROWS) {
+        int count = height - top < BAND_ROWS ? height - top : BAND_ROWS;
+        // Band row i is board row top - 1 + i: the band's rows and one either side.
+        for (int i = 0; i < count + 2; i++)
+            live_words(source, bits, stride, width, height, top - 1 + i, wraps, alive + 4 + (size_t)i * bandStride, rowWords);
+        tessera_step_rows_avx2(alive + 4, next + 4, bandStride, rowWords, 1, (size_t)count + 1, rule);
+        for (int i = 1; i <= count; i++) {
+            const uint64_t *stepped = next + 4 + (size_t)i * bandStride;
+            update_row(stepped, states, source, target, bits, (size_t)(top + i - 1) * stride, words, lastMask);
+        }
+    }
+    free(alive), free(next);
     return 1;
 }

@@ -1,4 +1,5 @@
-// One generation of Larger than Life on a bounded board, at a cost per cell that does
+// One generation of Larger than Life on a bounded board (without AVX2, or past range
+// 127, or a shape other than the box; ltl_box_avx2.c steps the rest), at a cost per cell that does
 // not grow with the range on the Moore box: each column's count over the 2r+1 rows
 // around the current row is kept as the row moves down (one row added, one taken
 // away), and a row's counts are differences of prefix sums of those column counts.
@@ -83,8 +84,8 @@ INLINE void decide(const tessera_ltl_rule *rule, const uint8_t *alive, const int
 #if defined(__x86_64__) && defined(__ELF__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
-                     int height, int wraps) {
+static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                               int height, int wraps) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, make_spread);
     int r = rule->range;
@@ -157,4 +158,14 @@ int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t
     }
     free(cells), free(next), free(counts), free(extended);
     return 1;
+}
+
+// The box of range 127 or less in AVX2 (ltl_box_avx2.c): counts in bytes and 16 bits.
+int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                              int height, int wraps);
+
+int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                     int height, int wraps, int avx2) {
+    if (avx2 && !rule->reach && rule->range <= 127) return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps);
+    return step_by_prefix_sums(rule, src, dst, stride, width, height, wraps);
 }

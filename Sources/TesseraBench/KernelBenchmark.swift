@@ -25,7 +25,7 @@ package enum KernelBenchmark {
         if let ltl = rule.largerThanLife {
             var (board, next) = (cells, BitGrid(width: size, height: size))
             return try timed(size: size, generations: generations) {
-                try ltl.step(board, into: &next, wraps: true)
+                try ltl.step(board, into: &next, wraps: true, using: implementation)
                 swap(&board, &next)
             }
         }
@@ -34,7 +34,7 @@ package enum KernelBenchmark {
             var next = StateGrid(width: size, height: size, states: generationsRule.states)
             let alive = generationsRule.alive
             return try timed(size: size, generations: generations) {
-                try board.step(alive: alive, states: generationsRule.states, into: &next, wraps: true)
+                try board.step(alive: alive, states: generationsRule.states, into: &next, wraps: true, using: implementation)
                 swap(&board, &next)
             }
         }

@@ -44,6 +44,44 @@ import Testing
         }
     }
 
+    /// The same where the kernel's layout has edges of its own: rows of exactly 64 and
+    /// 256 cells (a torus's wrapped neighbour in the guard word after the row), wider
+    /// than one 256-cell column, one cell, and more rows than one band of 64.
+    @Test(arguments: [(256, 66), (64, 65), (300, 20), (1, 1), (1, 66), (65, 3)])
+    func theStepIsTheRuleCellByCellAtTheKernelsEdges(width: Int, height: Int) throws {
+        var generator = SplitMix64(seed: UInt64(width * 1000 + height))
+        for (round, text) in ["345/3/6", "0126/23/5H", "12/34/3V", "/2/200"].enumerated() {
+            let rule = try #require(try Rule(parsing: text).generations)
+            var cells = StateGrid.soup(width: width, height: height, states: rule.states, using: &generator)
+            var next = StateGrid(width: width, height: height, states: rule.states)
+            for wraps in [round % 2 == 0, round % 2 != 0] {
+                try cells.step(alive: rule.alive, states: rule.states, into: &next, wraps: wraps)
+                let expected = Self.naive(cells, rule: rule, wraps: wraps)
+                #expect(next == expected, "\(rule) \(width)x\(height) wraps \(wraps)")
+                cells = expected
+            }
+        }
+    }
+
+    /// Both kernels, where this CPU has AVX2, give the same states.
+    @Test func theKernelsAgree() throws {
+        guard Kernel.Implementation.avx2.isSupported else { return }
+        var generator = SplitMix64(seed: 33)
+        for (round, text) in ["345/3/6", "2367/3457/5", "23/3/8H", "12/34/3V"].enumerated() {
+            let rule = try #require(try Rule(parsing: text).generations)
+            let (width, height) = [(300, 140), (256, 64), (511, 70), (70, 300)][round]
+            var cells = StateGrid.soup(width: width, height: height, states: rule.states, using: &generator)
+            var (avx2, portable) = (StateGrid(width: width, height: height, states: rule.states), StateGrid(width: width, height: height, states: rule.states))
+            for generation in 0..<6 {
+                let wraps = generation % 2 == 0
+                try cells.step(alive: rule.alive, states: rule.states, into: &avx2, wraps: wraps, using: .avx2)
+                try cells.step(alive: rule.alive, states: rule.states, into: &portable, wraps: wraps, using: .portable)
+                #expect(avx2 == portable, "\(rule) \(width)x\(height) generation \(generation)")
+                cells = avx2
+            }
+        }
+    }
+
     static func naive(_ cells: StateGrid, rule: Generations, wraps: Bool) -> StateGrid {
         var next = StateGrid(width: cells.width, height: cells.height, states: rule.states)
         let alive = rule.alive

@@ -86,9 +86,32 @@ import Testing
             let wraps = round % 4 < 2
             var cells = BitGrid(width: width, height: height)
             for y in 0..<height { for x in 0..<width where generator.next() % 3 == 0 { cells[x, y] = true } }
-            var next = BitGrid(width: width, height: height)
-            try rule.step(cells, into: &next, wraps: wraps)
-            #expect(next == Self.naive(cells, rule: rule, wraps: wraps), "\(rule) \(width)x\(height) wraps \(wraps)")
+            let expected = Self.naive(cells, rule: rule, wraps: wraps)
+            for kernel in Kernel.Implementation.allCases where kernel.isSupported {
+                var next = BitGrid(width: width, height: height)
+                try rule.step(cells, into: &next, wraps: wraps, using: kernel)
+                #expect(next == expected, "\(rule) \(width)x\(height) wraps \(wraps) \(kernel)")
+            }
+        }
+    }
+
+    /// The same at the AVX2 kernel's edges: rows of 32, 64 and 65 cells; the largest
+    /// range it counts in 16 bits (127, each column's count 255, a torus of 3x2 counting
+    /// its cells thousands of times), and the first past it (128, by prefix sums).
+    @Test(arguments: [(5, 32, 40), (5, 64, 11), (7, 65, 30), (10, 200, 25), (127, 3, 2), (128, 3, 2), (127, 40, 1)])
+    func theKernelIsTheRuleAtItsEdges(range: Int, width: Int, height: Int) throws {
+        var generator = SplitMix64(seed: UInt64(range * 1000 + width))
+        let most = (2 * range + 1) * (2 * range + 1)
+        let rule = try #require(try LargerThanLife(parsing: "R\(range),C0,M1,S\(most / 5)..\(most / 2),B\(most / 4)..\(most / 3),NM"))
+        var cells = BitGrid(width: width, height: height)
+        for y in 0..<height { for x in 0..<width where generator.next() % 2 == 0 { cells[x, y] = true } }
+        for wraps in [true, false] {
+            let expected = Self.naive(cells, rule: rule, wraps: wraps)
+            for kernel in Kernel.Implementation.allCases where kernel.isSupported {
+                var next = BitGrid(width: width, height: height)
+                try rule.step(cells, into: &next, wraps: wraps, using: kernel)
+                #expect(next == expected, "\(rule) \(width)x\(height) wraps \(wraps) \(kernel)")
+            }
         }
     }
 

@@ -61,16 +61,19 @@ typedef struct {
 
 /// One generation of a width x height board (rows `stride` words apart, bit x of word
 /// x / 64 column x) from `src` into `dst` (not the same memory): a torus where `wraps`,
-/// else dead beyond its edges. Returns 0 if it could not allocate its scratch rows.
+/// else dead beyond its edges; the box of range 127 or less in AVX2 where `avx2` (only
+/// where `tessera_cpu_has_avx2()`). Returns 0 if it could not allocate its scratch rows.
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
-                     int height, int wraps);
+                     int height, int wraps, int avx2);
 
 /// One generation of a Generations rule of `states` states on a width x height board of
 /// `bits` bit planes (`source[k]`, `target[k]`: bit k of each cell's state, rows
 /// `stride` words apart), whose live cells (state 1) step by `rule`, with no B0: a torus
-/// where `wraps`, else dead beyond the edges. Returns 0 if it could not allocate its rows.
+/// where `wraps`, else dead beyond the edges; by the tiles' AVX2 kernel where `avx2`
+/// (only where `tessera_cpu_has_avx2()`), else a word at a time. Returns 0 if it could
+/// not allocate its rows.
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
-                             int bits, size_t stride, int width, int height, int wraps);
+                             int bits, size_t stride, int width, int height, int wraps, int avx2);
 
 /// One generation of a rule from a Golly rule file on a width x height board of `bits`
 /// bit planes (as for Generations), each cell's next state the leaf its inputs reach in

@@ -145,9 +145,10 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
 
     /// One generation of `cells` into `next` (the same size): a torus where `wraps`, else
     /// dead beyond the edges.
-    public func step(_ cells: BitGrid, into next: inout BitGrid, wraps: Bool) throws {
+    public func step(_ cells: BitGrid, into next: inout BitGrid, wraps: Bool, using kernel: Kernel.Implementation = Kernel.best) throws {
         precondition(next.width == cells.width && next.height == cells.height)
         guard cells.width > 0, cells.height > 0 else { return }
+        try kernel.checkSupported()
         // The kernel counts in 32 bits: a row's prefix sums of column counts (each at most
         // 2r + 1) reach (width + 2r)(2r + 1).
         let side = Double(2 * range + 1)
@@ -159,7 +160,7 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
             next.withUnsafeMutableWords { target in
                 withKernelRule {
                     tessera_ltl_step($0, source.baseAddress!, target.baseAddress!, cells.wordsPerRow, Int32(cells.width),
-                                     Int32(cells.height), wraps ? 1 : 0)
+                                     Int32(cells.height), wraps ? 1 : 0, kernel == .avx2 ? 1 : 0)
                 }
             }
         }

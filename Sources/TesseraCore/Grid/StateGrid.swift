@@ -134,12 +134,14 @@ public struct StateGrid: Hashable, Sendable {
     /// One generation of a Generations rule of `states` states, whose live cells step by
     /// `alive` (`Generations.alive`, compiled once by the caller, not a generation),
     /// into `next`, the same size: a torus where `wraps`, else dead beyond the edges.
-    public func step(alive: Rule, states: Int, into next: inout StateGrid, wraps: Bool) throws {
+    public func step(alive: Rule, states: Int, into next: inout StateGrid, wraps: Bool,
+                     using kernel: Kernel.Implementation = Kernel.best) throws {
         guard width > 0, height > 0 else { return }
-        let stepped = stepPlanes(into: &next) { sources, targets in
+        try kernel.checkSupported()
+        let stepped = stepPlanes(into: &next, fillsEveryWord: true) { sources, targets in
             alive.withKernelRule {
                 tessera_generations_step($0, Int32(states), sources, targets, Int32(planes.count), planes[0].wordsPerRow,
-                                         Int32(width), Int32(height), wraps ? 1 : 0)
+                                         Int32(width), Int32(height), wraps ? 1 : 0, kernel == .avx2 ? 1 : 0)
             }
         }
         guard stepped != 0 else { throw TesseraError("no memory for a Generations step of a \(width)-wide board", fix: "free some memory") }

@@ -1,0 +1,261 @@
+// One generation of Larger than Life on the (2r+1)² box, range up to 127, in AVX2: each
+// column's count over the 2r+1 rows around the current row is a byte (at most 255) kept
+// as the row moves down, one row's bits added and one's taken away, 32 columns at a
+// time; a row's counts are window sums of those over 2r+1 columns, in 16 bits (at most
+// 255² = 65025), made from sums over 1, 2, 4, … columns in O(log r) passes; the rule
+// is two unsigned compares of 16 counts at a time, packed back to bits by a byte mask.
+#include "CTesseraKernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define AVX2 __attribute__((target("avx2"))) static
+#define AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
+
+// Bits x .. x+31 of a row (x a multiple of 32), none past `width`.
+static inline uint32_t bits32(const uint64_t *row, int x, int width) {
+    uint32_t bits = (uint32_t)(row[x >> 6] >> (x & 63));
+    return width - x >= 32 ? bits : bits & ((1u << (width - x)) - 1);
+}
+
+// 32 bits as 32 bytes, 0xFF where a bit is set.
+AVX2_INLINE __m256i byte_mask(uint32_t bits) {
+    const __m256i spread = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3,
+                                            3, 3, 3, 3);
+    const __m256i select = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+    __m256i v = _mm256_shuffle_epi8(_mm256_set1_epi32((int)bits), spread);
+    return _mm256_cmpeq_epi8(_mm256_and_si256(v, select), select);
+}
+
+// 16 bits as 16 lanes of 16 bits, 0xFFFF where a bit is set.
+AVX2_INLINE __m256i word_mask(uint32_t bits) {
+    const __m256i select = _mm256_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, (short)32768);
+    return _mm256_cmpeq_epi16(_mm256_and_si256(_mm256_set1_epi16((short)bits), select), select);
+}
+
+// Columns' counts (`columns[x]`, x < width) with row `add`'s cells added and row
+// `remove`'s taken away (either NULL: none; the test outside the loop).
+AVX2_INLINE void move_rows_of(uint8_t *columns, const uint64_t *add, const uint64_t *remove, int width, const int adds,
+                              const int removes) {
+    for (int x = 0; x < width; x += 32) {
+        __m256i c = _mm256_loadu_si256((const __m256i *)(columns + x));
+        if (adds) c = _mm256_sub_epi8(c, byte_mask(bits32(add, x, width)));
+        if (removes) c = _mm256_add_epi8(c, byte_mask(bits32(remove, x, width)));
+        _mm256_storeu_si256((__m256i *)(columns + x), c);
+    }
+}
+
+AVX2 void move_rows(uint8_t *columns, const uint64_t *add, const uint64_t *remove, int width) {
+    if (add && remove) move_rows_of(columns, add, remove, width, 1, 1);
+    else if (add) move_rows_of(columns, add, remove, width, 1, 0);
+    else if (remove) move_rows_of(columns, add, remove, width, 0, 1);
+}
+
+// sums[i] = a[i] + a[i + m], i < count.
+AVX2 void pair_sums(const uint16_t *restrict a, int m, int count, uint16_t *restrict sums) {
+    for (int i = 0; i < count; i++) sums[i] = (uint16_t)(a[i] + a[i + m]);
+}
+
+// out[x] (+)= a[x + offset], x < count.
+AVX2 void take(const uint16_t *restrict a, int offset, int count, int add, uint16_t *restrict out) {
+    if (add)
+        for (int x = 0; x < count; x++) out[x] = (uint16_t)(out[x] + a[x + offset]);
+    else
+        for (int x = 0; x < count; x++) out[x] = a[x + offset];
+}
+
+// out[x] = the sum of values[x .. x+n-1], x < count, from the sums over runs of 1, 2,
+// 4, … values (`scratch`: two arrays of count + n values).
+AVX2 void window_sums(const uint16_t *values, int count, int n, uint16_t *out, uint16_t *const scratch[2]) {
+    const uint16_t *runs = values;  // runs[i]: the sum of `run` values from i
+    int run = 1, length = count + n - 1, offset = 0, first = 1, spare = 0;
+    for (;;) {
+        if (n & run) {
+            take(runs, offset, count, !first, out);
+            offset += run, first = 0;
+        }
+        if (2 * run > n) break;
+        pair_sums(runs, run, length - run, scratch[spare]);
+        runs = scratch[spare], spare ^= 1, length -= run, run *= 2;
+    }
+}
+
+// Row `out` of the next generation from the row's cells and their counts, 32 at a time.
+AVX2 void decide(const tessera_ltl_rule *rule, const uint64_t *row, const uint16_t *counts, int width, uint64_t *out) {
+    const __m256i birthLow = _mm256_set1_epi16((short)rule->birthLow),
+                  birthSpan = _mm256_set1_epi16((short)(rule->birthHigh - rule->birthLow)),
+                  surviveLow = _mm256_set1_epi16((short)rule->surviveLow),
+                  surviveSpan = _mm256_set1_epi16((short)(rule->surviveHigh - rule->surviveLow));
+    int itself = rule->countsItself;
+    memset(out, 0, (size_t)(width + 63) / 64 * 8);
+    for (int x = 0; x < width; x += 32) {
+        uint32_t bits = bits32(row, x, width);
+        __m256i decided[2];
+        for (int half = 0; half < 2; half++) {
+            __m256i alive = word_mask(bits >> (16 * half) & 0xFFFF);
+            __m256i n = _mm256_loadu_si256((const __m256i *)(counts + x + 16 * half));
+            if (!itself) n = _mm256_add_epi16(n, alive);  // alive is -1 where it counts itself
+            __m256i b = _mm256_sub_epi16(n, birthLow), s = _mm256_sub_epi16(n, surviveLow);
+            __m256i born = _mm256_cmpeq_epi16(_mm256_min_epu16(b, birthSpan), b);
+            __m256i stays = _mm256_cmpeq_epi16(_mm256_min_epu16(s, surviveSpan), s);
+            decided[half] = _mm256_blendv_epi8(born, stays, alive);
+        }
+        // Lanes of -1 or 0 packed to bytes (per 128-bit half, so the quarters reordered).
+        __m256i bytes = _mm256_permute4x64_epi64(_mm256_packs_epi16(decided[0], decided[1]), 0xD8);
+        uint32_t next = (uint32_t)_mm256_movemask_epi8(bytes);
+        if (width - x < 32) next &= (1u << (width - x)) - 1;
+        out[x >> 6] |= (uint64_t)next << (x & 63);
+    }
+}
+
+// A range of 7 or less, whose counts fit a byte ((2r+1)² ≤ 225): 32 cells from column x
+// on, each count summed from the columns' bytes as it is decided, never stored. The
+// columns are read 32-byte aligned (the vector at x and those either side) and the
+// windows made in registers: unaligned loads over bytes the row before had just stored
+// waited on the store buffer (a third slower). Moving the columns down in the same
+// loop, rather than a loop of its own, was slower again.
+typedef struct { __m256i birthLow, birthSpan, surviveLow, surviveSpan; int itself; } byte_rule;
+
+AVX2_INLINE uint32_t decide32(const byte_rule *rule, const uint8_t *columns, uint32_t bits, const int r) {
+    __m256i before = _mm256_load_si256((const __m256i *)(columns - 32)), here = _mm256_load_si256((const __m256i *)columns),
+            after = _mm256_load_si256((const __m256i *)(columns + 32));
+    // Bytes 16 on from `here`, and 16 before it: what the windows straddle.
+    __m256i east = _mm256_permute2x128_si256(here, after, 0x21), west = _mm256_permute2x128_si256(before, here, 0x21);
+    __m256i count = here;
+#define SIDES(j)                                                                       \
+    if (j <= r) {                                                                      \
+        count = _mm256_add_epi8(count, _mm256_alignr_epi8(east, here, j));             \
+        count = _mm256_add_epi8(count, _mm256_alignr_epi8(here, west, 16 - j));        \
+    }
+    SIDES(1) SIDES(2) SIDES(3) SIDES(4) SIDES(5) SIDES(6) SIDES(7)
+#undef SIDES
+    __m256i alive = byte_mask(bits);
+    if (!rule->itself) count = _mm256_add_epi8(count, alive);  // alive is -1 where it counts itself
+    __m256i b = _mm256_sub_epi8(count, rule->birthLow), s = _mm256_sub_epi8(count, rule->surviveLow);
+    __m256i born = _mm256_cmpeq_epi8(_mm256_min_epu8(b, rule->birthSpan), b);
+    __m256i stays = _mm256_cmpeq_epi8(_mm256_min_epu8(s, rule->surviveSpan), s);
+    return (uint32_t)_mm256_movemask_epi8(_mm256_blendv_epi8(born, stays, alive));
+}
+
+// Row `out` of the next generation, 64 cells a word, for range `r` (a constant in each
+// copy, so that the sums unroll).
+AVX2_INLINE void decide_in_bytes_r(const byte_rule *rule, const uint64_t *row, const uint8_t *columns, int width, uint64_t *out,
+                                   const int r) {
+    for (int x = 0; x < width; x += 64) {
+        uint64_t bits = row[x >> 6], next = decide32(rule, columns + x, (uint32_t)bits, r);
+        if (width - x > 32) next |= (uint64_t)decide32(rule, columns + x + 32, (uint32_t)(bits >> 32), r) << 32;
+        out[x >> 6] = width - x >= 64 ? next : next & ((1ull << (width - x)) - 1);
+    }
+}
+
+AVX2 void decide_in_bytes(const tessera_ltl_rule *rule, const uint64_t *row, const uint8_t *columns, int width, uint64_t *out) {
+    byte_rule bytes = {_mm256_set1_epi8((char)rule->birthLow), _mm256_set1_epi8((char)(rule->birthHigh - rule->birthLow)),
+                       _mm256_set1_epi8((char)rule->surviveLow), _mm256_set1_epi8((char)(rule->surviveHigh - rule->surviveLow)),
+                       rule->countsItself};
+    switch (rule->range) {
+#define RANGE(r) \
+    case r: decide_in_bytes_r(&bytes, row, columns, width, out, r); break;
+        RANGE(1) RANGE(2) RANGE(3) RANGE(4) RANGE(5) RANGE(6) RANGE(7)
+#undef RANGE
+    }
+}
+
+// The board row that row `y` stands for, or -1 beyond a dead edge.
+static inline int row_at(int y, int height, int wraps) {
+    if (wraps) return ((y % height) + height) % height;
+    return y >= 0 && y < height ? y : -1;
+}
+
+// The margins' columns on a torus: `west[k]` for column -1-k, `east[k]` for width + k
+// (a division each, once a generation rather than a row); NULL without memory.
+static int *wrapped_columns(int r, int width) {
+    int *at = malloc(2 * (size_t)r * sizeof *at + 1);
+    if (at)
+        for (int k = 0; k < r; k++) at[k] = (((-1 - k) % width) + width) % width, at[r + k] = k % width;
+    return at;
+}
+
+// Ranges 1 to 7: each column's count a byte at `columns[x]` (32-byte aligned), a vector
+// of margin either side, holding the wrapped columns on a torus and 0 on a plane.
+AVX2 int step_in_bytes(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height,
+                       int wraps) {
+    int r = rule->range, padded = (width + 31) / 32 * 32;
+    size_t bytes = (size_t)padded + 64;
+    uint8_t *memory = aligned_alloc(32, bytes);
+    int *wrapped = wrapped_columns(r, width);
+    if (!memory || !wrapped) {
+        free(memory), free(wrapped);
+        return 0;
+    }
+    memset(memory, 0, bytes);
+    uint8_t *columns = memory + 32;
+    for (int dy = -r; dy <= r; dy++) {
+        int source = row_at(dy, height, wraps);
+        if (source >= 0) move_rows(columns, src + (size_t)source * stride, NULL, width);
+    }
+    for (int y = 0; y < height; y++) {
+        if (wraps)
+            for (int k = 0; k < r; k++) columns[-1 - k] = columns[wrapped[k]], columns[width + k] = columns[wrapped[r + k]];
+        decide_in_bytes(rule, src + (size_t)y * stride, columns, width, dst + (size_t)y * stride);
+        int leaving = row_at(y - r, height, wraps), arriving = row_at(y + r + 1, height, wraps);
+        move_rows(columns, arriving >= 0 ? src + (size_t)arriving * stride : NULL,
+                  leaving >= 0 ? src + (size_t)leaving * stride : NULL, width);
+    }
+    free(memory), free(wrapped);
+    return 1;
+}
+
+// Ranges 8 to 127: the columns' counts with r margin columns either side, widened to
+// 16 bits for the window sums.
+AVX2 int step_in_words(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height,
+                       int wraps) {
+    int r = rule->range, n = 2 * r + 1;
+    int padded = (width + 31) / 32 * 32, extended = padded + 2 * r;
+    // Column x's count at columns[r + x]; r columns either side stand for the wrapped or
+    // dead ones beyond the edges.
+    uint8_t *columns = calloc((size_t)extended + 32, 1);
+    // Counts past the width stay 0: `decide` reads them and masks what they give.
+    uint16_t *values = malloc(((size_t)extended + 16) * 2), *counts = calloc((size_t)padded + 16, 2);
+    uint16_t *scratch[2] = {malloc(((size_t)extended + 16) * 2), malloc(((size_t)extended + 16) * 2)};
+    int *wrapped = wrapped_columns(r, width);
+    if (!columns || !values || !counts || !scratch[0] || !scratch[1] || !wrapped) {
+        free(columns), free(values), free(counts), free(scratch[0]), free(scratch[1]), free(wrapped);
+        return 0;
+    }
+    uint8_t *board = columns + r;
+    for (int dy = -r; dy <= r; dy++) {
+        int source = row_at(dy, height, wraps);
+        if (source >= 0) move_rows(board, src + (size_t)source * stride, NULL, width);
+    }
+    for (int y = 0; y < height; y++) {
+        if (wraps)
+            for (int k = 0; k < r; k++) board[-1 - k] = board[wrapped[k]], board[width + k] = board[wrapped[r + k]];
+        for (int i = 0; i < width + 2 * r; i++) values[i] = columns[i];
+        window_sums(values, width, n, counts, scratch);
+        decide(rule, src + (size_t)y * stride, counts, width, dst + (size_t)y * stride);
+        int leaving = row_at(y - r, height, wraps), arriving = row_at(y + r + 1, height, wraps);
+        move_rows(board, arriving >= 0 ? src + (size_t)arriving * stride : NULL,
+                  leaving >= 0 ? src + (size_t)leaving * stride : NULL, width);
+    }
+    free(columns), free(values), free(counts), free(scratch[0]), free(scratch[1]), free(wrapped);
+    return 1;
+}
+
+int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                              int height, int wraps) {
+    return rule->range <= 7 ? step_in_bytes(rule, src, dst, stride, width, height, wraps)
+                            : step_in_words(rule, src, dst, stride, width, height, wraps);
+}
+
+#else
+
+int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                              int height, int wraps) {
+    (void)rule, (void)src, (void)dst, (void)stride, (void)width, (void)height, (void)wraps;
+    return 0;
+}
+
+#endif
