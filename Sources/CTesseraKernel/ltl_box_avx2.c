@@ -1,9 +1,10 @@
 // One generation of Larger than Life on the (2r+1)² box, range up to 127, in AVX2: each
 // column's count over the 2r+1 rows around the current row is a byte (at most 255) kept
 // as the row moves down, one row's bits added and one's taken away, 32 columns at a
-// time; a row's counts are window sums of those over 2r+1 columns, in 16 bits (at most
-// 255² = 65025), made from sums over 1, 2, 4, … columns in O(log r) passes; the rule
-// is two unsigned compares of 16 counts at a time, packed back to bits by a byte mask.
+// time; a row's counts are window sums of those over 2r+1 columns, in bytes up to range
+// 7 ((2r+1)² ≤ 225), else in 16 bits (at most 255² = 65025) as differences of prefix
+// sums; the rule is two unsigned compares of 32 or 16 counts at a time, packed back to
+// bits by a byte mask.
 #include "CTesseraKernel.h"
 
 #include <stdlib.h>
@@ -54,37 +55,31 @@ AVX2 void move_rows(uint8_t *columns, const uint64_t *add, const uint64_t *remov
     else if (remove) move_rows_of(columns, add, remove, width, 0, 1);
 }
 
-// sums[i] = a[i] + a[i + m], i < count.
-AVX2 void pair_sums(const uint16_t *restrict a, int m, int count, uint16_t *restrict sums) {
-    for (int i = 0; i < count; i++) sums[i] = (uint16_t)(a[i] + a[i + m]);
-}
-
-// out[x] (+)= a[x + offset], x < count.
-AVX2 void take(const uint16_t *restrict a, int offset, int count, int add, uint16_t *restrict out) {
-    if (add)
-        for (int x = 0; x < count; x++) out[x] = (uint16_t)(out[x] + a[x + offset]);
-    else
-        for (int x = 0; x < count; x++) out[x] = a[x + offset];
-}
-
-// out[x] = the sum of values[x .. x+n-1], x < count, from the sums over runs of 1, 2,
-// 4, … values (`scratch`: two arrays of count + n values).
-AVX2 void window_sums(const uint16_t *values, int count, int n, uint16_t *out, uint16_t *const scratch[2]) {
-    const uint16_t *runs = values;  // runs[i]: the sum of `run` values from i
-    int run = 1, length = count + n - 1, offset = 0, first = 1, spare = 0;
-    for (;;) {
-        if (n & run) {
-            take(runs, offset, count, !first, out);
-            offset += run, first = 0;
-        }
-        if (2 * run > n) break;
-        pair_sums(runs, run, length - run, scratch[spare]);
-        runs = scratch[spare], spare ^= 1, length -= run, run *= 2;
+// prefix[i] = the sum of columns[0 .. i-1], i ≤ count (count a multiple of 16), modulo
+// 2^16: a window's sum is the difference of two, exact while it is under 2^16. Sixteen
+// at a time: a scan in each 128-bit half, the low half's total added to the high half,
+// and the total so far to both.
+AVX2 void prefix_sums(const uint8_t *columns, int count, uint16_t *prefix) {
+    const __m256i lastWord = _mm256_setr_epi8(14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15,
+                                              14, 15, 14, 15, 14, 15, 14, 15, 14, 15, 14, 15);
+    __m256i total = _mm256_setzero_si256();
+    prefix[0] = 0;
+    for (int i = 0; i < count; i += 16) {
+        __m256i v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(columns + i)));
+        v = _mm256_add_epi16(v, _mm256_slli_si256(v, 2));
+        v = _mm256_add_epi16(v, _mm256_slli_si256(v, 4));
+        v = _mm256_add_epi16(v, _mm256_slli_si256(v, 8));
+        __m256i halves = _mm256_shuffle_epi8(v, lastWord);  // each half's total, across it
+        v = _mm256_add_epi16(v, _mm256_permute2x128_si256(halves, halves, 0x08));
+        v = _mm256_add_epi16(v, total);
+        _mm256_storeu_si256((__m256i *)(prefix + 1 + i), v);
+        total = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, lastWord), 0xFF);
     }
 }
 
 // Row `out` of the next generation from the row's cells and their counts, 32 at a time.
-AVX2 void decide(const tessera_ltl_rule *rule, const uint64_t *row, const uint16_t *counts, int width, uint64_t *out) {
+AVX2 void decide(const tessera_ltl_rule *rule, const uint64_t *row, const uint16_t *prefix, int width, uint64_t *out) {
+    int n = 2 * rule->range + 1;
     const __m256i birthLow = _mm256_set1_epi16((short)rule->birthLow),
                   birthSpan = _mm256_set1_epi16((short)(rule->birthHigh - rule->birthLow)),
                   surviveLow = _mm256_set1_epi16((short)rule->surviveLow),
@@ -96,9 +91,10 @@ AVX2 void decide(const tessera_ltl_rule *rule, const uint64_t *row, const uint16
         __m256i decided[2];
         for (int half = 0; half < 2; half++) {
             __m256i alive = word_mask(bits >> (16 * half) & 0xFFFF);
-            __m256i n = _mm256_loadu_si256((const __m256i *)(counts + x + 16 * half));
-            if (!itself) n = _mm256_add_epi16(n, alive);  // alive is -1 where it counts itself
-            __m256i b = _mm256_sub_epi16(n, birthLow), s = _mm256_sub_epi16(n, surviveLow);
+            const uint16_t *at = prefix + x + 16 * half;
+            __m256i count = _mm256_sub_epi16(_mm256_loadu_si256((const __m256i *)(at + n)), _mm256_loadu_si256((const __m256i *)at));
+            if (!itself) count = _mm256_add_epi16(count, alive);  // alive is -1 where it counts itself
+            __m256i b = _mm256_sub_epi16(count, birthLow), s = _mm256_sub_epi16(count, surviveLow);
             __m256i born = _mm256_cmpeq_epi16(_mm256_min_epu16(b, birthSpan), b);
             __m256i stays = _mm256_cmpeq_epi16(_mm256_min_epu16(s, surviveSpan), s);
             decided[half] = _mm256_blendv_epi8(born, stays, alive);
@@ -208,21 +204,19 @@ AVX2 int step_in_bytes(const tessera_ltl_rule *rule, const uint64_t *src, uint64
     return 1;
 }
 
-// Ranges 8 to 127: the columns' counts with r margin columns either side, widened to
-// 16 bits for the window sums.
+// Ranges 8 to 127: the columns' counts with r margin columns either side, and a row's
+// counts from their prefix sums in 16 bits.
 AVX2 int step_in_words(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height,
                        int wraps) {
-    int r = rule->range, n = 2 * r + 1;
-    int padded = (width + 31) / 32 * 32, extended = padded + 2 * r;
+    int r = rule->range;
+    int padded = (width + 31) / 32 * 32, extended = padded + 2 * r, scanned = (extended + 15) / 16 * 16;
     // Column x's count at columns[r + x]; r columns either side stand for the wrapped or
-    // dead ones beyond the edges.
-    uint8_t *columns = calloc((size_t)extended + 32, 1);
-    // Counts past the width stay 0: `decide` reads them and masks what they give.
-    uint16_t *values = malloc(((size_t)extended + 16) * 2), *counts = calloc((size_t)padded + 16, 2);
-    uint16_t *scratch[2] = {malloc(((size_t)extended + 16) * 2), malloc(((size_t)extended + 16) * 2)};
+    // dead ones beyond the edges. Past those, 0 up to what the scan reads.
+    uint8_t *columns = calloc((size_t)scanned + 32, 1);
+    uint16_t *prefix = malloc(((size_t)scanned + 16) * 2);
     int *wrapped = wrapped_columns(r, width);
-    if (!columns || !values || !counts || !scratch[0] || !scratch[1] || !wrapped) {
-        free(columns), free(values), free(counts), free(scratch[0]), free(scratch[1]), free(wrapped);
+    if (!columns || !prefix || !wrapped) {
+        free(columns), free(prefix), free(wrapped);
         return 0;
     }
     uint8_t *board = columns + r;
@@ -233,14 +227,13 @@ AVX2 int step_in_words(const tessera_ltl_rule *rule, const uint64_t *src, uint64
     for (int y = 0; y < height; y++) {
         if (wraps)
             for (int k = 0; k < r; k++) board[-1 - k] = board[wrapped[k]], board[width + k] = board[wrapped[r + k]];
-        for (int i = 0; i < width + 2 * r; i++) values[i] = columns[i];
-        window_sums(values, width, n, counts, scratch);
-        decide(rule, src + (size_t)y * stride, counts, width, dst + (size_t)y * stride);
+        prefix_sums(columns, scanned, prefix);
+        decide(rule, src + (size_t)y * stride, prefix, width, dst + (size_t)y * stride);
         int leaving = row_at(y - r, height, wraps), arriving = row_at(y + r + 1, height, wraps);
         move_rows(board, arriving >= 0 ? src + (size_t)arriving * stride : NULL,
                   leaving >= 0 ? src + (size_t)leaving * stride : NULL, width);
     }
-    free(columns), free(values), free(counts), free(scratch[0]), free(scratch[1]), free(wrapped);
+    free(columns), free(prefix), free(wrapped);
     return 1;
 }
 
