@@ -1,5 +1,6 @@
-// One generation of Larger than Life on a bounded board (without AVX2, or past range
-// 127, or a shape other than the box; ltl_box_avx2.c steps the rest), at a cost per cell that does
+// One generation of Larger than Life on a bounded board (without AVX2 or past range 127
+// the box, and the disc; ltl_box_avx2.c and ltl_diamond.c step the rest), at a cost per
+// cell that does
 // not grow with the range on the Moore box: each column's count over the 2r+1 rows
 // around the current row is kept as the row moves down (one row added, one taken
 // away), and a row's counts are differences of prefix sums of those column counts.
@@ -164,8 +165,24 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
 int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                               int height, int wraps);
 
+// The von Neumann diamond at a cost per cell that does not grow with the range
+// (ltl_diamond.c).
+int tessera_ltl_diamond_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                             int height, int wraps);
+
+// Whether the rows' spans make the diamond |dx| + |dy| <= r, and its two rings of
+// diagonal sums (2r+4 rows of width+2r+2 counts each) take 256 MiB or less.
+static int diamond_fits(const tessera_ltl_rule *rule, int width) {
+    int r = rule->range;
+    if (!rule->reach) return 0;
+    for (int dy = -r; dy <= r; dy++)
+        if (rule->reach[dy + r] != r - (dy < 0 ? -dy : dy)) return 0;
+    return 2.0 * (2 * r + 4) * ((double)width + 2 * r + 2) * 4 <= 256.0 * (1 << 20);
+}
+
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                      int height, int wraps, int avx2) {
     if (avx2 && !rule->reach && rule->range <= 127) return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps);
+    if (diamond_fits(rule, width)) return tessera_ltl_diamond_step(rule, src, dst, stride, width, height, wraps);
     return step_by_prefix_sums(rule, src, dst, stride, width, height, wraps);
 }

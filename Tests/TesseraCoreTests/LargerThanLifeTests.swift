@@ -97,12 +97,14 @@ import Testing
 
     /// The same at the AVX2 kernel's edges: rows of 32, 64 and 65 cells; the largest
     /// range it counts in 16 bits (127, each column's count 255, a torus of 3x2 counting
-    /// its cells thousands of times), and the first past it (128, by prefix sums).
-    @Test(arguments: [(5, 32, 40), (5, 64, 11), (7, 65, 30), (10, 200, 25), (127, 3, 2), (128, 3, 2), (127, 40, 1)])
-    func theKernelIsTheRuleAtItsEdges(range: Int, width: Int, height: Int) throws {
+    /// its cells thousands of times), and the first past it (128, by prefix sums). The
+    /// diamond's counts from diagonal sums: a range past the board, and wide.
+    @Test(arguments: [(5, 32, 40, "M"), (5, 64, 11, "M"), (7, 65, 30, "M"), (10, 200, 25, "M"), (127, 3, 2, "M"), (128, 3, 2, "M"),
+                      (127, 40, 1, "M"), (9, 3, 2, "N"), (6, 100, 30, "N"), (40, 50, 9, "N")])
+    func theKernelIsTheRuleAtItsEdges(range: Int, width: Int, height: Int, shape: String) throws {
         var generator = SplitMix64(seed: UInt64(range * 1000 + width))
-        let most = (2 * range + 1) * (2 * range + 1)
-        let rule = try #require(try LargerThanLife(parsing: "R\(range),C0,M1,S\(most / 5)..\(most / 2),B\(most / 4)..\(most / 3),NM"))
+        let most = try #require(try LargerThanLife(parsing: "R\(range),C0,M1,S0..0,B0..0,N\(shape)")).largestCount
+        let rule = try #require(try LargerThanLife(parsing: "R\(range),C0,M1,S\(most / 5)..\(most / 2),B\(most / 4)..\(most / 3),N\(shape)"))
         var cells = BitGrid(width: width, height: height)
         for y in 0..<height { for x in 0..<width where generator.next() % 2 == 0 { cells[x, y] = true } }
         for wraps in [true, false] {
