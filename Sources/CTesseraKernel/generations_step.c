@@ -75,11 +75,6 @@ static inline void update_states(uint64_t next, int states, const uint64_t *cons
     }
 }
 
-void tessera_states_after(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
-                          size_t words) {
-    for (size_t at = 0; at < words; at++) update_states(next[at], states, source, target, bits, at, ~0ull);
-}
-
 static int step_row_at_a_time(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
                               int bits, size_t stride, int width, int height, int wraps) {
     size_t extWords = ((size_t)width + 2 + 63) / 64 + 1;
@@ -206,6 +201,11 @@ CLONES static void update_row(const uint64_t *next, int states, const uint64_t *
 #define UPDATE(b) update_row_of(next, states, source, target, b, at, words, lastMask)
     BY_BITS(UPDATE)
 #undef UPDATE
+}
+
+void tessera_states_after(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
+                          size_t words) {
+    update_row(next, states, source, target, bits, 0, words, ~0ull);
 }
 
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
