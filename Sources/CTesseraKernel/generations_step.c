@@ -228,7 +228,11 @@ int tessera_generations_step(const tessera_rule *rule, int states, const uint64_
         // Band row i is board row top - 1 + i: the band's rows and one either side.
         for (int i = 0; i < count + 2; i++)
             live_words(source, bits, stride, width, height, top - 1 + i, wraps, alive + 4 + (size_t)i * bandStride, rowWords);
-        tessera_step_rows_avx2(alive + 4, next + 4, bandStride, rowWords, 1, (size_t)count + 1, rule);
+        if (!tessera_step_rows_avx2(alive + 4, next + 4, bandStride, rowWords, 1, (size_t)count + 1, rule)) {
+            // A build without the AVX2 loop (not x86): nothing stepped, nothing written yet.
+            free(alive), free(next);
+            return step_row_at_a_time(rule, states, source, target, bits, stride, width, height, wraps);
+        }
         for (int i = 1; i <= count; i++) {
             const uint64_t *stepped = next + 4 + (size_t)i * bandStride;
             update_row(stepped, states, source, target, bits, (size_t)(top + i - 1) * stride, words, lastMask);
