@@ -12,6 +12,89 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Four words of every plane: the loops over a row step 256 cells at a time (AVX2 where
+// the CPU has it, the clones below). Read and written in place through the unaligned
+// type, never passed to a function (a vector argument's ABI differs between the clones).
+typedef uint64_t word4 __attribute__((vector_size(32), aligned(8)));
+#define INLINE static inline __attribute__((always_inline))
+#if defined(__x86_64__) && defined(__ELF__)
+#define CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CLONES
+#endif
+#define AT4(p) (*(word4 *)(p))
+
+// The planes' four words at `at` after a generation whose live cells' next state is
+// `next` (1 where a cell is born or survives): born cells and survivors are 1, a live
+// cell that does not survive 2, a dying cell counts on, and the last state wraps to 0.
+INLINE void update4(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, const int bits,
+                    size_t at) {
+    word4 plane[8], any = {0, 0, 0, 0}, step = AT4(next);
+    for (int k = 0; k < bits; k++) any |= plane[k] = AT4(source[k] + at);
+    word4 alive = plane[0];
+    for (int k = 1; k < bits; k++) alive &= ~plane[k];
+    // Dying cells count up: plane bits plus one where `dying`.
+    word4 dying = any & ~alive, born = step & ~any, dies = alive & ~step, carry = dying;
+    for (int k = 0; k < bits; k++) {
+        word4 sum = plane[k] ^ carry;
+        carry &= plane[k];
+        plane[k] = sum;
+    }
+    // Those that reached `states` are dead.
+    word4 last = dying;
+    for (int k = 0; k < bits; k++) last &= states >> k & 1 ? plane[k] : ~plane[k];
+    word4 counted = dying & ~last, one = born | (alive & step), none = {0, 0, 0, 0};
+    for (int k = 0; k < bits; k++) AT4(target[k] + at) = (plane[k] & counted) | (k == 0 ? one : k == 1 ? dies : none);
+}
+
+// `update4` over the `words` words of a row at `at`, the last masked by `lastMask`.
+INLINE void update_row_of(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target,
+                          const int bits, size_t at, size_t words, uint64_t lastMask) {
+    size_t whole = words / 4 * 4, rest = words - whole;
+    for (size_t j = 0; j < whole; j += 4) update4(next + j, states, source, target, bits, at + j);
+    if (rest) {
+        // The last words, fewer than four, through copies four words long.
+        uint64_t from[8][4] = {{0}}, to[8][4], step[4] = {0};
+        const uint64_t *sources[8];
+        uint64_t *targets[8];
+        for (int k = 0; k < bits; k++) {
+            memcpy(from[k], source[k] + at + whole, rest * 8);
+            sources[k] = from[k], targets[k] = to[k];
+        }
+        memcpy(step, next + whole, rest * 8);
+        update4(step, states, sources, targets, bits, 0);
+        for (int k = 0; k < bits; k++) memcpy(target[k] + at + whole, to[k], rest * 8);
+    }
+    if (words)
+        for (int k = 0; k < bits; k++) target[k][at + words - 1] &= lastMask;
+}
+
+// Each of a Generations board's plane counts (up to 256 states, 8 planes) as a
+// constant, so that the loops over planes unroll into registers.
+#define BY_BITS(call)                 \
+    switch (bits) {                   \
+    case 2: call(2); break;           \
+    case 3: call(3); break;           \
+    case 4: call(4); break;           \
+    case 5: call(5); break;           \
+    case 6: call(6); break;           \
+    case 7: call(7); break;           \
+    case 8: call(8); break;           \
+    default: call(bits); break;       \
+    }
+
+CLONES static void update_row(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
+                              size_t at, size_t words, uint64_t lastMask) {
+#define UPDATE(b) update_row_of(next, states, source, target, b, at, words, lastMask)
+    BY_BITS(UPDATE)
+#undef UPDATE
+}
+
+void tessera_states_after(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
+                          size_t words) {
+    update_row(next, states, source, target, bits, 0, words, ~0ull);
+}
+
 // The 64 bits of `row` from bit `offset` on.
 static inline uint64_t bits_at(const uint64_t *row, size_t offset) {
     size_t word = offset >> 6, shift = offset & 63;
@@ -47,40 +130,12 @@ static uint64_t two_state(const tessera_rule *rule, const uint64_t in[9]) {
     return rule->compiled ? tessera_rule_apply(rule, in) : tessera_counts_next_of(rule, in);
 }
 
-// The planes' words at `at` after a generation whose live cells' next state is `next`
-// (1 where a cell is born or survives): born cells and survivors are 1, a live cell that
-// does not survive 2, a dying cell counts on, and the last state wraps to 0.
-static inline void update_states(uint64_t next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
-                                 size_t at, uint64_t mask) {
-    uint64_t plane[16], any = 0;
-    for (int k = 0; k < bits; k++) any |= plane[k] = source[k][at];
-    uint64_t alive = plane[0];
-    for (int k = 1; k < bits; k++) alive &= ~plane[k];
-    uint64_t dying = any & ~alive, dead = ~any;
-    uint64_t born = next & dead, dies = alive & ~next;
-    // Dying cells count up: plane bits plus one where `dying`.
-    uint64_t carry = dying;
-    for (int k = 0; k < bits; k++) {
-        uint64_t sum = plane[k] ^ carry;
-        carry &= plane[k];
-        plane[k] = sum;
-    }
-    // Those that reached `states` are dead.
-    uint64_t last = dying;
-    for (int k = 0; k < bits; k++) last &= states >> k & 1 ? plane[k] : ~plane[k];
-    uint64_t one = born | (alive & next), two = dies;
-    for (int k = 0; k < bits; k++) {
-        uint64_t value = (plane[k] & dying & ~last) | (k == 0 ? one : 0) | (k == 1 ? two : 0);
-        target[k][at] = value & mask;
-    }
-}
-
 static int step_row_at_a_time(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
                               int bits, size_t stride, int width, int height, int wraps) {
     size_t extWords = ((size_t)width + 2 + 63) / 64 + 1;
-    uint64_t *rows = calloc(3 * extWords, 8);
+    uint64_t *rows = calloc(4 * extWords, 8);
     if (!rows) return 0;
-    uint64_t *above = rows, *here = rows + extWords, *below = rows + 2 * extWords;
+    uint64_t *above = rows, *here = rows + extWords, *below = rows + 2 * extWords, *next = rows + 3 * extWords;
     live_row(source, bits, stride, width, height, -1, wraps, above, extWords);
     live_row(source, bits, stride, width, height, 0, wraps, here, extWords);
     size_t words = ((size_t)width + 63) / 64;
@@ -92,9 +147,9 @@ static int step_row_at_a_time(const tessera_rule *rule, int states, const uint64
             const uint64_t in[9] = {bits_at(above, x), bits_at(above, x + 1), bits_at(above, x + 2),
                                     bits_at(here, x), bits_at(here, x + 1), bits_at(here, x + 2),
                                     bits_at(below, x), bits_at(below, x + 1), bits_at(below, x + 2)};
-            uint64_t next = two_state(rule, in);
-            update_states(next, states, source, target, bits, (size_t)y * stride + j, j == words - 1 ? lastMask : ~0ull);
+            next[j] = two_state(rule, in);
         }
+        update_row(next, states, source, target, bits, (size_t)y * stride, words, lastMask);
         uint64_t *spare = above;
         above = here, here = below, below = spare;
     }
@@ -105,18 +160,6 @@ static int step_row_at_a_time(const tessera_rule *rule, int states, const uint64
 // Rows stepped by the tiles' kernel at once: the band's live cells and their next state
 // stay in cache between the copy, the step and the update.
 enum { BAND_ROWS = 64 };
-
-// Four words of every plane: the band's loops step 256 cells at a time (AVX2 where the
-// CPU has it, the clones below). Read and written in place through the unaligned type,
-// never passed to a function (a vector argument's ABI differs between the clones).
-typedef uint64_t word4 __attribute__((vector_size(32), aligned(8)));
-#define INLINE static inline __attribute__((always_inline))
-#if defined(__x86_64__) && defined(__ELF__)
-#define CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define CLONES
-#endif
-#define AT4(p) (*(word4 *)(p))
 
 // The live cells (state 1) of row `y` (wrapped round a torus, none beyond a plane's
 // edge) into `out`, `rowWords` (a multiple of 4) words with the bits past `width` 0.
@@ -149,63 +192,11 @@ INLINE void live_words_of(const uint64_t *const *planes, const int bits, size_t 
     }
 }
 
-// `update_states`, four words at a time: word j of the row at `at` from `next[j]`.
-INLINE void update_row_of(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target,
-                          const int bits, size_t at, size_t words, uint64_t lastMask) {
-    size_t whole = words / 4 * 4;
-    for (size_t j = 0; j < whole; j += 4) {
-        word4 plane[8], any = {0, 0, 0, 0}, step = AT4(next + j);
-        for (int k = 0; k < bits; k++) any |= plane[k] = AT4(source[k] + at + j);
-        word4 alive = plane[0];
-        for (int k = 1; k < bits; k++) alive &= ~plane[k];
-        word4 dying = any & ~alive, born = step & ~any, dies = alive & ~step, carry = dying;
-        for (int k = 0; k < bits; k++) {
-            word4 sum = plane[k] ^ carry;
-            carry &= plane[k];
-            plane[k] = sum;
-        }
-        word4 last = dying;
-        for (int k = 0; k < bits; k++) last &= states >> k & 1 ? plane[k] : ~plane[k];
-        word4 counted = dying & ~last, one = born | (alive & step), none = {0, 0, 0, 0};
-        for (int k = 0; k < bits; k++) AT4(target[k] + at + j) = (plane[k] & counted) | (k == 0 ? one : k == 1 ? dies : none);
-    }
-    for (size_t j = whole; j < words; j++)
-        update_states(next[j], states, source, target, bits, at + j, j == words - 1 ? lastMask : ~0ull);
-    if (whole == words && words)
-        for (int k = 0; k < bits; k++) target[k][at + words - 1] &= lastMask;
-}
-
-// Each of a Generations board's plane counts (up to 256 states, 8 planes) as a
-// constant, so that the loops over planes unroll into registers.
-#define BY_BITS(call)                 \
-    switch (bits) {                   \
-    case 2: call(2); break;           \
-    case 3: call(3); break;           \
-    case 4: call(4); break;           \
-    case 5: call(5); break;           \
-    case 6: call(6); break;           \
-    case 7: call(7); break;           \
-    case 8: call(8); break;           \
-    default: call(bits); break;       \
-    }
-
 CLONES static void live_words(const uint64_t *const *planes, int bits, size_t stride, int width, int height, int y, int wraps,
                               uint64_t *out, size_t rowWords) {
 #define LIVE(b) live_words_of(planes, b, stride, width, height, y, wraps, out, rowWords)
     BY_BITS(LIVE)
 #undef LIVE
-}
-
-CLONES static void update_row(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
-                              size_t at, size_t words, uint64_t lastMask) {
-#define UPDATE(b) update_row_of(next, states, source, target, b, at, words, lastMask)
-    BY_BITS(UPDATE)
-#undef UPDATE
-}
-
-void tessera_states_after(const uint64_t *next, int states, const uint64_t *const *source, uint64_t *const *target, int bits,
-                          size_t words) {
-    update_row(next, states, source, target, bits, 0, words, ~0ull);
 }
 
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,

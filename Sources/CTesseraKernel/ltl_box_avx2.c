@@ -6,6 +6,7 @@
 // sums; the rule is two unsigned compares of 32 or 16 counts at a time, packed back to
 // bits by a byte mask.
 #include "CTesseraKernel.h"
+#include "ltl_rows.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,12 +160,6 @@ AVX2 void decide_in_bytes(const tessera_ltl_rule *rule, const uint64_t *row, con
     }
 }
 
-// The board row that row `y` stands for, or -1 beyond a dead edge.
-static inline int row_at(int y, int height, int wraps) {
-    if (wraps) return ((y % height) + height) % height;
-    return y >= 0 && y < height ? y : -1;
-}
-
 // The margins' columns on a torus: `west[k]` for column -1-k, `east[k]` for width + k
 // (a division each, once a generation rather than a row); NULL without memory.
 static int *wrapped_columns(int r, int width) {
@@ -174,73 +169,47 @@ static int *wrapped_columns(int r, int width) {
     return at;
 }
 
-// Ranges 1 to 7: each column's count a byte at `columns[x]` (32-byte aligned), a vector
-// of margin either side, holding the wrapped columns on a torus and 0 on a plane.
-AVX2 int step_in_bytes(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height,
-                       int wraps) {
-    int r = rule->range, padded = (width + 31) / 32 * 32;
-    size_t bytes = (size_t)padded + 64;
+// Each column's count a byte at `columns[x]`, 32-byte aligned, with at least r and 32
+// bytes of margin either side: the wrapped columns on a torus, 0 on a plane, and 0
+// past them. A row's counts are summed in bytes up to range 7, else taken from the
+// columns' prefix sums in 16 bits (from column -r on).
+AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height, int wraps) {
+    int r = rule->range, padded = (width + 31) / 32 * 32, margin = (r + 31) / 32 * 32;
+    int scanned = (padded + 2 * r + 15) / 16 * 16;
+    size_t bytes = (size_t)padded + 2 * (size_t)margin + 32;
     uint8_t *memory = aligned_alloc(32, bytes);
+    uint16_t *prefix = r > 7 ? malloc(((size_t)scanned + 16) * 2) : NULL;
     int *wrapped = wrapped_columns(r, width);
-    if (!memory || !wrapped) {
-        free(memory), free(wrapped);
+    if (!memory || (r > 7 && !prefix) || !wrapped) {
+        free(memory), free(prefix), free(wrapped);
         return 0;
     }
     memset(memory, 0, bytes);
-    uint8_t *columns = memory + 32;
+    uint8_t *columns = memory + margin;
     for (int dy = -r; dy <= r; dy++) {
-        int source = row_at(dy, height, wraps);
+        int source = ltl_row_at(dy, height, wraps);
         if (source >= 0) move_rows(columns, src + (size_t)source * stride, NULL, width);
     }
     for (int y = 0; y < height; y++) {
         if (wraps)
             for (int k = 0; k < r; k++) columns[-1 - k] = columns[wrapped[k]], columns[width + k] = columns[wrapped[r + k]];
-        decide_in_bytes(rule, src + (size_t)y * stride, columns, width, dst + (size_t)y * stride);
-        int leaving = row_at(y - r, height, wraps), arriving = row_at(y + r + 1, height, wraps);
+        if (r <= 7) {
+            decide_in_bytes(rule, src + (size_t)y * stride, columns, width, dst + (size_t)y * stride);
+        } else {
+            prefix_sums(columns - r, scanned, prefix);
+            decide(rule, src + (size_t)y * stride, prefix, width, dst + (size_t)y * stride);
+        }
+        int leaving = ltl_row_at(y - r, height, wraps), arriving = ltl_row_at(y + r + 1, height, wraps);
         move_rows(columns, arriving >= 0 ? src + (size_t)arriving * stride : NULL,
                   leaving >= 0 ? src + (size_t)leaving * stride : NULL, width);
     }
-    free(memory), free(wrapped);
-    return 1;
-}
-
-// Ranges 8 to 127: the columns' counts with r margin columns either side, and a row's
-// counts from their prefix sums in 16 bits.
-AVX2 int step_in_words(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height,
-                       int wraps) {
-    int r = rule->range;
-    int padded = (width + 31) / 32 * 32, extended = padded + 2 * r, scanned = (extended + 15) / 16 * 16;
-    // Column x's count at columns[r + x]; r columns either side stand for the wrapped or
-    // dead ones beyond the edges. Past those, 0 up to what the scan reads.
-    uint8_t *columns = calloc((size_t)scanned + 32, 1);
-    uint16_t *prefix = malloc(((size_t)scanned + 16) * 2);
-    int *wrapped = wrapped_columns(r, width);
-    if (!columns || !prefix || !wrapped) {
-        free(columns), free(prefix), free(wrapped);
-        return 0;
-    }
-    uint8_t *board = columns + r;
-    for (int dy = -r; dy <= r; dy++) {
-        int source = row_at(dy, height, wraps);
-        if (source >= 0) move_rows(board, src + (size_t)source * stride, NULL, width);
-    }
-    for (int y = 0; y < height; y++) {
-        if (wraps)
-            for (int k = 0; k < r; k++) board[-1 - k] = board[wrapped[k]], board[width + k] = board[wrapped[r + k]];
-        prefix_sums(columns, scanned, prefix);
-        decide(rule, src + (size_t)y * stride, prefix, width, dst + (size_t)y * stride);
-        int leaving = row_at(y - r, height, wraps), arriving = row_at(y + r + 1, height, wraps);
-        move_rows(board, arriving >= 0 ? src + (size_t)arriving * stride : NULL,
-                  leaving >= 0 ? src + (size_t)leaving * stride : NULL, width);
-    }
-    free(columns), free(prefix), free(wrapped);
+    free(memory), free(prefix), free(wrapped);
     return 1;
 }
 
 int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                               int height, int wraps) {
-    return rule->range <= 7 ? step_in_bytes(rule, src, dst, stride, width, height, wraps)
-                            : step_in_words(rule, src, dst, stride, width, height, wraps);
+    return step(rule, src, dst, stride, width, height, wraps);
 }
 
 #else

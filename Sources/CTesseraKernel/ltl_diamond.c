@@ -7,8 +7,8 @@
 // where every count is 0; a torus is its board with r wrapped cells around it, nothing
 // beyond. Counts are modulo 2^32: a run's sum is exact as a difference.
 #include "CTesseraKernel.h"
+#include "ltl_rows.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,23 +25,14 @@ typedef struct {
     int columns;  // padded columns: x = -r-1 .. width+r, at x + r + 1
 } board;
 
-// Each byte value's eight bits as eight bytes of 0 or 1, lowest bit first.
-static uint64_t spread[256];
-
-static void make_spread(void) {
-    for (int v = 0; v < 256; v++)
-        for (int i = 0; i < 8; i++) spread[v] |= (uint64_t)(v >> i & 1) << (8 * i);
-}
-
 // Row `y`'s cells over the padded columns (`out` has 8 bytes more): the board's,
 // wrapped round a torus within r of its edges, 0 elsewhere.
 static void cells_of(const board *b, int y, uint8_t *out) {
     memset(out, 0, (size_t)b->columns + 8);
     if (b->wraps ? (y < -b->r || y >= b->height + b->r) : (y < 0 || y >= b->height)) return;
     int row = ((y % b->height) + b->height) % b->height, r = b->r, width = b->width;
-    const uint8_t *packed = (const uint8_t *)(b->src + (size_t)row * b->stride);  // little-endian: byte k holds cells 8k..8k+7
     uint8_t *cells = out + r + 1;
-    for (int k = 0; k < (width + 7) / 8; k++) memcpy(cells + 8 * k, &spread[packed[k]], 8);
+    ltl_unpack(b->src + (size_t)row * b->stride, width, cells);
     memset(cells + width, 0, 8);  // the last byte's bits past the width
     if (b->wraps)
         for (int k = 1; k <= r; k++) cells[-k] = cells[((-k % width) + width) % width], cells[width - 1 + k] = cells[(k - 1) % width];
@@ -76,34 +67,14 @@ CLONES static void move_down(uint32_t *restrict d, const ring *a, const ring *c,
     }
 }
 
-// Row `y` of the next generation from its cells and counts `d` (at padded columns).
-CLONES static void decide(const tessera_ltl_rule *rule, const uint8_t *cells, const uint32_t *d, int width, int r,
-                          uint8_t *next, uint64_t *out) {
-    uint32_t birthSpan = (uint32_t)(rule->birthHigh - rule->birthLow), surviveSpan = (uint32_t)(rule->surviveHigh - rule->surviveLow);
-    uint32_t itself = rule->countsItself ? 0 : 1, birthLow = (uint32_t)rule->birthLow, surviveLow = (uint32_t)rule->surviveLow;
-    const uint8_t *alive = cells + r + 1;
-    const uint32_t *count = d + r + 1;
-    for (int x = 0; x < width; x++) {
-        uint32_t n = count[x] - itself * alive[x];
-        next[x] = alive[x] ? n - surviveLow <= surviveSpan : n - birthLow <= birthSpan;
-    }
-    int words = (width + 63) / 64;
-    memset(next + width, 0, (size_t)(64 * words - width));
-    for (int j = 0; j < words; j++) {
-        uint64_t word = 0;
-        for (int k = 0; k < 8; k++) {
-            uint64_t bytes;
-            memcpy(&bytes, next + 64 * j + 8 * k, 8);
-            word |= (bytes * 0x0102040810204080ull) >> 56 << (8 * k);
-        }
-        out[j] = word;
-    }
+// Row `y` of the next generation from its cells and counts `d`, at the padded columns.
+CLONES static void decide(const tessera_ltl_rule *rule, const uint8_t *cells, const uint32_t *d, int width, int r, uint8_t *next,
+                          uint64_t *out) {
+    ltl_decide(rule, cells + r + 1, d + r + 1, width, next, out);
 }
 
 int tessera_ltl_diamond_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                              int height, int wraps) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, make_spread);
     int r = rule->range;
     board b = {src, stride, width, height, wraps, r, width + 2 * r + 2};
     ring a = {NULL, 2 * r + 4, b.columns}, c = a;

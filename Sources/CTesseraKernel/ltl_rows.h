@@ -1,0 +1,63 @@
+// The pieces the Larger than Life steps share: rows of bits as bytes, the row a wrapped
+// or dead edge stands for, and a row's decisions from its counts packed back to bits.
+// Included by the .c files of this target only; every helper inlines into its caller's
+// clones (AVX2 and baseline), so that the loops over a row vectorise with the wider
+// registers where the CPU has them.
+#ifndef TESSERA_LTL_ROWS_H
+#define TESSERA_LTL_ROWS_H
+
+#include "CTesseraKernel.h"
+
+#include <string.h>
+
+#define LTL_INLINE static inline __attribute__((always_inline))
+
+// Each byte value's eight bits as eight bytes of 0 or 1, lowest bit first.
+#define LTL_SPREAD(v)                                                                                              \
+    ((uint64_t)((v) & 1) | (uint64_t)((v) >> 1 & 1) << 8 | (uint64_t)((v) >> 2 & 1) << 16 |                       \
+     (uint64_t)((v) >> 3 & 1) << 24 | (uint64_t)((v) >> 4 & 1) << 32 | (uint64_t)((v) >> 5 & 1) << 40 |           \
+     (uint64_t)((v) >> 6 & 1) << 48 | (uint64_t)((v) >> 7 & 1) << 56)
+#define LTL_SPREAD4(v) LTL_SPREAD(v), LTL_SPREAD((v) + 1), LTL_SPREAD((v) + 2), LTL_SPREAD((v) + 3)
+#define LTL_SPREAD16(v) LTL_SPREAD4(v), LTL_SPREAD4((v) + 4), LTL_SPREAD4((v) + 8), LTL_SPREAD4((v) + 12)
+#define LTL_SPREAD64(v) LTL_SPREAD16(v), LTL_SPREAD16((v) + 16), LTL_SPREAD16((v) + 32), LTL_SPREAD16((v) + 48)
+static const uint64_t ltl_spread[256] = {LTL_SPREAD64(0), LTL_SPREAD64(64), LTL_SPREAD64(128), LTL_SPREAD64(192)};
+
+// A row of the board as one byte a cell; `bytes` has room for whole words of cells.
+LTL_INLINE void ltl_unpack(const uint64_t *row, int width, uint8_t *bytes) {
+    const uint8_t *packed = (const uint8_t *)row;  // little-endian: byte k holds cells 8k..8k+7
+    for (int k = 0; k < (width + 7) / 8; k++) memcpy(bytes + 8 * k, &ltl_spread[packed[k]], 8);
+}
+
+// The board row that offset row `y` stands for, or -1 beyond a dead edge.
+LTL_INLINE int ltl_row_at(int y, int height, int wraps) {
+    if (wraps) return ((y % height) + height) % height;
+    return y >= 0 && y < height ? y : -1;
+}
+
+// Row `out` of the next generation from the cells of the row (bytes of 0 or 1) and
+// their counts: the decisions as bytes first (a loop the compiler vectorises), then
+// eight bytes of 0 or 1 packed into a byte by one multiplication. `next` has room for
+// whole words of cells.
+LTL_INLINE void ltl_decide(const tessera_ltl_rule *rule, const uint8_t *alive, const uint32_t *counts, int width, uint8_t *next,
+                           uint64_t *out) {
+    // Ranges as unsigned spans from their low ends: one compare each.
+    uint32_t birthSpan = (uint32_t)(rule->birthHigh - rule->birthLow), surviveSpan = (uint32_t)(rule->surviveHigh - rule->surviveLow);
+    uint32_t itself = rule->countsItself ? 0 : 1, birthLow = (uint32_t)rule->birthLow, surviveLow = (uint32_t)rule->surviveLow;
+    for (int x = 0; x < width; x++) {
+        uint32_t n = counts[x] - itself * alive[x];
+        next[x] = alive[x] ? n - surviveLow <= surviveSpan : n - birthLow <= birthSpan;
+    }
+    int words = (width + 63) / 64;
+    memset(next + width, 0, (size_t)(64 * words - width));
+    for (int j = 0; j < words; j++) {
+        uint64_t word = 0;
+        for (int k = 0; k < 8; k++) {
+            uint64_t bytes;
+            memcpy(&bytes, next + 64 * j + 8 * k, 8);
+            word |= (bytes * 0x0102040810204080ull) >> 56 << (8 * k);
+        }
+        out[j] = word;
+    }
+}
+
+#endif
