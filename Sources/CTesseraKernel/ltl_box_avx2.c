@@ -110,10 +110,9 @@ AVX2 void decide(const tessera_ltl_rule *rule, const uint64_t *row, const uint16
 
 // A range of 7 or less, whose counts fit a byte ((2r+1)² ≤ 225): 32 cells from column x
 // on, each count summed from the columns' bytes as it is decided, never stored. The
-// columns are read 32-byte aligned (the vector at x and those either side) and the
-// windows made in registers: unaligned loads over bytes the row before had just stored
-// waited on the store buffer (a third slower). Moving the columns down in the same
-// loop, rather than a loop of its own, was slower again.
+// columns are read 32-byte aligned, as whole vectors the row before stored (the vector
+// at x and those either side), and the windows made in registers, rather than loaded
+// unaligned across those stores.
 typedef struct { __m256i birthLow, birthSpan, surviveLow, surviveSpan; int itself; } byte_rule;
 
 AVX2_INLINE uint32_t decide32(const byte_rule *rule, const uint8_t *columns, uint32_t bits, const int r) {
