@@ -23,6 +23,9 @@ typedef struct {
     size_t stride;
     int width, height, wraps, r;
     int columns;  // padded columns: x = -r-1 .. width+r, at x + r + 1
+    // On a torus, the board columns that columns -k and width-1+k stand for, k = 1..r:
+    // at west[k - 1] and east[k - 1] (a division each, once a generation, not a row).
+    int *west, *east;
 } board;
 
 // Row `y`'s cells over the padded columns (`out` has 8 bytes more): the board's,
@@ -35,7 +38,7 @@ static void cells_of(const board *b, int y, uint8_t *out) {
     ltl_unpack(b->src + (size_t)row * b->stride, width, cells);
     memset(cells + width, 0, 8);  // the last byte's bits past the width
     if (b->wraps)
-        for (int k = 1; k <= r; k++) cells[-k] = cells[((-k % width) + width) % width], cells[width - 1 + k] = cells[(k - 1) % width];
+        for (int k = 1; k <= r; k++) cells[-k] = cells[b->west[k - 1]], cells[width - 1 + k] = cells[b->east[k - 1]];
 }
 
 // A ring of rows of padded columns, row y in slot y mod `count`.
@@ -76,17 +79,19 @@ CLONES static void decide(const tessera_ltl_rule *rule, const uint8_t *cells, co
 int tessera_ltl_diamond_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                              int height, int wraps) {
     int r = rule->range;
-    board b = {src, stride, width, height, wraps, r, width + 2 * r + 2};
+    board b = {src, stride, width, height, wraps, r, width + 2 * r + 2, malloc(2 * (size_t)r * sizeof(int)), NULL};
     ring a = {NULL, 2 * r + 4, b.columns}, c = a;
     size_t ringCells = (size_t)a.count * (size_t)b.columns;
     a.rows = calloc(ringCells, sizeof(uint32_t)), c.rows = calloc(ringCells, sizeof(uint32_t));
     uint8_t *cells = malloc((size_t)b.columns + 8);
     uint32_t *d = calloc((size_t)b.columns, sizeof *d);
     uint8_t *next = malloc((size_t)width + 64);
-    if (!a.rows || !c.rows || !cells || !d || !next) {
-        free(a.rows), free(c.rows), free(cells), free(d), free(next);
+    if (!a.rows || !c.rows || !cells || !d || !next || !b.west) {
+        free(a.rows), free(c.rows), free(cells), free(d), free(next), free(b.west);
         return 0;
     }
+    b.east = b.west + r;
+    for (int k = 1; k <= r; k++) b.west[k - 1] = ((-k % width) + width) % width, b.east[k - 1] = (k - 1) % width;
     // Rows above -r hold nothing (the ring's zeros stand for their diagonal sums), and
     // the diamond around a cell 2r+1 rows above the board reaches none of the board's
     // cells or a torus's wrapped ones (r+1 rows above, on a plane).
@@ -102,6 +107,6 @@ int tessera_ltl_diamond_step(const tessera_ltl_rule *rule, const uint64_t *src, 
             decide(rule, cells, d, width, r, next, dst + (size_t)(y + 1) * stride);
         }
     }
-    free(a.rows), free(c.rows), free(cells), free(d), free(next);
+    free(a.rows), free(c.rows), free(cells), free(d), free(next), free(b.west);
     return 1;
 }
