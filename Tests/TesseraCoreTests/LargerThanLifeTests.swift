@@ -99,9 +99,11 @@ import Testing
     /// range it counts in 16 bits (127, each column's count 255, a torus of 3x2 counting
     /// its cells thousands of times), and the first past it (128, by prefix sums). The
     /// diamond's counts from diagonal sums: a range past the board, wide, one cell wide
-    /// and one high. Even ranges leave the cell itself out (M0).
+    /// and one high, and the last range counted in 16 bits (180) and the first in 32.
+    /// Even ranges leave the cell itself out (M0).
     @Test(arguments: [(5, 32, 40, "M"), (5, 64, 11, "M"), (7, 65, 30, "M"), (6, 5, 4, "M"), (10, 200, 25, "M"), (127, 3, 2, "M"),
-                      (128, 3, 2, "M"), (127, 40, 1, "M"), (9, 3, 2, "N"), (6, 100, 30, "N"), (40, 50, 9, "N"), (3, 1, 5, "N"), (4, 7, 1, "N")])
+                      (128, 3, 2, "M"), (127, 40, 1, "M"), (9, 3, 2, "N"), (6, 100, 30, "N"), (40, 50, 9, "N"), (3, 1, 5, "N"), (4, 7, 1, "N"),
+                      (180, 3, 2, "N"), (181, 2, 3, "N")])
     func theKernelIsTheRuleAtItsEdges(range: Int, width: Int, height: Int, shape: String) throws {
         var generator = SplitMix64(seed: UInt64(range * 1000 + width))
         let m = range % 2
@@ -116,6 +118,22 @@ import Testing
                 try rule.step(cells, into: &next, wraps: wraps, using: kernel)
                 #expect(next == expected, "\(rule) \(width)x\(height) wraps \(wraps) \(kernel)")
             }
+        }
+    }
+
+    /// A diamond of range 181 (65885 cells) on a full 2x3 torus counts past 2^16, and a
+    /// survival range at the top tells a count from what 16 bits would keep of it.
+    @Test func aDiamondPast16BitsCountsEveryCell() throws {
+        let most = 2 * 181 * 181 + 2 * 181 + 1
+        let rule = try #require(try LargerThanLife(parsing: "R181,C0,M1,S\(most - 20000)..\(most),B\(most - 20000)..\(most),NN"))
+        var cells = BitGrid(width: 2, height: 3)
+        for y in 0..<3 { for x in 0..<2 { cells[x, y] = true } }
+        let expected = Self.naive(cells, rule: rule, wraps: true)
+        #expect(expected.population == 6)
+        for kernel in Kernel.Implementation.allCases where kernel.isSupported {
+            var next = BitGrid(width: 2, height: 3)
+            try rule.step(cells, into: &next, wraps: true, using: kernel)
+            #expect(next == expected, "\(kernel)")
         }
     }
 
