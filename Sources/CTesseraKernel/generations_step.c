@@ -1,14 +1,14 @@
 // One generation of a Generations rule on a bounded board held as bit planes (plane k
 // is bit k of every cell's state): the two-state rule of the live cells (state 1) gives
 // births and survivals, and the planes are updated as a counter: dying cells count up,
-// and the last state wraps to 0. Where the CPU has AVX2, the live cells of a band of
-// rows are copied into a buffer laid out for the tiles' kernel (a torus's wrapped
-// neighbours beside each row), which steps them 256 cells at a time, and the planes are
-// updated 256 cells at a time. Elsewhere a row at a time: the live cells of the rows
-// above, at and below read with one cell more at each end, 64 cells a word.
+// and the last state wraps to 0. The live cells of a band of rows are copied into a
+// buffer laid out for the tiles' kernel (a torus's wrapped neighbours beside each row),
+// which steps them 256 cells at a time where the CPU has AVX2, else 64 a word; the
+// planes are updated 256 cells at a time.
 #include "CTesseraKernel.h"
 #include "rule_modes.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,70 +95,13 @@ void tessera_states_after(const uint64_t *next, int states, const uint64_t *cons
     update_row(next, states, source, target, bits, 0, words, ~0ull);
 }
 
-// The 64 bits of `row` from bit `offset` on.
-static inline uint64_t bits_at(const uint64_t *row, size_t offset) {
-    size_t word = offset >> 6, shift = offset & 63;
-    if (shift == 0) return row[word];
-    return row[word] >> shift | row[word + 1] << (64 - shift);
-}
-
-// Row `y`'s live cells with one more at each end: bit 0 the cell west of column 0,
-// bit x+1 column x, bit width+1 the cell east of the last column.
-static void live_row(const uint64_t *const *planes, int bits, size_t stride, int width, int height, int y, int wraps,
-                     uint64_t *out, size_t outWords) {
-    memset(out, 0, outWords * 8);
-    if (wraps) y = ((y % height) + height) % height;
-    else if (y < 0 || y >= height) return;
-    size_t words = ((size_t)width + 63) / 64;
-    for (size_t j = 0; j < words; j++) {
-        uint64_t alive = planes[0][(size_t)y * stride + j];
-        for (int k = 1; k < bits; k++) alive &= ~planes[k][(size_t)y * stride + j];
-        // Column 64j + i lands at bit 64j + i + 1.
-        out[j] |= alive << 1;
-        out[j + 1] |= alive >> 63;
-    }
-    if (wraps) {
-        size_t last = (size_t)width;  // bit of column width-1 is `width`
-        uint64_t west = out[last >> 6] >> (last & 63) & 1, east = out[0] >> 1 & 1;
-        out[0] |= west;
-        out[(last + 1) >> 6] |= east << ((last + 1) & 63);
-    }
-}
-
 // The next state of 64 cells under a two-state rule, from their nine inputs.
 static uint64_t two_state(const tessera_rule *rule, const uint64_t in[9]) {
     return rule->compiled ? tessera_rule_apply(rule, in) : tessera_counts_next_of(rule, in);
 }
 
-static int step_row_at_a_time(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
-                              int bits, size_t stride, int width, int height, int wraps) {
-    size_t extWords = ((size_t)width + 2 + 63) / 64 + 1;
-    uint64_t *rows = calloc(4 * extWords, 8);
-    if (!rows) return 0;
-    uint64_t *above = rows, *here = rows + extWords, *below = rows + 2 * extWords, *next = rows + 3 * extWords;
-    live_row(source, bits, stride, width, height, -1, wraps, above, extWords);
-    live_row(source, bits, stride, width, height, 0, wraps, here, extWords);
-    size_t words = ((size_t)width + 63) / 64;
-    uint64_t lastMask = width % 64 ? (1ull << (width % 64)) - 1 : ~0ull;
-    for (int y = 0; y < height; y++) {
-        live_row(source, bits, stride, width, height, y + 1, wraps, below, extWords);
-        for (size_t j = 0; j < words; j++) {
-            size_t x = 64 * j;
-            const uint64_t in[9] = {bits_at(above, x), bits_at(above, x + 1), bits_at(above, x + 2),
-                                    bits_at(here, x), bits_at(here, x + 1), bits_at(here, x + 2),
-                                    bits_at(below, x), bits_at(below, x + 1), bits_at(below, x + 2)};
-            next[j] = two_state(rule, in);
-        }
-        update_row(next, states, source, target, bits, (size_t)y * stride, words, lastMask);
-        uint64_t *spare = above;
-        above = here, here = below, below = spare;
-    }
-    free(rows);
-    return 1;
-}
-
-// Rows stepped by the tiles' kernel at once: the band's live cells and their next state
-// stay in cache between the copy, the step and the update.
+// Rows stepped at once: the band's live cells and their next state stay in cache between
+// the copy, the step and the update.
 enum { BAND_ROWS = 64 };
 
 // The live cells (state 1) of row `y` (wrapped round a torus, none beyond a plane's
@@ -199,9 +142,27 @@ CLONES static void live_words(const uint64_t *const *planes, int bits, size_t st
 #undef LIVE
 }
 
+// Band rows 1 .. `count` of `alive` stepped into `next` a word at a time, where there is
+// no AVX2 kernel: the same layout, each word's west and east neighbours read across the
+// words beside it (the guard words hold a torus's wrapped ones, as the kernel reads them).
+static void step_band_words(const tessera_rule *rule, const uint64_t *alive, uint64_t *next, size_t bandStride, size_t words,
+                            int count) {
+    for (int i = 1; i <= count; i++) {
+        const uint64_t *rows[3] = {alive + (size_t)(i - 1) * bandStride, alive + (size_t)i * bandStride,
+                                   alive + (size_t)(i + 1) * bandStride};
+        for (size_t j = 0; j < words; j++) {
+            uint64_t in[9];
+            for (int k = 0; k < 3; k++) {
+                const uint64_t *w = rows[k];
+                in[3 * k] = w[j] << 1 | w[(ptrdiff_t)j - 1] >> 63, in[3 * k + 1] = w[j], in[3 * k + 2] = w[j] >> 1 | w[j + 1] << 63;
+            }
+            next[(size_t)i * bandStride + j] = two_state(rule, in);
+        }
+    }
+}
+
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
                              int bits, size_t stride, int width, int height, int wraps, int avx2) {
-    if (!avx2) return step_row_at_a_time(rule, states, source, target, bits, stride, width, height, wraps);
     // The kernel's layout: rows of whole 256-cell columns, 32-byte aligned, four zero
     // guard words before each row and after the last.
     size_t rowWords = ((size_t)width + 255) / 256 * 4, bandStride = rowWords + 4;
@@ -219,11 +180,9 @@ int tessera_generations_step(const tessera_rule *rule, int states, const uint64_
         // Band row i is board row top - 1 + i: the band's rows and one either side.
         for (int i = 0; i < count + 2; i++)
             live_words(source, bits, stride, width, height, top - 1 + i, wraps, alive + 4 + (size_t)i * bandStride, rowWords);
-        if (!tessera_step_rows_avx2(alive + 4, next + 4, bandStride, rowWords, 1, (size_t)count + 1, rule)) {
-            // A build without the AVX2 loop (not x86): nothing stepped, nothing written yet.
-            free(alive), free(next);
-            return step_row_at_a_time(rule, states, source, target, bits, stride, width, height, wraps);
-        }
+        // A build without the AVX2 loop (not x86) steps nothing there and says so.
+        if (!avx2 || !tessera_step_rows_avx2(alive + 4, next + 4, bandStride, rowWords, 1, (size_t)count + 1, rule))
+            step_band_words(rule, alive + 4, next + 4, bandStride, words, count);
         for (int i = 1; i <= count; i++) {
             const uint64_t *stepped = next + 4 + (size_t)i * bandStride;
             update_row(stepped, states, source, target, bits, (size_t)(top + i - 1) * stride, words, lastMask);
