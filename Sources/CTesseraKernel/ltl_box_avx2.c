@@ -159,15 +159,6 @@ AVX2 void decide_in_bytes(const tessera_ltl_rule *rule, const uint64_t *row, con
     }
 }
 
-// The margins' columns on a torus: `west[k]` for column -1-k, `east[k]` for width + k
-// (a division each, once a generation rather than a row); NULL without memory.
-static int *wrapped_columns(int r, int width) {
-    int *at = malloc(2 * (size_t)r * sizeof *at + 1);
-    if (at)
-        for (int k = 0; k < r; k++) at[k] = (((-1 - k) % width) + width) % width, at[r + k] = k % width;
-    return at;
-}
-
 // Each column's count a byte at `columns[x]`, 32-byte aligned, with at least r and 32
 // bytes of margin either side: the wrapped columns on a torus, 0 on a plane, and 0
 // past them. A row's counts are summed in bytes up to range 7, else taken from the
@@ -178,7 +169,7 @@ AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, 
     size_t bytes = (size_t)padded + 2 * (size_t)margin + 32;
     uint8_t *memory = aligned_alloc(32, bytes);
     uint16_t *prefix = r > 7 ? malloc(((size_t)scanned + 16) * 2) : NULL;
-    int *wrapped = wrapped_columns(r, width);
+    int *wrapped = ltl_wrapped_columns(r, width);
     if (!memory || (r > 7 && !prefix) || !wrapped) {
         free(memory), free(prefix), free(wrapped);
         return 0;
@@ -190,8 +181,7 @@ AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, 
         if (source >= 0) move_rows(columns, src + (size_t)source * stride, NULL, width);
     }
     for (int y = 0; y < height; y++) {
-        if (wraps)
-            for (int k = 0; k < r; k++) columns[-1 - k] = columns[wrapped[k]], columns[width + k] = columns[wrapped[r + k]];
+        if (wraps) ltl_wrap_margins(columns, width, r, wrapped);
         if (r <= 7) {
             decide_in_bytes(rule, src + (size_t)y * stride, columns, width, dst + (size_t)y * stride);
         } else {

@@ -24,9 +24,7 @@ typedef struct {
     size_t stride;
     int width, height, wraps, r;
     int columns;  // padded columns: x = -r-1 .. width+r, at x + r + 1
-    // On a torus, the board columns that columns -k and width-1+k stand for, k = 1..r:
-    // at west[k - 1] and east[k - 1] (a division each, once a generation, not a row).
-    int *west, *east;
+    const int *wrapped;  // the columns a torus's margins stand for (`ltl_wrapped_columns`)
 } board;
 
 // Row `y`'s cells over the padded columns (`out` has 8 bytes more): the board's,
@@ -38,8 +36,7 @@ static void cells_of(const board *b, int y, uint8_t *out) {
     uint8_t *cells = out + r + 1;
     ltl_unpack(b->src + (size_t)row * b->stride, width, cells);
     memset(cells + width, 0, 8);  // the last byte's bits past the width
-    if (b->wraps)
-        for (int k = 1; k <= r; k++) cells[-k] = cells[b->west[k - 1]], cells[width - 1 + k] = cells[b->east[k - 1]];
+    if (b->wraps) ltl_wrap_margins(cells, width, r, b->wrapped);
 }
 
 // Counts in 16 bits up to range 180 (the diamond holds 2r²+2r+1 cells: 65161), half the
@@ -58,11 +55,10 @@ static void cells_of(const board *b, int y, uint8_t *out) {
 int tessera_ltl_diamond_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                              int height, int wraps) {
     int r = rule->range;
-    board b = {src, stride, width, height, wraps, r, width + 2 * r + 2, malloc(2 * (size_t)r * sizeof(int)), NULL};
-    if (!b.west) return 0;
-    b.east = b.west + r;
-    for (int k = 1; k <= r; k++) b.west[k - 1] = ((-k % width) + width) % width, b.east[k - 1] = (k - 1) % width;
+    int *wrapped = ltl_wrapped_columns(r, width);
+    if (!wrapped) return 0;
+    board b = {src, stride, width, height, wraps, r, width + 2 * r + 2, wrapped};
     int stepped = 2 * r * r + 2 * r + 1 < 65536 ? step_in_16_bits(rule, &b, dst) : step_in_32_bits(rule, &b, dst);
-    free(b.west);
+    free(wrapped);
     return stepped;
 }

@@ -8,6 +8,7 @@
 
 #include "CTesseraKernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define LTL_INLINE static inline __attribute__((always_inline))
@@ -32,6 +33,23 @@ LTL_INLINE void ltl_unpack(const uint64_t *row, int width, uint8_t *bytes) {
 LTL_INLINE int ltl_row_at(int y, int height, int wraps) {
     if (wraps) return ((y % height) + height) % height;
     return y >= 0 && y < height ? y : -1;
+}
+
+// The columns a torus's margins stand for: `at[k]` for column -1-k, `at[r + k]` for
+// width + k, k < r (a division each, once a generation rather than a row); NULL
+// without memory.
+static inline int *ltl_wrapped_columns(int r, int width) {
+    int *at = malloc(2 * (size_t)r * sizeof *at + 1);
+    if (at)
+        for (int k = 0; k < r; k++) at[k] = (((-1 - k) % width) + width) % width, at[r + k] = k % width;
+    return at;
+}
+
+// A row of `width` bytes at `row[0]` given its r wrapped margin columns either side
+// (`row[-r]` .. `row[-1]`, `row[width]` .. `row[width + r - 1]`), from `at`
+// (`ltl_wrapped_columns`).
+LTL_INLINE void ltl_wrap_margins(uint8_t *row, int width, int r, const int *at) {
+    for (int k = 0; k < r; k++) row[-1 - k] = row[at[k]], row[width + k] = row[at[r + k]];
 }
 
 // Row `out` of the next generation from the cells of the row (bytes of 0 or 1) and

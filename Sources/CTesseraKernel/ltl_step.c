@@ -15,15 +15,14 @@
 
 #define INLINE LTL_INLINE
 
-// Prefix sums of `values` read over columns -r .. width+r-1 (wrapped or dead beyond the
-// edges): prefix[k] is the sum of the first k of them. `extended` is scratch of
-// width + 2r values.
-INLINE void prefix_sums(const int32_t *values, int width, int r, int wraps, int32_t *extended, int32_t *prefix) {
+// Prefix sums of `values` read over columns -r .. width+r-1 (wrapped, from `wrapped`
+// (`ltl_wrapped_columns`), or dead beyond the edges): prefix[k] is the sum of the first
+// k of them. `extended` is scratch of width + 2r values.
+INLINE void prefix_sums(const int32_t *values, int width, int r, const int *wrapped, int32_t *extended, int32_t *prefix) {
     memcpy(extended + r, values, (size_t)width * sizeof *values);
     for (int k = 0; k < r; k++) {
-        int west = -r + k, east = width + k;  // the columns the edges stand for
-        extended[k] = wraps ? values[((west % width) + width) % width] : 0;
-        extended[r + width + k] = wraps ? values[east % width] : 0;
+        extended[r - 1 - k] = wrapped ? values[wrapped[k]] : 0;
+        extended[r + width + k] = wrapped ? values[wrapped[r + k]] : 0;
     }
     int32_t sum = 0;
     prefix[0] = 0;
@@ -40,14 +39,19 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
     uint8_t *cells = malloc((size_t)width + 64), *next = malloc((size_t)width + 64);
     int32_t *counts = malloc((size_t)width * sizeof *counts);
     int32_t *extended = malloc(span * sizeof *extended);
+    int *wrapped = wraps ? ltl_wrapped_columns(r, width) : NULL;
+    if ((wraps && !wrapped) || !cells || !next || !counts || !extended) {
+        free(cells), free(next), free(counts), free(extended), free(wrapped);
+        return 0;
+    }
     if (rule->reach) {
         // Each row's prefix sums, for the 2r+1 rows around the current one, in a ring.
         int window = 2 * r + 1;
         int32_t *prefix = malloc((size_t)window * span * sizeof *prefix);
         int32_t *values = malloc((size_t)width * sizeof *values);
         int *rowOf = malloc((size_t)window * sizeof *rowOf);
-        if (!cells || !next || !counts || !extended || !prefix || !values || !rowOf) {
-            free(cells), free(next), free(counts), free(extended), free(prefix), free(values), free(rowOf);
+        if (!prefix || !values || !rowOf) {
+            free(cells), free(next), free(counts), free(extended), free(wrapped), free(prefix), free(values), free(rowOf);
             return 0;
         }
         for (int i = 0; i < window; i++) rowOf[i] = INT_MIN;  // none made yet (rows above the board are negative)
@@ -61,7 +65,7 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
                 if (rowOf[slot] != y + dy) {
                     ltl_unpack(src + (size_t)source * stride, width, cells);
                     for (int x = 0; x < width; x++) values[x] = cells[x];
-                    prefix_sums(values, width, r, wraps, extended, p);
+                    prefix_sums(values, width, r, wrapped, extended, p);
                     rowOf[slot] = y + dy;
                 }
                 int reach = rule->reach[dy + r];
@@ -75,8 +79,8 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
     } else {
         int32_t *columns = calloc((size_t)width, sizeof *columns);
         int32_t *prefix = malloc(span * sizeof *prefix);
-        if (!cells || !next || !counts || !extended || !columns || !prefix) {
-            free(cells), free(next), free(counts), free(extended), free(columns), free(prefix);
+        if (!columns || !prefix) {
+            free(cells), free(next), free(counts), free(extended), free(wrapped), free(columns), free(prefix);
             return 0;
         }
         // Column counts over rows -r .. r, then moved down a row at a time.
@@ -87,7 +91,7 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
             for (int x = 0; x < width; x++) columns[x] += cells[x];
         }
         for (int y = 0; y < height; y++) {
-            prefix_sums(columns, width, r, wraps, extended, prefix);
+            prefix_sums(columns, width, r, wrapped, extended, prefix);
             for (int x = 0; x < width; x++) counts[x] = prefix[x + 2 * r + 1] - prefix[x];
             ltl_unpack(src + (size_t)y * stride, width, cells);
             ltl_decide(rule, cells, (const uint32_t *)counts, width, next, dst + (size_t)y * stride);
@@ -103,7 +107,7 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
         }
         free(columns), free(prefix);
     }
-    free(cells), free(next), free(counts), free(extended);
+    free(cells), free(next), free(counts), free(extended), free(wrapped);
     return 1;
 }
 
