@@ -431,14 +431,13 @@ public struct HashLife: ~Copyable {
     /// frame of a pattern zoomed far out reads a few squares, not its cells.
     public func dots(in view: Viewport) -> BitGrid {
         var dots = BitGrid(width: view.width, height: view.height)
-        let z = view.cellsPerDot
         walkLive { index, level, x, y in
-            let side = 1 << level
-            guard let (columns, rows) = view.dots(covering: TileRect(x: x, y: y, width: side, height: side)) else { return false }
-            if columns.count == 1, rows.count == 1, (x - view.x).fitsOneRun(of: z, side: side), (y - view.y).fitsOneRun(of: z, side: side) {
-                dots[columns.lowerBound, rows.lowerBound] = true
+            let square = TileRect(x: x, y: y, width: 1 << level, height: 1 << level)
+            if let (column, row) = view.dot(holding: square) {
+                dots[column, row] = true
                 return false
             }
+            guard view.dots(covering: square) != nil else { return false }
             guard level == 3 else { return true }
             let cells = store.cells(ofLeaf: index)
             for bit in 0..<64 where cells >> UInt64(bit) & 1 == 1 {

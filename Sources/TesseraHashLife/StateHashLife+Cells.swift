@@ -61,16 +61,15 @@ extension StateHashLife {
     private func paint(_ square: UInt32, _ level: Int, _ x: Int, _ y: Int, _ view: Viewport, _ dots: inout [UInt8],
                        _ lowest: inout [UInt32: UInt8]) {
         if square == empties[level] { return }
-        let side = 1 << level
-        guard let (columns, rows) = view.dots(covering: TileRect(x: x, y: y, width: side, height: side)) else { return }
+        let area = TileRect(x: x, y: y, width: 1 << level, height: 1 << level)
         func mark(_ column: Int, _ row: Int, _ state: UInt8) {
             let i = row * view.width + column
             if dots[i] == 0 || state < dots[i] { dots[i] = state }
         }
-        let z = view.cellsPerDot
-        if columns.count == 1, rows.count == 1, (x - view.x).fitsOneRun(of: z, side: side), (y - view.y).fitsOneRun(of: z, side: side) {
-            return mark(columns.lowerBound, rows.lowerBound, lowestState(square, level, &lowest))
+        if let (column, row) = view.dot(holding: area) {
+            return mark(column, row, lowestState(square, level, &lowest))
         }
+        guard view.dots(covering: area) != nil else { return }
         let q = quadrants[Int(square)]
         if level == 1 {
             for i in 0..<4 where q[i] != 0 {
@@ -80,7 +79,7 @@ extension StateHashLife {
             }
             return
         }
-        let half = side / 2
+        let half = area.width / 2
         for i in 0..<4 { paint(q[i], level - 1, x + (i & 1) * half, y + (i >> 1) * half, view, &dots, &lowest) }
     }
 
@@ -179,10 +178,3 @@ extension StateHashLife {
     }
 }
 
-extension Int {
-    /// Whether a span of `side` cells from this offset stays within one run of `z`.
-    func fitsOneRun(of z: Int, side: Int) -> Bool {
-        let start = self >= 0 ? self % z : (z - (-self) % z) % z
-        return start + side <= z
-    }
-}

@@ -69,6 +69,17 @@ public struct Viewport: Hashable, Sendable {
         return x0 < x1 && y0 < y1 ? (x0..<x1, y0..<y1) : nil
     }
 
+    /// The dot every cell of `rect` falls under, where there is one and it is in view: a
+    /// square wholly under one dot lights it (or gives it its state) without being opened.
+    public func dot(holding rect: TileRect) -> (column: Int, row: Int)? {
+        let z = cellsPerDot
+        let (column, row) = (floorDiv(rect.x - x, z), floorDiv(rect.y - y, z))
+        // Within one dot: the span ends in the dot it starts in.
+        guard rect.x + rect.width - x <= (column + 1) * z, rect.y + rect.height - y <= (row + 1) * z,
+              (0..<width).contains(column), (0..<height).contains(row) else { return nil }
+        return (column, row)
+    }
+
     /// Board columns (or rows, along y) under dot column `dot`.
     public func cells(underColumn dot: Int) -> Range<Int> { (x + dot * cellsPerDot)..<(x + (dot + 1) * cellsPerDot) }
     public func cells(underRow dot: Int) -> Range<Int> { (y + dot * cellsPerDot)..<(y + (dot + 1) * cellsPerDot) }
