@@ -113,15 +113,16 @@ package struct RunSession: Sendable {
             ? "give --workers 0: this process steps the board as a sparse map, whose memory follows the live cells"
             : nil
         if !sharded {
-            try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo,
+            try TileCluster.checkMemory(launchedHere ? setup.tiling.tiles : [], of: setup.tiling, halo: setup.halo, rule: setup.rule,
                                         extraBytes: output?.bandBytes ?? 0, fix: sparseFix)
         }
         // Soups are made by the workers themselves, and are seldom over in a blink. The
         // head start's one tile must fit beside the workers' tiles.
         let wanted = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil
         let alone = (wanted ? try? setup.inOneTile() : nil).flatMap { one in
-            (try? TileCluster.checkMemory(setup.tiling.tiles, of: setup.tiling, halo: setup.halo,
-                                          extraBytes: TileCluster.byteCount(of: one.tiling, halo: one.halo) + (output?.bandBytes ?? 0)))
+            (try? TileCluster.checkMemory(setup.tiling.tiles, of: setup.tiling, halo: setup.halo, rule: setup.rule,
+                                          extraBytes: TileCluster.byteCount(of: one.tiling, halo: one.halo, rule: one.rule)
+                                              + (output?.bandBytes ?? 0)))
                 .map { one }
         }
         let headProgress = HeadStart.Progress()

@@ -23,6 +23,9 @@ package struct RunSetup: Sendable {
     package private(set) var soup: Soup?
     /// The halo the user chose, which a run on one tile keeps (`inOneTile`).
     private var chosenHalo: Int?
+    /// Whether tiles step a Larger than Life board (`onTiles()`), which this process
+    /// otherwise steps whole.
+    package private(set) var largerThanLifeOnTiles = false
 
     package init(name: String, shape: BoardShape, rule: Rule, tiling: Tiling, halo: Int, generation: UInt64,
                  pattern: Pattern?, soup: Soup?) {
@@ -35,9 +38,30 @@ package struct RunSetup: Sendable {
     package var isUnbounded: Bool { shape.topology == .infinite }
 
     /// Whether an engine of its own steps the board whole, in this process
-    /// (`WholeBoard`): a family other than the two-state 3x3 rules, or a grid whose edges
-    /// meet as neither a torus's nor a plane's. Tiles, workers and HashLife never see it.
-    package var stepsWhole: Bool { !rule.isTwoStateMoore || shape.edges != nil }
+    /// (`WholeBoard`): a family other than the two-state 3x3 rules (Larger than Life
+    /// unless `onTiles()`), or a grid whose edges meet as neither a torus's nor a
+    /// plane's. Tiles, workers and HashLife never see it.
+    package var stepsWhole: Bool { !(rule.isTwoStateMoore || largerThanLifeOnTiles) || shape.edges != nil }
+
+    /// The same run of a two-state Larger than Life rule on a torus or plane, stepped by
+    /// tiles (workers), their halos `rule.reach` cells a generation deep. Refuses what
+    /// tiles do not step, and a halo deeper than the tiles hold; any other rule's run is
+    /// as it was.
+    package func onTiles() throws -> RunSetup {
+        guard let ltl = rule.largerThanLife else { return self }
+        let fix = "give --workers 0, or leave out --workers"
+        guard ltl.states == 2 else {
+            throw TesseraError("\(rule) has \(ltl.states) states (history), which run in this process, not on worker processes yet", fix: fix)
+        }
+        guard !isUnbounded, shape.edges == nil else {
+            throw TesseraError("\(rule) runs on worker processes on a torus or a plane, and this is \(isUnbounded ? "Golly's unbounded plane" : "a \(shape)")",
+                               fix: "\(fix), or give a bounded grid such as \(rule):T1024,1024")
+        }
+        try tiling.validate(halo: halo, reach: ltl.range)
+        var tiled = self
+        tiled.largerThanLifeOnTiles = true
+        return tiled
+    }
 
     /// Refuses tiles for a board that steps whole: they would take a Klein bottle for a
     /// torus, or a rule file for nothing.
@@ -52,7 +76,7 @@ package struct RunSetup: Sendable {
     package var boardCells: Int { isUnbounded ? 0 : shape.cellCount }
 
     /// Whether every tile of this board fits in this machine's memory at once.
-    package var tilesFitInMemory: Bool { (try? TileCluster.checkMemory(tiling.tiles, of: tiling, halo: halo)) != nil }
+    package var tilesFitInMemory: Bool { (try? TileCluster.checkMemory(tiling.tiles, of: tiling, halo: halo, rule: rule)) != nil }
 
     /// What a user chose; anything nil comes from the pattern file, else the defaults.
     package struct Choices: Sendable {
@@ -135,7 +159,7 @@ package struct RunSetup: Sendable {
             }
             shape = BoardShape(width: width, height: height, topology: topology, edges: edges)
         }
-        let (tiling, halo) = try Self.tiling(of: shape, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count))
+        let (tiling, halo) = try Self.tiling(of: shape, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count), reach: rule.reach)
         if topology != .infinite { try placed?.checkFits(on: shape) }
         self.init(name: choices.pattern?.name ?? "soup", shape: shape, rule: rule,
                   tiling: tiling, halo: halo, generation: pattern?.generation ?? 0, pattern: placed, soup: soup)
@@ -166,12 +190,13 @@ package struct RunSetup: Sendable {
         return Pattern(cells: cells, position: (area.left, area.top), rule: pattern?.rule, generation: pattern?.generation ?? 0)
     }
 
-    /// The chosen tiles, else one per worker cut the least, and the chosen halo, else the tiling's default.
+    /// The chosen tiles, else one per worker cut the least, and the chosen halo, else the
+    /// tiling's default for the rule's `reach` (which `onTiles()` checks the tiles hold).
     private static func tiling(of shape: BoardShape, tiles: (columns: Int, rows: Int)?, halo: Int?,
-                               tileCount: Int) throws -> (Tiling, halo: Int) {
+                               tileCount: Int, reach: Int) throws -> (Tiling, halo: Int) {
         let (columns, rows) = tiles ?? RunPlan.defaultTiles(count: tileCount, shape: shape)
         let tiling = try Tiling(shape: shape, columns: columns, rows: rows)
-        let halo = halo ?? tiling.defaultHalo
+        let halo = halo ?? tiling.defaultHalo(reach: reach)
         try tiling.validate(halo: halo)
         return (tiling, halo)
     }
@@ -249,7 +274,7 @@ package struct RunSetup: Sendable {
     /// The same run on one tile (of the chosen halo, else its own default): what one
     /// process steps fastest while a pattern is small, with no halo to trade.
     package func inOneTile() throws -> RunSetup {
-        let (tiling, halo) = try Self.tiling(of: shape, tiles: nil, halo: chosenHalo, tileCount: 1)
+        let (tiling, halo) = try Self.tiling(of: shape, tiles: nil, halo: chosenHalo, tileCount: 1, reach: rule.reach)
         var one = RunSetup(name: name, shape: shape, rule: rule, tiling: tiling, halo: halo, generation: generation,
                            pattern: pattern, soup: soup)
         one.chosenHalo = chosenHalo

@@ -84,6 +84,16 @@ final class Region {
         for box in dead { clear(box) }
     }
 
+    /// Advances `generations` by Larger than Life's `rule`, every cell of the region each
+    /// time, dead beyond its edges, and kills the cells of `dead` after each.
+    func step(_ generations: Int, by rule: LargerThanLife, using kernel: Kernel.Implementation, dead: [Box]) throws {
+        for _ in 0..<generations {
+            try rule.step(current, into: next, using: kernel)
+            swap(&current, &next)
+            for box in dead { clear(box) }
+        }
+    }
+
     /// Rows a wavefront advances at a time: what one band of every generation touches
     /// in both buffers should stay within about half of a core's L2 cache.
     static func bandRows(rowBytes: Int, generations: Int) -> Int {

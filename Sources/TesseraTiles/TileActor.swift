@@ -36,10 +36,14 @@ public actor TileActor {
                 start: TileStart, generation: UInt64 = 0, implementation: Kernel.Implementation = Kernel.best,
                 overlap: Bool? = nil, blocking: Bool? = nil, skipping: Bool = true) throws {
         try implementation.checkSupported()
+        guard rule.runsOnTiles else {
+            throw TesseraError("tiles step two-state rules, and \(rule) has \(rule.states) states", fix: "run it with --workers 0")
+        }
         self.id = id
         self.rect = rect
         self.generation = generation
-        self.overlap = overlap ?? TileEngine.overlapPays(rect: rect, depth: depth)
+        // Larger than Life's whole-buffer step has no frames to take late halos.
+        self.overlap = rule.largerThanLife == nil && (overlap ?? TileEngine.overlapPays(rect: rect, depth: depth, rule: rule))
         engine = TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start,
                             implementation: implementation, blocking: blocking, skipping: skipping)
         progress.record(generation: generation)
@@ -124,7 +128,7 @@ public actor TileActor {
                 inbox[generation]![side] = nil
                 filled[generation, default: []].insert(side)
             }
-            if overlapped { engine.beginRound(steps) }
+            if overlapped { try engine.beginRound(steps) }
             let (interior, waitStart) = (CPUClock.thread - interiorStart, clock.now)
             try await haloes(for: generation)
             let (waited, computeStart) = (clock.now - waitStart, CPUClock.thread)
@@ -132,7 +136,7 @@ public actor TileActor {
                 try engine.fillHalo(strip)
             }
             filled[generation] = nil
-            if !overlapped { engine.beginRound(steps) }
+            if !overlapped { try engine.beginRound(steps) }
             engine.finishRound(steps)
             generation += UInt64(steps)
             remaining -= UInt64(steps)

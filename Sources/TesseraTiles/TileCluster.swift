@@ -13,8 +13,8 @@ public final class TileCluster: Sendable {
     public init(tiling: Tiling, rule: Rule, halo: Int, generation: UInt64 = 0,
                 implementation: Kernel.Implementation = Kernel.best, overlap: Bool? = nil, blocking: Bool? = nil,
                 skipping: Bool = true, start: (TileRect) throws -> TileStart) async throws {
-        try tiling.validate(halo: halo)
-        try Self.checkMemory(tiling.tiles, of: tiling, halo: halo)
+        try tiling.validate(halo: halo, reach: rule.reach)
+        try Self.checkMemory(tiling.tiles, of: tiling, halo: halo, rule: rule)
         self.tiling = tiling
         self.halo = halo
         self.rule = rule
@@ -51,14 +51,15 @@ public final class TileCluster: Sendable {
     }
 
     /// What every tile of `tiling` takes in memory.
-    public static func byteCount(of tiling: Tiling, halo: Int) -> Int {
-        tiling.tiles.reduce(0) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) }
+    public static func byteCount(of tiling: Tiling, halo: Int, rule: Rule) -> Int {
+        tiling.tiles.reduce(0) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo, rule: rule) }
     }
 
     /// Refuses, before allocating anything, to build `tiles` if they would not fit in
     /// memory, with `fix` if given.
-    public static func checkMemory(_ tiles: [TileID], of tiling: Tiling, halo: Int, extraBytes: Int = 0, fix: String? = nil) throws {
-        let bytes = tiles.reduce(extraBytes) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo) }
+    public static func checkMemory(_ tiles: [TileID], of tiling: Tiling, halo: Int, rule: Rule, extraBytes: Int = 0,
+                                   fix: String? = nil) throws {
+        let bytes = tiles.reduce(extraBytes) { $0 + TileEngine.byteCount(rect: tiling.rect(of: $1), depth: halo, rule: rule) }
         try MemoryBudget.check(
             bytes: bytes, what: "\(tiles.count) tiles of a \(tiling.shape.width)x\(tiling.shape.height) board",
             fix: fix ?? "use a smaller --size or spread the tiles over more machines")

@@ -13,9 +13,10 @@ public enum TileStart: Sendable, Equatable {
 }
 
 
-/// The cells of one tile plus a halo `depth` cells deep on every side. Each exchange
+/// The cells of one tile plus a halo `margin` cells deep on every side. Each exchange
 /// fills the halo from the neighbours; the tile can then advance up to `depth`
-/// generations alone, because Life information moves one cell per generation.
+/// generations alone, because information moves `reach` cells per generation (one for
+/// the 3x3 rules, Larger than Life's range), and the margin is `depth` times that.
 ///
 /// A round runs one of two ways, chosen at its start:
 /// - Sparse, when few blocks changed lately (see `BlockActivity`): each generation
@@ -23,13 +24,18 @@ public enum TileStart: Sendable, Equatable {
 ///   edge whose blocks changed during the round; the receiver keeps the rest.
 /// - Dense, otherwise: every cell, as fast as the kernel goes. Halos that may arrive
 ///   late (`lateSides`) need not hold the tile up: `beginRound` copies the border
-///   frames on those sides (halo plus 2·depth interior cells) and advances everything
+///   frames on those sides (halo plus 2·margin interior cells) and advances everything
 ///   else, the bulk of the work; `finishRound` steps the frames once the late halos are
 ///   in and copies their middle band back. A frame on the north or south runs the
 ///   whole width, so it also covers the corners.
 /// After dense rounds nothing is known of the blocks; now and then (less often the
 /// busier the tile stays) a sparse round steps every block of its first generation with
 /// tracking, so the tile learns when it has quietened down.
+///
+/// Larger than Life steps every cell of the buffer each generation, whole rows and
+/// columns (its kernel has no band of rows to shrink to), with no skipping, overlap or
+/// blocking: what it gets wrong near the buffer's edges reaches `reach` cells further
+/// in each generation, and no further than the margin by the round's end.
 ///
 /// Owned by exactly one `TileActor`; not `Sendable`.
 final class TileEngine {
@@ -47,7 +53,12 @@ final class TileEngine {
     static let longestProbeInterval = 64
 
     let rect: TileRect
+    /// Generations a round may run alone.
     let depth: Int
+    /// Halo cells on each side: `depth` generations of `rule.reach` cells.
+    let margin: Int
+    /// Larger than Life's rule, which steps the whole buffer; nil for the 3x3 kernels.
+    private let largerThanLife: LargerThanLife?
     let rules: Rule.Steps
     /// The generation the round in progress starts from.
     private var roundStart: UInt64 = 0
@@ -62,8 +73,8 @@ final class TileEngine {
     private var lateSides: Set<Direction> = []
     /// Cells beyond a plane board's edges, kept dead every generation.
     private let dead: [Box]
-    private var width: Int { rect.width + 2 * depth }
-    private var height: Int { rect.height + 2 * depth }
+    private var width: Int { rect.width + 2 * margin }
+    private var height: Int { rect.height + 2 * margin }
     /// Which blocks changed; nil when skipping is off.
     let activity: BlockActivity?
     private(set) var round = Round.dense(overlapped: false)
@@ -89,11 +100,13 @@ final class TileEngine {
     init(rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>, start: TileStart,
          implementation: Kernel.Implementation, blocking: Bool? = nil, skipping: Bool = true) {
         self.rect = rect
-        self.blocking = blocking ?? Self.blockingPays(rect: rect, depth: depth)
+        largerThanLife = rule.largerThanLife
+        self.blocking = largerThanLife == nil && (blocking ?? Self.blockingPays(rect: rect, depth: depth))
         self.depth = depth
+        margin = depth * rule.reach
         self.rules = rule.steps
         self.implementation = implementation
-        let (w, h, k) = (rect.width + 2 * depth, rect.height + 2 * depth, depth)
+        let (w, h, k) = (rect.width + 2 * margin, rect.height + 2 * margin, margin)
         main = Region(x: 0, y: 0, width: w, height: h)
         let wide = Int.max / 4
         var dead: [Box] = []
@@ -102,12 +115,12 @@ final class TileEngine {
         if deadSides.contains(.west) { dead.append(Box(x: 0, y: 0, width: k, height: wide)) }
         if deadSides.contains(.east) { dead.append(Box(x: k + rect.width, y: 0, width: wide, height: wide)) }
         self.dead = dead
-        activity = skipping ? BlockActivity(width: w, height: h) : nil
+        activity = skipping && largerThanLife == nil ? BlockActivity(width: w, height: h) : nil
         write(start)
     }
 
     /// The interior, in buffer coordinates.
-    private var interior: Box { Box(x: depth, y: depth, width: rect.width, height: rect.height) }
+    private var interior: Box { Box(x: margin, y: margin, width: rect.width, height: rect.height) }
 
     /// Writes starting cells into the (empty) current buffer, and tells the activity
     /// which blocks hold them.
@@ -115,23 +128,23 @@ final class TileEngine {
         var written: [Box] = []
         switch start {
         case .cells(let cells):
-            main.write(cells, atX: depth, y: depth)
+            main.write(cells, atX: margin, y: margin)
             written = [interior]
         case .moved(let state):
             // As after a round that stepped every cell: the other buffer holds the true
             // generation before, nothing is known of the blocks, strips go out whole.
-            main.write(state.cells, atX: depth, y: depth)
-            main.write(state.previous, atX: depth, y: depth, intoNext: true)
+            main.write(state.cells, atX: margin, y: margin)
+            main.write(state.previous, atX: margin, y: margin, intoNext: true)
             activity?.invalidate()
             return
         case .painted(let starting, let shape):
             if let soup = starting.soup {
                 main.write(soup.cells(x: shape.left + rect.x, y: shape.top + rect.y, width: rect.width, height: rect.height),
-                           atX: depth, y: depth)
+                           atX: margin, y: margin)
                 written = [interior]
             }
             for overlay in starting.overlays {
-                let box = Box(x: overlay.x - rect.x + depth, y: overlay.y - rect.y + depth,
+                let box = Box(x: overlay.x - rect.x + margin, y: overlay.y - rect.y + margin,
                               width: overlay.cells.width, height: overlay.cells.height)
                 if let part = box.intersection(interior) {
                     var cells = overlay.cells.cropped(x: part.x - box.x, y: part.y - box.y, width: part.width, height: part.height)
@@ -150,21 +163,21 @@ final class TileEngine {
         depth >= 4 && (rect.width + 2 * depth) * (rect.height + 2 * depth) / 8 > 1 << 20
     }
 
-    /// Overlap pays when the frames are a small part of the tile.
-    static func overlapPays(rect: TileRect, depth: Int) -> Bool {
-        min(rect.width, rect.height) >= 16 * depth
+    /// Overlap pays when the frames are a small part of the tile (the 3x3 kernels only).
+    static func overlapPays(rect: TileRect, depth: Int, rule: Rule) -> Bool {
+        rule.largerThanLife == nil && min(rect.width, rect.height) >= 16 * depth
     }
 
-    static func byteCount(rect: TileRect, depth: Int) -> Int {
-        let (w, h, k) = (rect.width + 2 * depth, rect.height + 2 * depth, depth)
-        let frames = overlapPays(rect: rect, depth: depth)
+    static func byteCount(rect: TileRect, depth: Int, rule: Rule) -> Int {
+        let k = depth * rule.reach, (w, h) = (rect.width + 2 * k, rect.height + 2 * k)
+        let frames = overlapPays(rect: rect, depth: depth, rule: rule)
             ? 2 * (CellBuffer.byteCount(width: w, height: 3 * k) + CellBuffer.byteCount(width: 3 * k, height: h)) : 0
         return 2 * (CellBuffer.byteCount(width: w, height: h) + frames)
     }
 
     /// Makes halos on `lateSides` go into border frames, filled after `beginRound`.
     func expectLate(_ lateSides: Set<Direction>) {
-        let (w, h, k) = (width, height, depth)
+        let (w, h, k) = (width, height, margin)
         let north = !lateSides.isDisjoint(with: [.north, .northEast, .northWest])
         let south = !lateSides.isDisjoint(with: [.south, .southEast, .southWest])
         var frames: [(Region, Box)] = []
@@ -194,9 +207,9 @@ final class TileEngine {
     /// Buffer span along one axis for a side component: -1 before, 0 along, +1 after the interior.
     private func span(_ component: Int, length: Int, halo: Bool) -> Range<Int> {
         switch component {
-        case -1: return halo ? 0..<depth : depth..<(2 * depth)
-        case 1: return halo ? (depth + length)..<(length + 2 * depth) : length..<(length + depth)
-        default: return depth..<(depth + length)
+        case -1: return halo ? 0..<margin : margin..<(2 * margin)
+        case 1: return halo ? (margin + length)..<(length + 2 * margin) : length..<(length + margin)
+        default: return margin..<(margin + length)
         }
     }
 
@@ -413,9 +426,13 @@ final class TileEngine {
     /// Starts a round of `generations` (at most `depth`) once the edges went out and
     /// every halo that is not late is filled: in a dense round, does all the work that
     /// needs no late halo. A sparse round does its work in `finishRound`.
-    func beginRound(_ generations: Int) {
+    func beginRound(_ generations: Int) throws {
         precondition(generations <= depth)
         guard case .dense = round else { return }
+        if let largerThanLife {
+            try main.step(generations, by: largerThanLife, using: implementation, dead: dead)
+            return
+        }
         for frame in frames {
             let r = frame.region
             r.copy(Box(x: r.origin.x, y: r.origin.y, width: r.current.width, height: r.current.height), from: main)
@@ -423,7 +440,7 @@ final class TileEngine {
             // plane's edge they must read as dead.
             for box in dead { r.clear(box) }
         }
-        let k = depth, height = self.height, top = skipTop, bottom = skipBottom
+        let k = margin, height = self.height, top = skipTop, bottom = skipBottom
         // Rows next to a late halo are the frames' job; the rest stays valid.
         main.step(generations, from: roundStart, rules: rules, using: implementation, dead: dead, blocking: blocking) { g in
             rowSpan(g + 1 + (top ? k : 0), height - 1 - g - (bottom ? k : 0))
@@ -487,7 +504,7 @@ final class TileEngine {
     }
 
     var population: Int {
-        activity?.population(of: main, in: interior) ?? main.current.population(x: depth, y: depth, width: rect.width, height: rect.height)
+        activity?.population(of: main, in: interior) ?? main.current.population(x: margin, y: margin, width: rect.width, height: rect.height)
     }
 
     /// The smallest rectangle of the interior (tile coordinates) that holds every live
@@ -496,7 +513,7 @@ final class TileEngine {
     func liveBounds(within: TileRect? = nil) -> TileRect? {
         var limit = interior
         if let within {
-            guard let part = Box(x: within.x + depth, y: within.y + depth, width: within.width, height: within.height)
+            guard let part = Box(x: within.x + margin, y: within.y + margin, width: within.width, height: within.height)
                 .intersection(interior) else { return nil }
             limit = part
         }
@@ -512,7 +529,7 @@ final class TileEngine {
         } else {
             look(limit)
         }
-        return found.map { TileRect(x: $0.x - depth, y: $0.y - depth, width: $0.width, height: $0.height) }
+        return found.map { TileRect(x: $0.x - margin, y: $0.y - margin, width: $0.width, height: $0.height) }
     }
 
     /// Replaces the tile's cells: the round after sends and expects whole strips again.
@@ -540,13 +557,13 @@ final class TileEngine {
     /// that are all lit: drawing a frame costs what is alive in it, not its dots times
     /// their cells, and a dense board about one row of cells a row of dots.
     func visitLive(in area: TileRect, from: (_ y: Int) -> Int, _ visit: (_ x: Int, _ y: Int) -> Int) {
-        guard let limit = Box(x: area.x + depth, y: area.y + depth, width: area.width, height: area.height)
+        guard let limit = Box(x: area.x + margin, y: area.y + margin, width: area.width, height: area.height)
             .intersection(interior) else { return }
         for part in activity?.aliveParts(of: limit) ?? [limit] {
             let end = part.x + part.width
             var y = part.y
             while y < part.y + part.height {
-                let next = from(y - depth) + depth
+                let next = from(y - margin) + margin
                 guard next <= y else {
                     y = next
                     continue
@@ -562,7 +579,7 @@ final class TileEngine {
                         continue
                     }
                     let live = x + bits.trailingZeroBitCount
-                    x = max(live + 1, visit(live - depth, y - depth) + depth)
+                    x = max(live + 1, visit(live - margin, y - margin) + margin)
                 }
             }
         }
@@ -582,13 +599,13 @@ final class TileEngine {
         }
         return runs.compactMap { run in
             let grid = main.current.extract(x: run.x, y: run.y, width: run.width, height: run.height)
-            return grid.population > 0 ? (run.x - depth, run.y - depth, grid) : nil
+            return grid.population > 0 ? (run.x - margin, run.y - margin, grid) : nil
         }
     }
 
     /// The cells of `area` (interior coordinates), which lies inside the tile.
     func cells(in area: TileRect) -> BitGrid {
-        main.current.extract(x: depth + area.x, y: depth + area.y, width: area.width, height: area.height)
+        main.current.extract(x: margin + area.x, y: margin + area.y, width: area.width, height: area.height)
     }
 
     /// Memory the cells hold: what was ever written, not the board's area.

@@ -103,6 +103,29 @@ extension RuleFamilyTests {
         }
     }
 
+    /// Two-state Larger than Life on worker processes: halos `range` cells a generation
+    /// deep cross between them, tiles move on the way; bgolly's cells on a torus and a
+    /// plane, for tilings, worker counts and depths.
+    @Test(arguments: ["T", "P"])
+    func largerThanLifeOnWorkersIsGollysBoard(grid: String) throws {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        let start = try Harness.soupFile(density: "0.4", seed: 5, rule: "R5,C0,M1,S34..58,B34..45,NM:\(grid)192,128", in: dir)
+        let theirs = dir.appendingPathComponent("golly.rle")
+        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "Larger than Life", "-m", "45", "-o", theirs.path, start.path]).status == 0)
+        let expected = Harness.shape(of: try Harness.cells(ofPatternFile: theirs))
+        #expect(expected.count > 100)
+        for (workers, more) in [("2", ["--tiles", "2x1", "--halo", "1"]), ("2", ["--tiles", "3x2", "--halo", "4"]),
+                                ("3", ["--tiles", "4x2", "--halo", "3", "--random-moves", "7"])] {
+            let output = dir.appendingPathComponent("out.rle")
+            let run = try Harness.tessera(["run", start.path, "--generations", "45", "--workers", workers, "--no-head-start",
+                                           "--output", output.path] + more)
+            #expect(run.status == 0, "\(more): \(run.stderr)")
+            #expect(run.stdout.contains("\(workers) workers"), "\(run.stdout)")
+            #expect(Harness.shape(of: try Harness.cells(ofPatternFile: output)) == expected, "\(workers) workers \(more)")
+        }
+    }
+
     /// A bug on the unbounded plane for 1500 generations: the window around it moves
     /// with it, and what it steps is what the plane would.
     @Test func aLargerThanLifeBugTravelsTheUnboundedPlane() throws {

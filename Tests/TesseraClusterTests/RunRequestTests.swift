@@ -169,7 +169,7 @@ import TesseraCore
     }
 
     @Test func aFamilyWithAnEngineOfItsOwnRunsInThisProcess() throws {
-        let rule = try RuleChoice(parsing: "R2,C0,M0,S3..5,B3..4,NM")
+        let rule = try RuleChoice(parsing: "345/3/6")
         let byDefault = request { $0.rule = rule }
         let setup = try byDefault.fresh(defaultTiles: 2)
         #expect(try byDefault.tileHome(for: setup, usable: 2).0 == .thisProcess)
@@ -180,6 +180,34 @@ import TesseraCore
             change(&asked)
             do {
                 _ = try asked.tileHome(for: setup, usable: 2)
+                Issue.record("\(expected): accepted")
+            } catch {
+                #expect("\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+
+    /// Two-state Larger than Life on a torus or a plane goes to workers when they are
+    /// asked for, its halo deep enough for its range; else it steps whole here.
+    @Test func largerThanLifeGoesToWorkersAskedForOnATorusOrPlane() throws {
+        let bosco = "R5,C0,M1,S34..58,B34..45,NM"
+        let byDefault = request { $0.rule = try? RuleChoice(parsing: "\(bosco):T400,400") }
+        let whole = try byDefault.fresh(defaultTiles: 2)
+        #expect(try byDefault.tileHome(for: whole, usable: 2).0 == .thisProcess)
+        #expect(whole.stepsWhole)
+        for topology in ["T", "P"] {
+            let asked = request { ($0.rule, $0.workers) = (try? RuleChoice(parsing: "\(bosco):\(topology)400,400"), 2) }
+            let (home, setup) = try asked.tileHome(for: try asked.fresh(defaultTiles: 2), usable: 2)
+            #expect(home == .workers(2) && setup.largerThanLifeOnTiles && !setup.stepsWhole)
+            #expect(setup.halo == setup.tiling.defaultHalo(reach: 5), "\(setup.halo)")
+        }
+        let deep = request { ($0.rule, $0.workers, $0.halo) = (try? RuleChoice(parsing: "\(bosco):T400,400"), 2, 41) }
+        let unbounded = request { ($0.rule, $0.workers) = (try? RuleChoice(parsing: bosco), 2) }
+        let history = request { ($0.rule, $0.workers) = (try? RuleChoice(parsing: "R5,C3,M1,S34..58,B34..45,NM:T400,400"), 2) }
+        for (asked, expected) in [(deep, "halo depth 41 (5 cells a generation"), (unbounded, "this is Golly's unbounded plane"),
+                                  (history, "3 states (history)")] {
+            do {
+                _ = try asked.tileHome(for: try asked.fresh(defaultTiles: 2), usable: 2)
                 Issue.record("\(expected): accepted")
             } catch {
                 #expect("\(error)".contains(expected), "\(error)")

@@ -59,12 +59,12 @@ package struct ScalingSweep: Sendable {
             let tiling = try Tiling(shape: shape, columns: columns, rows: rows)
             try RunPlan.check(workers: count, tiling: tiling)
             for series in halos?.map(Optional.some) ?? [nil] {
-                let depth = series ?? tiling.defaultHalo
-                try tiling.validate(halo: depth)
+                let depth = series ?? tiling.defaultHalo(reach: rule.reach)
+                try tiling.validate(halo: depth, reach: rule.reach)
                 // Remote workers check their own memory.
-                try TileCluster.checkMemory(launcher.hosts.isEmpty ? tiling.tiles : [], of: tiling, halo: depth)
-                let setup = RunSetup(name: "soup", shape: shape, rule: rule, tiling: tiling, halo: depth, generation: 0,
-                                     pattern: nil, soup: soup)
+                try TileCluster.checkMemory(launcher.hosts.isEmpty ? tiling.tiles : [], of: tiling, halo: depth, rule: rule)
+                let setup = try RunSetup(name: "soup", shape: shape, rule: rule, tiling: tiling, halo: depth, generation: 0,
+                                         pattern: nil, soup: soup).onTiles()
                 points.append(Point(workers: count, series: series, setup: setup))
             }
         }
@@ -114,9 +114,9 @@ package struct ScalingSweep: Sendable {
             for (index, tile) in tiling.tiles.enumerated() {
                 let rect = tiling.rect(of: tile)
                 let shape = BoardShape(width: rect.width, height: rect.height, topology: .torus)
-                let setup = RunSetup(name: "soup", shape: shape, rule: rule, tiling: try Tiling(shape: shape, columns: 1, rows: 1),
-                                     halo: point.setup.halo, generation: 0, pattern: nil,
-                                     soup: try Soup(density: soup.density, seed: soup.seed &+ UInt64(index)))
+                let setup = try RunSetup(name: "soup", shape: shape, rule: rule, tiling: try Tiling(shape: shape, columns: 1, rows: 1),
+                                         halo: point.setup.halo, generation: 0, pattern: nil,
+                                         soup: try Soup(density: soup.density, seed: soup.seed &+ UInt64(index))).onTiles()
                 let session = RunSession(setup: setup, generations: generations, workers: .launched(count: 1, listen: listen))
                 group.addTask {
                     let outcome = try await session.run()

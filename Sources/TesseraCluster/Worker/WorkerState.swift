@@ -197,8 +197,8 @@ package struct WorkerState: Sendable {
     private mutating func accept(_ assignment: Assignment) -> [Effect] {
         guard running == nil else { return report("got a new assignment while it runs") }
         do {
-            try assignment.tiling.validate(halo: assignment.halo)
-            try TileCluster.checkMemory(assignment.myTiles, of: assignment.tiling, halo: assignment.halo)
+            try assignment.tiling.validate(halo: assignment.halo, reach: assignment.rule.reach)
+            try TileCluster.checkMemory(assignment.myTiles, of: assignment.tiling, halo: assignment.halo, rule: assignment.rule)
         } catch {
             return report("\(error)")
         }

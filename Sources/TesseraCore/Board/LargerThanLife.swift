@@ -148,24 +148,39 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
     public func step(_ cells: BitGrid, into next: inout BitGrid, wraps: Bool, using kernel: Kernel.Implementation = Kernel.best) throws {
         precondition(next.width == cells.width && next.height == cells.height)
         guard cells.width > 0, cells.height > 0 else { return }
+        try cells.words.withUnsafeBufferPointer { source in
+            try next.withUnsafeMutableWords { target in
+                try step(source.baseAddress!, into: target.baseAddress!, stride: cells.wordsPerRow, width: cells.width,
+                         height: cells.height, wraps: wraps, using: kernel)
+            }
+        }
+    }
+
+    /// One generation of a tile's buffer `cells` into `next` (the same size), dead beyond
+    /// its edges.
+    package func step(_ cells: CellBuffer, into next: CellBuffer, using kernel: Kernel.Implementation) throws {
+        precondition(next.width == cells.width && next.height == cells.height && next.stride == cells.stride)
+        try step(cells.row(0), into: next.row(0), stride: cells.stride, width: cells.width, height: cells.height, wraps: false,
+                 using: kernel)
+    }
+
+    /// One generation of the rows of `width` cells, `stride` words apart, at `source`
+    /// into those at `target`.
+    private func step(_ source: UnsafePointer<UInt64>, into target: UnsafeMutablePointer<UInt64>, stride: Int, width: Int,
+                      height: Int, wraps: Bool, using kernel: Kernel.Implementation) throws {
         try kernel.checkSupported()
         // The kernel counts in 32 bits: a row's prefix sums of column counts (each at most
         // 2r + 1) reach (width + 2r)(2r + 1).
         let side = Double(2 * range + 1)
-        guard cells.width < Int(Int32.max), cells.height < Int(Int32.max), (Double(cells.width) + side) * side < Double(Int32.max) else {
-            throw TesseraError("a \(cells.width)-wide board is past what Larger than Life's range \(range) counts here",
+        guard width < Int(Int32.max), height < Int(Int32.max), (Double(width) + side) * side < Double(Int32.max) else {
+            throw TesseraError("a \(width)-wide board is past what Larger than Life's range \(range) counts here",
                                fix: "give a narrower bounded grid")
         }
-        let stepped = cells.words.withUnsafeBufferPointer { source in
-            next.withUnsafeMutableWords { target in
-                withKernelRule {
-                    tessera_ltl_step($0, source.baseAddress!, target.baseAddress!, cells.wordsPerRow, Int32(cells.width),
-                                     Int32(cells.height), wraps ? 1 : 0, kernel == .avx2 ? 1 : 0)
-                }
-            }
+        let stepped = withKernelRule {
+            tessera_ltl_step($0, source, target, stride, Int32(width), Int32(height), wraps ? 1 : 0, kernel == .avx2 ? 1 : 0)
         }
         guard stepped != 0 else {
-            throw TesseraError("no memory for Larger than Life's scratch rows of a \(cells.width)-wide board", fix: "free some memory")
+            throw TesseraError("no memory for Larger than Life's scratch rows of a \(width)-wide board", fix: "free some memory")
         }
     }
 

@@ -131,13 +131,21 @@ public struct Tiling: Hashable, Sendable {
     /// smallest tile side, between 1 and 128. Dense boards run as fast at 32 as at 128;
     /// sparse ones, whose rounds cost latency more than work, run 10–20% faster at 128
     /// on two workers (`tessera bench workloads`).
-    public var defaultHalo: Int { max(1, min(128, smallestSide / 32)) }
+    public var defaultHalo: Int { defaultHalo(reach: 1) }
 
-    public func validate(halo: Int) throws {
-        guard halo >= 1, halo <= smallestSide else {
+    /// The default halo for a rule whose news travels `reach` cells a generation (Larger
+    /// than Life's range): the same margin of cells, so as many generations fewer.
+    public func defaultHalo(reach: Int) -> Int { max(1, min(128, smallestSide / 32 / reach)) }
+
+    /// Refuses a halo of `halo` generations, `reach` cells each, that some tile is too
+    /// small to fill from its neighbours.
+    public func validate(halo: Int, reach: Int = 1) throws {
+        let deepest = smallestSide / reach
+        guard halo >= 1, halo <= deepest else {
+            let cells = reach == 1 ? "" : " (\(reach) cells a generation, a range-\(reach) rule's)"
             throw TesseraError(
-                "halo depth \(halo) does not fit tiles as small as \(smallestSide) cells",
-                fix: "give --halo between 1 and \(smallestSide), or use fewer tiles")
+                "halo depth \(halo)\(cells) does not fit tiles as small as \(smallestSide) cells",
+                fix: deepest >= 1 ? "give --halo between 1 and \(deepest), or use fewer tiles" : "use fewer tiles, or a larger board")
         }
     }
 }

@@ -80,14 +80,14 @@ public final class SparsePlane {
         for part in parts { add(part) }
     }
 
-    /// Whether a sparse map holds the bounded grid `board` under `rule`: a rule without
+    /// Whether a sparse map holds the bounded grid `board` under `rule`: a 3x3 rule without
     /// B0 (with it, empty cells are born, and a missing tile is not dead), on a plane
     /// or on a torus whose sides are whole tiles.
     public static func holds(_ board: BoardShape, rule: Rule) -> Bool { space(of: board, rule: rule) != nil }
 
     /// Where the tiles of `board` lie, where a sparse map holds it (`holds`).
     private static func space(of board: BoardShape, rule: Rule) -> TileSpace? {
-        guard board.topology != .infinite, board.edges == nil, rule.emulation == .none else { return nil }
+        guard board.topology != .infinite, board.edges == nil, rule.isTwoStateMoore, rule.emulation == .none else { return nil }
         return TileSpace(width: board.width, height: board.height, wraps: board.topology == .torus)
     }
 

@@ -135,7 +135,8 @@ extension RunRequest {
     private func runOnAwaitedWorkers() async throws -> [String] {
         guard case .awaited(let listen, let externalPresenter) = cluster else { preconditionFailure("not a coordinator's request") }
         let count = workers ?? 1
-        let (setup, generations, origin) = try start(defaultTiles: count)
+        var (setup, generations, origin) = try start(defaultTiles: count)
+        setup = try setup.onTiles()
         let output = try boardOutput(for: setup)
         var session = RunSession(setup: setup, generations: generations,
                                  workers: .awaited(count: count, listen: listen ?? Self.defaultListen))

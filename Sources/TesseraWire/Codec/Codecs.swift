@@ -190,7 +190,7 @@ extension Assignment: WireCodable {
         let tiling = try Tiling(from: &r)
         let rule = try Rule(from: &r)
         let halo = try r.count(upTo: tiling.smallestSide, "halo depth")
-        try tiling.validate(halo: halo)
+        try tiling.validate(halo: halo, reach: rule.reach)
         let generation = try r.u64()
         let start: Start
         switch try r.u8() {
