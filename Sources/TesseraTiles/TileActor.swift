@@ -39,6 +39,9 @@ public actor TileActor {
         guard rule.runsOnTiles else {
             throw TesseraError("tiles step two-state rules, and \(rule) has \(rule.states) states", fix: "run it with --workers 0")
         }
+        if case .moved(let state) = start, state.layers.count != TileEngine.layerCount || state.width != rect.width || state.height != rect.height {
+            throw TesseraError("tile \(id) moved as \(state.layers.count) layers of \(state.width)x\(state.height) cells, where it is \(TileEngine.layerCount) of \(rect.width)x\(rect.height)")
+        }
         self.id = id
         self.rect = rect
         self.generation = generation
@@ -76,6 +79,9 @@ public actor TileActor {
         let size = engine.haloSize(strip.side)
         for piece in strip.pieces where piece.box(side: strip.side, width: size.width, height: size.height) == nil {
             throw TesseraError("a \(piece.cells.width)x\(piece.cells.height) piece at \(piece.offset) of a halo strip for the \(strip.side) side of tile \(id), whose halo there is \(size.width)x\(size.height)")
+        }
+        for piece in strip.pieces where piece.layers.count != TileEngine.layerCount {
+            throw TesseraError("a halo piece of \(piece.layers.count) layers for tile \(id), whose cells have \(TileEngine.layerCount)")
         }
         guard strip.generation >= generation, strip.generation - generation <= UInt64(engine.depth) else {
             throw TesseraError("tile \(id) at generation \(generation) got a halo strip for generation \(strip.generation)")

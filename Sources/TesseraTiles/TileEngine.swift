@@ -53,6 +53,8 @@ final class TileEngine {
     static let longestProbeInterval = 64
 
     let rect: TileRect
+    /// Layers of a halo piece or a moved tile's state: the cells and the generation before.
+    static let layerCount = 2
     /// Generations a round may run alone.
     let depth: Int
     /// Halo cells on each side: `depth` generations of `rule.reach` cells.

@@ -268,10 +268,19 @@ import TesseraCore
         var nine = Wire.encode(.presenterWelcome(PresenterWelcome(tiling: Self.tiling, rule: .life, generation: 0, population: 0, workers: 1)))
         nine[12 + 8 + 8 + 1 + 8 + 8 + 4 + 4 + 1] |= 2  // after width, height, topology, left, top, columns, rows
         #expect(refusal(nine, on: .toPresenter).contains("implausible rule"))
-        // A moving tile whose generation before does not match its cells.
-        let lopsided = TileState(tile: TileID(column: 0, row: 0), generation: 1, cells: Self.grid,
-                                 previous: BitGrid(width: 69, height: 3))
-        #expect(refusal(Wire.encode(.tileState(op: 1, lopsided)), on: .toWorker).contains("generation before"))
+        // A moving tile whose generation before does not match its cells (its second
+        // layer's width 69 where the first's is 70, the same words), or with no layers.
+        let moving = TileState(tile: TileID(column: 0, row: 0), generation: 1, cells: Self.grid, previous: Self.grid)
+        var lopsided = Wire.encode(.tileState(op: 1, moving))
+        let second = lopsided.count - Self.grid.words.count * 8 - 8
+        #expect(lopsided[second] == 70)
+        lopsided[second] = 69
+        #expect(refusal(lopsided, on: .toWorker).contains("layers of cells of different sizes"))
+        var none = Wire.encode(.tileState(op: 1, moving))
+        let count = none.count - 2 * (Self.grid.words.count * 8 + 8) - 1
+        #expect(none[count] == 2)
+        none[count] = 0
+        #expect(refusal(none, on: .toWorker).contains("0 layers of cells"))
         // A hand-off is for workers only.
         #expect(refusal(Wire.encode(.handOff(op: 1, tiles: [])), on: .toCoordinator).contains("does not belong"))
         // A frame's state past its rule's, and states that are not one a dot.

@@ -13,28 +13,35 @@ public struct HaloStrip: Sendable, Equatable {
     public static let pieceLength = 256
 
     /// A stretch of an edge, starting `offset` cells along it (along the row on the north
-    /// and south, down the column on the west and east; 0 on a corner): its cells at the
-    /// round's generation and at the one before (a tile that skips unchanged blocks needs
-    /// both of its buffers right).
+    /// and south, down the column on the west and east; 0 on a corner), as layers of the
+    /// same size: a two-state tile's cells at the round's generation and at the one
+    /// before (a tile that skips unchanged blocks needs both of its buffers right); a
+    /// tile of more states, the bit planes of its cells' states.
     public struct Piece: Sendable, Equatable {
         public let offset: Int
-        public let cells: BitGrid
-        public let previous: BitGrid
+        public let layers: [BitGrid]
 
-        public init(offset: Int, cells: BitGrid, previous: BitGrid) {
-            (self.offset, self.cells, self.previous) = (offset, cells, previous)
+        public init(offset: Int, layers: [BitGrid]) {
+            (self.offset, self.layers) = (offset, layers)
         }
 
-        /// Whether every cell of both generations is dead.
-        public var isEmpty: Bool { !cells.words.contains { $0 != 0 } && !previous.words.contains { $0 != 0 } }
+        public init(offset: Int, cells: BitGrid, previous: BitGrid) {
+            self.init(offset: offset, layers: [cells, previous])
+        }
+
+        /// A two-state piece's cells (else bit 0 of its states), and the generation before.
+        public var cells: BitGrid { layers[0] }
+        public var previous: BitGrid { layers[1] }
+
+        /// Whether every cell of every layer is dead.
+        public var isEmpty: Bool { !layers.contains { $0.words.contains { $0 != 0 } } }
 
         /// Whether every cell of both generations is dead `stretch` along the edge on `side`.
         public func isEmpty(_ stretch: Range<Int>, side: Direction) -> Bool {
-            func empty(_ grid: BitGrid) -> Bool {
+            layers.allSatisfy { grid in
                 side.dx == 0 ? grid.isEmpty(x: stretch.lowerBound, y: 0, width: stretch.count, height: grid.height)
                     : grid.isEmpty(x: 0, y: stretch.lowerBound, width: grid.width, height: stretch.count)
             }
-            return empty(cells) && empty(previous)
         }
 
         /// The cells `stretch` along the edge on `side` (a north or south piece runs along
@@ -44,12 +51,13 @@ public struct HaloStrip: Sendable, Equatable {
                 side.dx == 0 ? grid.cropped(x: stretch.lowerBound, y: 0, width: stretch.count, height: grid.height)
                     : grid.cropped(x: 0, y: stretch.lowerBound, width: grid.width, height: stretch.count)
             }
-            return Piece(offset: offset + stretch.lowerBound, cells: cut(cells), previous: cut(previous))
+            return Piece(offset: offset + stretch.lowerBound, layers: layers.map(cut))
         }
 
         /// Where the piece lies in a `width`×`height` edge on `side`, or nil if it does not fit.
         public func box(side: Direction, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
-            guard cells.width == previous.width, cells.height == previous.height, offset >= 0 else { return nil }
+            guard let cells = layers.first, layers.allSatisfy({ $0.width == cells.width && $0.height == cells.height }),
+                  offset >= 0 else { return nil }
             switch (side.dx, side.dy) {
             case (0, _):
                 guard cells.height == height, offset + cells.width <= width else { return nil }
@@ -90,6 +98,6 @@ public struct HaloStrip: Sendable, Equatable {
 
     /// Bytes of cells it carries.
     public var cellBytes: Int {
-        pieces.reduce(0) { $0 + ($1.cells.words.count + $1.previous.words.count) * 8 }
+        pieces.reduce(0) { $0 + $1.layers.reduce(0) { $0 + $1.words.count } * 8 }
     }
 }

@@ -366,16 +366,12 @@ extension TileState: WireCodable {
     package func encode(to w: inout WireWriter) {
         tile.encode(to: &w)
         w.u64(generation)
-        w.grid(cells)
-        w.grid(previous)
+        w.layers(layers)
     }
 
     package init(from r: inout WireReader) throws {
-        let tile = try TileID(from: &r), generation = try r.u64(), cells = try r.grid(), previous = try r.grid()
-        guard previous.width == cells.width, previous.height == cells.height else {
-            throw TesseraError("tile \(tile) came as \(cells.width)x\(cells.height) cells with a \(previous.width)x\(previous.height) generation before")
-        }
-        self.init(tile: tile, generation: generation, cells: cells, previous: previous)
+        let tile = try TileID(from: &r), generation = try r.u64()
+        self.init(tile: tile, generation: generation, layers: try r.layers("tile \(tile)"))
     }
 }
 
@@ -452,8 +448,7 @@ extension HaloStrip: WireCodable {
         w.u32(UInt32(pieces.count))
         for piece in pieces {
             w.u32(UInt32(piece.offset))
-            w.grid(piece.cells)
-            w.grid(piece.previous)
+            w.layers(piece.layers)
         }
     }
 
@@ -467,7 +462,7 @@ extension HaloStrip: WireCodable {
         // An edge is at most 2^31 cells long: 2^23 pieces.
         let count = try r.count(upTo: BoardShape.maxSide / HaloStrip.pieceLength, "piece count")
         let pieces = try (0..<count).map { _ in
-            HaloStrip.Piece(offset: try r.count(upTo: BoardShape.maxSide, "piece offset"), cells: try r.grid(), previous: try r.grid())
+            HaloStrip.Piece(offset: try r.count(upTo: BoardShape.maxSide, "piece offset"), layers: try r.layers("a halo piece"))
         }
         self.init(tile: tile, side: side, generation: generation, pieces: pieces, whole: whole == 1)
     }

@@ -38,6 +38,12 @@ package struct WireWriter {
         // Words go out little-endian; on big-endian hosts they would need swapping.
         g.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
     }
+
+    /// Grids of one size (`TileState.layers`, `HaloStrip.Piece.layers`): a count, then each.
+    package mutating func layers(_ grids: [BitGrid]) {
+        u8(UInt8(grids.count))
+        for grid in grids { self.grid(grid) }
+    }
 }
 
 /// Reads fields from a peer's message. Every read is bounds-checked and every number
@@ -137,5 +143,22 @@ package struct WireReader {
             count = words
         }
         return BitGrid(width: width, height: height, words: values)
+    }
+
+    /// The most layers a grid of cells carries: a two-state tile's two generations, or
+    /// the bit planes of 256 states.
+    package static let mostLayers = 8
+
+    /// Layers of `what` as `WireWriter.layers` writes them: 1 to `mostLayers` grids of one size.
+    package mutating func layers(_ what: String) throws -> [BitGrid] {
+        let count = try u8()
+        guard (1...UInt8(Self.mostLayers)).contains(count) else {
+            throw TesseraError("\(what) came with \(count) layers of cells, where 1 to \(Self.mostLayers) are")
+        }
+        let grids = try (0..<count).map { _ in try grid() }
+        guard grids.allSatisfy({ $0.width == grids[0].width && $0.height == grids[0].height }) else {
+            throw TesseraError("\(what) came with layers of cells of different sizes")
+        }
+        return grids
     }
 }
