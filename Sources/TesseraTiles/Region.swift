@@ -18,6 +18,34 @@ struct Box {
     }
 }
 
+extension Box {
+    /// In the buffer of a tile of `rect` with `margin` cells of halo on each side: the
+    /// halo on `side`, or (not `halo`) the tile's own edge cells that neighbour's halo takes.
+    static func side(_ side: Direction, of rect: TileRect, margin: Int, halo: Bool) -> Box {
+        func span(_ component: Int, length: Int) -> Range<Int> {
+            switch component {
+            case -1: return halo ? 0..<margin : margin..<(2 * margin)
+            case 1: return halo ? (margin + length)..<(length + 2 * margin) : length..<(length + margin)
+            default: return margin..<(margin + length)
+            }
+        }
+        let xs = span(side.dx, length: rect.width), ys = span(side.dy, length: rect.height)
+        return Box(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
+    }
+
+    /// In such a buffer, the cells beyond a plane board's edges on `deadSides`, kept dead
+    /// every generation (reaching past the buffer, which clipping cuts).
+    static func beyond(_ deadSides: Set<Direction>, of rect: TileRect, margin k: Int) -> [Box] {
+        let wide = Int.max / 4
+        var dead: [Box] = []
+        if deadSides.contains(.north) { dead.append(Box(x: 0, y: 0, width: wide, height: k)) }
+        if deadSides.contains(.south) { dead.append(Box(x: 0, y: k + rect.height, width: wide, height: k)) }
+        if deadSides.contains(.west) { dead.append(Box(x: 0, y: 0, width: k, height: wide)) }
+        if deadSides.contains(.east) { dead.append(Box(x: k + rect.width, y: 0, width: wide, height: wide)) }
+        return dead
+    }
+}
+
 /// Rows `first..<end`, empty where they cross.
 func rowSpan(_ first: Int, _ end: Int) -> Range<Int> { first..<max(first, end) }
 

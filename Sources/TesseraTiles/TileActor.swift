@@ -13,7 +13,7 @@ public actor TileActor {
     public nonisolated let rect: TileRect
     /// How far the tile has come, readable from any thread (a heartbeat's).
     public nonisolated let progress = TileProgress()
-    private let engine: TileEngine
+    private let engine: any TileStepping
     private var links: [Direction: any HaloLink] = [:]
     public private(set) var generation: UInt64
     /// Strips in hand, by generation: at most this round's and the next one's.
@@ -36,19 +36,21 @@ public actor TileActor {
                 start: TileStart, generation: UInt64 = 0, implementation: Kernel.Implementation = Kernel.best,
                 overlap: Bool? = nil, blocking: Bool? = nil, skipping: Bool = true) throws {
         try implementation.checkSupported()
-        guard rule.runsOnTiles else {
-            throw TesseraError("tiles step two-state rules, and \(rule) has \(rule.states) states", fix: "run it with --workers 0")
-        }
-        if case .moved(let state) = start, state.layers.count != TileEngine.layerCount || state.width != rect.width || state.height != rect.height {
-            throw TesseraError("tile \(id) moved as \(state.layers.count) layers of \(state.width)x\(state.height) cells, where it is \(TileEngine.layerCount) of \(rect.width)x\(rect.height)")
-        }
         self.id = id
         self.rect = rect
         self.generation = generation
         // Larger than Life's whole-buffer step has no frames to take late halos.
         self.overlap = rule.largerThanLife == nil && (overlap ?? TileEngine.overlapPays(rect: rect, depth: depth, rule: rule))
-        engine = TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start,
-                            implementation: implementation, blocking: blocking, skipping: skipping)
+        // Refused before any cells are made of it.
+        if case .moved(let state) = start {
+            let layers = rule.steppedAsStates ? StateGrid.planes(for: rule.states) : 2
+            guard state.layers.count == layers, state.width == rect.width, state.height == rect.height else {
+                throw TesseraError("tile \(id) moved as \(state.layers.count) layers of \(state.width)x\(state.height) cells, where it is \(layers) of \(rect.width)x\(rect.height)")
+            }
+        }
+        engine = StateTileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start, implementation: implementation)
+            ?? TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start,
+                          implementation: implementation, blocking: blocking, skipping: skipping)
         progress.record(generation: generation)
     }
 
@@ -80,8 +82,8 @@ public actor TileActor {
         for piece in strip.pieces where piece.box(side: strip.side, width: size.width, height: size.height) == nil {
             throw TesseraError("a \(piece.cells.width)x\(piece.cells.height) piece at \(piece.offset) of a halo strip for the \(strip.side) side of tile \(id), whose halo there is \(size.width)x\(size.height)")
         }
-        for piece in strip.pieces where piece.layers.count != TileEngine.layerCount {
-            throw TesseraError("a halo piece of \(piece.layers.count) layers for tile \(id), whose cells have \(TileEngine.layerCount)")
+        for piece in strip.pieces where piece.layers.count != engine.layerCount {
+            throw TesseraError("a halo piece of \(piece.layers.count) layers for tile \(id), whose cells have \(engine.layerCount)")
         }
         guard strip.generation >= generation, strip.generation - generation <= UInt64(engine.depth) else {
             throw TesseraError("tile \(id) at generation \(generation) got a halo strip for generation \(strip.generation)")
@@ -244,16 +246,18 @@ public actor TileActor {
     /// keeps, so that one of a huge, mostly empty tile costs what lives on it.
     public func liveParts() throws -> [Overlay] {
         try checkIdle("hand out its cells")
-        return engine.liveParts().map { Overlay(cells: $0.cells, x: rect.x + $0.x, y: rect.y + $0.y) }
+        return engine.liveParts().map { $0.offset(by: rect.x, rect.y) }
     }
 
     /// The part of `area` (board coordinates) in this tile: its top-left corner (board
-    /// coordinates) and its cells; nil when `area` misses the tile.
-    public func cells(in area: TileRect) throws -> (x: Int, y: Int, cells: BitGrid)? {
+    /// coordinates) and its cells in any state but 0, with their states where the rule
+    /// has more than two; nil when `area` misses the tile.
+    public func cells(in area: TileRect) throws -> (x: Int, y: Int, cells: BitGrid, states: StateGrid?)? {
         try checkIdle("hand out its cells")
         guard let part = area.intersection(rect) else { return nil }
         let inside = TileRect(x: part.x - rect.x, y: part.y - rect.y, width: part.width, height: part.height)
-        return (part.x, part.y, engine.cells(in: inside))
+        let (cells, states) = engine.cells(in: inside)
+        return (part.x, part.y, cells, states)
     }
 }
 

@@ -163,4 +163,14 @@ public final class TileCluster: Sendable {
         }
         return grid
     }
+
+    /// The whole board's states, for a rule of more than two (`Rule.steppedAsStates`).
+    public func states() async throws -> StateGrid {
+        var grid = StateGrid(width: tiling.shape.width, height: tiling.shape.height, states: rule.states)
+        for (_, actor) in actors.sorted(by: { $0.key < $1.key }) {
+            guard let part = try await actor.cells(in: actor.rect), let states = part.states else { continue }
+            grid.replace(with: states, atX: part.x, y: part.y)
+        }
+        return grid
+    }
 }

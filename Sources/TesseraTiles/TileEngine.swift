@@ -38,7 +38,7 @@ public enum TileStart: Sendable, Equatable {
 /// in each generation, and no further than the margin by the round's end.
 ///
 /// Owned by exactly one `TileActor`; not `Sendable`.
-final class TileEngine {
+final class TileEngine: TileStepping {
     /// How the round in progress runs.
     enum Round: Equatable {
         /// `probe`: nothing is known of the blocks, so the first generation steps them
@@ -54,7 +54,7 @@ final class TileEngine {
 
     let rect: TileRect
     /// Layers of a halo piece or a moved tile's state: the cells and the generation before.
-    static let layerCount = 2
+    var layerCount: Int { 2 }
     /// Generations a round may run alone.
     let depth: Int
     /// Halo cells on each side: `depth` generations of `rule.reach` cells.
@@ -108,15 +108,9 @@ final class TileEngine {
         margin = depth * rule.reach
         self.rules = rule.steps
         self.implementation = implementation
-        let (w, h, k) = (rect.width + 2 * margin, rect.height + 2 * margin, margin)
+        let (w, h) = (rect.width + 2 * margin, rect.height + 2 * margin)
         main = Region(x: 0, y: 0, width: w, height: h)
-        let wide = Int.max / 4
-        var dead: [Box] = []
-        if deadSides.contains(.north) { dead.append(Box(x: 0, y: 0, width: wide, height: k)) }
-        if deadSides.contains(.south) { dead.append(Box(x: 0, y: k + rect.height, width: wide, height: k)) }
-        if deadSides.contains(.west) { dead.append(Box(x: 0, y: 0, width: k, height: wide)) }
-        if deadSides.contains(.east) { dead.append(Box(x: k + rect.width, y: 0, width: wide, height: wide)) }
-        self.dead = dead
+        dead = Box.beyond(deadSides, of: rect, margin: margin)
         activity = skipping && largerThanLife == nil ? BlockActivity(width: w, height: h) : nil
         write(start)
     }
@@ -207,18 +201,7 @@ final class TileEngine {
     func isLate(_ side: Direction) -> Bool { lateSides.contains(side) }
 
     /// Buffer span along one axis for a side component: -1 before, 0 along, +1 after the interior.
-    private func span(_ component: Int, length: Int, halo: Bool) -> Range<Int> {
-        switch component {
-        case -1: return halo ? 0..<margin : margin..<(2 * margin)
-        case 1: return halo ? (margin + length)..<(length + 2 * margin) : length..<(length + margin)
-        default: return margin..<(margin + length)
-        }
-    }
-
-    private func region(_ side: Direction, halo: Bool) -> Box {
-        let xs = span(side.dx, length: rect.width, halo: halo), ys = span(side.dy, length: rect.height, halo: halo)
-        return Box(x: xs.lowerBound, y: ys.lowerBound, width: xs.count, height: ys.count)
-    }
+    private func region(_ side: Direction, halo: Bool) -> Box { Box.side(side, of: rect, margin: margin, halo: halo) }
 
     /// The size of the halo on `side`: what a strip for it must measure.
     func haloSize(_ side: Direction) -> (width: Int, height: Int) {
@@ -512,7 +495,7 @@ final class TileEngine {
     /// The smallest rectangle of the interior (tile coordinates) that holds every live
     /// cell, of those in `within` (tile coordinates) if given; nil when none is: only
     /// blocks known to hold live cells are looked at.
-    func liveBounds(within: TileRect? = nil) -> TileRect? {
+    func liveBounds(within: TileRect?) -> TileRect? {
         var limit = interior
         if let within {
             guard let part = Box(x: within.x + margin, y: within.y + margin, width: within.width, height: within.height)
@@ -590,7 +573,7 @@ final class TileEngine {
     /// The interior's live cells as pieces (interior coordinates): each run of side-by-side
     /// blocks that may hold live cells (`BlockActivity.aliveParts`), or the whole interior
     /// when nothing is known of the blocks. Pieces with no live cell are left out.
-    func liveParts() -> [(x: Int, y: Int, cells: BitGrid)] {
+    func liveParts() -> [Overlay] {
         var runs: [Box] = []
         for part in activity?.aliveParts(of: interior) ?? [interior] {
             if let last = runs.last, last.y == part.y, last.x + last.width == part.x {
@@ -601,13 +584,13 @@ final class TileEngine {
         }
         return runs.compactMap { run in
             let grid = main.current.extract(x: run.x, y: run.y, width: run.width, height: run.height)
-            return grid.population > 0 ? (run.x - margin, run.y - margin, grid) : nil
+            return grid.population > 0 ? Overlay(cells: grid, x: run.x - margin, y: run.y - margin) : nil
         }
     }
 
     /// The cells of `area` (interior coordinates), which lies inside the tile.
-    func cells(in area: TileRect) -> BitGrid {
-        main.current.extract(x: margin + area.x, y: margin + area.y, width: area.width, height: area.height)
+    func cells(in area: TileRect) -> (cells: BitGrid, states: StateGrid?) {
+        (main.current.extract(x: margin + area.x, y: margin + area.y, width: area.width, height: area.height), nil)
     }
 
     /// Memory the cells hold: what was ever written, not the board's area.

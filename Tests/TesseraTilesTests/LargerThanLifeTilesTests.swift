@@ -61,11 +61,5 @@ import TesseraCore
         } catch let error as TesseraError {
             #expect("\(error)".contains("halo depth 13 (5 cells a generation"), "\(error)")
         }
-        // History states do not run on tiles.
-        let history = try Rule(parsing: "R5,C3,M1,S34..58,B34..45,NM")
-        #expect(throws: TesseraError.self) {
-            try TileActor(id: TileID(column: 0, row: 0), rect: tiling.rect(of: TileID(column: 0, row: 0)), depth: 1, rule: history,
-                          deadSides: [], cells: BitGrid(width: 100, height: 60))
-        }
     }
 }

@@ -442,7 +442,8 @@ package actor WorkerNode {
         do {
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
                 guard let part = try await tile.cells(in: area) else { continue }
-                pump.send(.cells(op: op, TileCells(tile: id, generation: await tile.generation, cells: part.cells)), to: .coordinator)
+                pump.send(.cells(op: op, TileCells(tile: id, generation: await tile.generation, cells: part.cells, states: part.states)),
+                          to: .coordinator)
             }
         } catch {
             report("\(error)")

@@ -2,12 +2,20 @@
 /// top-left corner: a pattern small enough to send to every worker, which then cuts
 /// each of its tiles' cells from it instead of the coordinator cutting and sending them.
 public struct Overlay: Hashable, Sendable {
+    /// The cells in any state but 0.
     public let cells: BitGrid
+    /// Each cell's state, for a rule of more than two states (the same size as `cells`);
+    /// nil for two.
+    public let states: StateGrid?
     public let x: Int
     public let y: Int
 
     public init(cells: BitGrid, x: Int, y: Int) {
-        (self.cells, self.x, self.y) = (cells, x, y)
+        (self.cells, self.states, self.x, self.y) = (cells, nil, x, y)
+    }
+
+    public init(states: StateGrid, x: Int, y: Int) {
+        (self.cells, self.states, self.x, self.y) = (states.occupied, states, x, y)
     }
 
     /// `part`'s cells at its place in Golly's coordinates (as the wire carries a sparse
@@ -38,7 +46,9 @@ public struct Overlay: Hashable, Sendable {
     /// The part of the overlay inside `rect` of the board; nil when none of it is.
     public func cropped(to rect: TileRect) -> Overlay? {
         guard let part = box.intersection(rect) else { return nil }
-        return Overlay(cells: cells.cropped(x: part.x - x, y: part.y - y, width: part.width, height: part.height), x: part.x, y: part.y)
+        let (left, top) = (part.x - x, part.y - y)
+        if let states { return Overlay(states: states.cropped(x: left, y: top, width: part.width, height: part.height), x: part.x, y: part.y) }
+        return Overlay(cells: cells.cropped(x: left, y: top, width: part.width, height: part.height), x: part.x, y: part.y)
     }
 
     /// Where the overlay lies on the board.

@@ -59,10 +59,6 @@ public struct Rule: Hashable, Sendable, CustomStringConvertible {
     /// have engines of their own, in this process.
     public var isTwoStateMoore: Bool { largerThanLife == nil && generations == nil && tree == nil }
 
-    /// Whether tiles, and so workers, step it: the two-state 3x3 rules, and Larger than
-    /// Life without history (its own step, on the tile's buffer).
-    public var runsOnTiles: Bool { isTwoStateMoore || largerThanLife?.states == 2 }
-
     /// How far a cell's news travels in a generation: Larger than Life's range, else one cell.
     public var reach: Int { largerThanLife?.range ?? 1 }
 

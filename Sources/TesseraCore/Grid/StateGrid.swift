@@ -105,6 +105,32 @@ public struct StateGrid: Hashable, Sendable {
         changes = mine
     }
 
+    /// `other`'s cells, every state 0 included, written over these with its top-left at
+    /// (x, y) (clipped to these): nothing is known then of what changed.
+    public mutating func replace(with other: StateGrid, atX x: Int, y: Int) {
+        precondition(other.planes.count <= planes.count)
+        (madeAs, madeFrom, changes) = (0, 0, nil)
+        let empty = BitGrid(width: other.width, height: other.height)
+        for k in planes.indices { (k < other.planes.count ? other.planes[k] : empty).copy(into: &planes[k], atX: x, y: y) }
+    }
+
+    /// Sets the cells of a rectangle (clipped to these) to state 0.
+    public mutating func clear(x: Int, y: Int, width: Int, height: Int) {
+        let x0 = max(0, x), y0 = max(0, y), x1 = min(self.width, x.addingReportingOverflow(width).overflow ? self.width : x + width)
+        let y1 = min(self.height, y.addingReportingOverflow(height).overflow ? self.height : y + height)
+        guard x0 < x1, y0 < y1 else { return }
+        replace(with: StateGrid(width: x1 - x0, height: y1 - y0, states: 2), atX: x0, y: y0)
+    }
+
+    /// The cells as layers (`TileState.layers`): the planes, one at least.
+    public var layers: [BitGrid] { planes }
+
+    /// Cells from their planes (`layers`), all of one size.
+    public init(layers: [BitGrid]) {
+        precondition(!layers.isEmpty)
+        self.init(width: layers[0].width, height: layers[0].height, planes: layers)
+    }
+
     /// `other`'s cells not in state 0 written over these, with its top-left at (x, y).
     public mutating func place(_ other: StateGrid, atX x: Int, y: Int) {
         precondition(other.planes.count <= planes.count)

@@ -241,11 +241,13 @@ extension TileCells: WireCodable {
     package func encode(to w: inout WireWriter) {
         tile.encode(to: &w)
         w.u64(generation)
-        w.grid(cells)
+        w.cells(cells, states: states)
     }
 
     package init(from r: inout WireReader) throws {
-        self.init(tile: try TileID(from: &r), generation: try r.u64(), cells: try r.grid())
+        let tile = try TileID(from: &r), generation = try r.u64()
+        let (cells, states) = try r.cells("tile \(tile)'s cells")
+        self.init(tile: tile, generation: generation, cells: cells, states: states)
     }
 }
 
@@ -341,14 +343,23 @@ extension ShardFigures: WireCodable {
 }
 
 extension WireWriter {
-    /// Cells placed at (x, y): a count, then each one's corner and grid.
+    /// Cells placed at (x, y): a count, then each one's corner and cells.
     mutating func parts(_ parts: [Overlay]) {
         u32(UInt32(parts.count))
         for part in parts {
             int(part.x)
             int(part.y)
-            grid(part.cells)
+            cells(part.cells, states: part.states)
         }
+    }
+
+    /// Two-state cells (a 0, then the grid), or states (their planes as layers).
+    mutating func cells(_ cells: BitGrid, states: StateGrid?) {
+        guard let states else {
+            u8(0)
+            return grid(cells)
+        }
+        layers(states.layers)
     }
 }
 
@@ -357,8 +368,20 @@ extension WireReader {
     mutating func parts(at range: ClosedRange<Int>, _ what: String) throws -> [Overlay] {
         try (0..<count(upTo: maxOverlays, "\(what) count")).map { _ in
             let x = try int(in: range, "\(what) x"), y = try int(in: range, "\(what) y")
-            return Overlay(cells: try grid(), x: x, y: y)
+            let (cells, states) = try self.cells(what)
+            return states.map { Overlay(states: $0, x: x, y: y) } ?? Overlay(cells: cells, x: x, y: y)
         }
+    }
+
+    /// Cells as `WireWriter.cells` writes them: two states, or states with their cells
+    /// in any state but 0.
+    mutating func cells(_ what: String) throws -> (BitGrid, StateGrid?) {
+        if try peekU8() == 0 {
+            _ = try u8()
+            return (try grid(), nil)
+        }
+        let states = StateGrid(layers: try layers(what))
+        return (states.occupied, states)
     }
 }
 

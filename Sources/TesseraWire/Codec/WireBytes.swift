@@ -73,6 +73,12 @@ package struct WireReader {
     }
 
     package mutating func u8() throws -> UInt8 { try integer(UInt8.self) }
+
+    /// The next byte, left to be read.
+    package func peekU8() throws -> UInt8 {
+        guard remaining >= 1 else { throw TesseraError("truncated message: needed 1 more byte at offset \(offset)") }
+        return bytes[offset]
+    }
     package mutating func u16() throws -> UInt16 { try integer(UInt16.self) }
     package mutating func u32() throws -> UInt32 { try integer(UInt32.self) }
     package mutating func u64() throws -> UInt64 { try integer(UInt64.self) }

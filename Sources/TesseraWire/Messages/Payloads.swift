@@ -84,10 +84,13 @@ package struct SnapshotOrder: Sendable, Equatable {
 package struct TileCells: Sendable, Equatable {
     package let tile: TileID
     package let generation: UInt64
+    /// The cells in any state but 0.
     package let cells: BitGrid
+    /// Each cell's state, for a rule of more than two states; nil for two.
+    package let states: StateGrid?
 
-    package init(tile: TileID, generation: UInt64, cells: BitGrid) {
-        (self.tile, self.generation, self.cells) = (tile, generation, cells)
+    package init(tile: TileID, generation: UInt64, cells: BitGrid, states: StateGrid? = nil) {
+        (self.tile, self.generation, self.cells, self.states) = (tile, generation, cells, states)
     }
 }
 
