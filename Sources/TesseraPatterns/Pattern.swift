@@ -139,7 +139,11 @@ public struct Pattern: Sendable, Equatable {
 
     /// This pattern's grids laid on a board of `shape`, where Golly places them.
     public func overlays(on shape: BoardShape) -> [Overlay] {
-        placedParts(on: shape.topology).map { Overlay(cells: $0.cells, x: $0.left - shape.left, y: $0.top - shape.top) }
+        placedParts(on: shape.topology).map { part in
+            // States come with a pattern read whole.
+            if let states, !hasParts { return Overlay(states: states, x: part.left - shape.left, y: part.top - shape.top) }
+            return Overlay(cells: part.cells, x: part.left - shape.left, y: part.top - shape.top)
+        }
     }
 
     public static func == (a: Pattern, b: Pattern) -> Bool {

@@ -91,6 +91,10 @@ package struct RunSession: Sendable {
             throw TesseraError("an external presenter needs a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
         }
+        if checkpointing != nil, setup.rule.steppedAsStates {
+            throw TesseraError("checkpoints of \(setup.rule) on workers are not written yet: a checkpoint's tiles hold two states",
+                               fix: "leave out --checkpoint")
+        }
         if checkpointing != nil, !mode.isBatch {
             throw TesseraError("checkpoints are written by batch runs (no viewers, no frames)",
                                fix: "leave out --checkpoint, or the viewers and frames")
@@ -118,7 +122,8 @@ package struct RunSession: Sendable {
         }
         // Soups are made by the workers themselves, and are seldom over in a blink. The
         // head start's one tile must fit beside the workers' tiles.
-        let wanted = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil
+        // A head start hands over two-state cells.
+        let wanted = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil && !setup.rule.steppedAsStates
         let alone = (wanted ? try? setup.inOneTile() : nil).flatMap { one in
             (try? TileCluster.checkMemory(setup.tiling.tiles, of: setup.tiling, halo: setup.halo, rule: setup.rule,
                                           extraBytes: TileCluster.byteCount(of: one.tiling, halo: one.halo, rule: one.rule)
@@ -278,7 +283,15 @@ package struct RunSession: Sendable {
                 if let output {
                     let board = await coordinator.tiling.shape
                     let live = try await coordinator.liveBounds(in: TileRect(x: 0, y: 0, width: board.width, height: board.height))
-                    try await output.write(generation: await coordinator.generation, live: live) { try await coordinator.cells(in: $0) }
+                    let generation = await coordinator.generation
+                    if setup.rule.steppedAsStates {
+                        // The live box's states, gathered whole (a board of states is held whole in this process too).
+                        let box = live ?? TileRect(x: 0, y: 0, width: 0, height: 0)
+                        let states = box.width > 0 ? try await coordinator.states(in: box) : StateGrid(width: 0, height: 0, states: setup.rule.states)
+                        try output.write(states: states, left: board.left + box.x, top: board.top + box.y, rule: setup.rule, generation: generation)
+                    } else {
+                        try await output.write(generation: generation, live: live) { try await coordinator.cells(in: $0) }
+                    }
                     written = true
                 }
                 var outcome = await coordinator.outcome

@@ -23,9 +23,9 @@ package struct RunSetup: Sendable {
     package private(set) var soup: Soup?
     /// The halo the user chose, which a run on one tile keeps (`inOneTile`).
     private var chosenHalo: Int?
-    /// Whether tiles step a Larger than Life board (`onTiles()`), which this process
-    /// otherwise steps whole.
-    package private(set) var largerThanLifeOnTiles = false
+    /// Whether tiles step a board of a family with an engine of its own (`onTiles()`),
+    /// which this process otherwise steps whole.
+    package private(set) var familyOnTiles = false
 
     package init(name: String, shape: BoardShape, rule: Rule, tiling: Tiling, halo: Int, generation: UInt64,
                  pattern: Pattern?, soup: Soup?) {
@@ -38,28 +38,25 @@ package struct RunSetup: Sendable {
     package var isUnbounded: Bool { shape.topology == .infinite }
 
     /// Whether an engine of its own steps the board whole, in this process
-    /// (`WholeBoard`): a family other than the two-state 3x3 rules (Larger than Life
-    /// unless `onTiles()`), or a grid whose edges meet as neither a torus's nor a
-    /// plane's. Tiles, workers and HashLife never see it.
-    package var stepsWhole: Bool { !(rule.isTwoStateMoore || largerThanLifeOnTiles) || shape.edges != nil }
+    /// (`WholeBoard`): a family other than the two-state 3x3 rules (unless `onTiles()`),
+    /// or a grid whose edges meet as neither a torus's nor a plane's. Tiles, workers and
+    /// HashLife never see it.
+    package var stepsWhole: Bool { !(rule.isTwoStateMoore || familyOnTiles) || shape.edges != nil }
 
-    /// The same run of a two-state Larger than Life rule on a torus or plane, stepped by
-    /// tiles (workers), their halos `rule.reach` cells a generation deep. Refuses what
-    /// tiles do not step, and a halo deeper than the tiles hold; any other rule's run is
-    /// as it was.
+    /// The same run of a family with an engine of its own (Larger than Life, Generations,
+    /// a rule file) on a torus or plane, stepped by tiles (workers), their halos
+    /// `rule.reach` cells a generation deep. Refuses another grid, and a halo deeper than
+    /// the tiles hold; a two-state 3x3 rule's run is as it was.
     package func onTiles() throws -> RunSetup {
-        guard let ltl = rule.largerThanLife else { return self }
-        let fix = "give --workers 0, or leave out --workers"
-        guard ltl.states == 2 else {
-            throw TesseraError("\(rule) has \(ltl.states) states (history), which run in this process, not on worker processes yet", fix: fix)
-        }
+        guard !rule.isTwoStateMoore else { return self }
         guard !isUnbounded, shape.edges == nil else {
             throw TesseraError("\(rule) runs on worker processes on a torus or a plane, and this is \(isUnbounded ? "Golly's unbounded plane" : "a \(shape)")",
-                               fix: "\(fix), or give a bounded grid such as \(rule):T1024,1024")
+                               fix: "give --workers 0, or leave out --workers, or give a bounded grid such as \(rule):T1024,1024")
         }
-        try tiling.validate(halo: halo, reach: ltl.range)
+        try tiling.validate(halo: halo, reach: rule.reach)
         var tiled = self
-        tiled.largerThanLifeOnTiles = true
+        tiled.familyOnTiles = true
+        if rule.steppedAsStates, let states = pattern?.states { tiled.pattern?.states = try WholeBoard.fitted(states, to: rule) }
         return tiled
     }
 

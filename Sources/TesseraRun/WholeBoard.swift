@@ -537,7 +537,7 @@ extension WholeBoard where Cells == StateGrid {
 
     /// A pattern's states as the run's rule holds them: a file read under one rule and
     /// run under another (`--rule`) may hold states this one has not, which is refused.
-    private static func fitted(_ states: StateGrid, to rule: Rule) throws -> StateGrid {
+    static func fitted(_ states: StateGrid, to rule: Rule) throws -> StateGrid {
         let occupied = states.occupied
         for y in 0..<states.height {
             try occupied.forEachLive(inRow: y) { x in

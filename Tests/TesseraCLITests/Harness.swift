@@ -172,11 +172,11 @@ enum Harness {
     /// `-a` and what goes with it), each writing RLE into `dir`, and expects both to
     /// succeed (`context` names the case in a failure); their two results.
     static func runBoth(_ input: URL, generations: Int, bgolly engine: [String], in dir: URL,
-                        context: String = "") throws -> (ours: URL, theirs: URL) {
+                        context: String = "", flags: [String] = []) throws -> (ours: URL, theirs: URL) {
         guard let bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
         let name = input.lastPathComponent
         let (ours, theirs) = (dir.appendingPathComponent("ours-\(name).rle"), dir.appendingPathComponent("golly-\(name).rle"))
-        let run = try tessera(["run", input.path, "--generations", "\(generations)", "--output", ours.path])
+        let run = try tessera(["run", input.path, "--generations", "\(generations)", "--output", ours.path] + flags)
         #expect(run.status == 0, "\(context) \(run.stderr)")
         let golly = try Harness.run(bgolly, ["-q", "-q"] + engine + ["-m", "\(generations)", "-o", theirs.path, input.path])
         #expect(golly.status == 0, "\(context) \(golly.stderr)")

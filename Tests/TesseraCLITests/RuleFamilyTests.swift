@@ -165,6 +165,51 @@ extension RuleFamilyTests {
 }
 
 extension RuleFamilyTests {
+    /// Golly's Generations and Larger-than-Life files whose rule names a torus or a plane
+    /// (MCell's and RLE's), on two workers: halos carry every state plane (range cells a
+    /// generation deep); bgolly's cells in bgolly's states. A file on the unbounded plane
+    /// is refused on workers in one line that says what runs.
+    @Test func gollysBoundedFamilyFilesOnTwoWorkersAreGollysBoards() throws {
+        guard Harness.bgolly != nil else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        var (onWorkers, refused) = (0, 0)
+        for (folder, engine) in [("Generations", ["-a", "Generations"]), ("Larger-than-Life", ["-a", "Larger than Life"])] {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/usr/share/golly/Patterns/\(folder)") else {
+                throw TesseraError("Golly's patterns are not installed", fix: "apt-get install golly")
+            }
+            for name in names.sorted() where !name.hasPrefix("R500") {
+                let input = dir.appendingPathComponent(name)
+                try FileManager.default.copyItem(atPath: "/usr/share/golly/Patterns/\(folder)/\(name)", toPath: input.path)
+                let probe = try Harness.tessera(["run", input.path, "--generations", "1", "--workers", "2", "--no-head-start"])
+                if probe.status == 2, probe.stderr.contains("this is Golly's unbounded plane") {
+                    refused += 1
+                    continue
+                }
+                let (ours, theirs) = try Harness.runBoth(input, generations: 30, bgolly: engine, in: dir, context: name,
+                                                         flags: ["--workers", "2", "--no-head-start"])
+                #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs), "\(name)")
+                onWorkers += 1
+            }
+        }
+        #expect(onWorkers >= 20 && refused >= 5, "\(onWorkers) on workers, \(refused) refused")
+    }
+
+    /// What workers do not hold is refused in one line: checkpoints of states, a Klein
+    /// bottle. A rule file's rule reaches workers as its tree (they need not have the file).
+    @Test func rulesOfStatesOnWorkersRefuseWhatTheyCannotKeep() throws {
+        let dir = try Harness.temporaryDirectory()
+        let soup = ["run", "--soup", "0.4", "--seed", "2", "--generations", "20", "--workers", "2"]
+        let checkpoint = try Harness.tessera(soup + ["--rule", "345/3/6:T128,128", "--checkpoint", dir.appendingPathComponent("ck").path])
+        #expect(checkpoint.status == 2 && checkpoint.stderr.contains("checkpoints of 345/3/6 on workers are not written yet"), "\(checkpoint.stderr)")
+        let klein = try Harness.tessera(soup + ["--rule", "B3/S23:K64,64"])
+        #expect(klein.status == 2 && klein.stderr.contains("runs in this process, not on worker processes yet"), "\(klein.stderr)")
+        let (here, there) = (dir.appendingPathComponent("here.rle"), dir.appendingPathComponent("there.rle"))
+        #expect(try Harness.tessera(soup.dropLast(2) + ["--workers", "0", "--rule", "LifeHistory:T96,64", "--output", here.path]).status == 0)
+        let run = try Harness.tessera(soup + ["--rule", "LifeHistory:T96,64", "--tiles", "3x2", "--halo", "3", "--output", there.path])
+        #expect(run.status == 0 && run.stdout.contains("2 workers"), "\(run.stderr)")
+        #expect(try String(contentsOf: here, encoding: .utf8) == String(contentsOf: there, encoding: .utf8))
+    }
+
     /// Wolfram's W22 grows Sierpinski's triangle a row a generation: on tiles (here, and
     /// on two workers) as by HashLife, bgolly's cells.
     @Test func aWolframRuleIsGollysOnTiles() throws {

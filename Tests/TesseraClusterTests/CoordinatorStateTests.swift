@@ -508,7 +508,7 @@ import TesseraCore
                                  from: a, now: at(1))
         var expected = BitGrid(width: 4, height: 3)
         (expected[1, 0], expected[2, 2]) = (true, true)
-        #expect(done == [.completed(.cells(expected))])
+        #expect(done == [.completed(.cells(expected, states: nil))])
         #expect(throws: TesseraError.self, "past the board's east edge") {
             try state.begin(.collect(area: TileRect(x: 60, y: 0, width: 8, height: 1)))
         }

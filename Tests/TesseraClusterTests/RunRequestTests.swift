@@ -173,7 +173,7 @@ import TesseraCore
         let byDefault = request { $0.rule = rule }
         let setup = try byDefault.fresh(defaultTiles: 2)
         #expect(try byDefault.tileHome(for: setup, usable: 2).0 == .thisProcess)
-        for (change, expected) in [({ (r: inout RunRequest) in r.workers = 2 }, "not on worker processes yet"),
+        for (change, expected) in [({ (r: inout RunRequest) in r.workers = 2 }, "runs on worker processes on a torus or a plane, and this is Golly's unbounded plane"),
                                    ({ (r: inout RunRequest) in r.checkpoint = "c" }, "--checkpoint needs worker processes"),
                                    ({ (r: inout RunRequest) in r.keys = "k" }, "--keys secures worker processes")] {
             var asked = byDefault
@@ -187,9 +187,10 @@ import TesseraCore
         }
     }
 
-    /// Two-state Larger than Life on a torus or a plane goes to workers when they are
-    /// asked for, its halo deep enough for its range; else it steps whole here.
-    @Test func largerThanLifeGoesToWorkersAskedForOnATorusOrPlane() throws {
+    /// Larger than Life (two states or history), Generations and rule files on a torus or
+    /// a plane go to workers when they are asked for, the halo deep enough for the range;
+    /// else they step whole here.
+    @Test func familiesGoToWorkersAskedForOnATorusOrPlane() throws {
         let bosco = "R5,C0,M1,S34..58,B34..45,NM"
         let byDefault = request { $0.rule = try? RuleChoice(parsing: "\(bosco):T400,400") }
         let whole = try byDefault.fresh(defaultTiles: 2)
@@ -198,14 +199,19 @@ import TesseraCore
         for topology in ["T", "P"] {
             let asked = request { ($0.rule, $0.workers) = (try? RuleChoice(parsing: "\(bosco):\(topology)400,400"), 2) }
             let (home, setup) = try asked.tileHome(for: try asked.fresh(defaultTiles: 2), usable: 2)
-            #expect(home == .workers(2) && setup.largerThanLifeOnTiles && !setup.stepsWhole)
+            #expect(home == .workers(2) && setup.familyOnTiles && !setup.stepsWhole)
             #expect(setup.halo == setup.tiling.defaultHalo(reach: 5), "\(setup.halo)")
+        }
+        for rule in ["R5,C3,M1,S34..58,B34..45,NM:T400,400", "345/3/6:P100,100", "LifeHistory:T64,64"] {
+            let asked = request { ($0.rule, $0.workers) = (try? RuleChoice(parsing: rule), 2) }
+            let (home, setup) = try asked.tileHome(for: try asked.fresh(defaultTiles: 2), usable: 2)
+            #expect(home == .workers(2) && setup.familyOnTiles, "\(rule)")
         }
         let deep = request { ($0.rule, $0.workers, $0.halo) = (try? RuleChoice(parsing: "\(bosco):T400,400"), 2, 41) }
         let unbounded = request { ($0.rule, $0.workers) = (try? RuleChoice(parsing: bosco), 2) }
-        let history = request { ($0.rule, $0.workers) = (try? RuleChoice(parsing: "R5,C3,M1,S34..58,B34..45,NM:T400,400"), 2) }
+        let klein = request { ($0.rule, $0.workers) = (try? RuleChoice(parsing: "B3/S23:K64,64"), 2) }
         for (asked, expected) in [(deep, "halo depth 41 (5 cells a generation"), (unbounded, "this is Golly's unbounded plane"),
-                                  (history, "3 states (history)")] {
+                                  (klein, "runs in this process, not on worker processes yet")] {
             do {
                 _ = try asked.tileHome(for: try asked.fresh(defaultTiles: 2), usable: 2)
                 Issue.record("\(expected): accepted")

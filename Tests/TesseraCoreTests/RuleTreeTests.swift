@@ -380,3 +380,15 @@ import Testing
         }
     }
 }
+
+extension RuleTreeTests {
+    /// A rule file's tree written as an `@TREE` file reads back node for node: how its
+    /// rule crosses the wire to a worker that has no file.
+    @Test(arguments: ["LifeHistory", "WireWorld", "Langtons-Loops", "JvN29"])
+    func aTreeWrittenAsARuleFileReadsBackAsItWas(name: String) throws {
+        guard let tree = try VonNeumannRules.tree(named: name) ?? RuleFiles.tree(named: name) else { return }
+        let again = try RuleTree(parsing: tree.treeText)
+        #expect(again == tree)
+        #expect(again.name == name)
+    }
+}

@@ -750,8 +750,16 @@ package actor Coordinator {
 
     /// The cells of `rect` (board coordinates), from the tiles it crosses.
     package func cells(in rect: TileRect) async throws -> BitGrid {
-        guard case .cells(let cells) = try await read(.collect(area: rect)) else { throw TesseraError("no cells came back") }
+        guard case .cells(let cells, _) = try await read(.collect(area: rect)) else { throw TesseraError("no cells came back") }
         return cells
+    }
+
+    /// The states of `rect` (board coordinates), for a rule of more than two states.
+    package func states(in rect: TileRect) async throws -> StateGrid {
+        guard case .cells(_, let states?) = try await read(.collect(area: rect)) else {
+            throw TesseraError("no states came back: \(state.plan.rule) has two")
+        }
+        return states
     }
 
     /// The live cells of a sparse plane spread over the workers as shards, in Golly's

@@ -72,7 +72,9 @@ extension CoordinatorState {
         let (columns, rows) = RunPlan.defaultTiles(count: active.count, shape: shape)
         let tiling = columns * rows == active.count ? try? Tiling(shape: shape, columns: columns, rows: rows) : nil
         let unfit: String
-        if let tiling, (try? tiling.validate(halo: plan.halo, reach: plan.rule.reach)) != nil {
+        if plan.rule.steppedAsStates {
+            unfit = "the cells of \(plan.rule) are not gathered and cut again (they have more than two states)"
+        } else if let tiling, (try? tiling.validate(halo: plan.halo, reach: plan.rule.reach)) != nil {
             guard CellBuffer.byteCount(width: shape.width, height: shape.height) > Self.largestRecut else {
                 return .cut(tiling, idle: idle.count)
             }

@@ -178,8 +178,15 @@ extension CoordinatorState {
             return fail("\(describe(index)) sent cells of tile \(part.tile) that do not fit \(area.width)x\(area.height) cells at (\(area.x),\(area.y))")
         }
         part.cells.copy(into: &operation!.grid!, atX: inside.x - area.x, y: inside.y - area.y)
+        if operation!.cellStates != nil {
+            guard let states = part.states, states.width == inside.width, states.height == inside.height,
+                  states.planes.count <= operation!.cellStates!.planes.count else {
+                return fail("\(describe(index)) sent cells of tile \(part.tile) without the states of \(plan.rule)")
+            }
+            operation!.cellStates!.replace(with: states, atX: inside.x - area.x, y: inside.y - area.y)
+        }
         guard operation!.isGathered else { return [] }
-        return complete(.cells(operation!.grid!))
+        return complete(.cells(operation!.grid!, states: operation!.cellStates))
     }
 
     /// A moving tile, whole, from the worker that gives it up.

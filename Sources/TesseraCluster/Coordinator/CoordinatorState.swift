@@ -94,7 +94,8 @@ package struct CoordinatorState {
     package enum Answer: Equatable, Sendable {
         case advanced
         case frame(BitGrid)
-        case cells(BitGrid)
+        /// Cells in any state but 0, and their states where the rule has more than two.
+        case cells(BitGrid, states: StateGrid?)
         /// The shards' live cells, in Golly's coordinates.
         case parts([Overlay])
         case loaded
@@ -174,6 +175,8 @@ package struct CoordinatorState {
         var tiles: Set<TileID> = []
         /// A frame's dots, or the cells of a read.
         var grid: BitGrid?
+        /// The states of a read, for a rule of more than two.
+        var cellStates: StateGrid?
         /// The shards' parts read so far.
         var parts: [Overlay] = []
         /// The tiles handed off so far.
@@ -362,9 +365,11 @@ package struct CoordinatorState {
                 throw TesseraError("\(area.width)x\(area.height) cells at (\(area.x),\(area.y)) are outside the \(shape.width)x\(shape.height) board")
             }
             let cells = BitGrid(width: area.width, height: area.height)
+            let states = plan.rule.steppedAsStates ? StateGrid(width: area.width, height: area.height, states: plan.rule.states) : nil
             let crossed = Set(plan.tiling.tiles.filter { plan.tiling.rect(of: $0).intersection(area) != nil })
-            guard !crossed.isEmpty else { return [.completed(.cells(cells))] }
+            guard !crossed.isEmpty else { return [.completed(.cells(cells, states: states))] }
             operation = Operation(op: op, kind: .collect(area: area), tiles: crossed, grid: cells)
+            operation!.cellStates = states
             phase = .busy
             return members.filter { !crossed.isDisjoint(with: $0.tiles) }.map { .send(.collect(op: op, area: area), to: $0.peer) }
         case .readParts:

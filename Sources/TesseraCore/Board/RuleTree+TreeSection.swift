@@ -112,3 +112,29 @@ private func scanSetting(_ text: ArraySlice<UInt8>, _ key: String) -> Int32? {
     guard rest.first == ascii("=") else { return nil }
     return scanInteger(rest.dropFirst(), signed: true).map { Int32(bitPattern: $0) }
 }
+
+// Writing one.
+
+extension RuleTree {
+    /// The rule as a rule file with an `@TREE` section, as Golly's ruletreealgo reads it:
+    /// `RuleTree(parsing:)` reads it back to this tree, node for node (how a rule file's
+    /// rule reaches a worker, which may not have the file).
+    package var treeText: String {
+        let inputs = neighbourhood == .moore ? 9 : 5
+        var lines: [String] = [], numbered: [Int: Int] = [:]
+        // A node's number in the file, its children numbered first; a node sits at one
+        // depth only (its entries are offsets below the last input, states at it).
+        func number(_ offset: Int, depth: Int) -> Int {
+            if let known = numbered[offset] { return known }
+            let values = (0..<states).map { v in
+                depth == inputs - 1 ? Int(nodes[offset + v]) : number(Int(nodes[offset + v]), depth: depth + 1)
+            }
+            lines.append("\(inputs - depth) " + values.map(String.init).joined(separator: " "))
+            numbered[offset] = lines.count - 1
+            return lines.count - 1
+        }
+        _ = number(Int(root), depth: 0)
+        return "@RULE \(name)\n@TREE\nnum_states=\(states)\nnum_neighbors=\(inputs - 1)\nnum_nodes=\(lines.count)\n"
+            + lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -105,12 +105,11 @@ extension RunRequest {
     /// and the setup they step. `usable`: the worker count when none is asked for.
     package func tileHome(for setup: RunSetup, usable: Int) throws -> (TileHome, RunSetup) {
         // Larger than Life, Generations, rule files and Golly's other grids have engines
-        // of their own, in this process; two-state Larger than Life goes to workers when
-        // they are asked for.
+        // of their own, in this process; on a torus or a plane, the families go to
+        // workers when they are asked for.
         if setup.stepsWhole, let workers, workers != 0 {
-            if setup.rule.largerThanLife != nil { return (.workers(workers), try setup.onTiles()) }
-            let what = setup.rule.isTwoStateMoore ? "a \(setup.shape)" : "\(setup.rule)"
-            throw TesseraError("\(what) runs in this process, not on worker processes yet", fix: "give --workers 0, or leave out --workers")
+            guard setup.rule.isTwoStateMoore else { return (.workers(workers), try setup.onTiles()) }
+            throw TesseraError("a \(setup.shape) runs in this process, not on worker processes yet", fix: "give --workers 0, or leave out --workers")
         }
         if setup.stepsWhole || workers == 0 {
             try checkInThisProcess()

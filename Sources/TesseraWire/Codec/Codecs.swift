@@ -44,10 +44,19 @@ extension Rule: WireCodable {
     /// A Life-like rule is its two masks; any other 3x3 rule (a table, or a name that is
     /// not the digits) a marker no mask can be, its 512 bits and its name; a family with
     /// an engine of its own (Larger than Life, Generations) another marker and its name,
-    /// read back as Golly reads it.
-    private static let tableMarker: UInt16 = 0xFFFF, namedMarker: UInt16 = 0xFFFE
+    /// read back as Golly reads it; a rule file's a third and its tree as a rule file
+    /// (`RuleTree.treeText`), which a worker without the file reads as Golly would.
+    private static let tableMarker: UInt16 = 0xFFFF, namedMarker: UInt16 = 0xFFFE, treeMarker: UInt16 = 0xFFFD
+    /// The longest rule file text a message carries.
+    static let longestTreeText = 64 << 20
 
     package func encode(to w: inout WireWriter) {
+        if let tree {
+            w.u16(Self.treeMarker)
+            w.u16(0)
+            w.string(tree.treeText)
+            return
+        }
         if !isTwoStateMoore {
             w.u16(Self.namedMarker)
             w.u16(0)
@@ -70,6 +79,10 @@ extension Rule: WireCodable {
         if birth == Self.tableMarker, survive == 0 {
             let words = try (0..<8).map { _ in try r.u64() }
             self.init(table: RuleTable(words: words), name: try r.string(upTo: 1024))
+            return
+        }
+        if birth == Self.treeMarker, survive == 0 {
+            self.init(tree: try RuleTree(parsing: try r.string(upTo: Self.longestTreeText)))
             return
         }
         if birth == Self.namedMarker, survive == 0 {
