@@ -19,20 +19,23 @@ final class StateTileEngine: TileStepping {
     private let dead: [Box]
 
     /// Nil for a rule of two states (`TileEngine` steps those).
+    /// - Throws: where the starting cells hold states past the rule's planes.
     init?(rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>, start: TileStart,
-          implementation: Kernel.Implementation) {
+          implementation: Kernel.Implementation) throws {
         guard let step = rule.stateStep(using: implementation) else { return nil }
         (self.rect, self.depth, self.step) = (rect, depth, step)
         margin = depth * rule.reach
         cells = StateGrid(width: rect.width + 2 * margin, height: rect.height + 2 * margin, states: rule.states)
         spare = cells
         dead = Box.beyond(deadSides, of: rect, margin: margin)
+        if case .painted(let starting, _) = start, let most = starting.overlays.compactMap({ $0.states?.planes.count }).max(),
+           most > cells.planes.count {
+            throw TesseraError("a pattern of \(most) planes of states for a tile of \(rule), which has \(cells.planes.count)")
+        }
         write(start)
     }
 
     var layerCount: Int { cells.planes.count }
-
-    private var interior: Box { Box(x: margin, y: margin, width: rect.width, height: rect.height) }
 
     private func write(_ start: TileStart) {
         switch start {
@@ -46,8 +49,7 @@ final class StateTileEngine: TileStepping {
                 cells.replace(with: StateGrid(ones: bits, states: 2), atX: margin, y: margin)
             }
             for overlay in starting.overlays {
-                let tile = TileRect(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
-                guard let part = overlay.cropped(to: tile) else { continue }
+                guard let part = overlay.cropped(to: rect) else { continue }
                 let states = part.states ?? StateGrid(ones: part.cells, states: 2)
                 cells.place(states, atX: part.x - rect.x + margin, y: part.y - rect.y + margin)
             }

@@ -48,7 +48,7 @@ public actor TileActor {
                 throw TesseraError("tile \(id) moved as \(state.layers.count) layers of \(state.width)x\(state.height) cells, where it is \(layers) of \(rect.width)x\(rect.height)")
             }
         }
-        engine = StateTileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start, implementation: implementation)
+        engine = try StateTileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start, implementation: implementation)
             ?? TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start,
                           implementation: implementation, blocking: blocking, skipping: skipping)
         progress.record(generation: generation)

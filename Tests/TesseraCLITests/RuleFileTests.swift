@@ -162,7 +162,7 @@ import TesseraPatterns
         let langton = dir.appendingPathComponent("loop.rle")
         try FileManager.default.copyItem(atPath: "\(Self.patterns)/Loops/Langtons-Loops.rle", toPath: langton.path)
         let cases: [([String], String)] = [
-            (["run", langton.path, "--workers", "2"], "runs in this process"),
+            (["run", langton.path, "--workers", "2"], "runs on worker processes on a torus or a plane, and this is Golly's unbounded plane"),
             (["run", "--soup", "0.3", "--rule", "B3/S23:K40,30", "--workers", "2"], "runs in this process"),
             (["run", "--soup", "0.3", "--rule", "NoSuchRule"], "rule file NAME.rule"),
             (["run", "--soup", "0.3", "--rule", "B3/S23:S40,30"], "bounded grid"),
