@@ -25,7 +25,10 @@ final class StateTileEngine: TileStepping {
         guard let step = rule.stateStep(using: implementation) else { return nil }
         (self.rect, self.depth, self.step) = (rect, depth, step)
         margin = depth * rule.reach
-        cells = StateGrid(width: rect.width + 2 * margin, height: rect.height + 2 * margin, states: rule.states)
+        // Rows of whole 256-cell vectors, which the steps take without a tail: the columns
+        // past the east halo are as wrong as anything beyond the buffer, and as far away.
+        let width = (rect.width + 2 * margin + 255) / 256 * 256
+        cells = StateGrid(width: width, height: rect.height + 2 * margin, states: rule.states)
         spare = cells
         dead = Box.beyond(deadSides, of: rect, margin: margin)
         if case .painted(let starting, _) = start, let most = starting.overlays.compactMap({ $0.states?.planes.count }).max(),

@@ -39,8 +39,8 @@ public actor TileActor {
         self.id = id
         self.rect = rect
         self.generation = generation
-        // Larger than Life's whole-buffer step has no frames to take late halos.
-        self.overlap = rule.largerThanLife == nil && (overlap ?? TileEngine.overlapPays(rect: rect, depth: depth, rule: rule))
+        // The families' whole-buffer steps have no frames to take late halos.
+        self.overlap = rule.isTwoStateMoore && (overlap ?? TileEngine.overlapPays(rect: rect, depth: depth, rule: rule))
         // Refused before any cells are made of it.
         if case .moved(let state) = start {
             let layers = rule.steppedAsStates ? StateGrid.planes(for: rule.states) : 2

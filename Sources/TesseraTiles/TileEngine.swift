@@ -161,7 +161,7 @@ final class TileEngine: TileStepping {
 
     /// Overlap pays when the frames are a small part of the tile (the 3x3 kernels only).
     static func overlapPays(rect: TileRect, depth: Int, rule: Rule) -> Bool {
-        rule.largerThanLife == nil && min(rect.width, rect.height) >= 16 * depth
+        rule.isTwoStateMoore && min(rect.width, rect.height) >= 16 * depth
     }
 
     static func byteCount(rect: TileRect, depth: Int, rule: Rule) -> Int {

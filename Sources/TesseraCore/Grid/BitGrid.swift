@@ -119,13 +119,14 @@ public struct BitGrid: Hashable, Sendable {
         let x0 = max(0, -x), x1 = min(width, target.width - x)
         let y0 = max(0, -y), y1 = min(height, target.height - y)
         guard x0 < x1, y0 < y1 else { return }
-        for row in y0..<y1 {
-            words.withUnsafeBufferPointer { src in
-                target.words.withUnsafeMutableBufferPointer { dst in
-                    BitCopy.copy(
-                        from: src.baseAddress! + row * wordsPerRow, bit: x0,
-                        to: dst.baseAddress! + (row + y) * target.wordsPerRow, bit: x0 + x,
-                        count: x1 - x0)
+        // Both buffers taken once, not a row at a time: a tall, narrow strip (a tile's west
+        // or east halo) is thousands of rows of a few bits.
+        let (stride, targetStride) = (wordsPerRow, target.wordsPerRow)
+        words.withUnsafeBufferPointer { src in
+            target.words.withUnsafeMutableBufferPointer { dst in
+                for row in y0..<y1 {
+                    BitCopy.copy(from: src.baseAddress! + row * stride, bit: x0, to: dst.baseAddress! + (row + y) * targetStride,
+                                 bit: x0 + x, count: x1 - x0)
                 }
             }
         }

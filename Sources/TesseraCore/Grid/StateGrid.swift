@@ -110,8 +110,10 @@ public struct StateGrid: Hashable, Sendable {
     public mutating func replace(with other: StateGrid, atX x: Int, y: Int) {
         precondition(other.planes.count <= planes.count)
         (madeAs, madeFrom, changes) = (0, 0, nil)
+        for k in other.planes.indices { other.planes[k].copy(into: &planes[k], atX: x, y: y) }
+        guard other.planes.count < planes.count else { return }
         let empty = BitGrid(width: other.width, height: other.height)
-        for k in planes.indices { (k < other.planes.count ? other.planes[k] : empty).copy(into: &planes[k], atX: x, y: y) }
+        for k in other.planes.count..<planes.count { empty.copy(into: &planes[k], atX: x, y: y) }
     }
 
     /// Sets the cells of a rectangle (clipped to these) to state 0.
