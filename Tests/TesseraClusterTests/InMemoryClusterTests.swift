@@ -116,3 +116,35 @@ import TesseraWire
         #expect(error?.description.contains("mix memory:// names with others") == true)
     }
 }
+
+extension InMemoryClusterTests {
+    /// A coordinator's message its worker cannot read (an assignment cut short) is not
+    /// dropped in silence, which would leave the run waiting on that worker: the worker
+    /// says so at once, and the coordinator fails the run with its line.
+    @Test(.timeLimit(.minutes(1))) func aWorkerThatCannotReadItsCoordinatorSaysSo() async throws {
+        try await MessagePump.with(.coordinator(listen: "memory://unreadable-*")) { pump in
+            let endpoint = pump.boundEndpoint
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    _ = try? await WorkerNode.serve(coordinator: endpoint, listen: "memory://unreadable-worker-*", advertise: "",
+                                                    silence: .seconds(600), hearsSignals: false)
+                }
+                var incoming = pump.control.makeAsyncIterator()
+                guard let hello = await incoming.next() else {
+                    Issue.record("no hello came")
+                    return
+                }
+                var cut = Wire.encode(ToWorker.shutdown.message)
+                withUnsafeBytes(of: Wire.Kind.assign.rawValue.littleEndian) { cut.replaceSubrange(6..<8, with: $0) }
+                pump.send(cut, to: .member(hello.from))
+                var said: String?
+                while said == nil, let next = await incoming.next() {
+                    if case .failure(let reason)? = try? Wire.decode(next.bytes, as: ToCoordinator.self) { said = reason }
+                }
+                #expect(said?.contains("cannot read the coordinator's message") == true, "\(said ?? "nothing")")
+                pump.send(ToWorker.shutdown.message, to: .member(hello.from))
+                try await group.waitForAll()
+            }
+        }
+    }
+}

@@ -95,7 +95,17 @@ package actor WorkerNode {
     private nonisolated func readControl() async -> Ending {
         await withDiscardingTaskGroup(returning: Ending.self) { runs in
             for await incoming in pump.control {
-                guard let message = Wire.decodeOrLog(incoming.bytes, as: ToWorker.self, role: "worker") else { continue }
+                let message: ToWorker
+                do {
+                    message = try Wire.decode(incoming.bytes, as: ToWorker.self)
+                } catch {
+                    // Only the coordinator speaks here: a message of its that this worker
+                    // cannot read leaves the run without it, so the run is told at once
+                    // rather than waiting on it.
+                    Wire.log("worker", "cannot read the coordinator's message: \(error)")
+                    pump.send(ToCoordinator.failure(reason: "cannot read the coordinator's message: \(error)"), to: .coordinator)
+                    continue
+                }
                 switch await handle(message) {
                 case .next:
                     continue

@@ -22,6 +22,8 @@ package enum Wire {
     /// says how its tiles start in one field (`Assignment.Start`). 13: `bands` between the
     /// shards of a sparse plane. 14: shards on workers (`shard`, `shardCells`, `readParts`, `parts`, a
     /// shard's figures in `done`, bands under an epoch). 15: `shardFrame`, a shard's dots of a frame.
+    /// 16: halo pieces and moved tiles as layers of cells; overlays and collected cells
+    /// with their states; a rule file's rule as its tree.
     package static let version: UInt16 = 16
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
