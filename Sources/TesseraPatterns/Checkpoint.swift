@@ -172,15 +172,25 @@ public enum Checkpoint {
     }
 
     /// Writes a `width`×`height` tile's live parts (corners in the tile) into `folder`
-    /// (atomically), as format 2, and returns the file's checksum.
+    /// (atomically), as format 2, or as format 4 where they have states (`planes` of
+    /// them, each part's planes in turn), and returns the file's checksum.
     public static func writeTile(_ parts: [(x: Int, y: Int, cells: BitGrid)], width: Int, height: Int, of tile: TileID,
-                                 generation: UInt64, in folder: String) throws -> UInt64 {
-        var bytes = header(format: 2, width: width, height: height, generation: generation)
+                                 generation: UInt64, in folder: String, planes: Int? = nil,
+                                 states: [StateGrid] = []) throws -> UInt64 {
+        if let planes, states.count != parts.count || states.contains(where: { $0.planes.count != planes }) {
+            throw TesseraError("tile (\(tile.column),\(tile.row))'s parts came without their \(planes) planes of states")
+        }
+        var bytes = header(format: planes == nil ? 2 : 4, width: width, height: height, generation: generation)
         func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        if let planes { append(UInt32(planes)) }
         append(UInt32(parts.count))
-        for part in parts {
+        for (index, part) in parts.enumerated() {
             for value in [part.x, part.y, part.cells.width, part.cells.height] { append(UInt32(value)) }
-            part.cells.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
+            guard let planes else {
+                part.cells.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
+                continue
+            }
+            for plane in states[index].planes { plane.words.withUnsafeBytes { bytes.append(contentsOf: $0) } }
         }
         let path = folder + "/" + fileName(of: tile)
         let file = try AtomicFile(path)
@@ -237,25 +247,39 @@ public enum Checkpoint {
         }
     }
 
-    /// Reads a tile file, checking it against its manifest entry.
+    /// Reads a tile file, checking it against its manifest entry: two-state cells.
     static func readTile(_ entry: Manifest.Tile, in folder: String, generation: UInt64) throws -> BitGrid {
+        try readTileStates(entry, in: folder, generation: generation).occupied
+    }
+
+    /// Reads a tile file as states (one plane for two-state cells).
+    static func readTileStates(_ entry: Manifest.Tile, in folder: String, generation: UInt64) throws -> StateGrid {
         let wrong = TesseraError("checkpoint file \(folder)/\(entry.file) does not hold tile (\(entry.column),\(entry.row)) at generation \(generation)")
         return try readChecked(entry.file, in: folder, checksum: entry.checksum, wrong: wrong) { file in
             func u32(_ offset: Int) throws -> Int { Int(try file.integer(offset, UInt32.self)) }
             guard file.bytes.count >= headerSize, Array(file.bytes.prefix(4)) == magic, try u32(8) == entry.width,
                   try u32(12) == entry.height, try file.integer(20, UInt64.self) == generation else { throw wrong }
-            switch try u32(4) {
+            let format = try u32(4)
+            switch format {
             case 1:
                 guard file.bytes.count == headerSize + (entry.width + 63) / 64 * entry.height * 8 else { throw wrong }
-                return try file.grid(width: entry.width, height: entry.height, at: headerSize)
-            case 2:
-                var tile = BitGrid(width: entry.width, height: entry.height), offset = headerSize + 4
-                for _ in 0..<(try u32(headerSize)) {
+                return StateGrid(layers: [try file.grid(width: entry.width, height: entry.height, at: headerSize)])
+            case 2, 4:
+                // Format 4: a count of planes, and each part's planes in turn.
+                let planes = format == 4 ? try u32(headerSize) : 1
+                guard (1...8).contains(planes) else { throw wrong }
+                var tile = StateGrid(width: entry.width, height: entry.height, states: 1 << planes)
+                var offset = headerSize + (format == 4 ? 8 : 4)
+                for _ in 0..<(try u32(offset - 4)) {
                     let (x, y, width, height) = (try u32(offset), try u32(offset + 4), try u32(offset + 8), try u32(offset + 12))
                     guard x + width <= entry.width, y + height <= entry.height else { throw wrong }
-                    let part = try file.grid(width: width, height: height, at: offset + 16)
-                    part.copy(into: &tile, atX: x, y: y)
-                    offset += 16 + part.words.count * 8
+                    offset += 16
+                    var layers: [BitGrid] = []
+                    for _ in 0..<planes {
+                        layers.append(try file.grid(width: width, height: height, at: offset))
+                        offset += layers[layers.count - 1].words.count * 8
+                    }
+                    tile.replace(with: StateGrid(layers: layers), atX: x, y: y)
                 }
                 guard offset == file.bytes.count else { throw wrong }
                 return tile
@@ -312,15 +336,15 @@ public enum Checkpoint {
         public let skipped: [String]
 
         public enum Cells: Sendable {
-            /// A bounded grid of tiles, whole.
-            case grid(BitGrid)
+            /// A bounded grid of tiles, whole; and its states, where the rule has more than two.
+            case grid(BitGrid, states: StateGrid?)
             /// Shards' live parts, in Golly's coordinates.
             case parts([PlacedCells])
         }
 
         public var population: Int {
             switch cells {
-            case .grid(let board): board.population
+            case .grid(let board, _): board.population
             case .parts(let parts): parts.reduce(0) { $0 + $1.cells.population }
             }
         }
@@ -354,7 +378,7 @@ public enum Checkpoint {
         }
         let manifest = try manifest(Array(data), path: path)
         let unusable = TesseraError("checkpoint manifest \(path) does not describe a board Tessera can resume")
-        guard manifest.generation == generation, let rule = try? Rule(parsing: manifest.rule) else { throw unusable }
+        guard manifest.generation == generation, let rule = try? Rule(named: manifest.rule) else { throw unusable }
         guard (manifest.format == 3) == (manifest.plane != nil) else { throw unusable }
         if let plane = manifest.plane {
             let unbounded = manifest.topology == Topology.infinite.rawValue
@@ -374,11 +398,22 @@ public enum Checkpoint {
         }
         guard let shape = manifest.shape else { throw unusable }
         try checkTiles(of: manifest, cover: shape, path: path)
-        var board = BitGrid(width: shape.width, height: shape.height)
-        for entry in manifest.tiles {
-            try readTile(entry, in: folder, generation: generation).copy(into: &board, atX: entry.x, y: entry.y)
+        guard rule.steppedAsStates else {
+            var board = BitGrid(width: shape.width, height: shape.height)
+            for entry in manifest.tiles {
+                try readTile(entry, in: folder, generation: generation).copy(into: &board, atX: entry.x, y: entry.y)
+            }
+            return Restored(manifest: manifest, rule: rule, shape: shape, cells: .grid(board, states: nil), skipped: skipped)
         }
-        return Restored(manifest: manifest, rule: rule, shape: shape, cells: .grid(board), skipped: skipped)
+        var states = StateGrid(width: shape.width, height: shape.height, states: rule.states)
+        for entry in manifest.tiles {
+            let tile = try readTileStates(entry, in: folder, generation: generation)
+            guard tile.planes.count <= states.planes.count else {
+                throw TesseraError("checkpoint file \(folder)/\(entry.file) holds states past the \(rule.states) of \(rule)")
+            }
+            states.replace(with: tile, atX: entry.x, y: entry.y)
+        }
+        return Restored(manifest: manifest, rule: rule, shape: shape, cells: .grid(states.occupied, states: states), skipped: skipped)
     }
 
     /// The manifest in `bytes`, once its digest matches them.

@@ -91,10 +91,6 @@ package struct RunSession: Sendable {
             throw TesseraError("an external presenter needs a bounded board; the pattern's rule has none, so it runs on Golly's unbounded plane",
                                fix: "give --size WxH (a torus) or a rule suffix such as :P1024,1024")
         }
-        if checkpointing != nil, setup.rule.steppedAsStates {
-            throw TesseraError("checkpoints of \(setup.rule) on workers are not written yet: a checkpoint's tiles hold two states",
-                               fix: "leave out --checkpoint")
-        }
         if checkpointing != nil, !mode.isBatch {
             throw TesseraError("checkpoints are written by batch runs (no viewers, no frames)",
                                fix: "leave out --checkpoint, or the viewers and frames")

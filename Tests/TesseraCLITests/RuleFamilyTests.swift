@@ -194,13 +194,33 @@ extension RuleFamilyTests {
         #expect(onWorkers >= 20 && refused >= 5, "\(onWorkers) on workers, \(refused) refused")
     }
 
-    /// What workers do not hold is refused in one line: checkpoints of states, a Klein
-    /// bottle. A rule file's rule reaches workers as its tree (they need not have the file).
-    @Test func rulesOfStatesOnWorkersRefuseWhatTheyCannotKeep() throws {
+    /// Rules of states on workers checkpoint their tiles' states: resumed, on workers or
+    /// here, and exported, they are the run's. A rule file's rule reaches workers as its
+    /// tree (they need not have the file). A Klein bottle is refused on workers in one line.
+    @Test(arguments: ["345/3/6:T192,128", "LifeHistory:T96,64", "R2,C4,M1,S3..6,B4..5,NM:P120,90"])
+    func rulesOfStatesOnWorkersCheckpointAndResume(rule: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let soup = ["run", "--soup", "0.4", "--seed", "3", "--rule", rule]
+        func file(_ name: String) -> String { dir.appendingPathComponent(name).path }
+        #expect(try Harness.tessera(soup + ["--generations", "100", "--workers", "0", "--output", file("whole.rle")]).status == 0)
+        #expect(try Harness.tessera(soup + ["--generations", "40", "--workers", "0", "--output", file("at40.rle")]).status == 0)
+        let first = try Harness.tessera(soup + ["--generations", "60", "--workers", "2", "--tiles", "3x2", "--checkpoint", file("ck"),
+                                                "--checkpoint-every", "40"])
+        #expect(first.status == 0 && first.stdout.contains("1 checkpoint"), "\(first.stdout) \(first.stderr)")
+        #expect(try Harness.tessera(["export", file("ck"), file("export.rle")]).status == 0)
+        #expect(try String(contentsOfFile: file("export.rle"), encoding: .utf8) == String(contentsOfFile: file("at40.rle"), encoding: .utf8))
+        for workers in ["2", "0"] {
+            let resumed = try Harness.tessera(["run", "--resume", file("ck"), "--generations", "60", "--workers", workers,
+                                               "--output", file("resumed-\(workers).rle")])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(try String(contentsOfFile: file("resumed-\(workers).rle"), encoding: .utf8)
+                == String(contentsOfFile: file("whole.rle"), encoding: .utf8), "\(workers) workers")
+        }
+    }
+
+    @Test func aRuleFileGoesToWorkersAsItsTreeAndAKleinBottleStaysHere() throws {
         let dir = try Harness.temporaryDirectory()
         let soup = ["run", "--soup", "0.4", "--seed", "2", "--generations", "20", "--workers", "2"]
-        let checkpoint = try Harness.tessera(soup + ["--rule", "345/3/6:T128,128", "--checkpoint", dir.appendingPathComponent("ck").path])
-        #expect(checkpoint.status == 2 && checkpoint.stderr.contains("checkpoints of 345/3/6 on workers are not written yet"), "\(checkpoint.stderr)")
         let klein = try Harness.tessera(soup + ["--rule", "B3/S23:K64,64"])
         #expect(klein.status == 2 && klein.stderr.contains("runs in this process, not on worker processes yet"), "\(klein.stderr)")
         let (here, there) = (dir.appendingPathComponent("here.rle"), dir.appendingPathComponent("there.rle"))

@@ -37,6 +37,27 @@ import TesseraCore
         #expect((try FileManager.default.attributesOfItem(atPath: dir + "/" + Checkpoint.fileName(of: Self.tile))[.size] as? Int) == 36)
     }
 
+    /// A tile of states (format 4): each part's planes, read back in their states; parts
+    /// without their planes are refused before anything is written.
+    @Test func statesReadBackAsTheTile() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var a = StateGrid(width: 70, height: 9, states: 6), b = StateGrid(width: 30, height: 61, states: 6)
+        for (x, y, state) in [(0, 0, 1), (69, 8, 5), (33, 4, 3)] { a[x, y] = state }
+        for (x, y, state) in [(0, 0, 2), (29, 60, 4)] { b[x, y] = state }
+        var expected = StateGrid(width: Self.width, height: Self.height, states: 6)
+        expected.replace(with: a, atX: 5, y: 0)
+        expected.replace(with: b, atX: 270, y: 9)
+        let sum = try Checkpoint.writeTile([(5, 0, a.occupied), (270, 9, b.occupied)], width: Self.width, height: Self.height,
+                                           of: Self.tile, generation: 42, in: dir, planes: 3, states: [a, b])
+        #expect(try Checkpoint.readTileStates(entry(checksum: sum), in: dir, generation: 42) == expected)
+        #expect(try Checkpoint.readTile(entry(checksum: sum), in: dir, generation: 42) == expected.occupied)
+        #expect(throws: TesseraError.self) {
+            try Checkpoint.writeTile([(5, 0, a.occupied)], width: Self.width, height: Self.height, of: Self.tile, generation: 42,
+                                     in: dir, planes: 3, states: [])
+        }
+    }
+
     @Test func aWholeTileFileStillReads() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -361,12 +361,21 @@ package actor Coordinator {
             // (its workers were writing their tiles), and the run's start is as exact.
             if let root = checkpointing?.root, let restored = (try? Checkpoint.newest(in: root)) ?? nil {
                 switch restored.cells {
-                case .grid(let board):
+                case .grid(let board, let states):
                     // Tiles' cells for tiles; shards roll back to their snapshot or deal.
                     guard state.plan.shards == nil else { break }
                     let tiling = state.plan.tiling
-                    plan = RunPlan(tiling: tiling, rule: state.plan.rule, halo: state.plan.halo, generation: restored.manifest.generation,
-                                   generations: 0, soup: nil, cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                    let (rule, halo, at) = (state.plan.rule, state.plan.halo, restored.manifest.generation)
+                    if let states {
+                        // Each tile's part of the states, which workers paint as a pattern's.
+                        let whole = Overlay(states: states, x: 0, y: 0)
+                        let parts: [Overlay] = tiling.tiles.compactMap { whole.cropped(to: tiling.rect(of: $0)) }
+                        plan = RunPlan(tiling: tiling, rule: rule, halo: halo, generation: at, generations: 0, soup: nil,
+                                       overlays: parts, cells: nil)
+                    } else {
+                        plan = RunPlan(tiling: tiling, rule: rule, halo: halo, generation: at, generations: 0, soup: nil,
+                                       cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                    }
                     source = "the checkpoint on disk"
                 case .parts(let parts):
                     guard let shards = state.plan.shards else { break }

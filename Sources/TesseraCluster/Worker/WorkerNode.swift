@@ -416,11 +416,15 @@ package actor WorkerNode {
     /// Writes each hosted tile's live parts into `folder`, saying each file's checksum.
     private func writeCheckpoint(op: UInt64, folder: String) async {
         do {
+            // A rule of more states writes its tiles' states (format 4).
+            let planes = state.assignment.flatMap { $0.rule.steppedAsStates ? StateGrid.planes(for: $0.rule.states) : nil }
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
                 let rect = tile.rect
-                let parts = try await tile.liveParts().map { (x: $0.x - rect.x, y: $0.y - rect.y, cells: $0.cells) }
+                let live = try await tile.liveParts()
+                let parts = live.map { (x: $0.x - rect.x, y: $0.y - rect.y, cells: $0.cells) }
                 let checksum = try Checkpoint.writeTile(parts, width: rect.width, height: rect.height, of: id,
-                                                        generation: await tile.generation, in: folder)
+                                                        generation: await tile.generation, in: folder, planes: planes,
+                                                        states: live.compactMap(\.states))
                 pump.send(.checkpointed(op: op, tile: id, checksum: checksum), to: .coordinator)
             }
         } catch {

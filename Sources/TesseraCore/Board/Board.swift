@@ -185,14 +185,7 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
         return BoardShape(width: width, height: height, topology: .torus, edges: edges)
     }
 
-    private static func rule(_ text: String) throws -> Rule {
-        do {
-            return try Rule(parsing: text)
-        } catch {
-            guard let tree = try VonNeumannRules.tree(named: text) ?? RuleFiles.tree(named: text) else { throw error }
-            return Rule(tree: tree)
-        }
-    }
+    private static func rule(_ text: String) throws -> Rule { try Rule(named: text) }
 
     /// Parses `WxH` (or `N` for a square board).
     public static func parseSize(_ text: String) throws -> (width: Int, height: Int) {

@@ -1,4 +1,15 @@
 extension Rule {
+    /// A rule as Golly's notation writes it, else the name of von Neumann's rules or of a
+    /// rule file (`RuleFiles`).
+    package init(named text: String) throws {
+        do {
+            self = try Rule(parsing: text)
+        } catch {
+            guard let tree = try VonNeumannRules.tree(named: text) ?? RuleFiles.tree(named: text) else { throw error }
+            self.init(tree: tree)
+        }
+    }
+
     /// Whether its cells are held as bit planes of states (`stateStep`): Generations,
     /// Larger than Life with history, a rule file.
     package var steppedAsStates: Bool { generations != nil || (largerThanLife?.states ?? 2) > 2 || tree != nil }

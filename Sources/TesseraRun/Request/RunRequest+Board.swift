@@ -57,10 +57,12 @@ extension RunRequest {
         try check(restored, in: resume, against: asked, origin: asked == nil ? nil : try origin())
         var choices = RunSetup.Choices()
         switch restored.cells {
-        case .grid(let board):
+        case .grid(let board, let states):
             let shape = restored.shape!
-            choices.pattern = (Pattern(cells: board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
-                                       board: shape, generation: at), Files.lastComponent(of: resume))
+            var pattern = Pattern(cells: board, position: (-(shape.width / 2), -(shape.height / 2)), rule: restored.rule,
+                                  board: shape, generation: at)
+            pattern.states = states
+            choices.pattern = (pattern, Files.lastComponent(of: resume))
         case .parts(let parts):
             choices.pattern = (Pattern(parts: parts, rule: restored.rule, board: restored.shape, generation: at),
                                Files.lastComponent(of: resume))

@@ -23,7 +23,9 @@ struct ExportCommand: AsyncParsableCommand {
         let shape = restored.shape ?? BoardShape(width: 0, height: 0, topology: .infinite)
         let out = try BoardOutput(path: output, shape: shape, rule: restored.rule, name: Files.lastComponent(of: folder))
         switch restored.cells {
-        case .grid(let board):
+        case .grid(_, let states?):
+            try out.write(states: states, left: shape.left, top: shape.top, rule: restored.rule, generation: generation)
+        case .grid(let board, nil):
             try out.write(board, generation: generation)
         case .parts(let parts):
             // Written as a run writes its sparse plane: a bounded grid's `.cells` band by band.
