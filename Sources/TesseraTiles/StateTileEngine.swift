@@ -109,9 +109,11 @@ final class StateTileEngine: TileStepping {
         return inside.occupied.liveBounds(in: area)
     }
 
-    func load(_ bits: BitGrid) {
+    func load(_ bits: BitGrid) { load(states: StateGrid(ones: bits, states: 2)) }
+
+    func load(states: StateGrid) {
         cells = StateGrid(width: cells.width, height: cells.height, states: 1 << cells.planes.count)
-        write(.cells(bits))
+        cells.replace(with: states, atX: margin, y: margin)
     }
 
     func state(tile: TileID, generation: UInt64) -> TileState {

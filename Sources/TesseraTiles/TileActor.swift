@@ -185,13 +185,21 @@ public actor TileActor {
         return engine.liveBounds(within: within).map { TileRect(x: rect.x + $0.x, y: rect.y + $0.y, width: $0.width, height: $0.height) }
     }
 
-    /// Replaces the tile's cells (a new pattern, an edit, a rewind) between runs.
-    public func load(_ cells: BitGrid, generation: UInt64) throws {
+    /// Replaces the tile's cells (a new pattern, an edit, a rewind) between runs, in
+    /// their `states` where given (the rule's planes at most).
+    public func load(_ cells: BitGrid, states: StateGrid? = nil, generation: UInt64) throws {
         try checkIdle("take new cells")
         guard cells.width == rect.width, cells.height == rect.height else {
             throw TesseraError("cells for tile \(id) are \(cells.width)x\(cells.height), expected \(rect.width)x\(rect.height)")
         }
-        engine.load(cells)
+        if let states {
+            guard states.width == rect.width, states.height == rect.height, states.planes.count <= engine.layerCount else {
+                throw TesseraError("states for tile \(id) are \(states.planes.count) planes of \(states.width)x\(states.height), expected at most \(engine.layerCount) of \(rect.width)x\(rect.height)")
+            }
+            engine.load(states: states)
+        } else {
+            engine.load(cells)
+        }
         self.generation = generation
         inbox.removeAll()
         filled.removeAll()

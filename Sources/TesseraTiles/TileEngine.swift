@@ -528,6 +528,8 @@ final class TileEngine: TileStepping {
         lastRoundSparse = false
     }
 
+    func load(states: StateGrid) { load(states.occupied) }
+
     /// The interior's cells and the generation before (see `TileState`).
     func state(tile: TileID, generation: UInt64) -> TileState {
         TileState(tile: tile, generation: generation, cells: main.cells(interior), previous: main.cells(interior, ofNext: true))

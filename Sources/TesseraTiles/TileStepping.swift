@@ -28,6 +28,8 @@ protocol TileStepping: AnyObject {
     func liveBounds(within: TileRect?) -> TileRect?
     /// Replaces the cells (live ones in state 1): the next strips go whole.
     func load(_ cells: BitGrid)
+    /// Replaces the cells, each in its state.
+    func load(states: StateGrid)
     func state(tile: TileID, generation: UInt64) -> TileState
     /// The neighbour on `side` moved: its next strip goes whole.
     func resend(_ side: Direction)

@@ -148,3 +148,31 @@ extension InMemoryClusterTests {
         }
     }
 }
+
+extension InMemoryClusterTests {
+    /// A Generations board on workers: an edit in states (a viewer's, or a rewind's load)
+    /// reaches the tiles in its states, reads back so, and steps on as the whole board does.
+    @Test func statesLoadedIntoWorkersReadBackAndStepOn() async throws {
+        let rule = try Rule(parsing: "345/3/6")
+        let plan = RunPlan(tiling: try Tiling(shape: Self.shape, columns: 3, rows: 2), rule: rule, halo: 3, generation: 0,
+                           generations: 40, soup: try Soup(density: 0.4, seed: 8), cells: nil)
+        let (edited, after) = try await Self.withCluster(workers: 2, plan: plan) { coordinator in
+            try await coordinator.advance(10)
+            var board = try await coordinator.collectStates()
+            #expect(board.planes.count == 3 && board.occupied.population > 100)
+            for (x, y, state) in [(0, 0, 2), (191, 127, 1), (64, 64, 2), (100, 5, 0)] { board[x, y] = state }
+            try await coordinator.load(generation: 10, states: board)
+            let back = try await coordinator.collectStates()
+            #expect(back == board)
+            try await coordinator.advance(20)
+            return (board, try await coordinator.collectStates())
+        }
+        let step = try #require(rule.stateStep())
+        var (cells, next) = (edited, edited)
+        for _ in 0..<20 {
+            try step(cells, &next, true)
+            swap(&cells, &next)
+        }
+        #expect(after == cells)
+    }
+}

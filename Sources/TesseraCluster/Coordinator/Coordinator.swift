@@ -794,9 +794,32 @@ package actor Coordinator {
     /// Replaces every tile's cells with `cells` of its rectangle, at `generation`. A
     /// worker lost meanwhile: the tiles roll back, and every tile is loaded again.
     package func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
-        while case .interrupted(let why) = try await perform(.load(generation: generation, cells: cells)) {
+        try await load(generation: generation, cells: cells, states: nil)
+    }
+
+    private func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid,
+                      states: (@Sendable (TileRect) -> StateGrid)?) async throws {
+        while case .interrupted(let why) = try await perform(.load(generation: generation, cells: cells, states: states)) {
             try await recover(from: why, at: state.generation)
         }
+    }
+
+    /// Replaces every tile's cells with its part of `board`, each in its state, at
+    /// `generation` (a viewer's edit or rewind).
+    package func load(generation: UInt64, states board: StateGrid) async throws {
+        guard state.plan.rule.steppedAsStates else {
+            let cells = board.occupied
+            return try await load(generation: generation) { cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+        }
+        try await load(generation: generation, cells: { board.occupied.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                       states: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+    }
+
+    /// The whole board, each cell in its state (one plane for two-state rules).
+    package func collectStates() async throws -> StateGrid {
+        let shape = state.plan.tiling.shape
+        guard state.plan.rule.steppedAsStates else { return StateGrid(ones: try await collect(), states: 2) }
+        return try await states(in: TileRect(x: 0, y: 0, width: shape.width, height: shape.height))
     }
 
     /// Replaces every worker's tiles with those of `plan`: a head start's cells, the

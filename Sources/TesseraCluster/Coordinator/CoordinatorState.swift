@@ -53,7 +53,8 @@ package struct CoordinatorState {
         /// Every shard's live cells, on a sparse plane spread over the workers.
         case readParts
         /// Every tile's cells replaced by its rectangle of `cells`.
-        case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid)
+        /// Each tile's cells, and their states where the rule has more than two.
+        case load(generation: UInt64, cells: @Sendable (TileRect) -> BitGrid, states: (@Sendable (TileRect) -> StateGrid)? = nil)
         /// New tiles (or shards) for every worker, built from `plan` (a head start's
         /// cells, the board cut again, the shards dealt again): the run's start and its
         /// checkpoints no longer stand in for them (`rollBack`).
@@ -378,7 +379,7 @@ package struct CoordinatorState {
             operation = Operation(op: op, kind: .readParts, members: Set(hosts))
             phase = .busy
             return hosts.map { .send(.readParts(op: op), to: members[$0].peer) }
-        case .load(let at, let cells):
+        case .load(let at, let cells, let states):
             memorySnapshot = nil
             operation = Operation(op: op, kind: .load(generation: at), tiles: Set(plan.tiling.tiles))
             phase = .busy
@@ -388,7 +389,9 @@ package struct CoordinatorState {
                     let grid = cells(plan.tiling.rect(of: tile))
                     // Known now; the next report would come only with the next step.
                     members[index].report.populations[tile] = grid.population
-                    effects.append(.send(.load(op: op, TileCells(tile: tile, generation: at, cells: grid)), to: members[index].peer))
+                    let tileStates = states?(plan.tiling.rect(of: tile))
+                    effects.append(.send(.load(op: op, TileCells(tile: tile, generation: at, cells: grid, states: tileStates)),
+                                         to: members[index].peer))
                 }
             }
             return effects

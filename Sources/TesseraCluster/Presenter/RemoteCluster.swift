@@ -14,7 +14,8 @@ package actor RemoteCluster: Universe {
     package var board: (x: Int, y: Int, width: Int, height: Int) { (0, 0, tiling.shape.width, tiling.shape.height) }
     package var tiles: (columns: Int, rows: Int) { (tiling.columns, tiling.rows) }
     package nonisolated let rule: Rule
-    /// A rule of more than two states on workers is not edited or rewound: loads carry two.
+    /// A rule of more than two states through a coordinator in another process is not
+    /// edited or rewound: the presenter's loads carry two states.
     package nonisolated var isEditable: Bool { !rule.steppedAsStates }
     package private(set) var generation: UInt64
     package private(set) var population: Int

@@ -63,6 +63,5 @@ extension Coordinator: Universe {
     }
 
     package var tiles: (columns: Int, rows: Int) { (tiling.columns, tiling.rows) }
-    /// A rule of more than two states on workers is not edited or rewound: loads carry two.
-    package nonisolated var isEditable: Bool { !plan.rule.steppedAsStates }
+    package nonisolated var stateCount: Int { plan.rule.states }
 }

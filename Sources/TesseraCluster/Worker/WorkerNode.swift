@@ -219,7 +219,7 @@ package actor WorkerNode {
             case .load(let op, let part):
                 do {
                     guard let tile = tiles[part.tile] else { throw TesseraError("tile \(part.tile) is not built") }
-                    try await tile.load(part.cells, generation: part.generation)
+                    try await tile.load(part.cells, states: part.states, generation: part.generation)
                     pump.send(.loaded(op: op, tile: part.tile), to: .coordinator)
                 } catch {
                     report("\(error)")
