@@ -144,6 +144,8 @@ final class StateTileEngine: TileStepping {
         }
     }
 
+    func stateDots(in view: Viewport, left: Int, top: Int) -> [UInt8]? { inside.stateDots(in: view, left: left, top: top) }
+
     func liveParts() -> [Overlay] {
         let states = inside
         guard let box = states.occupied.liveBounds(in: TileRect(x: 0, y: 0, width: rect.width, height: rect.height)) else { return [] }

@@ -244,6 +244,18 @@ public actor TileActor {
         return (columns.lowerBound, rows.lowerBound, dots)
     }
 
+    /// Each dot's lowest state but 0 (as `StateGrid.stateDots` gives it) over the dots at
+    /// (x, y), `width`×`height` of `view` (the part `dots(in:)` gave), row by row, where
+    /// the rule has more than two states; empty otherwise.
+    public func stateDots(in view: Viewport, x: Int, y: Int, width: Int, height: Int) throws -> [UInt8] {
+        try checkIdle("draw a frame")
+        guard width > 0, height > 0, let all = engine.stateDots(in: view, left: view.x - rect.x, top: view.y - rect.y) else { return [] }
+        var part: [UInt8] = []
+        part.reserveCapacity(width * height)
+        for row in y..<(y + height) { part += all[(row * view.width + x)..<(row * view.width + x + width)] }
+        return part
+    }
+
     /// Blocks stepped one at a time so far (the skipping stepper's work), and rows of them.
     public var blocksStepped: (blocks: Int, rows: Int) { engine.blocksStepped }
 

@@ -530,6 +530,8 @@ final class TileEngine: TileStepping {
 
     func load(states: StateGrid) { load(states.occupied) }
 
+    func stateDots(in view: Viewport, left: Int, top: Int) -> [UInt8]? { nil }
+
     /// The interior's cells and the generation before (see `TileState`).
     func state(tile: TileID, generation: UInt64) -> TileState {
         TileState(tile: tile, generation: generation, cells: main.cells(interior), previous: main.cells(interior, ofNext: true))

@@ -35,6 +35,9 @@ protocol TileStepping: AnyObject {
     func resend(_ side: Direction)
     /// Visits cells not in state 0 of `area` (interior coordinates) as `TileEngine.visitLive` does.
     func visitLive(in area: TileRect, from: (_ y: Int) -> Int, _ visit: (_ x: Int, _ y: Int) -> Int)
+    /// A frame's dots over the interior in states (`StateGrid.stateDots`), the view's
+    /// corner at (left, top) of the interior; nil for two-state cells.
+    func stateDots(in view: Viewport, left: Int, top: Int) -> [UInt8]?
     /// The interior's cells not in state 0 as pieces (interior coordinates).
     func liveParts() -> [Overlay]
     /// The cells of `area` (interior coordinates) in any state but 0, and their states

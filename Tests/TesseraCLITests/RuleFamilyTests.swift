@@ -218,6 +218,20 @@ extension RuleFamilyTests {
         }
     }
 
+    /// Frames of a Generations board on workers show each dot's state as frames in this
+    /// process do: the PNGs are the same bytes.
+    @Test func framesOfStatesOnWorkersAreThisProcesssFrames() throws {
+        let dir = try Harness.temporaryDirectory()
+        let soup = ["run", "--soup", "0.4", "--seed", "3", "--rule", "345/3/6:T128,96", "--generations", "20", "--every", "10"]
+        #expect(try Harness.tessera(soup + ["--workers", "0", "--frames", dir.appendingPathComponent("here").path]).status == 0)
+        let run = try Harness.tessera(soup + ["--workers", "2", "--tiles", "3x2", "--frames", dir.appendingPathComponent("there").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        for frame in ["frame-000000.png", "frame-000001.png", "frame-000002.png"] {
+            let here = try Data(contentsOf: dir.appendingPathComponent("here/\(frame)"))
+            #expect(try Data(contentsOf: dir.appendingPathComponent("there/\(frame)")) == here, "\(frame)")
+        }
+    }
+
     @Test func aRuleFileGoesToWorkersAsItsTreeAndAKleinBottleStaysHere() throws {
         let dir = try Harness.temporaryDirectory()
         let soup = ["run", "--soup", "0.4", "--seed", "2", "--generations", "20", "--workers", "2"]

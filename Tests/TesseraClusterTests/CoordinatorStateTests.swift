@@ -15,7 +15,7 @@ import TesseraCore
     let a: PeerID = Array("worker-a".utf8), b: PeerID = Array("worker-b".utf8)
     let stranger: PeerID = Array("stranger".utf8), presenter: PeerID = Array("presenter".utf8)
 
-    static func state(workers: Int = 2, presenter: Bool = false) -> CoordinatorState {
+    static func state(workers: Int = 2, presenter: Bool = false, plan: RunPlan = plan) -> CoordinatorState {
         CoordinatorState(.init(plan: plan, workers: workers, silence: .seconds(5), connectDeadline: start + .seconds(30),
                                servesPresenter: presenter))
     }
@@ -29,8 +29,8 @@ import TesseraCore
     static let beat = ToCoordinator.heartbeat(RunProgress(generation: 10))
 
     /// Two workers join, prove themselves and build their tiles.
-    func ready() -> CoordinatorState {
-        var state = Self.state()
+    func ready(plan: RunPlan = plan) -> CoordinatorState {
+        var state = Self.state(plan: plan)
         _ = state.receive(Self.hello("a", pid: 1), from: a, now: at(0))
         _ = state.receive(Self.beat, from: a, now: at(0))
         _ = state.receive(Self.hello("b", pid: 2), from: b, now: at(0))
@@ -456,6 +456,30 @@ import TesseraCore
         #expect(state.generation == 15)
     }
 
+    /// Under a rule of more states a frame's dots come with their states, and where
+    /// tiles meet under a dot it shows the lowest state but 0 of theirs.
+    @Test func aFrameOfStatesKeepsEachDotsLowestState() throws {
+        let generations = RunPlan(tiling: Self.tiling, rule: try Rule(parsing: "345/3/6"), halo: 2, generation: 10,
+                                  generations: 100, soup: nil, cells: nil)
+        var state = ready(plan: generations)
+        let view = Viewport(x: 0, y: 0, cellsPerDot: 8, width: 8, height: 4)
+        _ = try state.begin(.frame(view))
+        let tiles = state.members.map(\.tiles)
+        var lit = BitGrid(width: 2, height: 1)
+        (lit[0, 0], lit[1, 0]) = (true, true)
+        let empty = BitGrid(width: 0, height: 0)
+        _ = state.receive(.frameTile(op: 1, FramePart(tile: tiles[0][0], x: 3, y: 1, dots: lit, states: [4, 2])), from: a, now: at(1))
+        _ = state.receive(.frameTile(op: 1, FramePart(tile: tiles[0][1], x: 4, y: 1, dots: lit, states: [3, 5])), from: a, now: at(1))
+        _ = state.receive(.frameTile(op: 1, FramePart(tile: tiles[1][0], x: 0, y: 0, dots: empty)), from: b, now: at(1))
+        let effects = state.receive(.frameTile(op: 1, FramePart(tile: tiles[1][1], x: 0, y: 0, dots: empty)), from: b, now: at(1))
+        guard case .completed(.frame(let dots, let states?))? = effects.first else {
+            Issue.record("no frame of states: \(effects)")
+            return
+        }
+        #expect(dots.population == 3)
+        #expect(states[8 + 3] == 4 && states[8 + 4] == 2 && states[8 + 5] == 5 && states.filter { $0 != 0 }.count == 3)
+    }
+
     @Test func aFrameIsGatheredFromEveryTileOfItsOwner() throws {
         var state = ready()
         let view = Viewport(x: 0, y: 0, cellsPerDot: 8, width: 8, height: 4)
@@ -471,7 +495,7 @@ import TesseraCore
         _ = state.receive(.frameTile(op: 1, FramePart(tile: tiles[0][1], x: 4, y: 0, dots: BitGrid(width: 0, height: 0))), from: a, now: at(1))
         _ = state.receive(.frameTile(op: 1, FramePart(tile: tiles[1][0], x: 0, y: 2, dots: lit)), from: b, now: at(1))
         let effects = state.receive(.frameTile(op: 1, FramePart(tile: tiles[1][1], x: 7, y: 3, dots: lit)), from: b, now: at(1))
-        guard case .completed(.frame(let dots))? = effects.first else {
+        guard case .completed(.frame(let dots, _))? = effects.first else {
             Issue.record("no frame: \(effects)")
             return
         }
@@ -783,7 +807,7 @@ import TesseraCore
         #expect(logs(state.receive(.shardFrame(op: 1, dots: left), from: b, now: at(0.2))).first?.contains("stray") == true)
         var both = left
         both[3, 1] = true
-        #expect(state.receive(.shardFrame(op: 1, dots: right), from: a, now: at(0.2)) == [.completed(.frame(both))])
+        #expect(state.receive(.shardFrame(op: 1, dots: right), from: a, now: at(0.2)) == [.completed(.frame(both, states: nil))])
         _ = try state.begin(.frame(view))
         let wrong = state.receive(.shardFrame(op: 2, dots: BitGrid(width: 3, height: 2)), from: a, now: at(0.3))
         #expect(failure(wrong)?.contains("sent 3x2 dots for a 4x2 frame") == true)

@@ -405,8 +405,15 @@ package actor Coordinator {
 
     /// The same, of the cells within `clip` (board coordinates) only, when given.
     package func frame(_ viewport: Viewport, clip: TileRect?) async throws -> BitGrid {
-        guard case .frame(let dots) = try await read(.frame(viewport, clip: clip)) else { throw TesseraError("no frame came back") }
+        guard case .frame(let dots, _) = try await read(.frame(viewport, clip: clip)) else { throw TesseraError("no frame came back") }
         return dots
+    }
+
+    /// A frame's dots in their states, where the rule has more than two (`Universe`).
+    package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? {
+        guard state.plan.rule.steppedAsStates, state.plan.shards == nil else { return nil }
+        guard case .frame(_, let states?) = try await read(.frame(viewport, clip: nil)) else { throw TesseraError("no frame came back") }
+        return (states, state.plan.rule.states)
     }
 
     /// A read of every tile (a frame, rows of the board) at the generation reached. A

@@ -150,8 +150,20 @@ extension CoordinatorState {
             return fail("\(describe(index)) sent \(part.dots.width)x\(part.dots.height) dots at (\(part.x),\(part.y)) for a \(viewport.width)x\(viewport.height) frame")
         }
         operation!.grid!.formUnion(part.dots, atX: part.x, y: part.y)
+        if operation!.frameStates != nil, !part.states.isEmpty {
+            // Tiles meet under a dot: its lowest state but 0 of theirs.
+            let width = viewport.width
+            for row in 0..<part.dots.height {
+                for column in 0..<part.dots.width {
+                    let state = part.states[row * part.dots.width + column], at = (part.y + row) * width + part.x + column
+                    if state != 0, operation!.frameStates![at] == 0 || state < operation!.frameStates![at] {
+                        operation!.frameStates![at] = state
+                    }
+                }
+            }
+        }
         guard operation!.isGathered else { return [] }
-        return complete(.frame(operation!.grid!))
+        return complete(.frame(operation!.grid!, states: operation!.frameStates))
     }
 
     /// A shard's dots of the frame in flight, drawn into it in place.
@@ -164,7 +176,7 @@ extension CoordinatorState {
         }
         operation!.grid!.formUnion(dots, atX: 0, y: 0)
         guard operation!.isGathered else { return [] }
-        return complete(.frame(operation!.grid!))
+        return complete(.frame(operation!.grid!, states: nil))
     }
 
     /// One tile's part of the read in flight, copied into it in place.

@@ -94,7 +94,8 @@ package struct CoordinatorState {
     /// What a finished request yields.
     package enum Answer: Equatable, Sendable {
         case advanced
-        case frame(BitGrid)
+        /// A frame's dots, and each dot's lowest state but 0 where the rule has more than two.
+        case frame(BitGrid, states: [UInt8]?)
         /// Cells in any state but 0, and their states where the rule has more than two.
         case cells(BitGrid, states: StateGrid?)
         /// The shards' live cells, in Golly's coordinates.
@@ -178,6 +179,8 @@ package struct CoordinatorState {
         var grid: BitGrid?
         /// The states of a read, for a rule of more than two.
         var cellStates: StateGrid?
+        /// A frame's dots in states (lowest but 0), for a rule of more than two.
+        var frameStates: [UInt8]?
         /// The shards' parts read so far.
         var parts: [Overlay] = []
         /// The tiles handed off so far.
@@ -352,12 +355,13 @@ package struct CoordinatorState {
             if plan.shards != nil {
                 // Each shard draws the whole viewport from its tiles in view.
                 let hosts = shardHosts
-                guard !hosts.isEmpty else { return [.completed(.frame(dots))] }
+                guard !hosts.isEmpty else { return [.completed(.frame(dots, states: nil))] }
                 operation = Operation(op: op, kind: .frame(viewport: viewport), members: Set(hosts), grid: dots)
                 phase = .busy
                 return hosts.map { .send(.frameRequest(op: op, viewport, clip: nil), to: members[$0].peer) }
             }
             operation = Operation(op: op, kind: .frame(viewport: viewport), tiles: Set(plan.tiling.tiles), grid: dots)
+            if plan.rule.steppedAsStates, clip == nil { operation!.frameStates = [UInt8](repeating: 0, count: viewport.width * viewport.height) }
             phase = .busy
             return members.filter { !$0.tiles.isEmpty }.map { .send(.frameRequest(op: op, viewport, clip: clip), to: $0.peer) }
         case .collect(let area):

@@ -406,7 +406,10 @@ package actor WorkerNode {
         do {
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
                 let part = try await tile.dots(in: viewport, clip: clip) ?? (0, 0, BitGrid(width: 0, height: 0))
-                pump.send(.frameTile(op: op, FramePart(tile: id, x: part.x, y: part.y, dots: part.dots)), to: .coordinator)
+                // States for a viewer's frame (bounds read through a clip need none).
+                let states = clip != nil ? [] : try await tile.stateDots(in: viewport, x: part.x, y: part.y, width: part.dots.width,
+                                                                         height: part.dots.height)
+                pump.send(.frameTile(op: op, FramePart(tile: id, x: part.x, y: part.y, dots: part.dots, states: states)), to: .coordinator)
             }
         } catch {
             report("\(error)")

@@ -417,6 +417,7 @@ extension FramePart: WireCodable {
         w.int(x)
         w.int(y)
         w.grid(dots)
+        w.bytes(states)
     }
 
     package init(from r: inout WireReader) throws {
@@ -426,7 +427,11 @@ extension FramePart: WireCodable {
         guard x + dots.width <= Viewport.maxDots, y + dots.height <= Viewport.maxDots else {
             throw TesseraError("implausible \(dots.width)x\(dots.height) frame part at (\(x),\(y)) in message")
         }
-        self.init(tile: tile, x: x, y: y, dots: dots)
+        let states = try r.bytes(upTo: dots.width * dots.height, "frame part states")
+        guard states.isEmpty || states.count == dots.width * dots.height else {
+            throw TesseraError("a \(dots.width)x\(dots.height) frame part came with \(states.count) states")
+        }
+        self.init(tile: tile, x: x, y: y, dots: dots, states: states)
     }
 }
 

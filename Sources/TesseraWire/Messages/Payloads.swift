@@ -185,9 +185,12 @@ package struct FramePart: Sendable, Equatable {
     package let tile: TileID
     package let x: Int, y: Int
     package let dots: BitGrid
+    /// Each dot's lowest state but 0 (`StateGrid.stateDots`), row by row, where the
+    /// rule has more than two states; empty otherwise.
+    package let states: [UInt8]
 
-    package init(tile: TileID, x: Int, y: Int, dots: BitGrid) {
-        (self.tile, self.x, self.y, self.dots) = (tile, x, y, dots)
+    package init(tile: TileID, x: Int, y: Int, dots: BitGrid, states: [UInt8] = []) {
+        (self.tile, self.x, self.y, self.dots, self.states) = (tile, x, y, dots, states)
     }
 }
 
