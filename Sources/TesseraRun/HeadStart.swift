@@ -92,7 +92,10 @@ package struct HeadStart: Sendable {
     func handOver(to coordinator: Coordinator, as setup: RunSetup, generations: UInt64) async throws {
         precondition(!board.isUnbounded, "the unbounded plane is handed over as shards (liveParts)")
         let next: RunSetup
-        if let live {
+        if let live, setup.rule.steppedAsStates {
+            let states = try await local.collectStates().cropped(x: live.x, y: live.y, width: live.width, height: live.height)
+            next = setup.handedOver(cells: states.occupied, states: states, at: live, generation: generation)
+        } else if let live {
             next = setup.handedOver(cells: try await local.cells(in: live), at: live, generation: generation)
         } else {
             next = setup.handedOver(cells: BitGrid(width: 0, height: 0), at: TileRect(x: 0, y: 0, width: 0, height: 0),

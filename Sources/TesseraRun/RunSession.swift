@@ -118,8 +118,7 @@ package struct RunSession: Sendable {
         }
         // Soups are made by the workers themselves, and are seldom over in a blink. The
         // head start's one tile must fit beside the workers' tiles.
-        // A head start hands over two-state cells.
-        let wanted = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil && !setup.rule.steppedAsStates
+        let wanted = headStart && launchedHere && mode.isBatch && checkpointing == nil && setup.soup == nil
         let alone = (wanted ? try? setup.inOneTile() : nil).flatMap { one in
             (try? TileCluster.checkMemory(setup.tiling.tiles, of: setup.tiling, halo: setup.halo, rule: setup.rule,
                                           extraBytes: TileCluster.byteCount(of: one.tiling, halo: one.halo, rule: one.rule)

@@ -280,11 +280,12 @@ package struct RunSetup: Sendable {
 
     /// The same board and tiles at `generation`, its live cells `cells` at `live` (board
     /// coordinates) and none elsewhere: what a head start hands to the workers.
-    package func handedOver(cells: BitGrid, at live: TileRect, generation: UInt64) -> RunSetup {
+    package func handedOver(cells: BitGrid, states: StateGrid? = nil, at live: TileRect, generation: UInt64) -> RunSetup {
         let corner = CellBounds(live, of: shape)
         var next = self
         (next.generation, next.soup) = (generation, nil)
         next.pattern = Pattern(cells: cells, position: (corner.left, corner.top), rule: rule)
+        next.pattern?.states = states
         return next
     }
 

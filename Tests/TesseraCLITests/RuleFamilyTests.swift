@@ -232,6 +232,24 @@ extension RuleFamilyTests {
         }
     }
 
+    /// A head start hands a board of states to the workers in its states: Golly's
+    /// Bloomerang (Generations) and ModernArt (Larger than Life, 255 states), handed
+    /// over part way, end as the same run in this process.
+    @Test(arguments: ["Generations/Bloomerang.mcl", "Larger-than-Life/ModernArt.mcl"])
+    func aHeadStartHandsStatesToWorkers(file: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent((file as NSString).lastPathComponent)
+        guard (try? FileManager.default.copyItem(atPath: "/usr/share/golly/Patterns/\(file)", toPath: input.path)) != nil else {
+            throw TesseraError("Golly's patterns are not installed", fix: "apt-get install golly")
+        }
+        let (here, there) = (dir.appendingPathComponent("here.rle"), dir.appendingPathComponent("there.rle"))
+        #expect(try Harness.tessera(["run", input.path, "--generations", "30", "--workers", "0", "--output", here.path]).status == 0)
+        let run = try Harness.tessera(["run", input.path, "--generations", "30", "--workers", "2", "--hand-over-at", "10",
+                                       "--output", there.path])
+        #expect(run.status == 0 && run.stdout.contains("the first 10 generations stepped here"), "\(run.stdout) \(run.stderr)")
+        #expect(try String(contentsOf: there, encoding: .utf8) == String(contentsOf: here, encoding: .utf8))
+    }
+
     @Test func aRuleFileGoesToWorkersAsItsTreeAndAKleinBottleStaysHere() throws {
         let dir = try Harness.temporaryDirectory()
         let soup = ["run", "--soup", "0.4", "--seed", "2", "--generations", "20", "--workers", "2"]
