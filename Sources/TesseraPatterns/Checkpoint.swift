@@ -413,6 +413,9 @@ public enum Checkpoint {
             }
             states.replace(with: tile, atX: entry.x, y: entry.y)
         }
+        guard states.holdsOnly(below: rule.states) else {
+            throw TesseraError("checkpoint \(folder) holds states past the \(rule.states) of \(rule)")
+        }
         return Restored(manifest: manifest, rule: rule, shape: shape, cells: .grid(states.occupied, states: states), skipped: skipped)
     }
 

@@ -280,9 +280,15 @@ package struct RunSession: Sendable {
                     let live = try await coordinator.liveBounds(in: TileRect(x: 0, y: 0, width: board.width, height: board.height))
                     let generation = await coordinator.generation
                     if setup.rule.steppedAsStates {
-                        // The live box's states, gathered whole (a board of states is held whole in this process too).
+                        // The live box's states, held whole (as a board of states is in this
+                        // process), gathered in bands of rows that keep each message small.
                         let box = live ?? TileRect(x: 0, y: 0, width: 0, height: 0)
-                        let states = box.width > 0 ? try await coordinator.states(in: box) : StateGrid(width: 0, height: 0, states: setup.rule.states)
+                        var states = StateGrid(width: box.width, height: box.height, states: setup.rule.states)
+                        let rows = max(1, (64 << 20) / max(1, (box.width + 63) / 64 * 8 * states.planes.count))
+                        for top in stride(from: 0, to: box.height, by: rows) {
+                            let band = TileRect(x: box.x, y: box.y + top, width: box.width, height: min(rows, box.height - top))
+                            states.replace(with: try await coordinator.states(in: band), atX: 0, y: top)
+                        }
                         try output.write(states: states, left: board.left + box.x, top: board.top + box.y, rule: setup.rule, generation: generation)
                     } else {
                         try await output.write(generation: generation, live: live) { try await coordinator.cells(in: $0) }

@@ -3,6 +3,7 @@ import TesseraCluster
 import TesseraCore
 import TesseraPatterns
 import TesseraTiles
+import TesseraWire
 
 /// A resolved run: the board, the rule, the tiles and the starting cells.
 package struct RunSetup: Sendable {
@@ -54,6 +55,14 @@ package struct RunSetup: Sendable {
                                fix: "give --workers 0, or leave out --workers, or give a bounded grid such as \(rule):T1024,1024")
         }
         try tiling.validate(halo: halo, reach: rule.reach)
+        // A tile moves, and is copied to its buddy, in one message, every plane of it.
+        let widest = tiling.tiles.map { tiling.rect(of: $0) }.max { $0.width * $0.height < $1.width * $1.height }!
+        let planes = rule.steppedAsStates ? StateGrid.planes(for: rule.states) : 1
+        let (bytes, over) = ((widest.width + 63) / 64 * 8 * widest.height).multipliedReportingOverflow(by: planes)
+        guard !over, bytes <= Wire.maxPayload / 2 else {
+            throw TesseraError("a \(widest.width)x\(widest.height) tile of \(rule) in \(planes) planes is past what a message between workers carries",
+                               fix: "give more tiles (--tiles CxR)")
+        }
         var tiled = self
         tiled.familyOnTiles = true
         if rule.steppedAsStates, let states = pattern?.states { tiled.pattern?.states = try WholeBoard.fitted(states, to: rule) }
@@ -310,7 +319,8 @@ package struct RunSetup: Sendable {
     /// which are nearly all empty around a sparse pattern.
     package func plan(generations: UInt64) -> RunPlan {
         var overlays = start.overlays
-        if overlays.reduce(0, { $0 + $1.cells.words.count * 8 }) > Self.largestSharedPattern {
+        let words = overlays.reduce(0) { $0 + $1.cells.words.count + ($1.states?.planes.reduce(0) { $0 + $1.words.count } ?? 0) }
+        if words * 8 > Self.largestSharedPattern {
             overlays = tiling.tiles.flatMap { tile in
                 let rect = tiling.rect(of: tile)
                 return overlays.compactMap { $0.cropped(to: rect) }

@@ -24,6 +24,8 @@ public actor TileActor {
     private var running = false
     private var failure: (any Error)?
     private let overlap: Bool
+    /// The states a cell may be in: planes from elsewhere must hold none past them.
+    private let stateCount: Int
     /// Bytes of halo cells this tile has sent.
     public private(set) var sentBytes = 0
 
@@ -41,12 +43,17 @@ public actor TileActor {
         self.generation = generation
         // The families' whole-buffer steps have no frames to take late halos.
         self.overlap = rule.isTwoStateMoore && (overlap ?? TileEngine.overlapPays(rect: rect, depth: depth, rule: rule))
+        stateCount = rule.states
         // Refused before any cells are made of it.
         if case .moved(let state) = start {
             let layers = rule.steppedAsStates ? StateGrid.planes(for: rule.states) : 2
             guard state.layers.count == layers, state.width == rect.width, state.height == rect.height else {
                 throw TesseraError("tile \(id) moved as \(state.layers.count) layers of \(state.width)x\(state.height) cells, where it is \(layers) of \(rect.width)x\(rect.height)")
             }
+            if rule.steppedAsStates { try Self.check(StateGrid(layers: state.layers), of: rule.states, "tile \(id) moved") }
+        }
+        if case .painted(let starting, _) = start {
+            for states in starting.overlays.compactMap(\.states) { try Self.check(states, of: rule.states, "a pattern for tile \(id)") }
         }
         engine = try StateTileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start, implementation: implementation)
             ?? TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start,
@@ -85,6 +92,9 @@ public actor TileActor {
         for piece in strip.pieces where piece.layers.count != engine.layerCount {
             throw TesseraError("a halo piece of \(piece.layers.count) layers for tile \(id), whose cells have \(engine.layerCount)")
         }
+        if stateCount > 2 {
+            for piece in strip.pieces { try Self.check(StateGrid(layers: piece.layers), of: stateCount, "a halo piece for tile \(id)") }
+        }
         guard strip.generation >= generation, strip.generation - generation <= UInt64(engine.depth) else {
             throw TesseraError("tile \(id) at generation \(generation) got a halo strip for generation \(strip.generation)")
         }
@@ -95,6 +105,11 @@ public actor TileActor {
         if let waiter, waiter.generation == strip.generation, haloesComplete(strip.generation) {
             waiter.halos.succeed()
         }
+    }
+
+    /// Refuses planes holding a state past the rule's `count`.
+    private static func check(_ states: StateGrid, of count: Int, _ what: String) throws {
+        guard states.holdsOnly(below: count) else { throw TesseraError("\(what) holds states past the \(count) of its rule") }
     }
 
     /// Stops a run in progress with `error` (a lost neighbour, say).
@@ -196,6 +211,7 @@ public actor TileActor {
             guard states.width == rect.width, states.height == rect.height, states.planes.count <= engine.layerCount else {
                 throw TesseraError("states for tile \(id) are \(states.planes.count) planes of \(states.width)x\(states.height), expected at most \(engine.layerCount) of \(rect.width)x\(rect.height)")
             }
+            try Self.check(states, of: stateCount, "cells for tile \(id)")
             engine.load(states: states)
         } else {
             engine.load(cells)

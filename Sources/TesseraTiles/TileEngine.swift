@@ -167,7 +167,11 @@ final class TileEngine: TileStepping {
     static func byteCount(rect: TileRect, depth: Int, rule: Rule) -> Int {
         let k = depth * rule.reach, (w, h) = (rect.width + 2 * k, rect.height + 2 * k)
         // A tile of states (`StateTileEngine`): two grids of bit planes.
-        if rule.steppedAsStates { return 2 * StateGrid.planes(for: rule.states) * (w + 63) / 64 * 8 * h }
+        if rule.steppedAsStates {
+            let (plane, over) = ((w + 63) / 64 * 8).multipliedReportingOverflow(by: h)
+            let (all, past) = plane.multipliedReportingOverflow(by: 2 * StateGrid.planes(for: rule.states))
+            return over || past ? .max : all
+        }
         let frames = overlapPays(rect: rect, depth: depth, rule: rule)
             ? 2 * (CellBuffer.byteCount(width: w, height: 3 * k) + CellBuffer.byteCount(width: 3 * k, height: h)) : 0
         return 2 * (CellBuffer.byteCount(width: w, height: h) + frames)

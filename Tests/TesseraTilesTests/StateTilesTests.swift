@@ -59,3 +59,33 @@ import TesseraCore
         }
     }
 }
+
+extension StateTilesTests {
+    /// Planes from a peer or a file may hold states past the rule's (6 states in 3
+    /// planes can hold 6 and 7); a rule tree would read past its nodes, so they are
+    /// found and refused.
+    @Test func statesPastTheRuleAreFoundAndRefused() async throws {
+        var grid = StateGrid(width: 70, height: 3, states: 6)
+        grid[69, 2] = 5
+        #expect(grid.holdsOnly(below: 6))
+        for past in [6, 7] {
+            var bad = grid
+            bad[3, 1] = past
+            #expect(!bad.holdsOnly(below: 6), "state \(past)")
+            #expect(bad.holdsOnly(below: 8))
+        }
+        let rule = try Rule(parsing: "345/3/6")
+        let rect = TileRect(x: 0, y: 0, width: 70, height: 3)
+        let tile = try TileActor(id: TileID(column: 0, row: 0), rect: rect, depth: 1, rule: rule, deadSides: [],
+                                 cells: BitGrid(width: 70, height: 3))
+        await tile.connect([.north: LocalHaloLink(target: tile)])
+        var edge = StateGrid(width: 70, height: 1, states: 6)
+        edge[10, 0] = 7
+        let strip = HaloStrip(tile: tile.id, side: .north, generation: 0, pieces: [HaloStrip.Piece(offset: 0, layers: edge.layers)],
+                              whole: true)
+        await #expect(throws: TesseraError.self) { try await tile.receive(strip) }
+        var cells = StateGrid(width: 70, height: 3, states: 6)
+        cells[0, 0] = 6
+        await #expect(throws: TesseraError.self) { try await tile.load(cells.occupied, states: cells, generation: 0) }
+    }
+}

@@ -366,16 +366,10 @@ package actor Coordinator {
                     guard state.plan.shards == nil else { break }
                     let tiling = state.plan.tiling
                     let (rule, halo, at) = (state.plan.rule, state.plan.halo, restored.manifest.generation)
-                    if let states {
-                        // Each tile's part of the states, which workers paint as a pattern's.
-                        let whole = Overlay(states: states, x: 0, y: 0)
-                        let parts: [Overlay] = tiling.tiles.compactMap { whole.cropped(to: tiling.rect(of: $0)) }
-                        plan = RunPlan(tiling: tiling, rule: rule, halo: halo, generation: at, generations: 0, soup: nil,
-                                       overlays: parts, cells: nil)
-                    } else {
-                        plan = RunPlan(tiling: tiling, rule: rule, halo: halo, generation: at, generations: 0, soup: nil,
-                                       cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
-                    }
+                    plan = RunPlan(tiling: tiling, rule: rule, halo: halo, generation: at, generations: 0, soup: nil,
+                                   cells: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                    // Each tile's states go with its cells, a load a tile.
+                    if let states { plan.states = { states.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) } }
                     source = "the checkpoint on disk"
                 case .parts(let parts):
                     guard let shards = state.plan.shards else { break }
@@ -411,7 +405,7 @@ package actor Coordinator {
 
     /// A frame's dots in their states, where the rule has more than two (`Universe`).
     package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? {
-        guard state.plan.rule.steppedAsStates, state.plan.shards == nil else { return nil }
+        guard state.plan.rule.steppedAsStates, state.plan.rule.states > 2, state.plan.shards == nil else { return nil }
         guard case .frame(_, let states?) = try await read(.frame(viewport, clip: nil)) else { throw TesseraError("no frame came back") }
         return (states, state.plan.rule.states)
     }
@@ -814,12 +808,11 @@ package actor Coordinator {
     /// Replaces every tile's cells with its part of `board`, each in its state, at
     /// `generation` (a viewer's edit or rewind).
     package func load(generation: UInt64, states board: StateGrid) async throws {
-        guard state.plan.rule.steppedAsStates else {
-            let cells = board.occupied
-            return try await load(generation: generation) { cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
-        }
-        try await load(generation: generation, cells: { board.occupied.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
-                       states: { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+        let cells = board.occupied
+        var states: (@Sendable (TileRect) -> StateGrid)? = nil
+        if state.plan.rule.steppedAsStates { states = { board.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) } }
+        try await load(generation: generation, cells: { cells.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height) },
+                       states: states)
     }
 
     /// The whole board, each cell in its state (one plane for two-state rules).

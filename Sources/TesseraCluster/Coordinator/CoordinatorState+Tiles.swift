@@ -231,7 +231,7 @@ extension CoordinatorState {
             for tile in members[index].tiles {
                 let rect = plan.tiling.rect(of: tile)
                 if let cells = plan.cells {
-                    let grid = TileCells(tile: tile, generation: plan.generation, cells: cells(rect))
+                    let grid = TileCells(tile: tile, generation: plan.generation, cells: cells(rect), states: plan.states?(rect))
                     members[index].report.populations[tile] = grid.cells.population
                     effects.append(.send(.load(op: 0, grid), to: members[index].peer))
                 } else if plan.soup == nil {

@@ -14,6 +14,8 @@ package struct RunPlan: Sendable {
     package let overlays: [Overlay]
     /// Each tile's starting cells, computed by the coordinator and sent to the worker.
     package let cells: (@Sendable (TileRect) -> BitGrid)?
+    /// With `cells`, each tile's states, for a rule of more than two.
+    package var states: (@Sendable (TileRect) -> StateGrid)?
     /// A sparse plane spread over the workers as shards, in place of `tiling`'s tiles.
     package var shards: ShardPlan?
 

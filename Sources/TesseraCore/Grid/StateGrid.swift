@@ -124,6 +124,23 @@ public struct StateGrid: Hashable, Sendable {
         replace(with: StateGrid(width: x1 - x0, height: y1 - y0, states: 2), atX: x0, y: y0)
     }
 
+    /// Whether every cell's state is below `count`: what planes from elsewhere (a peer, a
+    /// file) must show before a rule's step reads them (a rule tree indexes its nodes by
+    /// state). Compared a word at a time, from the top plane down.
+    public func holdsOnly(below count: Int) -> Bool {
+        guard count < 1 << planes.count else { return true }
+        guard count > 0 else { return planes.allSatisfy { !$0.words.contains { $0 != 0 } } }
+        for i in planes[0].words.indices {
+            var above: UInt64 = 0, equal = ~UInt64(0)
+            for k in planes.indices.reversed() {
+                let bits = planes[k].words[i]
+                if count >> k & 1 == 1 { equal &= bits } else { above |= equal & bits; equal &= ~bits }
+            }
+            if above | equal != 0 { return false }
+        }
+        return true
+    }
+
     /// The cells as layers (`TileState.layers`): the planes, one at least.
     public var layers: [BitGrid] { planes }
 
