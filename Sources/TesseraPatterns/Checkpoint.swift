@@ -186,7 +186,7 @@ public enum Checkpoint {
         append(UInt32(parts.count))
         for (index, part) in parts.enumerated() {
             for value in [part.x, part.y, part.cells.width, part.cells.height] { append(UInt32(value)) }
-            guard let planes else {
+            guard planes != nil else {
                 part.cells.words.withUnsafeBytes { bytes.append(contentsOf: $0) }
                 continue
             }

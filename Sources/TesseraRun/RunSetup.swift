@@ -57,7 +57,7 @@ package struct RunSetup: Sendable {
         try tiling.validate(halo: halo, reach: rule.reach)
         // A tile moves, and is copied to its buddy, in one message, every plane of it.
         let widest = tiling.tiles.map { tiling.rect(of: $0) }.max { $0.width * $0.height < $1.width * $1.height }!
-        let planes = rule.steppedAsStates ? StateGrid.planes(for: rule.states) : 1
+        let planes = rule.statePlanes ?? 1
         let (bytes, over) = ((widest.width + 63) / 64 * 8 * widest.height).multipliedReportingOverflow(by: planes)
         guard !over, bytes <= Wire.maxPayload / 2 else {
             throw TesseraError("a \(widest.width)x\(widest.height) tile of \(rule) in \(planes) planes is past what a message between workers carries",

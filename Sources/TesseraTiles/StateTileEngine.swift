@@ -18,10 +18,10 @@ final class StateTileEngine: TileStepping {
     /// Cells beyond a plane board's edges, kept in state 0 every generation.
     private let dead: [Box]
 
-    /// Nil for a rule of two states (`TileEngine` steps those).
-    /// - Throws: where the starting cells hold states past the rule's planes.
+    /// Nil for a rule of two states (`TileEngine` steps those). `start`'s states are the
+    /// rule's (`TileActor` checks them).
     init?(rect: TileRect, depth: Int, rule: Rule, deadSides: Set<Direction>, start: TileStart,
-          implementation: Kernel.Implementation) throws {
+          implementation: Kernel.Implementation) {
         guard let step = rule.stateStep(using: implementation) else { return nil }
         (self.rect, self.depth, self.step) = (rect, depth, step)
         margin = depth * rule.reach
@@ -31,10 +31,6 @@ final class StateTileEngine: TileStepping {
         cells = StateGrid(width: width, height: rect.height + 2 * margin, states: rule.states)
         spare = cells
         dead = Box.beyond(deadSides, of: rect, margin: margin)
-        if case .painted(let starting, _) = start, let most = starting.overlays.compactMap({ $0.states?.planes.count }).max(),
-           most > cells.planes.count {
-            throw TesseraError("a pattern of \(most) planes of states for a tile of \(rule), which has \(cells.planes.count)")
-        }
         write(start)
     }
 

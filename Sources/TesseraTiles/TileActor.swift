@@ -46,7 +46,8 @@ public actor TileActor {
         stateCount = rule.states
         // Refused before any cells are made of it.
         if case .moved(let state) = start {
-            let layers = rule.steppedAsStates ? StateGrid.planes(for: rule.states) : 2
+            // A two-state tile's layers are its cells and the generation before.
+            let layers = rule.statePlanes ?? 2
             guard state.layers.count == layers, state.width == rect.width, state.height == rect.height else {
                 throw TesseraError("tile \(id) moved as \(state.layers.count) layers of \(state.width)x\(state.height) cells, where it is \(layers) of \(rect.width)x\(rect.height)")
             }
@@ -55,7 +56,7 @@ public actor TileActor {
         if case .painted(let starting, _) = start {
             for states in starting.overlays.compactMap(\.states) { try Self.check(states, of: rule.states, "a pattern for tile \(id)") }
         }
-        engine = try StateTileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start, implementation: implementation)
+        engine = StateTileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start, implementation: implementation)
             ?? TileEngine(rect: rect, depth: depth, rule: rule, deadSides: deadSides, start: start,
                           implementation: implementation, blocking: blocking, skipping: skipping)
         progress.record(generation: generation)
@@ -107,9 +108,12 @@ public actor TileActor {
         }
     }
 
-    /// Refuses planes holding a state past the rule's `count`.
+    /// Refuses planes from elsewhere more than the rule's `count` states take, or holding
+    /// a state past them: the engines' copies and steps take neither.
     private static func check(_ states: StateGrid, of count: Int, _ what: String) throws {
-        guard states.holdsOnly(below: count) else { throw TesseraError("\(what) holds states past the \(count) of its rule") }
+        guard states.planes.count <= StateGrid.planes(for: count), states.holdsOnly(below: count) else {
+            throw TesseraError("\(what) holds states past the \(count) of its rule")
+        }
     }
 
     /// Stops a run in progress with `error` (a lost neighbour, say).
@@ -208,8 +212,8 @@ public actor TileActor {
             throw TesseraError("cells for tile \(id) are \(cells.width)x\(cells.height), expected \(rect.width)x\(rect.height)")
         }
         if let states {
-            guard states.width == rect.width, states.height == rect.height, states.planes.count <= engine.layerCount else {
-                throw TesseraError("states for tile \(id) are \(states.planes.count) planes of \(states.width)x\(states.height), expected at most \(engine.layerCount) of \(rect.width)x\(rect.height)")
+            guard states.width == rect.width, states.height == rect.height else {
+                throw TesseraError("states for tile \(id) are \(states.width)x\(states.height), expected \(rect.width)x\(rect.height)")
             }
             try Self.check(states, of: stateCount, "cells for tile \(id)")
             engine.load(states: states)

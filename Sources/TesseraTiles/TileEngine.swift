@@ -167,9 +167,9 @@ final class TileEngine: TileStepping {
     static func byteCount(rect: TileRect, depth: Int, rule: Rule) -> Int {
         let k = depth * rule.reach, (w, h) = (rect.width + 2 * k, rect.height + 2 * k)
         // A tile of states (`StateTileEngine`): two grids of bit planes.
-        if rule.steppedAsStates {
+        if let planes = rule.statePlanes {
             let (plane, over) = ((w + 63) / 64 * 8).multipliedReportingOverflow(by: h)
-            let (all, past) = plane.multipliedReportingOverflow(by: 2 * StateGrid.planes(for: rule.states))
+            let (all, past) = plane.multipliedReportingOverflow(by: 2 * planes)
             return over || past ? .max : all
         }
         let frames = overlapPays(rect: rect, depth: depth, rule: rule)
@@ -206,7 +206,7 @@ final class TileEngine: TileStepping {
     /// Whether halos on `side` go into the frames (they may come after `beginRound`).
     func isLate(_ side: Direction) -> Bool { lateSides.contains(side) }
 
-    /// Buffer span along one axis for a side component: -1 before, 0 along, +1 after the interior.
+    /// The halo on `side`, or (not `halo`) the edge cells that neighbour's halo takes.
     private func region(_ side: Direction, halo: Bool) -> Box { Box.side(side, of: rect, margin: margin, halo: halo) }
 
     /// The size of the halo on `side`: what a strip for it must measure.

@@ -405,7 +405,7 @@ package actor Coordinator {
 
     /// A frame's dots in their states, where the rule has more than two (`Universe`).
     package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? {
-        guard state.plan.rule.steppedAsStates, state.plan.rule.states > 2, state.plan.shards == nil else { return nil }
+        guard state.plan.rule.states > 2, state.plan.shards == nil else { return nil }
         guard case .frame(_, let states?) = try await read(.frame(viewport, clip: nil)) else { throw TesseraError("no frame came back") }
         return (states, state.plan.rule.states)
     }

@@ -361,7 +361,7 @@ package struct CoordinatorState {
                 return hosts.map { .send(.frameRequest(op: op, viewport, clip: nil), to: members[$0].peer) }
             }
             operation = Operation(op: op, kind: .frame(viewport: viewport), tiles: Set(plan.tiling.tiles), grid: dots)
-            if plan.rule.steppedAsStates, plan.rule.states > 2, clip == nil { operation!.frameStates = [UInt8](repeating: 0, count: viewport.width * viewport.height) }
+            if plan.rule.states > 2, clip == nil { operation!.frameStates = [UInt8](repeating: 0, count: viewport.width * viewport.height) }
             phase = .busy
             return members.filter { !$0.tiles.isEmpty }.map { .send(.frameRequest(op: op, viewport, clip: clip), to: $0.peer) }
         case .collect(let area):

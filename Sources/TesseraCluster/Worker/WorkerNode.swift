@@ -420,7 +420,7 @@ package actor WorkerNode {
     private func writeCheckpoint(op: UInt64, folder: String) async {
         do {
             // A rule of more states writes its tiles' states (format 4).
-            let planes = state.assignment.flatMap { $0.rule.steppedAsStates ? StateGrid.planes(for: $0.rule.states) : nil }
+            let planes = state.assignment?.rule.statePlanes
             for (id, tile) in tiles.sorted(by: { $0.key < $1.key }) {
                 let rect = tile.rect
                 let live = try await tile.liveParts()

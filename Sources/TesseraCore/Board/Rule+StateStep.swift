@@ -14,6 +14,10 @@ extension Rule {
     /// Larger than Life with history, a rule file.
     package var steppedAsStates: Bool { generations != nil || (largerThanLife?.states ?? 2) > 2 || tree != nil }
 
+    /// The bit planes its cells take where they are held as states (`steppedAsStates`);
+    /// nil for two-state cells, held as bits.
+    package var statePlanes: Int? { steppedAsStates ? StateGrid.planes(for: states) : nil }
+
     /// One generation of a rule of more than two states on bit planes (`StateGrid`), a
     /// torus where the flag says so, else state 0 beyond the edges: Generations, Larger
     /// than Life with history, a rule file. Nil for a two-state rule (its kernels take
