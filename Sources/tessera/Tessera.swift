@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Glibc
 import TesseraCore
 import TesseraRun
@@ -46,8 +45,7 @@ struct Tessera: AsyncParsableCommand {
     }
 
     /// Runs `body` as the process's root task and exits when it ends, as an async `main`
-    /// does (its task, and Dispatch's main loop on this thread): every task of the run is
-    /// its child.
+    /// does: every task of the run is its child.
     private static func onTaskPool(_ body: @escaping @Sendable () async throws -> Void) -> Never {
         Task {
             do {
@@ -57,7 +55,13 @@ struct Tessera: AsyncParsableCommand {
             }
             Glibc.exit(0)
         }
-        dispatchMain()
+        // Parked as `dispatchMain()` leaves it, waiting for signals (Dispatch's handler
+        // passes them on to its sources' thread), but not by `pthread_exit`: that loads
+        // libgcc_s and unwinds this thread's stack through the binary's unwind tables,
+        // half a MiB of a small run's memory. Nothing here uses Dispatch's main queue.
+        var none = sigset_t()
+        sigemptyset(&none)
+        while true { sigsuspend(&none) }
     }
 
     /// Every failure, flag errors included, is one line on stderr and exit status 2.
