@@ -178,7 +178,7 @@ public enum Macrocell {
 
     /// The widest live span read as one grid without looking for groups far apart.
     static let flatSide = 8192
-    /// Parts of a large span: nodes of this level, 512 cells a side (as `SparseBlocks`).
+    /// Parts of a large span: nodes of this level, 512 cells a side.
     static let pieceLevel = 9
     static let maxPieces = 1 << 20
 

@@ -1,19 +1,21 @@
 import TesseraCore
 
 extension Pattern {
-    /// A one-grid pattern wider or taller than this is read as its live blocks
-    /// (`inLiveBlocks`), as a macrocell's reader reads its tree.
-    static let flatSide = 8192
-    /// The blocks a wide grid is cut into.
-    static let blockSide = 4096
+    /// A one-grid pattern of more cells than this (64 KiB of them) is cut into its live
+    /// blocks (`inLiveBlocks`), as the RLE reader reads a larger box on the unbounded
+    /// plane: a grid of the box, kept while the run lasts, would hold memory for the
+    /// extent (Golly's slide-breeder: 1.3 MB of box for 0.1 MB of live blocks).
+    static let flatCells = RLE.Header.largestWholeOnPlane
+    /// The blocks a grid is cut into: a word a row, as the RLE reader's (`SparseBlocks`).
+    static let blockSide = SparseBlocks.side
 
     /// This pattern's live cells as parts, one for each `blockSide`-square block of its
-    /// grid that holds any (trimmed to them), when its one grid spans more than
-    /// `flatSide` cells a side; else the pattern as it is. An RLE a billion columns wide
-    /// with a block at each end becomes two small parts, which a sparse map or HashLife
-    /// places where they lie, with nothing made for the space between.
+    /// grid that holds any (trimmed to them), when its one grid holds more than
+    /// `flatCells` cells; else the pattern as it is. An RLE a billion columns wide with a
+    /// block at each end becomes two small parts, which a sparse map or HashLife places
+    /// where they lie, with nothing made for the space between.
     public func inLiveBlocks() -> Pattern {
-        guard !hasParts, cells.width > Self.flatSide || cells.height > Self.flatSide else { return self }
+        guard !hasParts, cells.width * cells.height > Self.flatCells else { return self }
         let (left, top) = topLeft(on: .infinite)
         var parts: [PlacedCells] = []
         for y in stride(from: 0, to: cells.height, by: Self.blockSide) {

@@ -21,8 +21,12 @@ public enum RLE {
         /// read into blocks made where cells arrive, so that what is read follows the
         /// live cells, not the extent.
         static let largestWhole = 1 << 24
+        /// The same on Golly's unbounded plane (a rule with no grid suffix), 64 KiB: there
+        /// the run takes a pattern in live blocks whatever its size (`inLiveBlocks`), and
+        /// a bounded grid's whole-board engines are not what runs it.
+        static let largestWholeOnPlane = 1 << 19
         var width = 0, height = 0
-        /// Whether the declared box is larger than `largestWhole`.
+        /// Whether the declared box is larger than `largestWhole` (`largestWholeOnPlane`).
         var isSparse = false
         var rule: Rule?, board: BoardShape?
         var position: (x: Int, y: Int)?
@@ -118,7 +122,7 @@ public enum RLE {
             // Cells of more states are read whole, as their engine steps them (WholeBoard):
             // a bit a cell, and the bit planes of their states.
             let states = rule?.states ?? 2
-            isSparse = states <= 2 && (overflow || cells > Self.largestWhole)
+            isSparse = states <= 2 && (overflow || cells > (board == nil ? Self.largestWholeOnPlane : Self.largestWhole))
             if states > 2, overflow || cells > StateGrid.mostCells {
                 throw TesseraError("RLE header declares a \(width)x\(height) pattern of \(states) states, past the \(StateGrid.mostCells) cells of more than two states Tessera holds",
                                    fix: "crop the pattern in Golly first")

@@ -170,8 +170,8 @@ import TesseraWire
     }
 
     /// The unbounded plane has no window: parts 2^40 cells apart start as they are; a grid
-    /// 8000 cells wide (within `Pattern.flatSide`) stays one part, where Golly puts it;
-    /// a soup's area joins the parts.
+    /// 8000 cells wide starts as its live blocks, where Golly puts them, with nothing
+    /// kept of the space between; a soup's area joins the parts.
     @Test func theUnboundedPlaneStartsFromThePatternsPartsWhereverTheyLie() throws {
         var dot = BitGrid(width: 3, height: 1)
         dot.setRun(y: 0, x: 0, count: 3)
@@ -184,7 +184,8 @@ import TesseraWire
         var cells = BitGrid(width: 8000, height: 8000)
         for (x, y) in [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)] { cells[x, y] = true; cells[7997 + x, 7997 + y] = true }
         choices.pattern = (Pattern(cells: cells, position: (-5, 7)), "two.rle")
-        #expect(try RunSetup(choices, defaultTiles: 1).startingParts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 8000, height: 8000)])
+        #expect(try RunSetup(choices, defaultTiles: 1).startingParts.map(\.bounds)
+                == [CellBounds(left: -5, top: 7, width: 3, height: 3), CellBounds(left: 7992, top: 8004, width: 3, height: 3)])
         choices.pattern = (Pattern(parts: parts, rule: .life, generation: 0), "far.rle")
         choices.soup = try Soup(density: 0.5, seed: 1)
         (choices.size, choices.topology) = ((64, 32), .infinite)

@@ -178,24 +178,35 @@ import TesseraCore
 /// A wide one-grid pattern is read as its live blocks, each where Golly puts it.
 @Suite struct PatternGroupsTests {
     @Test func blocksABillionColumnsApartAreTwoParts() throws {
-        // One grid 100002 cells wide: a part for each live 4096-square block.
-        let wide = try RLE.parse("#CXRLE Pos=-5,7\nx = 100002, y = 2, rule = B3/S23\n2o99998b2o$2o99998b2o!\n")
-        #expect(wide.cells.width == 100_002)
-        let blocks = wide.inLiveBlocks()
-        #expect(blocks.parts.map(\.bounds) == [CellBounds(left: -5, top: 7, width: 2, height: 2),
-                                              CellBounds(left: 99_995, top: 7, width: 2, height: 2)])
+        // One grid 600002 cells wide (as a bounded grid's reader keeps it): a part for
+        // each live block.
+        var cells = BitGrid(width: 600_002, height: 2)
+        for x in [0, 1, 600_000, 600_001] { (cells[x, 0], cells[x, 1]) = (true, true) }
+        let blocks = Pattern(cells: cells, position: (-5, 7), rule: .life).inLiveBlocks()
+        let far = [CellBounds(left: -5, top: 7, width: 2, height: 2), CellBounds(left: 599_995, top: 7, width: 2, height: 2)]
+        #expect(blocks.parts.map(\.bounds) == far)
         #expect(blocks.parts.allSatisfy { $0.cells.population == 4 })
-        // A billion columns wide, the reader finds the blocks itself (`SparseBlocks`).
+        // On the unbounded plane the reader finds the blocks itself (`SparseBlocks`), and
+        // never holds the box.
+        let read = try RLE.parse("#CXRLE Pos=-5,7\nx = 600002, y = 2, rule = B3/S23\n2o599998b2o$2o599998b2o!\n")
+        #expect(read.cells.width == 0 && read.placedParts(on: .infinite).map(\.bounds) == far)
         let pattern = try RLE.parse("#CXRLE Pos=-5,7\nx = 1000000002, y = 2, rule = B3/S23\n2o999999998b2o$2o999999998b2o!\n")
         #expect(pattern.placedParts(on: .infinite).map(\.bounds) == [CellBounds(left: -5, top: 7, width: 2, height: 2),
                                                                     CellBounds(left: 999_999_995, top: 7, width: 2, height: 2)])
+        // On a bounded grid the box up to 2^24 cells is one grid, as its engines take it.
+        let bounded = try RLE.parse("x = 600002, y = 2, rule = B3/S23:P600002,2\n2o599998b2o$2o599998b2o!\n")
+        #expect(bounded.cells.width == 600_002 && !bounded.hasParts)
     }
 
-    /// Cut at block edges, the parts hold every cell, each once.
+    /// Cut at block edges, the parts hold every cell, each once, as the reader's blocks do.
     @Test func aWideGridsBlocksHoldEveryCell() throws {
-        let pattern = try RLE.parse("x = 9000, y = 1, rule = B3/S23\n3o" + String(repeating: "999b3o", count: 8) + "!\n")
-        let blocks = pattern.inLiveBlocks()
-        #expect(blocks.parts.count == 2 && blocks.parts.reduce(0) { $0 + $1.cells.population } == 27)
+        var cells = BitGrid(width: 1_000_000, height: 1)
+        for x in [62, 63, 64, 700_000, 700_001, 700_002] { cells[x, 0] = true }
+        let blocks = Pattern(cells: cells, position: (0, 0), rule: .life).inLiveBlocks()
+        #expect(blocks.parts.map(\.bounds) == [CellBounds(left: 62, top: 0, width: 2, height: 1), CellBounds(left: 64, top: 0, width: 1, height: 1),
+                                              CellBounds(left: 700_000, top: 0, width: 3, height: 1)])
+        let read = try RLE.parse("#CXRLE Pos=0,0\nx = 1000000, y = 1, rule = B3/S23\n62b3o699935b3o!\n")
+        #expect(read.placedParts(on: .infinite) == blocks.parts)
         let small = try RLE.parse("x = 3, y = 1\n3o!\n")
         #expect(small.inLiveBlocks() == small)
     }
@@ -217,26 +228,31 @@ import TesseraCore
         #expect(placed.placedParts(on: .torus).map(\.bounds) == [CellBounds(left: 5, top: -6, width: 3, height: 3)])
     }
 
-    /// A box larger than 2^24 cells (2 MiB as one grid) is read into blocks: two
-    /// gliders 13000 cells apart (Golly's slow-salvo-MWSS-oscillator declares 12970 x
-    /// 13293) are two small parts, not 21 MiB of grid; a box of 2^24 cells is one grid.
-    @Test func aBoxPastTwoMebibytesIsReadWhereItsCellsAre() throws {
+    /// A box larger than 2^19 cells (64 KiB as one grid) on the unbounded plane, or 2^24
+    /// (2 MiB) on a bounded grid, is read into blocks: two gliders 13000 cells apart
+    /// (Golly's slow-salvo-MWSS-oscillator declares 12970 x 13293) are two small parts,
+    /// not 21 MiB of grid; boxes of those sizes are one grid.
+    @Test func aLargeBoxIsReadWhereItsCellsAre() throws {
         let apart = try RLE.parse("x = 13003, y = 13003\nbo$2bo$3o12998$13000b3o!\n")
         #expect(apart.cells.width == 0 && apart.extent?.width == 13003)
         #expect(apart.parts.map(\.cells.population) == [5, 3])
         #expect(apart.parts.reduce(0) { $0 + $1.cells.width * $1.cells.height } < 16)
-        let whole = try RLE.parse("x = 4096, y = 4096\nbo$2bo$3o!\n")
-        #expect(!whole.hasParts && whole.cells.width == 4096 && whole.cells.population == 5)
+        let plane = try RLE.parse("x = 1024, y = 1024\nbo$2bo$3o!\n")
+        #expect(plane.hasParts && plane.parts.map(\.cells.population) == [5])
+        let smallPlane = try RLE.parse("x = 1024, y = 512\nbo$2bo$3o!\n")
+        #expect(!smallPlane.hasParts && smallPlane.cells.width == 1024 && smallPlane.cells.population == 5)
+        let bounded = try RLE.parse("x = 4096, y = 4096, rule = B3/S23:T4096,4096\nbo$2bo$3o!\n")
+        #expect(!bounded.hasParts && bounded.cells.width == 4096 && bounded.cells.population == 5)
     }
 
     @Test func cellsAcrossBlockEdgesArePartsOfTheirBlocks() throws {
-        // A row of 1500 cells from column 500 crosses four 512-cell blocks: a part for
+        // A row of 200 cells from column 50 crosses four 64-cell blocks: a part for
         // each, cut to its cells, holding no more than what lives.
-        let pattern = try RLE.parse("x = 100000, y = 100000\n511$500b1500o!\n")
-        #expect(pattern.parts.map(\.bounds) == [CellBounds(left: 500, top: 511, width: 12, height: 1),
-                                               CellBounds(left: 512, top: 511, width: 512, height: 1),
-                                               CellBounds(left: 1024, top: 511, width: 512, height: 1),
-                                               CellBounds(left: 1536, top: 511, width: 464, height: 1)])
+        let pattern = try RLE.parse("x = 100000, y = 100000\n63$50b200o!\n")
+        #expect(pattern.parts.map(\.bounds) == [CellBounds(left: 50, top: 63, width: 14, height: 1),
+                                               CellBounds(left: 64, top: 63, width: 64, height: 1),
+                                               CellBounds(left: 128, top: 63, width: 64, height: 1),
+                                               CellBounds(left: 192, top: 63, width: 58, height: 1)])
         #expect(pattern.parts.allSatisfy { $0.cells.population == $0.cells.width })
     }
 
