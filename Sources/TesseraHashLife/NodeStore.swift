@@ -42,22 +42,22 @@ struct NodeStore: ~Copyable {
     /// The next free index, which the threads of a step take in turn.
     private let counter: UnsafeMutablePointer<Int64>
 
-    /// Buckets for 2^17 nodes to start: a methuselah makes tens of thousands, and growing
+    /// Buckets for 2^16 nodes to start: a methuselah makes tens of thousands, and growing
     /// from 4096 re-bucketed them five times, a tenth of acorn's stepping.
-    init(limit: Int, capacity: Int = 1 << 17) throws {
-        // Address space for the limit, taken as memory only where touched, in huge
-        // pages where the system gives them: nodes are made in order and never move
-        // (no copy when the store grows), and acorn's 1.5 MB of them cost 370 page
-        // faults, 0.45 ms, against 0.06 in one huge page. The buckets come first and
-        // grow downwards from the nodes' start, so that a small store's buckets (512 KB)
-        // and its first 1.5 MB of nodes share one huge page: zeroing one takes 0.17 ms,
-        // R-pentomino's whole run 3.
+    init(limit: Int, capacity: Int = 1 << 16) throws {
+        // Address space for the limit, taken as memory only where touched: nodes are
+        // made in order and never move (no copy when the store grows). The buckets come
+        // first and grow downwards from the nodes' start. The first buckets (256 KB) and
+        // the first 256 KB of nodes are in 4 KiB pages, and what follows in huge pages
+        // where the system gives them: most of Golly's files make a few thousand squares
+        // (eaters.rle 2466, 80 KB), for which a huge page is 2 MiB of memory, while the
+        // millions of a big store cost a fault per 4 KiB in small pages (this VM: 2 MiB
+        // of small pages 1.6 ms, one huge page 0.3 ms).
         var limit = min(limit, Self.largestCount)
         var space: Reservation?, bucketBytes = 0
         while true {
-            let shared: Int
-            (bucketBytes, shared) = Self.bucketBytes(limit: limit, capacity: capacity)
-            space = Reservation(bytes: bucketBytes + limit * MemoryLayout<Node>.stride, hugePageAt: bucketBytes - shared)
+            bucketBytes = Self.bucketBytes(limit: limit)
+            space = Reservation(bytes: bucketBytes + limit * MemoryLayout<Node>.stride, hugePageAt: bucketBytes + Self.smallNodeBytes)
             // A system that lends less address space (ulimit -v, strict overcommit) gets a smaller store.
             guard space == nil, limit > 1 << 16 else { break }
             limit /= 2
@@ -77,14 +77,14 @@ struct NodeStore: ~Copyable {
 
     deinit { counter.deallocate() }
 
-    /// The bytes set aside for the buckets of `limit` nodes, and how many of them the
-    /// first buckets take (whole pages of them, so the nodes start on a page).
-    private static func bucketBytes(limit: Int, capacity: Int) -> (all: Int, shared: Int) {
-        let page = 4096
-        let all = max(bucketCount(for: limit) * MemoryLayout<UInt32>.stride, page)
-        let first = (bucketCount(for: min(capacity, limit)) * MemoryLayout<UInt32>.stride + page - 1) / page * page
-        return (all, min(first, all))
+    /// The bytes set aside for the buckets of `limit` nodes (whole pages of them, so the
+    /// nodes start on a page).
+    private static func bucketBytes(limit: Int) -> Int {
+        max(bucketCount(for: limit) * MemoryLayout<UInt32>.stride, 4096)
     }
+
+    /// The nodes' bytes in 4 KiB pages before the first huge page.
+    private static let smallNodeBytes = 256 << 10
 
     /// Buckets for `capacity` nodes: the power of two at or above it.
     private static func bucketCount(for capacity: Int) -> Int {
@@ -348,14 +348,15 @@ struct Squares: @unchecked Sendable {
 
 /// Address space set aside with mmap, backed by memory only where written (the kernel
 /// zeroes each page on first touch), asking for huge pages (`MADV_HUGEPAGE`: Linux's
-/// transparent huge pages are commonly on for regions that ask). Unmapped with its last
-/// reference.
+/// transparent huge pages are commonly on for regions that ask) from a given place on.
+/// Unmapped with its last reference.
 private final class Reservation {
     let start: UnsafeMutableRawPointer
     private let base: UnsafeMutableRawPointer, length: Int
     private static let hugePage = 1 << 21
 
-    /// `bytes` from `start`, placed so that `start + hugePageAt` begins a huge page.
+    /// `bytes` from `start`, placed so that `start + hugePageAt` begins a huge page, in
+    /// 4 KiB pages for the huge page's worth before it.
     init?(bytes: Int, hugePageAt offset: Int) {
         // One huge page more, so that the chosen place can sit on a huge page's boundary.
         length = bytes + Self.hugePage
@@ -367,6 +368,8 @@ private final class Reservation {
         let aligned = (address + UInt(Self.hugePage - 1)) & ~UInt(Self.hugePage - 1)
         start = mapped + Int(aligned - address)
         _ = madvise(base, length, MADV_HUGEPAGE)
+        let end = min(start + offset, base + length), small = max(end - Self.hugePage, base)
+        _ = madvise(small, end - small, MADV_NOHUGEPAGE)
     }
 
     deinit { munmap(base, length) }
