@@ -19,6 +19,7 @@ import TesseraCore
                                               "--generations", "\(generations)", "--workers", "2", "--tiles", "2x2",
                                               "--listen", "tcp://127.0.0.1:*", "--output", output.path])
         let endpoint = try coordinator.workerEndpoint()
+        let victimStarted = Date()
         let victim = try RunningTessera(["worker", "--coordinator", endpoint])
         let port = try Processes.poll(timeout: 30, "the victim's halo port") { Processes.listeningPorts(victim.pid).first }
         // The identity the other worker will have: its halo endpoint, known before it starts.
@@ -39,10 +40,14 @@ import TesseraCore
         // Dead strips for every side of every tile at every generation, again and again
         // while the run lasts: whichever the victim's tiles wait for is there.
         let started = Date()
+        var sent = 0
         flood: while Processes.alive(coordinator.pid) && Date().timeIntervalSince(started) < 30 {
             for generation in 0..<generations {
                 // The victim is gone once the run is over: nothing takes the strips any more.
-                for strip in deadStrips(generation) where (try? stranger.send(strip, patience: 0.5)) == nil { break flood }
+                for strip in deadStrips(generation) {
+                    guard (try? stranger.send(strip, patience: 0.5)) != nil else { break flood }
+                    sent += 1
+                }
             }
         }
         // Refused at once: the run takes no longer than an undisturbed one would, far
@@ -53,9 +58,13 @@ import TesseraCore
         let input = dir.appendingPathComponent("acorn.rle")
         try "x = 7, y = 3, rule = B3/S23:P600,400\nbo$3bo$2o2b3o!\n".write(to: input, atomically: true, encoding: .utf8)
         #expect(try Harness.golly(input, generations: generations) == Harness.cells(ofPatternFile: output))
-        // Nothing of the stranger's was read, and its refusals are counted, not a line each.
+        // Nothing of the stranger's was read, and its refusals are counted, not a line
+        // each: three said whole (`RefusalCounter`), then a count every 10 seconds the
+        // victim lived (a loaded machine stretches the run) and one as it ends.
+        let lived = Date().timeIntervalSince(victimStarted)
         let refusals = victim.errorText.split(separator: "\n").filter { $0.contains("refused") }
-        #expect(refusals.count <= 5, "\(refusals.count) refusal lines: \(refusals.prefix(5))")
+        #expect(refusals.count <= 4 + Int(lived / 10) + 1,
+                "\(refusals.count) refusal lines for \(sent) strips in \(lived) s: \(refusals.prefix(5))")
         #expect(victim.errorText.contains("refused a halo message from a peer without this run's halo token (it claims to be '\(claimed)')"),
                 "\(victim.errorText.prefix(2000))")
         #expect(!victim.errorText.contains("refused a halo strip"), "\(victim.errorText.prefix(2000))")
