@@ -42,13 +42,16 @@ struct NodeStore: ~Copyable {
     /// The next free index, which the threads of a step take in turn.
     private let counter: UnsafeMutablePointer<Int64>
 
-    /// Buckets for 2^16 nodes to start: a methuselah makes tens of thousands, and growing
-    /// from 4096 re-bucketed them five times, a tenth of acorn's stepping.
-    init(limit: Int, capacity: Int = 1 << 16) throws {
+    /// Buckets for 2^14 nodes to start (64 KB): a methuselah makes tens of thousands and
+    /// re-buckets them two or three times, which costs less than touching more pages
+    /// (R-pentomino, acorn and eaters.rle ran 3–10% faster than from 2^17 buckets, in
+    /// interleaved runs); growing from 4096 had re-bucketed five times, a tenth of acorn's
+    /// stepping.
+    init(limit: Int, capacity: Int = 1 << 14) throws {
         // Address space for the limit, taken as memory only where touched: nodes are
         // made in order and never move (no copy when the store grows). The buckets come
-        // first and grow downwards from the nodes' start. The first buckets (256 KB) and
-        // the first 256 KB of nodes are in 4 KiB pages, and what follows in huge pages
+        // first and grow downwards from the nodes' start. The first buckets and the
+        // first 256 KB of nodes are in 4 KiB pages, and what follows in huge pages
         // where the system gives them: most of Golly's files make a few thousand squares
         // (eaters.rle 2466, 80 KB), for which a huge page is 2 MiB of memory, while the
         // millions of a big store cost a fault per 4 KiB in small pages (this VM: 2 MiB
