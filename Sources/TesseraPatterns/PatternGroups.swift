@@ -4,7 +4,7 @@ extension Pattern {
     /// A one-grid pattern of more cells than this (64 KiB of them) is cut into its live
     /// blocks (`inLiveBlocks`), as the RLE reader reads a larger box on the unbounded
     /// plane: a grid of the box, kept while the run lasts, would hold memory for the
-    /// extent (Golly's slide-breeder: 1.3 MB of box for 0.1 MB of live blocks).
+    /// extent (Golly's slide-breeder: 1.3 MB of box for 0.17 MB of live blocks).
     static let flatCells = RLE.Header.largestWholeOnPlane
     /// The blocks a grid is cut into: a word a row, as the RLE reader's (`SparseBlocks`).
     static let blockSide = SparseBlocks.side
