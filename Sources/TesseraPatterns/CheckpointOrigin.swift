@@ -35,7 +35,11 @@ extension Checkpoint {
         }
 
         /// A digest of the pattern's placed live cells and its generation, part by part.
+        /// A box a reader kept in blocks is digested as it was read before its blocks were
+        /// 64 cells a side (one grid up to 2^24 cells, else blocks of 512), so that a
+        /// checkpoint written then still resumes.
         static func digest(of pattern: Pattern) -> UInt64 {
+            let pattern = pattern.inOneGrid() ?? pattern.inBlocksOf512()
             var sums: [UInt64] = [pattern.generation]
             for part in pattern.placedParts(on: pattern.board?.topology ?? .infinite) {
                 sums += [part.left, part.top, part.cells.width, part.cells.height].map { UInt64(bitPattern: Int64($0)) }
@@ -43,5 +47,35 @@ extension Checkpoint {
             }
             return sums.withUnsafeBytes(checksum(of:))
         }
+    }
+}
+
+extension Pattern {
+    /// A pattern a reader kept in blocks of its declared box, cut instead into 512-cell
+    /// blocks of the box, each trimmed to its live cells, in order of rows; any other
+    /// pattern as it is.
+    func inBlocksOf512() -> Pattern {
+        guard hasParts, pending == nil, let (width, height) = extent else { return self }
+        let side = 512
+        var blocks: [Int: (left: Int, top: Int, cells: BitGrid)] = [:]
+        var order: [Int] = []
+        let columns = (width + side - 1) / side
+        for part in parts {
+            // A reader's blocks lie within the box and within one block of 512.
+            guard part.left >= 0, part.top >= 0, part.left % side + part.cells.width <= min(side, width - part.left / side * side),
+                  part.top % side + part.cells.height <= min(side, height - part.top / side * side) else { return self }
+            let key = part.top / side * columns + part.left / side
+            if blocks[key] == nil {
+                let (left, top) = (part.left / side * side, part.top / side * side)
+                blocks[key] = (left, top, BitGrid(width: min(side, width - left), height: min(side, height - top)))
+                order.append(key)
+            }
+            blocks[key]!.cells.formUnion(part.cells, atX: part.left % side, y: part.top % side)
+        }
+        let cut = order.compactMap { blocks[$0].flatMap { PlacedCells(trimming: $0.cells, left: $0.left, top: $0.top) } }
+        var blocked = Pattern(parts: cut.sorted { ($0.top, $0.left) < ($1.top, $1.left) }, extent: (width, height), position: position,
+                              rule: rule, board: board, generation: generation, comments: comments)
+        blocked.states = states
+        return blocked
     }
 }

@@ -28,4 +28,19 @@ extension Pattern {
         }
         return Pattern(parts: parts, rule: rule, board: board, generation: generation, comments: comments)
     }
+
+    /// This pattern as one grid of its declared box, where a reader kept it in blocks
+    /// (`SparseBlocks`) from a box of at most `RLE.Header.largestWhole` cells; else nil.
+    /// What the engines of Golly's other grids take (a tube's window), as a box that size
+    /// was always read.
+    public func inOneGrid() -> Pattern? {
+        guard hasParts, pending == nil, let (width, height) = extent, width > 0, height > 0,
+              case let (cells, overflow) = width.multipliedReportingOverflow(by: height), !overflow, cells <= RLE.Header.largestWhole
+        else { return nil }
+        guard parts.allSatisfy({ $0.left >= 0 && $0.top >= 0 && $0.left + $0.cells.width <= width && $0.top + $0.cells.height <= height })
+        else { return nil }
+        var grid = BitGrid(width: width, height: height)
+        for part in parts { grid.formUnion(part.cells, atX: part.left, y: part.top) }
+        return Pattern(cells: grid, position: position, rule: rule, board: board, generation: generation, comments: comments)
+    }
 }

@@ -123,6 +123,8 @@ package struct RunSetup: Sendable {
         // A wide grid's live blocks are parts of their own for the sparse map and HashLife;
         // the whole-board engines (a tube's among them) take the pattern as it is, states and all.
         if topology == .infinite, rule.isTwoStateMoore, edges == nil { pattern = pattern?.inLiveBlocks() }
+        // Golly's other grids take one grid, as a box a reader kept in blocks was before.
+        if edges != nil, let whole = pattern?.inOneGrid() { pattern = whole }
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite {
             if pattern?.hasParts == true, edges != nil {

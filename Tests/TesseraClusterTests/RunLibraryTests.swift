@@ -169,6 +169,18 @@ import TesseraWire
         #expect(throws: TesseraError.self) { try setup.end(after: 6) }
     }
 
+    /// A box read in blocks on the unbounded plane runs on a tube (`--rule` with Golly's
+    /// `:T0,h`) as the one grid it was read as before.
+    @Test func aBoxReadInBlocksRunsOnATube() throws {
+        let pattern = try RLE.parse("x = 1024, y = 1024, rule = B3/S23\n5$10b3o1000$1020b3o!\n")
+        #expect(pattern.hasParts)
+        var choices = RunSetup.Choices()
+        choices.pattern = (pattern, "box.rle")
+        choices.rule = try BoardShape.parseRule("B3/S23:T0,1024")
+        let setup = try RunSetup(choices, defaultTiles: 1)
+        #expect(setup.pattern?.hasParts == false && setup.pattern?.cells.width == 1024 && setup.pattern?.cells.population == 6)
+    }
+
     /// The unbounded plane has no window: parts 2^40 cells apart start as they are; a grid
     /// 8000 cells wide starts as its live blocks, where Golly puts them, with nothing
     /// kept of the space between; a soup's area joins the parts.

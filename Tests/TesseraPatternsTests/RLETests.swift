@@ -256,6 +256,35 @@ import TesseraCore
         #expect(pattern.parts.allSatisfy { $0.cells.population == $0.cells.width })
     }
 
+    /// A checkpoint's origin digests a box read in blocks as it was read before blocks
+    /// were 64 cells: one grid up to 2^24 cells, else 512-cell blocks, each trimmed; so
+    /// a checkpoint written then still resumes.
+    @Test func aBoxInBlocksHasTheDigestOfHowItWasReadBefore() throws {
+        let text = "x = 1024, y = 1024, rule = B3/S23\n5$10b200o$bo$2bo$3o1000$1020b3o!\n"
+        let blocked = try RLE.parse(text)
+        #expect(blocked.hasParts && blocked.parts.count > 4)
+        var grid = BitGrid(width: 1024, height: 1024)
+        grid.setRun(y: 5, x: 10, count: 200)
+        for (x, y) in [(1, 6), (2, 7), (0, 8), (1, 8), (2, 8), (1020, 1008), (1021, 1008), (1022, 1008)] { grid[x, y] = true }
+        let whole = Pattern(cells: grid, rule: .life)
+        #expect(blocked.inOneGrid() == whole)
+        let digest = { (pattern: Pattern) in Checkpoint.Origin(pattern: pattern, name: "p.rle", soup: nil).cells }
+        #expect(digest(blocked) == digest(whole))
+        // Past 2^24 cells: 512-cell blocks of the box, each cut to its live cells.
+        let huge = try RLE.parse("x = 200000, y = 200000, rule = B3/S23\n5$10b200o$bo$2bo$3o!\n")
+        var row = BitGrid(width: 200, height: 1), glider = BitGrid(width: 3, height: 3)
+        row.setRun(y: 0, x: 0, count: 200)
+        for (x, y) in [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)] { glider[x, y] = true }
+        #expect(huge.inOneGrid() == nil && huge.parts.count == 4)
+        var block = BitGrid(width: 512, height: 512)
+        block.formUnion(row, atX: 10, y: 5)
+        block.formUnion(glider, atX: 0, y: 6)
+        let oneBlock = Pattern(parts: [PlacedCells(trimming: block, left: 0, top: 0)!], extent: (200_000, 200_000), position: nil,
+                               rule: .life, board: nil, generation: 0, comments: [])
+        #expect(huge.inBlocksOf512().parts == oneBlock.parts)
+        #expect(digest(huge) == digest(oneBlock))
+    }
+
     @Test func aLife106SpanTooLargeToHoldIsReadInBlocks() throws {
         let pattern = try PatternFile.parse("#Life 1.06\n-300000 5\n-299999 5\n-299998 5\n400000 -700000\n")
         #expect(pattern.placedParts(on: .torus).map(\.bounds) == [CellBounds(left: 400_000, top: -700_000, width: 1, height: 1),

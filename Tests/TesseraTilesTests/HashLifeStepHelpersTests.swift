@@ -49,7 +49,7 @@ import Dispatch
         #expect(sameTree, "\(rule), seed \(seed): the macrocell's tree")
     }
 
-    /// The store starts with buckets for 2^17 squares: a step that makes more stops to
+    /// The store starts with buckets for 2^14 squares: a step that makes more stops to
     /// grow them and goes on, with helpers as alone. A stop asked in the middle of such a
     /// step ends it with `CancellationError`, the helpers with it; the universe then
     /// steps on to the same cells.
