@@ -56,26 +56,10 @@ extension Pattern {
     /// pattern as it is.
     func inBlocksOf512() -> Pattern {
         guard hasParts, pending == nil, let (width, height) = extent else { return self }
-        let side = 512
-        var blocks: [Int: (left: Int, top: Int, cells: BitGrid)] = [:]
-        var order: [Int] = []
-        let columns = (width + side - 1) / side
-        for part in parts {
-            // A reader's blocks lie within the box and within one block of 512.
-            guard part.left >= 0, part.top >= 0, part.left % side + part.cells.width <= min(side, width - part.left / side * side),
-                  part.top % side + part.cells.height <= min(side, height - part.top / side * side) else { return self }
-            let key = part.top / side * columns + part.left / side
-            if blocks[key] == nil {
-                let (left, top) = (part.left / side * side, part.top / side * side)
-                blocks[key] = (left, top, BitGrid(width: min(side, width - left), height: min(side, height - top)))
-                order.append(key)
-            }
-            blocks[key]!.cells.formUnion(part.cells, atX: part.left % side, y: part.top % side)
-        }
-        let cut = order.compactMap { blocks[$0].flatMap { PlacedCells(trimming: $0.cells, left: $0.left, top: $0.top) } }
-        var blocked = Pattern(parts: cut.sorted { ($0.top, $0.left) < ($1.top, $1.left) }, extent: (width, height), position: position,
-                              rule: rule, board: board, generation: generation, comments: comments)
-        blocked.states = states
-        return blocked
+        var blocks = SparseBlocks(what: "a checkpoint's starting cells", width: width, height: height, side: 512)
+        // A reader's blocks lie within the box, each within one block of 512.
+        for part in parts where (try? blocks.formUnion(part.cells, left: part.left, top: part.top)) != true { return self }
+        return Pattern(parts: blocks.parts(), extent: (width, height), position: position,
+                       rule: rule, board: board, generation: generation, comments: comments)
     }
 }

@@ -7,7 +7,7 @@ extension Pattern {
     /// extent (Golly's slide-breeder: 1.3 MB of box for 0.17 MB of live blocks).
     static let flatCells = RLE.Header.largestWholeOnPlane
     /// The blocks a grid is cut into: a word a row, as the RLE reader's (`SparseBlocks`).
-    static let blockSide = SparseBlocks.side
+    static let blockSide = SparseBlocks.readerSide
 
     /// This pattern's live cells as parts, one for each `blockSide`-square block of its
     /// grid that holds any (trimmed to them), when its one grid holds more than

@@ -7,10 +7,12 @@ import TesseraCore
 /// end where the box does, so that a thin box's cells take no more than the box read
 /// whole would (a row of a million cells in 512-row blocks took 64 times that).
 struct SparseBlocks {
-    /// 64 cells a side (a word a row, 512 bytes): a pattern of thin lines across a wide
-    /// box (Golly's constructor-memory-loop, 31473 × 31101) takes 2.9 MB in blocks of 512
-    /// and 0.2 MB in these (378 blocks).
-    static let side = 64
+    /// The readers' blocks, 64 cells a side (a word a row, 512 bytes): a pattern of thin
+    /// lines across a wide box (Golly's constructor-memory-loop, 31473 × 31101) takes
+    /// 2.9 MB in blocks of 512 and 0.2 MB in these (378 blocks).
+    static let readerSide = 64
+    /// This one's blocks' side.
+    let side: Int
     private struct Key: Hashable { let column: Int, row: Int }
     private var index: [Key: Int] = [:]
     private var blocks: [(key: Key, cells: BitGrid)] = []
@@ -21,11 +23,12 @@ struct SparseBlocks {
     private let what: String
     private let width: Int, height: Int
 
-    init(what: String, width: Int, height: Int) { (self.what, self.width, self.height) = (what, width, height) }
+    init(what: String, width: Int, height: Int, side: Int = readerSide) {
+        (self.what, self.width, self.height, self.side) = (what, width, height, side)
+    }
 
     /// Brings cells `x..<x+count` of row `y` to life.
     mutating func setRun(y: Int, x: Int, count: Int) throws {
-        let side = Self.side
         var (x, left) = (x, count)
         while left > 0 {
             let key = Key(column: x / side, row: y / side), column = x % side, run = min(left, side - column)
@@ -41,7 +44,7 @@ struct SparseBlocks {
         if let found = index[key] {
             at = found
         } else {
-            let blockWidth = min(Self.side, width - key.column * Self.side), blockHeight = min(Self.side, height - key.row * Self.side)
+            let blockWidth = min(side, width - key.column * side), blockHeight = min(side, height - key.row * side)
             bytes += (blockWidth + 63) / 64 * 8 * blockHeight
             try MemoryBudget.check(bytes: bytes, what: what, fix: "split the pattern, or save it from Golly as a macrocell (.mc)")
             at = blocks.count
@@ -52,11 +55,23 @@ struct SparseBlocks {
         return at
     }
 
+    /// Brings to life the live cells of `cells` with its top-left at (`left`, `top`);
+    /// false, and nothing done, unless they lie within one block.
+    mutating func formUnion(_ cells: BitGrid, left: Int, top: Int) throws -> Bool {
+        let key = Key(column: left / side, row: top / side)
+        guard left >= 0, top >= 0, left % side + cells.width <= min(side, width - key.column * side),
+              top % side + cells.height <= min(side, height - key.row * side) else { return false }
+        let at = try block(key)
+        blocks[at].cells.formUnion(cells, atX: left % side, y: top % side)
+        return true
+    }
+
     /// The live cells, a part for each block cut to its live cells, placed from the
     /// declared box's top-left, in order of rows: what is alive and no more, for the
     /// sparse plane's tiles and HashLife.
     func parts() -> [PlacedCells] {
-        // Blocks are made by a live cell: each has one to be cut to.
-        blocks.map { key, cells in PlacedCells(trimming: cells, left: key.column * Self.side, top: key.row * Self.side)! }.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
+        // A block made by `formUnion` may hold none.
+        blocks.compactMap { key, cells in PlacedCells(trimming: cells, left: key.column * side, top: key.row * side) }
+            .sorted { ($0.top, $0.left) < ($1.top, $1.left) }
     }
 }
