@@ -11,9 +11,9 @@ import TesseraCore
 /// else a plane; cells off it are lost, as Golly loses them (Golly also gives a file
 /// with no `#BOARD` a grid of twice the range a side, which this follows).
 package enum MCell {
-    /// MCell files are small (Golly's largest holds 63 thousand cells): past this many,
-    /// a file is refused rather than read a cell at a time.
-    static let mostCells = 1 << 21
+    /// MCell files are small (Golly's largest holds 63 thousand cells): past this many
+    /// runs of cells, a file is refused rather than listed a run at a time.
+    static let mostRuns = 1 << 21
     /// Golly reads `#BOARD` as C ints; past this a side is refused.
     static let largestSide = 1 << 30
 
@@ -21,7 +21,7 @@ package enum MCell {
         var rule: String?, isLargerThanLife = false
         var (width, height, wraps) = (0, 0, false)
         var (x, y) = (0, 0)
-        var live: [(x: Int, y: Int, state: Int)] = []
+        var live: [Run] = []
         var comments: [String] = []
         for (number, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = Substring(rawLine)
@@ -51,13 +51,11 @@ package enum MCell {
                         guard (UInt8(ascii: "A")...UInt8(ascii: "X")).contains(letter) else {
                             throw fail("illegal cell state '\(String(decoding: [c], as: UTF8.self))'")
                         }
-                        guard live.count + max(count, 1) <= Self.mostCells else {
-                            throw fail("more than \(Self.mostCells) cells, more than an MCell file holds here")
+                        guard live.count < Self.mostRuns else {
+                            throw fail("more than \(Self.mostRuns) runs of cells, more than an MCell file holds here")
                         }
-                        for _ in 0..<max(count, 1) {
-                            live.append((x, y, high + Int(letter - UInt8(ascii: "A")) + 1))
-                            x += 1
-                        }
+                        live.append(Run(x: x, y: y, count: max(count, 1), state: high + Int(letter - UInt8(ascii: "A")) + 1))
+                        x += max(count, 1)
                     }
                     count = 0
                 }
@@ -86,14 +84,20 @@ package enum MCell {
         var grid = board
         if parsed.largerThanLife == nil { grid = nil }
         // On a Larger than Life grid, a cell off it is lost as it is written.
-        if let grid { live.removeAll { !grid.contains(x: $0.x, y: $0.y) } }
+        if let grid { live = live.compactMap { $0.clipped(to: grid) } }
         if (width > 0 || height > 0), let box = Self.box(of: live) {
             let shiftX = (width + 1 - box.width) / 2, shiftY = (height + 1 - box.height) / 2
-            if shiftX > 0 || shiftY > 0 { live = live.map { ($0.x + shiftX, $0.y + shiftY, $0.state) } }
-            if let grid { live.removeAll { !grid.contains(x: $0.x, y: $0.y) } }
+            if shiftX > 0 || shiftY > 0 { live = live.map { Run(x: $0.x + shiftX, y: $0.y + shiftY, count: $0.count, state: $0.state) } }
+            if let grid { live = live.compactMap { $0.clipped(to: grid) } }
         }
         guard let box = Self.box(of: live) else {
             return Pattern(cells: BitGrid(width: 0, height: 0), position: (0, 0), rule: parsed, board: board, comments: comments)
+        }
+        if parsed.states <= 2, RLE.Header.holdsInBlocks(width: box.width, height: box.height, board: board, states: 2) {
+            var blocks = SparseBlocks(what: "the MCell file's \(box.width)x\(box.height) box of cells", width: box.width, height: box.height)
+            for run in live { try blocks.setRun(y: run.y - box.top, x: run.x - box.left, count: run.count) }
+            return Pattern(parts: blocks.parts(), extent: (box.width, box.height), position: (box.left, box.top),
+                           rule: parsed, board: board, generation: 0, comments: comments)
         }
         // What the RLE reader would hold for the same box: an MCell file read here reads
         // back as RLE under the same budget (an estimate of the planes alone let through a
@@ -101,31 +105,39 @@ package enum MCell {
         try MemoryBudget.check(bytes: Pattern.bytesHeld(width: box.width, height: box.height, states: parsed.states),
                                what: "the MCell file's \(box.width)x\(box.height) box of cells", fix: "check the file's runs")
         var cells = BitGrid(width: box.width, height: box.height)
-        for cell in live { cells[cell.x - box.left, cell.y - box.top] = true }
+        for run in live { cells.setRun(y: run.y - box.top, x: run.x - box.left, count: run.count) }
         var pattern = Pattern(cells: cells, position: (box.left, box.top), rule: parsed, board: board, comments: comments)
         if parsed.states > 2 {
             // A state the rule cannot hold is 1, as Golly makes it.
             var states = StateGrid(width: box.width, height: box.height, states: parsed.states)
-            for cell in live { states[cell.x - box.left, cell.y - box.top] = cell.state < parsed.states ? cell.state : 1 }
+            for run in live {
+                for x in run.x..<run.x + run.count { states[x - box.left, run.y - box.top] = run.state < parsed.states ? run.state : 1 }
+            }
             pattern.states = states
         }
         return pattern
     }
 
-    private static func box(of cells: [(x: Int, y: Int, state: Int)]) -> CellBounds? {
-        guard let first = cells.first else { return nil }
-        var (left, top, right, bottom) = (first.x, first.y, first.x, first.y)
-        for cell in cells {
-            (left, right) = (min(left, cell.x), max(right, cell.x))
-            (top, bottom) = (min(top, cell.y), max(bottom, cell.y))
+    /// `count` cells of `state` from (`x`, `y`) rightwards: a file's run is held as one,
+    /// whatever its length.
+    private struct Run {
+        var x: Int, y: Int, count: Int, state: Int
+
+        /// The part of the run on a bounded grid, if any.
+        func clipped(to grid: BoardShape) -> Run? {
+            let left = max(x, grid.left), right = min(x + count, grid.left + grid.width)
+            guard y >= grid.top, y < grid.top + grid.height, left < right else { return nil }
+            return Run(x: left, y: y, count: right - left, state: state)
+        }
+    }
+
+    private static func box(of runs: [Run]) -> CellBounds? {
+        guard let first = runs.first else { return nil }
+        var (left, top, right, bottom) = (first.x, first.y, first.x + first.count - 1, first.y)
+        for run in runs {
+            (left, right) = (min(left, run.x), max(right, run.x + run.count - 1))
+            (top, bottom) = (min(top, run.y), max(bottom, run.y))
         }
         return CellBounds(left: left, top: top, width: right - left + 1, height: bottom - top + 1)
-    }
-}
-
-extension BoardShape {
-    /// Whether Golly's cell (x, y) lies on this bounded grid.
-    fileprivate func contains(x: Int, y: Int) -> Bool {
-        x >= left && x < left + width && y >= top && y < top + height
     }
 }

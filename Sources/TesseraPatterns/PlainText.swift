@@ -133,8 +133,7 @@ public enum PCLife {
         }
         // Each coordinate within ±2^62: a span cannot overflow.
         let width = points.map(\.0).max()! - minX + 1, height = points.map(\.1).max()! - minY + 1
-        let (span, overflow) = width.multipliedReportingOverflow(by: height)
-        if overflow || span > RLE.Header.largestWhole {
+        if RLE.Header.holdsInBlocks(width: width, height: height, board: board, states: rule?.states ?? 2) {
             var blocks = SparseBlocks(what: "the Life 1.05/1.06 cells' \(width)x\(height) span", width: width, height: height)
             for (x, y) in points { try blocks.setRun(y: y - minY, x: x - minX, count: 1) }
             return Pattern(parts: blocks.parts(), extent: (width, height), position: (minX, minY), rule: rule, board: board,

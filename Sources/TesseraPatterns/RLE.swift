@@ -25,6 +25,13 @@ public enum RLE {
         /// the run takes a pattern in live blocks whatever its size (`inLiveBlocks`), and
         /// a bounded grid's whole-board engines are not what runs it.
         static let largestWholeOnPlane = 1 << 19
+        /// Whether a reader keeps a box's live cells in blocks (`SparseBlocks`) rather
+        /// than as one grid: past `largestWholeOnPlane` cells for a rule of two states on
+        /// the unbounded plane (no `board`), else past `largestWhole`.
+        static func holdsInBlocks(width: Int, height: Int, board: BoardShape?, states: Int) -> Bool {
+            let (cells, overflow) = width.multipliedReportingOverflow(by: height)
+            return overflow || cells > (board == nil && states <= 2 ? largestWholeOnPlane : largestWhole)
+        }
         var width = 0, height = 0
         /// Whether the declared box is larger than `largestWhole` (`largestWholeOnPlane`).
         var isSparse = false
@@ -122,7 +129,7 @@ public enum RLE {
             // Cells of more states are read whole, as their engine steps them (WholeBoard):
             // a bit a cell, and the bit planes of their states.
             let states = rule?.states ?? 2
-            isSparse = states <= 2 && (overflow || cells > (board == nil ? Self.largestWholeOnPlane : Self.largestWhole))
+            isSparse = states <= 2 && Self.holdsInBlocks(width: width, height: height, board: board, states: states)
             if states > 2, overflow || cells > StateGrid.mostCells {
                 throw TesseraError("RLE header declares a \(width)x\(height) pattern of \(states) states, past the \(StateGrid.mostCells) cells of more than two states Tessera holds",
                                    fix: "crop the pattern in Golly first")

@@ -36,6 +36,24 @@ import Glibc
         #expect(throws: TesseraError.self) { try PatternFile.parse(text, path: "p.mcl") }
     }
 
+    /// A run is held as one, however long, and a two-state box on the unbounded plane
+    /// past the RLE reader's whole grid is held in blocks of its live cells: a million
+    /// cells in a row, and two cells 2^31 apart, each read in a moment.
+    @Test func longRunsAndFarApartCellsAreReadAsTheirLiveCells() throws {
+        let row = try PatternFile.parse("#MCell 4.20\n#RULE B3/S23\n#L 1000000A$3A\n", path: "p.mcl")
+        #expect(row.hasParts && row.extent?.width == 1_000_000 && row.extent?.height == 2)
+        #expect(row.parts.reduce(0) { $0 + $1.cells.population } == 1_000_003)
+        let apart = try PatternFile.parse("#MCell 4.20\n#RULE B3/S23\n#L A2147483647.A\n", path: "p.mcl")
+        #expect(apart.parts.map(\.left) == [0, 2_147_483_648] && apart.parts.allSatisfy { $0.cells.population == 1 })
+    }
+
+    /// A run that crosses a Larger than Life grid's edge keeps its cells on the grid.
+    @Test func aRunIsCutAtTheGridsEdge() throws {
+        let text = "#MCell 4.20\n#GAME Larger than Life\n#RULE R1,C0,M0,S2..3,B3..3,NM\n#BOARD 20x10\n#L 30A$5.3A\n"
+        let pattern = try PatternFile.parse(text, path: "p.mcl")
+        #expect(!pattern.hasParts && pattern.cells.population == 23)
+    }
+
     /// Golly's own files, where bgolly 3.3 puts them (its `edges` at generation 0).
     @Test(arguments: [("Bosco.mcl", -17, -21, 69), ("Blinkers.mcl", -22, -7, 296), ("Gnarl.mcl", -1, -1, 2), ("Waffle.mcl", -11, -11, 437)])
     func gollysFilesLandWhereGollyPutsThem(name: String, left: Int, top: Int, population: Int) throws {
