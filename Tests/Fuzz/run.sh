@@ -3,7 +3,8 @@
 # wire decoder (every lane) and the RLE, .cells, Life 1.06, macrocell and MCell readers.
 #
 #   Tests/Fuzz/run.sh [RUNS] [TARGET…]    RUNS inputs per target (default 1000000)
-#   Tests/Fuzz/run.sh --smoke             a short pass over every target (CI)
+#   Tests/Fuzz/run.sh --smoke             a short pass over every target (CI): 20000
+#                                         inputs, or a minute, whichever ends first
 #
 # Seeds come from Tests/Fuzz/corpus/TARGET (read only); what the fuzzer learns goes to
 # .build/fuzz-work/TARGET, and a crash, hang (10 s) or leak leaves its input in
@@ -14,7 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=1000000
-[ "${1:-}" = "--smoke" ] && { runs=20000; shift; }
+# A smoke pass is bounded in time too: an input a reader holds millions of cells for
+# takes it milliseconds under the sanitizers, and mutations of one stay that large.
+limit=()
+[ "${1:-}" = "--smoke" ] && { runs=20000; limit=(-max_total_time=60); shift; }
 [[ "${1:-}" =~ ^[0-9]+$ ]] && { runs=$1; shift; }
 targets=("$@")
 ((${#targets[@]})) || targets=(wire rle cells life106 macrocell mcell)
@@ -33,7 +37,7 @@ for target in "${targets[@]}"; do
     # Only the inputs that once broke a reader are kept in git, so a target may have none.
     regressions=()
     [ -d "Tests/Fuzz/regressions/$target" ] && regressions=("Tests/Fuzz/regressions/$target")
-    if SWIFT_BACKTRACE=enable=no TESSERA_FUZZ_TARGET=$target TESSERA_MEMORY_LIMIT_MB=16 "$fuzzer" -runs="$runs" -timeout=10 -rss_limit_mb=3072 \
+    if SWIFT_BACKTRACE=enable=no TESSERA_FUZZ_TARGET=$target TESSERA_MEMORY_LIMIT_MB=16 "$fuzzer" -runs="$runs" "${limit[@]}" -timeout=10 -rss_limit_mb=3072 \
         -artifact_prefix="$work/artifacts/$target-" -print_final_stats=1 \
         "$work/$target" "Tests/Fuzz/corpus/$target" "${regressions[@]}" >"$log" 2>&1; then
         done_line=$(grep -E '^#[0-9]+.*DONE' "$log" | tail -1 || true)
