@@ -118,23 +118,29 @@ public struct Pattern: Sendable, Equatable {
     public static func isPlaceable(_ coordinate: Int) -> Bool { coordinate.magnitude < BoardShape.maxCoordinate.magnitude }
 
     /// Throws unless every live cell lands on a board of `shape`.
+    /// The error names the pattern's box as it was read (its declared box where it is
+    /// held in parts), not a part of it.
     public func checkFits(on shape: BoardShape) throws {
-        if hasParts {
-            for part in placedParts(on: shape.topology) { try Pattern(cells: part.cells, position: (part.left, part.top)).checkFits(on: shape) }
-            return
-        }
         let (x, y) = topLeft(on: shape.topology)
-        let x0 = max(0, shape.left - x), x1 = min(cells.width, shape.left + shape.width - x)
-        let y0 = max(0, shape.top - y), y1 = min(cells.height, shape.top + shape.height - y)
-        // The whole grid on the board, as almost always: nothing to count.
-        if x0 == 0 && y0 == 0 && x1 == cells.width && y1 == cells.height { return }
-        let inside = x0 < x1 && y0 < y1
-            ? cells.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0).population : 0
-        guard inside == cells.population else {
+        guard placedParts(on: shape.topology).allSatisfy({ Self.lands($0, on: shape) }) else {
+            let parts = placedParts(on: shape.topology)
+            let right = parts.map { $0.left + $0.cells.width }.max() ?? x, bottom = parts.map { $0.top + $0.cells.height }.max() ?? y
+            let (width, height) = extent ?? (hasParts ? (right - x, bottom - y) : (cells.width, cells.height))
             throw TesseraError(
-                "the \(cells.width)x\(cells.height) pattern at (\(x),\(y)) extends beyond the \(shape.width)x\(shape.height) board",
+                "the \(width)x\(height) pattern at (\(x),\(y)) extends beyond the \(shape.width)x\(shape.height) board",
                 fix: "give a larger --size")
         }
+    }
+
+    /// Whether every live cell of `part` lies on a board of `shape`.
+    private static func lands(_ part: PlacedCells, on shape: BoardShape) -> Bool {
+        let cells = part.cells
+        let x0 = max(0, shape.left - part.left), x1 = min(cells.width, shape.left + shape.width - part.left)
+        let y0 = max(0, shape.top - part.top), y1 = min(cells.height, shape.top + shape.height - part.top)
+        // The whole grid on the board, as almost always: nothing to count.
+        if x0 == 0 && y0 == 0 && x1 == cells.width && y1 == cells.height { return true }
+        let inside = x0 < x1 && y0 < y1 ? cells.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0).population : 0
+        return inside == cells.population
     }
 
     /// This pattern's grids laid on a board of `shape`, where Golly places them.

@@ -91,6 +91,12 @@ import TesseraCore
         #expect { try RLE.parse("x = 7, y = 3\nbo$3bo$2o2b3o!").checkFits(on: BoardShape(width: 4, height: 4, topology: .plane)) } throws: { error in
             "\(error)".contains("extends beyond the 4x4 board")
         }
+        // Held in blocks (a box past 2^24 cells), it is named as it was declared, not by a block.
+        let wide = try RLE.parse("x = 5000, y = 5000, rule = B3/S23:T100,100\no$4998bo!")
+        #expect(wide.hasParts)
+        #expect { try wide.checkFits(on: wide.board!) } throws: { error in
+            "\(error)".contains("the 5000x5000 pattern at (-2500,-2500) extends beyond the 100x100 board")
+        }
     }
 
     @Test func writeThenReadGivesTheSameBoard() throws {
