@@ -54,9 +54,11 @@ package enum Signals {
         let listening = registry.withLock { $0.listeners.values.filter { $0.numbers.contains(number) }.map(\.continuation) }
         guard !listening.isEmpty else {
             // No stream: the action the signal would have had if none had ever been made
-            // (for every signal streamed here, the end of the process).
+            // (for every signal streamed here, the end of the process). Sent to the
+            // process, not raised: this runs on a Dispatch thread, which blocks every
+            // signal, so a signal raised here would wait on it for ever.
             signal(number, SIG_DFL)
-            raise(number)
+            kill(getpid(), number)
             return
         }
         for continuation in listening { continuation.yield(number) }
