@@ -104,6 +104,20 @@ public struct Pattern: Sendable, Equatable {
         return position ?? (topology == .infinite ? (0, 0) : (-(width / 2), -(height / 2)))
     }
 
+    /// The pattern with a place of its own where Golly's RLE reader puts one that gives
+    /// none on a grid of `width` × `height` cells, 0 for a direction that is unbounded
+    /// (a tube's length): centred where the declared box fits the grid, else from the
+    /// grid's top-left corner (gollybase/readpattern.cpp, `readrle`). Unchanged on the
+    /// unbounded plane (0 × 0), or where the file gives its place.
+    public func placedAsGollyDoes(onGrid width: Int, _ height: Int) -> Pattern {
+        guard position == nil, width > 0 || height > 0 else { return self }
+        let (boxWidth, boxHeight) = extent ?? (cells.width, cells.height)
+        let fits = boxWidth > 0 && (boxWidth <= width || width == 0) && boxHeight > 0 && (boxHeight <= height || height == 0)
+        var placed = self
+        placed.position = fits ? (-(boxWidth / 2), -(boxHeight / 2)) : (-(width / 2), -(height / 2))
+        return placed
+    }
+
     /// The pattern's live cells in one or more grids, where Golly puts them.
     public func placedParts(on topology: Topology) -> [PlacedCells] {
         let (x, y) = topLeft(on: topology)

@@ -125,6 +125,8 @@ package struct RunSetup: Sendable {
         if topology == .infinite, rule.isTwoStateMoore, edges == nil { pattern = pattern?.inLiveBlocks() }
         // Golly's other grids take one grid, as a box a reader kept in blocks was before.
         if edges != nil, let whole = pattern?.inOneGrid() { pattern = whole }
+        // A tube is a bounded grid to Golly's reader: a pattern is centred on it.
+        if case .tube(let across, let side)? = edges { pattern = pattern?.placedAsGollyDoes(onGrid: across ? 0 : side, across ? side : 0) }
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite {
             if pattern?.hasParts == true, edges != nil {
@@ -168,7 +170,10 @@ package struct RunSetup: Sendable {
             shape = BoardShape(width: width, height: height, topology: topology, edges: edges)
         }
         let (tiling, halo) = try Self.tiling(of: shape, tiles: choices.tiles, halo: choices.halo, tileCount: max(1, count), reach: rule.reach)
-        if topology != .infinite { try placed?.checkFits(on: shape) }
+        if topology != .infinite {
+            placed = placed?.placedAsGollyDoes(onGrid: shape.width, shape.height)
+            try placed?.checkFits(on: shape)
+        }
         self.init(name: choices.pattern?.name ?? "soup", shape: shape, rule: rule,
                   tiling: tiling, halo: halo, generation: pattern?.generation ?? 0, pattern: placed, soup: soup)
         chosenHalo = choices.halo

@@ -116,6 +116,25 @@ import TesseraPatterns
         }
     }
 
+    /// With no place of its own, a pattern on a tube is centred as Golly's reader
+    /// centres one on any bounded grid: a rule that grows across the tube meets itself
+    /// across the seam where bgolly's does (placed from the origin, it lay 11 columns and
+    /// 4 rows over, and both tubes gave other cells).
+    @Test(arguments: [":T50,0", ":T0,44"])
+    func aPatternOnATubeIsCentredAsGollyCentresIt(suffix: String) throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("tube.rle"), output = dir.appendingPathComponent("out.rle")
+        try """
+            x = 22, y = 8, rule = B1268/S48\(suffix)
+            bbbbbbbobobobobbbbboob$bobobbbobbbobbbobbobbo$bbobboobbobbbbbbobbbob$bbbbbbbboboobobboboboo$bbobbbbbbbboboobbbobbo$bobooobobboobbbobobbbo$bbobobbobobboobbbobbob$oooobbbobobbbooobbobob!
+            """.write(to: input, atomically: true, encoding: .utf8)
+        let run = try Harness.tessera(["run", input.path, "--generations", "137", "--output", output.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try Harness.gollyQuickLife(input, generations: 137)
+        #expect(expected.count > 1000)
+        #expect(Harness.shape(of: try Harness.cells(ofPatternFile: output)) == expected, "\(suffix)")
+    }
+
     /// Macrocell files of states, written as bgolly writes them line for line (on the
     /// unbounded plane, where Golly's root is the smallest that holds the cells).
     @Test func macrocellsOfStatesAreGollysLineForLine() throws {

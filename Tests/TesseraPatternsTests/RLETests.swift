@@ -99,6 +99,20 @@ import TesseraCore
         }
     }
 
+    /// Golly's reader centres a pattern that gives no place on a bounded grid where its
+    /// declared box fits (a tube's open direction always does), else puts it at the
+    /// grid's top-left corner; a place the file gives, and the unbounded plane, stay.
+    @Test func aPatternIsPlacedOnAGridAsGollysReaderPlacesIt() throws {
+        let pattern = try RLE.parse("x = 20, y = 3\nbo$3bo$2o2b3o!")
+        #expect(pattern.placedAsGollyDoes(onGrid: 40, 10).position! == (-10, -1))
+        #expect(pattern.placedAsGollyDoes(onGrid: 10, 4).position! == (-5, -2))
+        #expect(pattern.placedAsGollyDoes(onGrid: 0, 4).position! == (-10, -1))
+        #expect(pattern.placedAsGollyDoes(onGrid: 0, 2).position! == (0, -1))
+        #expect(pattern.placedAsGollyDoes(onGrid: 0, 0).position == nil)
+        let placed = try RLE.parse("#CXRLE Pos=3,4\nx = 20, y = 3\nbo$3bo$2o2b3o!")
+        #expect(placed.placedAsGollyDoes(onGrid: 10, 4).position! == (3, 4))
+    }
+
     @Test func writeThenReadGivesTheSameBoard() throws {
         let shape = BoardShape(width: 150, height: 37, topology: .plane)
         let board = try Soup(density: 0.3, seed: 7).cells(x: 0, y: 0, width: 150, height: 37)
