@@ -125,12 +125,12 @@ package struct RunSetup: Sendable {
         if topology == .infinite, rule.isTwoStateMoore, edges == nil { pattern = pattern?.inLiveBlocks() }
         // Golly's other grids take one grid, as a box a reader kept in blocks was before.
         if edges != nil, let whole = pattern?.inOneGrid() { pattern = whole }
-        // A tube is a bounded grid to Golly's reader: a pattern is centred on it.
-        if case .tube(let across, let side)? = edges { pattern = pattern?.placedAsGollyDoes(onGrid: across ? 0 : side, across ? side : 0) }
+        // A tube or a strip is a bounded grid to Golly's reader: a pattern is centred on it.
+        if let (across, side) = edges?.unboundedAlong { pattern = pattern?.placedAsGollyDoes(onGrid: across ? 0 : side, across ? side : 0) }
         var (placed, soup) = (pattern, choices.soup)
         if topology == .infinite {
             if pattern?.hasParts == true, edges != nil {
-                throw TesseraError("a pattern read in parts far apart on a tube (\(board?.gollySuffix ?? "")) is not supported yet",
+                throw TesseraError("a pattern read in parts far apart on a \(edges?.name ?? "tube") (\(board?.gollySuffix ?? "")) is not supported yet",
                                    fix: "run it on the unbounded plane, or crop it in Golly first")
             }
             // A soup fills only its area of the plane, which `--size` gives, centred as on

@@ -109,14 +109,12 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// The bounded grid, nil on the unbounded plane.
     private let board: BoardShape?
     /// How the edges meet, where a torus's or a plane's do not: a bounded grid's, or on
-    /// the unbounded plane an infinite tube's, whose window spans its joined sides exactly
-    /// and grows along it.
+    /// the unbounded plane an infinite tube's or a strip's, whose window spans its sides
+    /// exactly and grows along it.
     private let edges: EdgeJoin?
-    /// The tube's side and whether it runs across, where the board is a tube's window.
-    private var tube: (across: Bool, side: Int)? {
-        guard case .tube(let across, let side)? = edges else { return nil }
-        return (across, side)
-    }
+    /// The tube's or strip's side and whether it runs across, where the board is a
+    /// window onto one.
+    private var tube: (across: Bool, side: Int)? { edges?.unboundedAlong }
     private(set) var generation: UInt64
     private var cells: Cells
     /// Golly's coordinates of `cells[0, 0]`.
@@ -133,8 +131,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         if setup.isUnbounded {
             board = nil
             edges = setup.shape.edges
-            var tube: (across: Bool, side: Int)? = nil
-            if case .tube(let across, let side)? = edges { tube = (across, side) }
+            let tube = edges?.unboundedAlong
             let window = try GrowingWindow.around(setup.startingParts, reach: engine.reach, states: setup.rule.states, tube: tube,
                                                   tight: engine.leap != nil && tube == nil)
             (cells, origin) = (start(window?.cells ?? BitGrid(width: 0, height: 0)), window?.origin ?? (0, 0))
@@ -278,8 +275,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         return stepped.cropped(x: 1, y: 1, width: width, height: height)
     }
 
-    /// A new window around the live cells, with room again; their box in it. A tube's
-    /// window keeps the tube's sides and grows along it only.
+    /// A new window around the live cells, with room again; their box in it. A tube's or
+    /// strip's window keeps its sides and grows along it only.
     private func regrow(around live: TileRect) throws -> TileRect {
         let keep: TileRect, margins: (x: Int, y: Int), width: Int, height: Int
         if let tube {
@@ -288,7 +285,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
                 : TileRect(x: 0, y: live.y, width: cells.width, height: live.height)
             margins = tube.across ? (room, 0) : (0, room)
             (width, height) = (keep.width + 2 * margins.x, keep.height + 2 * margins.y)
-            try GrowingWindow.checkFits(width: width, height: height, states: engine.states, what: "a \(width)x\(height) window of the tube",
+            try GrowingWindow.checkFits(width: width, height: height, states: engine.states, what: "a \(width)x\(height) window of the grid",
                                         fix: "run fewer generations")
         } else {
             let window = try GrowingWindow.grown(width: live.width, height: live.height, reach: engine.reach, states: engine.states)

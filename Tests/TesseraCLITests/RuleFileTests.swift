@@ -70,7 +70,7 @@ import TesseraPatterns
     func rulesOnGollysOtherGridsAreGollys(rule: String, engine: [String]) throws {
         guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
         let dir = try Harness.temporaryDirectory()
-        for suffix in [":K40*,30", ":K40,30*", ":K40*+1,30", ":K40,30*+1", ":C40,30", ":S36", ":T40+7,30", ":T40,30-11"] {
+        for suffix in [":K40*,30", ":K40,30*", ":K40*+1,30", ":K40,30*+1", ":C40,30", ":S36", ":T40+7,30", ":T40,30-11", ":P0,30", ":P40,0"] {
             // A soup on the torus of the same size, read back under the grid's suffix.
             let size = suffix.hasPrefix(":S") ? "36x36" : "40x30"
             let soup = dir.appendingPathComponent("soup.rle")
@@ -116,11 +116,12 @@ import TesseraPatterns
         }
     }
 
-    /// With no place of its own, a pattern on a tube is centred as Golly's reader
-    /// centres one on any bounded grid: a rule that grows across the tube meets itself
-    /// across the seam where bgolly's does (placed from the origin, it lay 11 columns and
-    /// 4 rows over, and both tubes gave other cells).
-    @Test(arguments: [":T50,0", ":T0,44"])
+    /// With no place of its own, a pattern on a tube or a strip of the plane is centred
+    /// as Golly's reader centres one on any bounded grid: a rule that grows across a tube
+    /// meets itself across the seam where bgolly's does (placed from the origin, it lay 11
+    /// columns and 4 rows over, and both tubes gave other cells), and one across a strip
+    /// meets its dead sides where bgolly's does.
+    @Test(arguments: [":T50,0", ":T0,44", ":P50,0", ":P0,44"])
     func aPatternOnATubeIsCentredAsGollyCentresIt(suffix: String) throws {
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent("tube.rle"), output = dir.appendingPathComponent("out.rle")

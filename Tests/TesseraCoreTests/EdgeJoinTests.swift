@@ -42,14 +42,15 @@ import Testing
 
     @Test(arguments: [("B3/S23:T10+3,20", ":T10+3,20"), ("B3/S23:t10-13,20", ":T10-3,20"), ("B3/S23:K10,20", ":K10,20*"),
                       ("B3/S23:K9*+1,4", ":K9*,4"), ("B3/S23:k10*-3,4", ":K10*+1,4"), ("B3/S23:S7", ":S7"),
-                      ("B3/S23:T10+10,4", ":T10,4"), ("B3/S23:T5", ":T5,5"), ("B3/S23:T5,", ":T5,5")])
+                      ("B3/S23:T10+10,4", ":T10,4"), ("B3/S23:T5", ":T5,5"), ("B3/S23:T5,", ":T5,5"),
+                      ("B3/S23:T0,68", ":T0,68"), ("B3/S23:P0,30", ":P0,30"), ("B3/S23:p30,0", ":P30,0")])
     func readsSuffixesAsGolly(text: String, canonical: String) throws {
         let (_, shape) = try BoardShape.parseRule(text)
         #expect(try #require(shape).gollySuffix == canonical)
     }
 
     @Test(arguments: ["B3/S23:P10+1,4", "B3/S23:S10,10", "B3/S23:C10+1,4", "B3/S23:K10*,4*", "B3/S23:T10+1,4+1",
-                      "B3/S23:T10*,4", "B3/S23:K10+1,4*", "B3/S23:Q10,10", "B3/S23:T10,4x"])
+                      "B3/S23:T10*,4", "B3/S23:K10+1,4*", "B3/S23:Q10,10", "B3/S23:T10,4x", "B3/S23:P0,30+1", "B3/S23:P0,0"])
     func refusesWhatGollyRefuses(text: String) {
         #expect(throws: TesseraError.self) { try BoardShape.parseRule(text) }
     }

@@ -64,7 +64,7 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        if case .tube? = edges { return "tube \(gollySuffix)" }
+        if let edges, edges.unboundedAlong != nil { return "\(edges.name) \(gollySuffix)" }
         if let edges { return "\(width)x\(height) \(edges.name)" }
         return topology == .infinite ? "the unbounded plane"
             : "\(width)x\(height) \(topology.rawValue)"
@@ -161,8 +161,15 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
             guard side <= maxSide else { throw bad("a side is past \(maxSide) cells") }
             return BoardShape(width: 0, height: 0, topology: .infinite, left: 0, top: 0, edges: .tube(across: across.size == 0, side: side))
         }
+        if kind == "P", across.size == 0 || down.size == 0, across.size != down.size {
+            // A strip of the plane, unbounded one way.
+            guard !across.twist, !down.twist, across.shift == 0, down.shift == 0 else { throw bad("a plane has no twist or shift") }
+            let side = max(across.size, down.size)
+            guard side <= maxSide else { throw bad("a side is past \(maxSide) cells") }
+            return BoardShape(width: 0, height: 0, topology: .infinite, left: 0, top: 0, edges: .strip(across: across.size == 0, side: side))
+        }
         guard across.size > 0, down.size > 0 else {
-            throw bad("a side of 0 (the unbounded plane, or a plane's strip) is not supported")
+            throw bad("a side of 0 on both sides (the unbounded plane) is not supported")
         }
         if across.twist && down.twist { throw bad("a Klein bottle twists one pair of edges, not both") }
         if across.shift != 0 && down.shift != 0 { throw bad("a grid shifts one pair of edges, not both") }

@@ -20,6 +20,19 @@ public enum EdgeJoin: Hashable, Sendable {
     /// and right edges meeting (`:T68,0`). Such a board is a window onto it that grows
     /// along the tube.
     case tube(across: Bool, side: Int)
+    /// A strip of the plane: unbounded across, `side` rows from Golly's row −⌊side/2⌋
+    /// with nothing alive beyond them (`:P0,30`); or, not `across`, unbounded down
+    /// (`:P30,0`). A window onto it that grows along it, as a tube's.
+    case strip(across: Bool, side: Int)
+
+    /// Where the grid is unbounded one way (a tube or a strip): whether it runs across,
+    /// and its side the other way.
+    public var unboundedAlong: (across: Bool, side: Int)? {
+        switch self {
+        case .tube(let across, let side), .strip(let across, let side): (across, side)
+        default: nil
+        }
+    }
 
     public var name: String {
         switch self {
@@ -28,6 +41,7 @@ public enum EdgeJoin: Hashable, Sendable {
         case .crossSurface: "cross-surface"
         case .sphere: "sphere"
         case .tube: "tube"
+        case .strip: "strip"
         }
     }
 
@@ -41,6 +55,7 @@ public enum EdgeJoin: Hashable, Sendable {
         case .crossSurface: ":C\(width),\(height)"
         case .sphere: ":S\(width)"
         case .tube(let across, let side): across ? ":T0,\(side)" : ":T\(side),0"
+        case .strip(let across, let side): across ? ":P0,\(side)" : ":P\(side),0"
         }
     }
 
@@ -161,6 +176,9 @@ public enum EdgeJoin: Hashable, Sendable {
                     set(width, y, state(0, y))
                 }
             }
+        case .strip:
+            // Nothing lives beyond a strip's sides, and its window's ends lie where nothing lives.
+            break
         case .sphere:
             // Square: the top edge's cell x sits beside the left edge's row x.
             for x in 0..<width {
