@@ -108,7 +108,8 @@ public struct Pattern: Sendable, Equatable {
     /// none on a grid of `width` × `height` cells, 0 for a direction that is unbounded
     /// (a tube's length): centred where the declared box fits the grid, else from the
     /// grid's top-left corner (gollybase/readpattern.cpp, `readrle`). Unchanged on the
-    /// unbounded plane (0 × 0), or where the file gives its place.
+    /// unbounded plane (0 × 0), or where the file gives its place. Golly then drops the
+    /// cells that lie past the grid; a run here refuses them (`checkFits`).
     public func placedAsGollyDoes(onGrid width: Int, _ height: Int) -> Pattern {
         guard position == nil, width > 0 || height > 0 else { return self }
         let (boxWidth, boxHeight) = extent ?? (cells.width, cells.height)

@@ -11,6 +11,10 @@ struct SparseBlocks {
     /// lines across a wide box (Golly's constructor-memory-loop, 31473 × 31101) takes
     /// 2.9 MB in blocks of 512 and 0.2 MB in these (378 blocks).
     static let readerSide = 64
+    /// What a block holds besides its words, counted against the budget with them: its
+    /// grid's storage header, its place in the list and its index entry. A row of 2^31
+    /// cells is 2^25 blocks one row high, 8 bytes of words each and GBs in all.
+    static let bytesBesideWords = 128
     /// This one's blocks' side.
     let side: Int
     private struct Key: Hashable { let column: Int, row: Int }
@@ -45,7 +49,7 @@ struct SparseBlocks {
             at = found
         } else {
             let blockWidth = min(side, width - key.column * side), blockHeight = min(side, height - key.row * side)
-            bytes += (blockWidth + 63) / 64 * 8 * blockHeight
+            bytes += (blockWidth + 63) / 64 * 8 * blockHeight + Self.bytesBesideWords
             try MemoryBudget.check(bytes: bytes, what: what, fix: "split the pattern, or save it from Golly as a macrocell (.mc)")
             at = blocks.count
             index[key] = at

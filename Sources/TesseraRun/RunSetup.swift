@@ -262,8 +262,8 @@ package struct RunSetup: Sendable {
     /// parts where the pattern's are (a soup there is part of the pattern).
     package var startingParts: [PlacedCells] { pattern?.placedParts(on: .infinite) ?? [] }
 
-    /// The pattern's live cells where Golly puts them on this board: on a bounded grid,
-    /// centred unless the file gives its place, as a sparse map holds them.
+    /// The pattern's live cells where Golly puts them on this board (on a bounded grid,
+    /// `Pattern.placedAsGollyDoes`), as a sparse map holds them.
     package var startingSparseParts: [PlacedCells] {
         isUnbounded ? startingParts : pattern?.placedParts(on: shape.topology) ?? []
     }

@@ -108,9 +108,9 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     private let rule: Rule
     /// The bounded grid, nil on the unbounded plane.
     private let board: BoardShape?
-    /// How the edges meet, where a torus's or a plane's do not: a bounded grid's, or on
-    /// the unbounded plane an infinite tube's or a strip's, whose window spans its sides
-    /// exactly and grows along it.
+    /// How the edges meet, where a torus's or a bounded plane's do not: a bounded grid's,
+    /// or an infinite tube's or a strip's, whose window spans its sides exactly and grows
+    /// along it.
     private let edges: EdgeJoin?
     /// The tube's or strip's side and whether it runs across, where the board is a
     /// window onto one.

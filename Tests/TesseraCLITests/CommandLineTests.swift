@@ -86,6 +86,18 @@ import TesseraCore
         ("negative halo", nil, ["run", "glider", "--halo", "-3"], "below 1"),
     ]
 
+    /// A reader's blocks are counted with what each holds besides its cells: a row of
+    /// 2^26 cells is 2^20 blocks one row high, 8 MiB of cells and some 130 MiB in all,
+    /// refused under a 64 MiB limit (its cells alone were let through).
+    @Test func aLongRowsBlocksAreCountedWhole() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("row.rle")
+        try "x = 67108864, y = 1\n67108864o!\n".write(to: input, atomically: true, encoding: .utf8)
+        let run = try Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                  ["TESSERA_MEMORY_LIMIT_MB=64", Harness.tessera.path, "run", input.path, "--generations", "1"])
+        #expect(run.status == 2 && run.stderr.contains("MiB but this machine allows 64 MiB"), "\(run.stderr)")
+    }
+
     @Test(arguments: badInputs.indices)
     func badInputFailsCleanly(index: Int) throws {
         let bad = Self.badInputs[index]

@@ -83,7 +83,9 @@ import CTesseraKernel
         #expect(plane == BoardShape(width: 7, height: 5, topology: .plane))
         #expect(plane?.gollySuffix == ":P7,5")
         #expect(try BoardShape.parseRule("B3/S23").1 == nil)
-        for bad in ["B3/S23:P0,5", "B3/S23:K5*,5*", "B3/S23:T5+1,5+1", "B3/S23:"] {
+        // A plane with one side 0 is Golly's strip, unbounded that way.
+        #expect(try BoardShape.parseRule("B3/S23:P0,5").1?.gollySuffix == ":P0,5")
+        for bad in ["B3/S23:P0,0", "B3/S23:K5*,5*", "B3/S23:T5+1,5+1", "B3/S23:"] {
             #expect(throws: TesseraError.self) { try BoardShape.parseRule(bad) }
         }
     }

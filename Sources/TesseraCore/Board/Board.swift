@@ -32,8 +32,9 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     public let left: Int
     /// Golly y of the board's top row.
     public let top: Int
-    /// How the edges of a bounded grid meet where a torus's or a plane's do not (the
-    /// topology is then `.torus`, and the board steps whole: see `EdgeJoin`).
+    /// How the edges of a grid meet where a torus's or a plane's do not (the board steps
+    /// whole: see `EdgeJoin`); the topology is `.torus` for a bounded one, `.infinite`
+    /// for a tube or a strip, which are unbounded one way.
     public let edges: EdgeJoin?
 
     /// A board laid out as Golly lays out a bounded grid of this size.
@@ -119,7 +120,7 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
     private static func grid(_ suffix: Substring, in text: String) throws -> BoardShape {
         func bad(_ problem: String) -> TesseraError {
             TesseraError("bounded grid ':\(suffix)' in rule '\(text)': \(problem)",
-                         fix: "write it as Golly does: :Tw,h (torus), :Pw,h (plane), :Tw+s,h (shifted torus), :Kw*,h or :Kw,h* (Klein bottle), :Cw,h (cross-surface) or :Sn (sphere)")
+                         fix: "write it as Golly does: :Tw,h (torus), :Pw,h (plane), :Tw+s,h (shifted torus), :Kw*,h or :Kw,h* (Klein bottle), :Cw,h (cross-surface), :Sn (sphere), :T0,h or :Tw,0 (tube) or :P0,h or :Pw,0 (strip)")
         }
         var rest = suffix.uppercased()[...]
         guard let kind = rest.popFirst(), "TPKCS".contains(kind) else { throw bad("unknown topology") }

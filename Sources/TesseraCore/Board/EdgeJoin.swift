@@ -1,8 +1,9 @@
-/// How a bounded grid's edges meet where that is neither a torus's nor a plane's:
-/// Golly's shifted torus, Klein bottle, cross-surface, sphere and infinite tube (its
-/// lifealgo.cpp). Such a board steps whole, in this process: before every generation a border one cell
-/// wide is filled from the grid's edges as Golly fills it (`fillBorder`), the padded
-/// board steps with nothing beyond it, and the border is dropped.
+/// How a grid's edges meet where it is neither a torus, nor a plane bounded all round,
+/// nor the unbounded plane: Golly's shifted torus, Klein bottle, cross-surface, sphere,
+/// infinite tube and strip of the plane (its lifealgo.cpp). Such a board steps whole, in
+/// this process: before every generation a border one cell wide is filled from the
+/// grid's edges as Golly fills it (`fillBorder`), the padded board steps with nothing
+/// beyond it, and the border is dropped.
 public enum EdgeJoin: Hashable, Sendable {
     /// A torus whose top and bottom edges meet `horizontal` cells apart (`:T4+1,3`), or
     /// whose left and right edges meet `vertical` cells apart (`:T4,3+1`); one is 0.
