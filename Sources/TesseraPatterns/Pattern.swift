@@ -136,9 +136,8 @@ public struct Pattern: Sendable, Equatable {
     /// The error names the pattern's box as it was read (its declared box where it is
     /// held in parts), not a part of it.
     public func checkFits(on shape: BoardShape) throws {
-        let (x, y) = topLeft(on: shape.topology)
-        guard placedParts(on: shape.topology).allSatisfy({ Self.lands($0, on: shape) }) else {
-            let parts = placedParts(on: shape.topology)
+        let (x, y) = topLeft(on: shape.topology), parts = placedParts(on: shape.topology)
+        guard parts.allSatisfy({ Self.lands($0, on: shape) }) else {
             let right = parts.map { $0.left + $0.cells.width }.max() ?? x, bottom = parts.map { $0.top + $0.cells.height }.max() ?? y
             let (width, height) = extent ?? (hasParts ? (right - x, bottom - y) : (cells.width, cells.height))
             throw TesseraError(

@@ -112,9 +112,9 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// or an infinite tube's or a strip's, whose window spans its sides exactly and grows
     /// along it.
     private let edges: EdgeJoin?
-    /// The tube's or strip's side and whether it runs across, where the board is a
-    /// window onto one.
-    private var tube: (across: Bool, side: Int)? { edges?.unboundedAlong }
+    /// Where the board is a window onto a tube or a strip: whether it runs across, and
+    /// its side.
+    private var along: (across: Bool, side: Int)? { edges?.unboundedAlong }
     private(set) var generation: UInt64
     private var cells: Cells
     /// Golly's coordinates of `cells[0, 0]`.
@@ -131,9 +131,9 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         if setup.isUnbounded {
             board = nil
             edges = setup.shape.edges
-            let tube = edges?.unboundedAlong
-            let window = try GrowingWindow.around(setup.startingParts, reach: engine.reach, states: setup.rule.states, tube: tube,
-                                                  tight: engine.leap != nil && tube == nil)
+            let along = edges?.unboundedAlong
+            let window = try GrowingWindow.around(setup.startingParts, reach: engine.reach, states: setup.rule.states, along: along,
+                                                  tight: engine.leap != nil && along == nil)
             (cells, origin) = (start(window?.cells ?? BitGrid(width: 0, height: 0)), window?.origin ?? (0, 0))
         } else {
             (board, edges) = (setup.shape, setup.shape.edges)
@@ -208,8 +208,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
                     generation += generations - done
                     return
                 }
-                if GrowingWindow.reachesEdge(occupied, reach: engine.reach, rows: !(tube?.across ?? false),
-                                             columns: tube?.across ?? true) {
+                if GrowingWindow.reachesEdge(occupied, reach: engine.reach, rows: !(along?.across ?? false),
+                                             columns: along?.across ?? true) {
                     live = try regrow(around: box)
                     next = cells.empty(width: cells.width, height: cells.height)
                 }
@@ -279,11 +279,11 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// strip's window keeps its sides and grows along it only.
     private func regrow(around live: TileRect) throws -> TileRect {
         let keep: TileRect, margins: (x: Int, y: Int), width: Int, height: Int
-        if let tube {
-            let room = GrowingWindow.margin(reach: engine.reach, size: tube.across ? live.width : live.height)
-            keep = tube.across ? TileRect(x: live.x, y: 0, width: live.width, height: cells.height)
+        if let along {
+            let room = GrowingWindow.margin(reach: engine.reach, size: along.across ? live.width : live.height)
+            keep = along.across ? TileRect(x: live.x, y: 0, width: live.width, height: cells.height)
                 : TileRect(x: 0, y: live.y, width: cells.width, height: live.height)
-            margins = tube.across ? (room, 0) : (0, room)
+            margins = along.across ? (room, 0) : (0, room)
             (width, height) = (keep.width + 2 * margins.x, keep.height + 2 * margins.y)
             try GrowingWindow.checkFits(width: width, height: height, states: engine.states, what: "a \(width)x\(height) window of the grid",
                                         fix: "run fewer generations")

@@ -78,25 +78,25 @@ enum GrowingWindow {
 
     /// The parts laid in a window around them, with room: its cells and Golly's
     /// coordinates of its top-left; nil where nothing lives. On a tube or a strip (`EdgeJoin.unboundedAlong`)
-    /// the window spans exactly its `side` rows (`across`) or columns from Golly's
+    /// the window spans exactly its `side` rows (`along.across`) or columns from Golly's
     /// −⌊side/2⌋, with room along it; cells off it are refused, as they lie nowhere
     /// on it.
     /// A `tight` window has the least room, and grows when life nears its edge: for an
     /// engine that soon goes on by HashLife, whose window serves a few generations.
-    static func around(_ parts: [PlacedCells], reach: Int, states: Int, tube: (across: Bool, side: Int)? = nil,
+    static func around(_ parts: [PlacedCells], reach: Int, states: Int, along: (across: Bool, side: Int)? = nil,
                        tight: Bool = false) throws -> (cells: BitGrid, origin: (x: Int, y: Int))? {
         guard let box = bounds(of: parts) else { return nil }
         let width: Int, height: Int, origin: (x: Int, y: Int)
-        if let tube {
-            let first = -(tube.side / 2)
-            let (start, span) = tube.across ? (box.top, box.height) : (box.left, box.width)
-            guard start >= first, start + span <= first + tube.side else {
-                throw TesseraError("the pattern has cells off the grid's \(tube.side) \(tube.across ? "rows" : "columns") from \(first)",
+        if let along {
+            let first = -(along.side / 2)
+            let (start, span) = along.across ? (box.top, box.height) : (box.left, box.width)
+            guard start >= first, start + span <= first + along.side else {
+                throw TesseraError("the pattern has cells off the grid's \(along.side) \(along.across ? "rows" : "columns") from \(first)",
                                    fix: "move the pattern onto the grid, or give a wider one")
             }
-            let room = margin(reach: reach, size: tube.across ? box.width : box.height)
-            (width, height) = tube.across ? (box.width + 2 * room, tube.side) : (tube.side, box.height + 2 * room)
-            origin = tube.across ? (box.left - room, first) : (first, box.top - room)
+            let room = margin(reach: reach, size: along.across ? box.width : box.height)
+            (width, height) = along.across ? (box.width + 2 * room, along.side) : (along.side, box.height + 2 * room)
+            origin = along.across ? (box.left - room, first) : (first, box.top - room)
             try checkFits(width: width, height: height, states: states, what: "a \(width)x\(height) window of the grid",
                           fix: "run a smaller pattern")
         } else if tight {

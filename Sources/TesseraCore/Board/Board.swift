@@ -155,19 +155,14 @@ public struct BoardShape: Hashable, Sendable, CustomStringConvertible {
             down = (across.size, false, 0)
         }
         guard rest.isEmpty else { throw bad("unexpected characters after the sides") }
-        if kind == "T", across.size == 0 || down.size == 0, across.size != down.size {
-            // An infinite tube (Golly: a shift needs both sides, a twist is a Klein bottle's).
+        if kind == "T" || kind == "P", across.size == 0 || down.size == 0, across.size != down.size {
+            // An infinite tube, or a strip of the plane, unbounded one way (Golly: a shift
+            // needs both sides; `side` has refused a plane's shift and any twist).
             guard across.shift == 0, down.shift == 0 else { throw bad("a tube has no shift") }
-            let side = max(across.size, down.size)
+            let (side, runsAcross) = (max(across.size, down.size), across.size == 0)
             guard side <= maxSide else { throw bad("a side is past \(maxSide) cells") }
-            return BoardShape(width: 0, height: 0, topology: .infinite, left: 0, top: 0, edges: .tube(across: across.size == 0, side: side))
-        }
-        if kind == "P", across.size == 0 || down.size == 0, across.size != down.size {
-            // A strip of the plane, unbounded one way.
-            guard !across.twist, !down.twist, across.shift == 0, down.shift == 0 else { throw bad("a plane has no twist or shift") }
-            let side = max(across.size, down.size)
-            guard side <= maxSide else { throw bad("a side is past \(maxSide) cells") }
-            return BoardShape(width: 0, height: 0, topology: .infinite, left: 0, top: 0, edges: .strip(across: across.size == 0, side: side))
+            return BoardShape(width: 0, height: 0, topology: .infinite, left: 0, top: 0,
+                              edges: kind == "T" ? .tube(across: runsAcross, side: side) : .strip(across: runsAcross, side: side))
         }
         guard across.size > 0, down.size > 0 else {
             throw bad("a side of 0 on both sides (the unbounded plane) is not supported")
