@@ -96,18 +96,16 @@ AVX2 __m256i next_wide(__m256i a, __m256i b, __m256i c, int mode, const tessera_
 AVX2 void run_wide(__m256i rows[4], int generations, int mode, const tessera_rule *rule) {
     const __m256i up = _mm256_setr_epi32(7, 0, 1, 2, 3, 4, 5, 6), down = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 0);
     // A compiled rule runs its gates on the four registers at once.
-    gate_registers r;
     for (int g = 0; mode == MODE_GATES && g < generations; g++) {
         __m256i above[4] = {_mm256_permutevar8x32_epi32(rows[3], up), rows[0], rows[1], rows[2]};
         __m256i below[4] = {rows[1], rows[2], rows[3], _mm256_permutevar8x32_epi32(rows[0], down)};
+        __m256i in[4][INPUTS];
         for (int k = 0; k < 4; k++) {
-            r[0][k] = _mm256_setzero_si256(), r[1][k] = _mm256_set1_epi32(-1);
-            r[2][k] = W_SHL(above[k]), r[3][k] = above[k], r[4][k] = W_SHR(above[k]);
-            r[5][k] = W_SHL(rows[k]), r[6][k] = rows[k], r[7][k] = W_SHR(rows[k]);
-            r[8][k] = W_SHL(below[k]), r[9][k] = below[k], r[10][k] = W_SHR(below[k]);
+            in[k][0] = W_SHL(above[k]), in[k][1] = above[k], in[k][2] = W_SHR(above[k]);
+            in[k][3] = W_SHL(rows[k]), in[k][4] = rows[k], in[k][5] = W_SHR(rows[k]);
+            in[k][6] = W_SHL(below[k]), in[k][7] = below[k], in[k][8] = W_SHR(below[k]);
         }
-        run_gates(rule, r, 4);
-        for (int k = 0; k < 4; k++) rows[k] = r[rule->output][k];
+        gates_next(rule, &in[0][0], INPUTS, 4, rows);
     }
     for (int g = 0; mode != MODE_GATES && g < generations; g++) {
         __m256i r0 = rows[0], r1 = rows[1], r2 = rows[2], r3 = rows[3];

@@ -12,9 +12,8 @@
 #define AVX2 __attribute__((target("avx2"), always_inline)) static inline
 
 // Horizontal sums of a row as 2-bit numbers: `three` = west + centre + east (for the rows
-// above and below a cell), `two` = west + east (for the cell's own row), and the row and
-// its west and east neighbours themselves (which only a compiled rule reads).
-typedef struct { __m256i three0, three1, two0, two1, centre, west, east; } row_sums;
+// above and below a cell), `two` = west + east (for the cell's own row), and the row.
+typedef struct { __m256i three0, three1, two0, two1, centre; } row_sums;
 
 
 // The sums of the cells `c`, whose west neighbours' words are `before` (bit 63 of each
@@ -28,24 +27,24 @@ AVX2 row_sums sums_of(__m256i before, __m256i c, __m256i after) {
     s.three0 = _mm256_xor_si256(s.two0, c);
     s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
     s.centre = c;
-    s.west = west;
-    s.east = east;
     return s;
 }
 
-// A compiled rule's gates run on GATE_BATCH vectors of cells at once, so that each gate
-// is read once per batch; the registers live in L1 (the gates reuse them, so a batch
-// touches a few KiB), and `r[k][b]` is register k of vector b.
-enum { GATE_BATCH = 8 };
+// The interpreter runs a compiled rule's gates on GATE_BATCH vectors of cells at once,
+// so that each gate is read once per batch; the registers live in L1 (the gates reuse
+// them, so a batch touches a few KiB), and `r[k][b]` is register k of vector b.
+enum { GATE_BATCH = TESSERA_GATE_BATCH };
 typedef __m256i gate_registers[TESSERA_FIRST_GATE + TESSERA_MAX_GATES][GATE_BATCH];
 
-// Vector `b`'s nine inputs, from the sums of the rows above, at and below it.
-AVX2 void set_inputs(gate_registers r, int b, const row_sums *above, const row_sums *here, const row_sums *below) {
-    r[0][b] = _mm256_setzero_si256();
-    r[1][b] = _mm256_set1_epi64x(-1);
-    r[2][b] = above->west, r[3][b] = above->centre, r[4][b] = above->east;
-    r[5][b] = here->west, r[6][b] = here->centre, r[7][b] = here->east;
-    r[8][b] = below->west, r[9][b] = below->centre, r[10][b] = below->east;
+// A vector of cells' nine inputs (k as in `tessera_rule`): the west, centre and east
+// cells of the rows above, at and below it. Rows' cells side by side are the inputs of
+// the vectors of the middle rows, a row's three vectors apart.
+enum { INPUTS = 9, ROW_CELLS = 3 };
+
+AVX2 void cells_of(__m256i before, __m256i c, __m256i after, __m256i out[ROW_CELLS]) {
+    out[0] = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(before, 63));
+    out[1] = c;
+    out[2] = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(after, 63));
 }
 
 // Runs the gates on vectors 0..<count (at most GATE_BATCH), whose inputs are set. The
@@ -65,13 +64,21 @@ AVX2 void run_gates(const tessera_rule *rule, gate_registers r, int count) {
     }
 }
 
-// The next states of `count` rows whose row sums, from the row above the first to the
-// row below the last, are `rows[0..<count + 2]`, into `next[0..<count]`.
-AVX2 void gates_rows(const tessera_rule *rule, const row_sums *rows, int count, __m256i *next) {
+// The next states of `count` vectors of cells, vector b's inputs from `inputs[b *
+// stride]` on, into `next[0..<count]`: by the rule's machine code where it has it.
+AVX2 void gates_next(const tessera_rule *rule, const __m256i *inputs, size_t stride, int count, __m256i *next) {
+    if (rule->code) {
+        __m256i spill[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
+        ((tessera_gate_code)rule->code)(inputs, next, (size_t)count, stride * sizeof(__m256i), spill);
+        return;
+    }
     gate_registers r;
     for (int first = 0; first < count; first += GATE_BATCH) {
         int n = count - first < GATE_BATCH ? count - first : GATE_BATCH;
-        for (int b = 0; b < n; b++) set_inputs(r, b, &rows[first + b], &rows[first + b + 1], &rows[first + b + 2]);
+        for (int b = 0; b < n; b++) {
+            r[0][b] = _mm256_setzero_si256(), r[1][b] = _mm256_set1_epi64x(-1);
+            for (int k = 0; k < INPUTS; k++) r[2 + k][b] = inputs[(size_t)(first + b) * stride + (size_t)k];
+        }
         // A full batch with the count a constant, so its loops unroll.
         if (n == GATE_BATCH) run_gates(rule, r, GATE_BATCH);
         else run_gates(rule, r, n);
@@ -80,7 +87,7 @@ AVX2 void gates_rows(const tessera_rule *rule, const row_sums *rows, int count, 
 }
 
 // Next state from the sums above, beside and below (Life or counts; gates go by
-// `gates_rows`): the eight-neighbour count n is added with full adders. Life needs only n's low two bits and whether n ≥ 4:
+// `gates_next`): the eight-neighbour count n is added with full adders. Life needs only n's low two bits and whether n ≥ 4:
 // alive next = (n | alive) == 3.
 AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_sums *below,
                         int mode, const tessera_rule *rule) {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rule_modes.h"
+
 typedef struct { uint64_t w[8]; } table512;
 
 static int bit(const table512 *t, int i) { return (int)(t->w[i >> 6] >> (i & 63) & 1); }
@@ -123,6 +125,31 @@ static void reuse_registers(tessera_rule *rule) {
     rule->registers = (uint16_t)used;
 }
 
+// The gates as machine code where this CPU runs AVX2, once it gives the table's every
+// entry: the 512 neighbourhoods are two vectors of cells, input k of cell i bit k of i.
+static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates, int output) {
+    if (!tessera_cpu_has_avx2()) return NULL;
+    void *code = tessera_rule_jit(ssa, gates, output);
+    enum { VECTOR = 4, VALUES = TESSERA_FIRST_GATE + TESSERA_MAX_GATES };
+    size_t bytes = (2 * 9 + 2 + VALUES) * VECTOR * sizeof(uint64_t);
+    uint64_t *memory = code ? aligned_alloc(32, bytes) : NULL;
+    if (!memory) {
+        tessera_rule_jit_release(code);
+        return NULL;
+    }
+    memset(memory, 0, bytes);
+    uint64_t *inputs = memory, *next = memory + 2 * 9 * VECTOR, *spill = next + 2 * VECTOR;
+    for (int i = 0; i < 512; i++)
+        for (int k = 0; k < 9; k++)
+            if (i >> k & 1) inputs[(i / 256 * 9 + k) * VECTOR + i % 256 / 64] |= 1ull << (i % 64);
+    ((tessera_gate_code)code)(inputs, next, 2, 9 * VECTOR * sizeof(uint64_t), spill);
+    int agrees = memcmp(next, t->w, sizeof t->w) == 0;
+    free(memory);
+    if (agrees) return code;
+    tessera_rule_jit_release(code);
+    return NULL;
+}
+
 int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     table512 t;
     memcpy(t.w, table, sizeof t.w);
@@ -147,8 +174,15 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     }
     free(scratch);
     free(candidate);
-    if (found) reuse_registers(rule);
-    return found;
+    if (!found) return 0;
+    rule->code = machine_code(&t, rule->program, rule->gates, rule->output);
+    reuse_registers(rule);
+    return 1;
+}
+
+void tessera_rule_release(tessera_rule *rule) {
+    tessera_rule_jit_release(rule->code);
+    rule->code = NULL;
 }
 
 uint64_t tessera_rule_apply(const tessera_rule *rule, const uint64_t inputs[9]) {

@@ -32,15 +32,21 @@ AVX2 row_sums horizontal(const uint64_t *p) {
 #define TESSERA_PREFETCH_WORDS 16
 #endif
 
+// The west, centre and east cells of the row at `p`.
+AVX2 void row_cells(const uint64_t *p, __m256i out[ROW_CELLS]) {
+    cells_of(_mm256_loadu_si256((const __m256i *)(p - 1)), _mm256_load_si256((const __m256i *)p),
+             _mm256_loadu_si256((const __m256i *)(p + 1)), out);
+}
+
 // A compiled rule's rows [rowBegin, rowEnd) (at most TESSERA_BAND_ROWS) of the 4-word
-// column at word j: the row sums first, then the gates on batches of rows.
+// column at word j: the rows' cells first, then the gates on them all.
 AVX2 void step_band_gates(const uint64_t *src, uint64_t *dst, size_t stride, size_t j, size_t rowBegin,
                           size_t rowEnd, const tessera_rule *rule) {
-    row_sums rows[TESSERA_BAND_ROWS + 2];
+    __m256i cells[(TESSERA_BAND_ROWS + 2) * ROW_CELLS];
     __m256i next[TESSERA_BAND_ROWS];
     int count = (int)(rowEnd - rowBegin);
-    for (int i = 0; i < count + 2; i++) rows[i] = horizontal(src + (rowBegin - 1 + (size_t)i) * stride + j);
-    gates_rows(rule, rows, count, next);
+    for (int i = 0; i < count + 2; i++) row_cells(src + (rowBegin - 1 + (size_t)i) * stride + j, cells + i * ROW_CELLS);
+    gates_next(rule, cells, ROW_CELLS, count, next);
     for (int i = 0; i < count; i++) _mm256_store_si256((__m256i *)(dst + (rowBegin + (size_t)i) * stride + j), next[i]);
 }
 
@@ -117,9 +123,9 @@ AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t
             // A compiled rule's run, at most 32 rows, in batches first.
             __m256i gated[32];
             if (mode == MODE_GATES) {
-                row_sums rows[32 + 2];
-                for (size_t i = 0; i < length + 2; i++) rows[i] = horizontal(src + (runBegin - 1 + i) * stride + j);
-                gates_rows(rule, rows, (int)length, gated);
+                __m256i cells[(32 + 2) * ROW_CELLS];
+                for (size_t i = 0; i < length + 2; i++) row_cells(src + (runBegin - 1 + i) * stride + j, cells + i * ROW_CELLS);
+                gates_next(rule, cells, ROW_CELLS, (int)length, gated);
             }
             for (size_t r = runBegin; r < runEnd; r++) {
                 row_sums below = horizontal(src + (r + 1) * stride + j);

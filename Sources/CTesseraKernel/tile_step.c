@@ -156,6 +156,12 @@ AVX2 row_sums horizontal4(const uint64_t *w4, const uint64_t *c4, const uint64_t
                    _mm256_loadu_si256((const __m256i *)e4));
 }
 
+// The west, centre and east cells of the same four rows.
+AVX2 void cells4(const uint64_t *w4, const uint64_t *c4, const uint64_t *e4, __m256i out[ROW_CELLS]) {
+    cells_of(_mm256_loadu_si256((const __m256i *)w4), _mm256_loadu_si256((const __m256i *)c4),
+             _mm256_loadu_si256((const __m256i *)e4), out);
+}
+
 AVX2 uint64_t any_bit(__m256i v) {
     return !_mm256_testz_si256(v, v);
 }
@@ -178,19 +184,20 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int mod
     row_sums above = r == 0 ? horizontal4(topW, topC, topE) : horizontal4(w + r - 1, c + r - 1, e + r - 1);            \
     row_sums below = r == ROWS - 4 ? horizontal4(bottomW, bottomC, bottomE) : horizontal4(w + r + 1, c + r + 1, e + r + 1); \
     row_sums here = horizontal4(w + r, c + r, e + r);
-    // A compiled rule's sixteen vectors first, in batches.
+    // A compiled rule's sixteen vectors first, each of four rows, from the cells of the
+    // four rows above, at and below it.
     __m256i gated[ROWS / 4];
     if (mode == MODE_GATES) {
-        gate_registers registers;
-        for (int first = 0; first < ROWS / 4; first += GATE_BATCH) {
-            for (int b = 0; b < GATE_BATCH; b++) {
-                int r = 4 * (first + b);
-                SUMS_AT(r)
-                set_inputs(registers, b, &above, &here, &below);
-            }
-            run_gates(rule, registers, GATE_BATCH);
-            for (int b = 0; b < GATE_BATCH; b++) gated[first + b] = registers[rule->output][b];
+        __m256i inputs[ROWS / 4][INPUTS];
+        for (int r = 0; r < ROWS; r += 4) {
+            __m256i *in = inputs[r / 4];
+            if (r == 0) cells4(topW, topC, topE, in);
+            else cells4(w + r - 1, c + r - 1, e + r - 1, in);
+            cells4(w + r, c + r, e + r, in + ROW_CELLS);
+            if (r == ROWS - 4) cells4(bottomW, bottomC, bottomE, in + 2 * ROW_CELLS);
+            else cells4(w + r + 1, c + r + 1, e + r + 1, in + 2 * ROW_CELLS);
         }
+        gates_next(rule, &inputs[0][0], INPUTS, ROWS / 4, gated);
     }
     for (int r = 0; r < ROWS; r += 4) {
         __m256i n;

@@ -22,13 +22,15 @@ enum { TESSERA_MAX_GATES = 200 };
 /// into a straight line of multiplexers over registers: register 0 is all zeros, 1 all
 /// ones, 2 + k the cells of input k (k = 0 NW, 1 N, 2 NE, 3 W, 4 the cell itself, 5 E,
 /// 6 SW, 7 S, 8 SE); the gates use `registers` registers in all, and the next state is
-/// register `output` after the last.
+/// register `output` after the last. `code`, where not NULL, is the same gates as machine
+/// code, which the AVX2 kernels run instead; it belongs to the rule (`tessera_rule_release`).
 typedef struct {
     uint16_t birth, survive;
     uint8_t compiled;
     uint8_t output;
     uint16_t gates, registers;
     tessera_gate program[TESSERA_MAX_GATES];
+    void *code;
 } tessera_rule;
 
 enum { TESSERA_FIRST_GATE = 11 };
@@ -38,6 +40,9 @@ enum { TESSERA_FIRST_GATE = 11 };
 /// decision diagram, in whichever of a few input orders needs the fewest. Returns 0 if
 /// the table has B0 (entry 0 set), which the kernels never see.
 int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule);
+
+/// Frees what `tessera_rule_compile` made besides the struct (its machine code).
+void tessera_rule_release(tessera_rule *rule);
 
 /// A compiled rule applied to 64 cells, `inputs[k]` holding input k of each: the
 /// portable path, for CPUs without AVX2.

@@ -261,5 +261,8 @@ private final class CompiledRule: @unchecked Sendable {
         _ = table.words.withUnsafeBufferPointer { tessera_rule_compile($0.baseAddress!, pointer) }
     }
 
-    deinit { pointer.deallocate() }
+    deinit {
+        tessera_rule_release(pointer)
+        pointer.deallocate()
+    }
 }

@@ -1,0 +1,292 @@
+// A compiled rule's gates as x86-64 AVX2 machine code, so that the values a vector of
+// cells passes through stay in the sixteen ymm registers: the interpreter loads two
+// operands and stores the result of every gate (three operations of work), the code
+// does the three operations and touches memory only where sixteen registers are not
+// enough. The code is checked against the rule's truth table before it is used, and a
+// rule without it (no AVX2, no executable memory, a failed check) runs the interpreter.
+//
+// The code is `void f(const __m256i *inputs, __m256i *next, size_t count, size_t stride,
+// __m256i *spill)`: for each of `count` vectors of cells, its nine inputs (k as in
+// `tessera_rule`) are `inputs[k]`, its next state goes to `next[0]`, then `inputs`
+// moves on `stride` bytes and `next` one vector. `spill` holds what does not fit in
+// registers, a vector for each of the rule's values.
+#include "CTesseraKernel.h"
+
+#if defined(__x86_64__)
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "rule_modes.h"
+
+enum {
+    VALUES = TESSERA_FIRST_GATE + TESSERA_MAX_GATES,
+    YMM = 16,
+    // The arguments' registers, as the System V ABI passes them.
+    INPUTS = 7, NEXT = 6, COUNT = 2, STRIDE = 1, SPILL = 8,
+};
+
+typedef struct {
+    uint8_t *code;
+    size_t length, capacity;
+    int failed;
+} emitter;
+
+static void byte(emitter *e, uint8_t b) {
+    if (e->length == e->capacity) {
+        size_t capacity = e->capacity ? 2 * e->capacity : 4096;
+        uint8_t *grown = realloc(e->code, capacity);
+        if (!grown) {
+            e->failed = 1;
+            e->length = 0;
+            return;
+        }
+        e->code = grown, e->capacity = capacity;
+    }
+    e->code[e->length++] = b;
+}
+
+static void int32(emitter *e, int32_t v) {
+    for (int i = 0; i < 4; i++) byte(e, (uint8_t)((uint32_t)v >> (8 * i)));
+}
+
+// A three-byte VEX prefix (map 0F, 256 bits) and the opcode: `pp` 1 for 66, 2 for F3.
+static void vex(emitter *e, int pp, int reg, int vvvv, int rm, uint8_t opcode) {
+    byte(e, 0xC4);
+    byte(e, (uint8_t)((reg & 8 ? 0 : 0x80) | 0x40 | (rm & 8 ? 0 : 0x20) | 0x01));
+    byte(e, (uint8_t)((~vvvv & 15) << 3 | 0x04 | pp));
+    byte(e, opcode);
+}
+
+// `dst = op(a, b)` on ymm registers: vpand DB, vpandn DF (~a & b), vpor EB, vpxor EF.
+static void alu(emitter *e, uint8_t opcode, int dst, int a, int b) {
+    vex(e, 1, dst, a, b, opcode);
+    byte(e, (uint8_t)(0xC0 | (dst & 7) << 3 | (b & 7)));
+}
+
+// vmovdqu between ymm `reg` and [base + offset]: load 6F, store 7F.
+static void move(emitter *e, uint8_t opcode, int reg, int base, int32_t offset) {
+    vex(e, 2, reg, 0, base, opcode);
+    byte(e, (uint8_t)(0x80 | (reg & 7) << 3 | (base & 7)));
+    int32(e, offset);
+}
+
+enum { AND = 0xDB, ANDN = 0xDF, OR = 0xEB, XOR = 0xEF, EQUAL = 0x76, LOAD = 0x6F, STORE = 0x7F };
+
+// Where value `v` lives in memory: an input among the inputs, a gate's result in `spill`.
+static void load(emitter *e, int reg, int value) {
+    if (value == 1) alu(e, EQUAL, reg, reg, reg);  // all ones, from nothing
+    else if (value < TESSERA_FIRST_GATE) move(e, LOAD, reg, INPUTS, (value - 2) * 32);
+    else move(e, LOAD, reg, SPILL, value * 32);
+}
+
+// Where each value is: a ymm register or -1; and, for gate results, whether its
+// register of the interpreter's layout (its spill slot) holds it. Inputs and constants
+// live in theirs from the start. Registers are handed out by Belady's rule: the one
+// whose value is next read furthest ahead is given up.
+typedef struct {
+    emitter *e;
+    const int *uses;      // the positions reading each value, per value from `first`
+    int first[VALUES + 1], next[VALUES];
+    int inRegister[VALUES], inMemory[VALUES];
+    int holds[YMM];       // the value in each register, or -1
+    int pinned[YMM];
+} allocator;
+
+static int next_use(const allocator *a, int value) {
+    int k = a->next[value];
+    return k < a->first[value + 1] ? a->uses[k] : 1 << 30;
+}
+
+static int free_register(allocator *a) {
+    int best = -1, bestUse = -1;
+    for (int r = 0; r < YMM; r++) {
+        if (a->pinned[r]) continue;
+        if (a->holds[r] < 0) return r;
+        int use = next_use(a, a->holds[r]);
+        if (use > bestUse) best = r, bestUse = use;
+    }
+    int value = a->holds[best];
+    if (bestUse < 1 << 30 && !a->inMemory[value]) {
+        move(a->e, STORE, best, SPILL, value * 32);
+        a->inMemory[value] = 1;
+    }
+    a->inRegister[value] = -1;
+    a->holds[best] = -1;
+    return best;
+}
+
+static int in_register(allocator *a, int value) {
+    int r = a->inRegister[value];
+    if (r < 0) {
+        r = free_register(a);
+        load(a->e, r, value);
+        a->inRegister[value] = r, a->holds[r] = value;
+    }
+    a->pinned[r] = 1;
+    return r;
+}
+
+// The gates of `program` (each result a value of its own, read only by gates after it)
+// for one vector, the value `output` stored as its next state.
+static void emit_body(emitter *e, const tessera_gate *program, int gates, int output) {
+    allocator a;
+    memset(&a, 0, sizeof a);
+    int count[VALUES + 1] = {0};
+    for (int i = 0; i < gates; i++) count[program[i].select]++, count[program[i].low]++, count[program[i].high]++;
+    count[output]++;
+    int *uses = malloc(sizeof(int) * (3 * (size_t)gates + 1));
+    if (!uses) {
+        e->failed = 1;
+        return;
+    }
+    for (int v = 0; v < VALUES; v++) a.first[v + 1] = a.first[v] + count[v];
+    int fill[VALUES];
+    for (int v = 0; v < VALUES; v++) fill[v] = a.first[v], a.next[v] = a.first[v];
+    for (int i = 0; i < gates; i++) {
+        uses[fill[program[i].select]++] = i;
+        uses[fill[program[i].low]++] = i;
+        uses[fill[program[i].high]++] = i;
+    }
+    uses[fill[output]++] = gates;
+    a.uses = uses, a.e = e;
+    for (int v = 0; v < VALUES; v++) a.inRegister[v] = -1, a.inMemory[v] = v < TESSERA_FIRST_GATE;
+    for (int r = 0; r < YMM; r++) a.holds[r] = -1;
+
+    for (int i = 0; i < gates; i++) {
+        tessera_gate g = program[i];
+        memset(a.pinned, 0, sizeof a.pinned);
+        int s = in_register(&a, g.select);
+        int t;
+        if (g.low == 0 && g.high == 1) {
+            t = free_register(&a), alu(e, AND, t, s, s);
+        } else if (g.low == 1 && g.high == 0) {
+            int ones = in_register(&a, 1);
+            t = free_register(&a), alu(e, XOR, t, s, ones);
+        } else if (g.low == 0) {
+            int h = in_register(&a, g.high);
+            t = free_register(&a), alu(e, AND, t, s, h);
+        } else if (g.high == 0) {
+            int l = in_register(&a, g.low);
+            t = free_register(&a), alu(e, ANDN, t, s, l);
+        } else if (g.high == 1) {
+            int l = in_register(&a, g.low);
+            t = free_register(&a), alu(e, OR, t, s, l);
+        } else if (g.low == 1) {  // ~s | h = ~(s & ~h)
+            int h = in_register(&a, g.high), ones = in_register(&a, 1);
+            t = free_register(&a), alu(e, ANDN, t, h, s), alu(e, XOR, t, t, ones);
+        } else {  // (s & h) | (~s & l): two operations deep, not three as l ^ ((l ^ h) & s)
+            int l = in_register(&a, g.low), h = in_register(&a, g.high);
+            t = free_register(&a), a.pinned[t] = 1;
+            int u = free_register(&a);
+            alu(e, AND, t, s, h), alu(e, ANDN, u, s, l), alu(e, OR, t, t, u);
+        }
+        a.inRegister[g.result] = t, a.holds[t] = g.result;
+        // Past this gate: its operands' next reads, and registers of values read no more.
+        a.next[g.select]++, a.next[g.low]++, a.next[g.high]++;
+        for (int r = 0; r < YMM; r++)
+            if (a.holds[r] >= 0 && next_use(&a, a.holds[r]) == 1 << 30) a.inRegister[a.holds[r]] = -1, a.holds[r] = -1;
+    }
+    memset(a.pinned, 0, sizeof a.pinned);
+    int r = in_register(&a, output);
+    move(e, STORE, r, NEXT, 0);
+    free(uses);
+}
+
+// The gates in the order a depth-first walk from the output finishes them, the operand
+// that needs more gates first: a value is then mostly read soon after it is made, so
+// fewer are alive at once than in the interpreter's order (level by level).
+typedef struct {
+    const tessera_gate *program;
+    int producer[VALUES], size[VALUES], done[VALUES];
+    tessera_gate *order;
+    int count;
+} walk;
+
+static int subtree(walk *w, int value) {
+    int g = w->producer[value];
+    if (g < 0 || w->size[value]) return w->size[value];
+    w->size[value] = 1;  // (a diagram has no cycles; this only bounds the count)
+    w->size[value] = 1 + subtree(w, w->program[g].low) + subtree(w, w->program[g].high);
+    return w->size[value];
+}
+
+static void finish(walk *w, int value) {
+    int g = w->producer[value];
+    if (g < 0 || w->done[value]) return;
+    w->done[value] = 1;
+    int low = w->program[g].low, high = w->program[g].high;
+    int first = w->size[low] >= w->size[high] ? low : high;
+    finish(w, first);
+    finish(w, first == low ? high : low);
+    w->order[w->count++] = w->program[g];
+}
+
+void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
+    tessera_gate program[TESSERA_MAX_GATES];
+    walk w = {.program = source, .order = program};
+    for (int v = 0; v < VALUES; v++) w.producer[v] = -1;
+    for (int i = 0; i < gates; i++) w.producer[source[i].result] = i;
+    subtree(&w, output);
+    finish(&w, output);
+    gates = w.count;
+    emitter e = {0};
+    // test rdx, rdx; jz end
+    byte(&e, 0x48), byte(&e, 0x85), byte(&e, 0xD2);
+    byte(&e, 0x0F), byte(&e, 0x84);
+    size_t skip = e.length;
+    int32(&e, 0);
+    size_t top = e.length;
+    emit_body(&e, program, gates, output);
+    // add rdi, rcx; add rsi, 32; dec rdx; jnz top
+    byte(&e, 0x48), byte(&e, 0x01), byte(&e, 0xCF);
+    byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, 0x20);
+    byte(&e, 0x48), byte(&e, 0xFF), byte(&e, 0xCA);
+    byte(&e, 0x0F), byte(&e, 0x85);
+    int32(&e, (int32_t)((int64_t)top - (int64_t)(e.length + 4)));
+    size_t end = e.length;
+    // vzeroupper; ret
+    byte(&e, 0xC5), byte(&e, 0xF8), byte(&e, 0x77), byte(&e, 0xC3);
+    if (e.failed) {
+        free(e.code);
+        return NULL;
+    }
+    int32_t jump = (int32_t)(end - (skip + 4));
+    memcpy(e.code + skip, &jump, 4);
+
+    // The mapping starts with its own length, for `tessera_rule_release`.
+    size_t length = sizeof(size_t) + e.length;
+    uint8_t *mapping = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) {
+        free(e.code);
+        return NULL;
+    }
+    memcpy(mapping, &length, sizeof length);
+    memcpy(mapping + sizeof length, e.code, e.length);
+    free(e.code);
+    if (mprotect(mapping, length, PROT_READ | PROT_EXEC) != 0) {
+        munmap(mapping, length);
+        return NULL;
+    }
+    return mapping + sizeof length;
+}
+
+void tessera_rule_jit_release(void *code) {
+    if (!code) return;
+    uint8_t *mapping = (uint8_t *)code - sizeof(size_t);
+    size_t length;
+    memcpy(&length, mapping, sizeof length);
+    munmap(mapping, length);
+}
+
+#else
+
+void *tessera_rule_jit(const tessera_gate *program, int gates, int output) {
+    (void)program, (void)gates, (void)output;
+    return NULL;
+}
+
+void tessera_rule_jit_release(void *code) { (void)code; }
+
+#endif
