@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rule_counted.h"
 #include "rule_modes.h"
 
 typedef struct { uint64_t w[8]; } table512;
@@ -56,7 +57,8 @@ static int build(builder *b, const table512 *t, int level) {
     return -1;  // unreachable: a table that depends on no input is all zeros or all ones, known from the start
 }
 
-static int compile_in_order(const table512 *t, const int order[9], tessera_rule *rule, builder *b) {
+static int compile_in_order(const table512 *t, const int order[9], tessera_rule *rule, uint8_t levels[TESSERA_MAX_GATES],
+                            builder *b) {
     memset(b, 0, sizeof *b);
     memset(rule, 0, sizeof *rule);
     rule->compiled = 1;
@@ -74,21 +76,58 @@ static int compile_in_order(const table512 *t, const int order[9], tessera_rule 
     int output = build(b, t, 0);
     if (output < 0) return 0;
     rule->output = (uint8_t)output;
-    // Deepest level first (a stable sort): a gate reads only gates of deeper levels, so
-    // gates one after another are independent, and no gate waits on the store of the
-    // one before it, which the depth-first order above makes the rule.
+    memcpy(levels, b->levels, sizeof b->levels);
+    return 1;
+}
+
+// Deepest level first (a stable sort): a gate reads only gates of deeper levels, so
+// gates one after another are independent, and no gate waits on the store of the one
+// before it, which the depth-first order of building makes the rule.
+static void sort_by_level(tessera_rule *rule, uint8_t levels[TESSERA_MAX_GATES]) {
     for (int i = 1; i < rule->gates; i++) {
         tessera_gate gate = rule->program[i];
-        uint8_t level = b->levels[i];
+        uint8_t level = levels[i];
         int j = i;
-        for (; j > 0 && b->levels[j - 1] < level; j--) {
+        for (; j > 0 && levels[j - 1] < level; j--) {
             rule->program[j] = rule->program[j - 1];
-            b->levels[j] = b->levels[j - 1];
+            levels[j] = levels[j - 1];
         }
         rule->program[j] = gate;
-        b->levels[j] = level;
+        levels[j] = level;
     }
-    return 1;
+}
+
+// Drops the gates whose results nothing reads (the count's bits a diagram does not
+// test), keeping the others' order and registers.
+static void drop_unread(tessera_rule *rule, uint8_t levels[TESSERA_MAX_GATES]) {
+    uint8_t read[TESSERA_FIRST_GATE + TESSERA_MAX_GATES] = {0};
+    read[rule->output] = 1;
+    for (int i = rule->gates - 1; i >= 0; i--) {
+        tessera_gate g = rule->program[i];
+        if (read[g.result]) read[g.select] = read[g.low] = read[g.high] = 1;
+    }
+    int kept = 0;
+    for (int i = 0; i < rule->gates; i++)
+        if (read[rule->program[i].result]) levels[kept] = levels[i], rule->program[kept++] = rule->program[i];
+    rule->gates = (uint16_t)kept;
+}
+
+// What the gates cost as machine code (rule_jit.c), in operations on a vector: a
+// multiplexer three, one with a constant input one (two where the constant is 1 on the
+// select's 0 side), an exclusive or (a select's 0 side x, its 1 side NOT x) one. Without
+// AVX2 the interpreter runs them, where each gate costs the same.
+static int cost(const tessera_rule *rule) {
+    if (!tessera_cpu_has_avx2()) return rule->gates;
+    int8_t negates[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
+    memset(negates, -1, sizeof negates);
+    int total = 0;
+    for (int i = 0; i < rule->gates; i++) {
+        tessera_gate g = rule->program[i];
+        if (g.low == 1 && g.high == 0) negates[g.result] = (int8_t)g.select;
+        if (g.low > 1 && g.high > 1) total += negates[g.high] == g.low ? 1 : 3;
+        else total += g.low == 1 && g.high > 1 ? 2 : 1;
+    }
+    return total;
 }
 
 // Gives the gates' results registers again once nothing reads them any more (a gate's
@@ -150,6 +189,26 @@ static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates,
     return NULL;
 }
 
+// The neighbours the table reads (bit k for input k): flipping any other changes no entry.
+static int neighbours_read(const table512 *t) {
+    int mask = 0;
+    for (int k = 0; k < 9; k++)
+        for (int i = 0; i < 512 && !(mask >> k & 1); i++)
+            if (bit(t, i) != bit(t, i ^ 1 << k)) mask |= 1 << k;
+    return mask & ~16;
+}
+
+// Whether at most six of the (cell, count) pairs have entries both ways: the count of
+// the neighbours in `mask` decides most of the table.
+static int counts_decide_most(const table512 *t, int mask) {
+    int seen[2][9][2] = {{{0}}};
+    for (int i = 0; i < 512; i++) seen[i >> 4 & 1][__builtin_popcount((unsigned)(i & mask))][bit(t, i)] = 1;
+    int mixed = 0;
+    for (int c = 0; c < 2; c++)
+        for (int n = 0; n < 9; n++) mixed += seen[c][n][0] && seen[c][n][1];
+    return mixed <= 6;
+}
+
 int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     table512 t;
     memcpy(t.w, table, sizeof t.w);
@@ -163,18 +222,38 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
         {4, 0, 1, 2, 3, 5, 6, 7, 8},
         {0, 1, 2, 3, 4, 5, 6, 7, 8},
     };
+    // The count first, then the cell, its bits from the top, and the ring walked round
+    // or the orthogonal four before the diagonal four.
+    static const int countedOrders[][13] = {
+        {4, 12, 11, 10, 9, 1, 5, 7, 3, 0, 2, 8, 6},
+        {4, 12, 11, 10, 9, 1, 2, 5, 8, 7, 6, 3, 0},
+        {4, 9, 10, 11, 12, 1, 2, 5, 8, 7, 6, 3, 0},
+    };
     // 14 KiB of tables, off the stack of whichever thread compiles.
     builder *scratch = malloc(sizeof *scratch);
     tessera_rule *candidate = malloc(sizeof *candidate);
-    int found = 0;
+    uint8_t levels[TESSERA_MAX_GATES], bestLevels[TESSERA_MAX_GATES];
+    int found = 0, best = 0;
     for (size_t o = 0; scratch && candidate && o < sizeof orders / sizeof orders[0]; o++) {
-        if (!compile_in_order(&t, orders[o], candidate, scratch)) continue;
-        if (!found || candidate->gates < rule->gates) *rule = *candidate;
+        if (!compile_in_order(&t, orders[o], candidate, levels, scratch)) continue;
+        int c = cost(candidate);
+        if (!found || c < best) *rule = *candidate, best = c, memcpy(bestLevels, levels, sizeof levels);
         found = 1;
+    }
+    // The count pays where the count decides most of the table: at most a few numbers
+    // with some of their letters (not a random table, whose every number has some).
+    int neighbours = neighbours_read(&t);
+    for (size_t o = 0; found && counts_decide_most(&t, neighbours) && o < sizeof countedOrders / sizeof countedOrders[0];
+         o++) {
+        if (!tessera_rule_compile_counted(table, neighbours, countedOrders[o], candidate, levels)) continue;
+        drop_unread(candidate, levels);
+        int c = cost(candidate);
+        if (c < best) *rule = *candidate, best = c, memcpy(bestLevels, levels, sizeof levels);
     }
     free(scratch);
     free(candidate);
     if (!found) return 0;
+    sort_by_level(rule, bestLevels);
     rule->code = machine_code(&t, rule->program, rule->gates, rule->output);
     reuse_registers(rule);
     return 1;

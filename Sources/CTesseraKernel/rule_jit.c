@@ -128,63 +128,70 @@ static int in_register(allocator *a, int value) {
     return r;
 }
 
-// The gates of `program` (each result a value of its own, read only by gates after it)
-// for one vector, the value `output` stored as its next state.
-static void emit_body(emitter *e, const tessera_gate *program, int gates, int output) {
+// A gate as the operation it comes to: a multiplexer, or less where an input is a
+// constant or the high side is the NOT of the low side.
+enum { MUX, COPY, NOT, AND_, ANDN_, OR_, ORN_, XOR_ };
+typedef struct { uint8_t kind, operands, operand[3], result; } operation;
+
+static operation lowered(tessera_gate g, const int16_t negates[VALUES]) {
+    uint8_t s = g.select, l = g.low, h = g.high;
+    if (l == 0 && h == 1) return (operation){COPY, 1, {s}, g.result};
+    if (l == 1 && h == 0) return (operation){NOT, 1, {s}, g.result};
+    if (l == 0) return (operation){AND_, 2, {s, h}, g.result};
+    if (h == 0) return (operation){ANDN_, 2, {s, l}, g.result};  // ~s & l
+    if (h == 1) return (operation){OR_, 2, {s, l}, g.result};
+    if (l == 1) return (operation){ORN_, 2, {s, h}, g.result};   // ~s | h
+    if (negates[h] == l) return (operation){XOR_, 2, {s, l}, g.result};
+    return (operation){MUX, 3, {s, l, h}, g.result};
+}
+
+// The operations for one vector, the value `output` stored as its next state.
+static void emit_body(emitter *e, const operation *program, int count, int output) {
     allocator a;
     memset(&a, 0, sizeof a);
-    int count[VALUES + 1] = {0};
-    for (int i = 0; i < gates; i++) count[program[i].select]++, count[program[i].low]++, count[program[i].high]++;
-    count[output]++;
-    int *uses = malloc(sizeof(int) * (3 * (size_t)gates + 1));
+    int reads[VALUES + 1] = {0};
+    for (int i = 0; i < count; i++)
+        for (int k = 0; k < program[i].operands; k++) reads[program[i].operand[k]]++;
+    reads[output]++;
+    int *uses = malloc(sizeof(int) * (3 * (size_t)count + 1));
     if (!uses) {
         e->failed = 1;
         return;
     }
-    for (int v = 0; v < VALUES; v++) a.first[v + 1] = a.first[v] + count[v];
+    for (int v = 0; v < VALUES; v++) a.first[v + 1] = a.first[v] + reads[v];
     int fill[VALUES];
     for (int v = 0; v < VALUES; v++) fill[v] = a.first[v], a.next[v] = a.first[v];
-    for (int i = 0; i < gates; i++) {
-        uses[fill[program[i].select]++] = i;
-        uses[fill[program[i].low]++] = i;
-        uses[fill[program[i].high]++] = i;
-    }
-    uses[fill[output]++] = gates;
+    for (int i = 0; i < count; i++)
+        for (int k = 0; k < program[i].operands; k++) uses[fill[program[i].operand[k]]++] = i;
+    uses[fill[output]++] = count;
     a.uses = uses, a.e = e;
     for (int v = 0; v < VALUES; v++) a.inRegister[v] = -1, a.inMemory[v] = v < TESSERA_FIRST_GATE;
     for (int r = 0; r < YMM; r++) a.holds[r] = -1;
 
-    for (int i = 0; i < gates; i++) {
-        tessera_gate g = program[i];
+    for (int i = 0; i < count; i++) {
+        operation o = program[i];
         memset(a.pinned, 0, sizeof a.pinned);
-        int s = in_register(&a, g.select);
-        int t;
-        if (g.low == 0 && g.high == 1) {
-            t = free_register(&a), alu(e, AND, t, s, s);
-        } else if (g.low == 1 && g.high == 0) {
-            int ones = in_register(&a, 1);
-            t = free_register(&a), alu(e, XOR, t, s, ones);
-        } else if (g.low == 0) {
-            int h = in_register(&a, g.high);
-            t = free_register(&a), alu(e, AND, t, s, h);
-        } else if (g.high == 0) {
-            int l = in_register(&a, g.low);
-            t = free_register(&a), alu(e, ANDN, t, s, l);
-        } else if (g.high == 1) {
-            int l = in_register(&a, g.low);
-            t = free_register(&a), alu(e, OR, t, s, l);
-        } else if (g.low == 1) {  // ~s | h = ~(s & ~h)
-            int h = in_register(&a, g.high), ones = in_register(&a, 1);
-            t = free_register(&a), alu(e, ANDN, t, h, s), alu(e, XOR, t, t, ones);
-        } else {  // (s & h) | (~s & l): two operations deep, not three as l ^ ((l ^ h) & s)
-            int l = in_register(&a, g.low), h = in_register(&a, g.high);
-            t = free_register(&a), a.pinned[t] = 1;
+        int x[3];
+        for (int k = 0; k < o.operands; k++) x[k] = in_register(&a, o.operand[k]);
+        int ones = o.kind == NOT || o.kind == ORN_ ? in_register(&a, 1) : -1;
+        int t = free_register(&a);
+        switch (o.kind) {
+        case COPY: alu(e, AND, t, x[0], x[0]); break;
+        case NOT: alu(e, XOR, t, x[0], ones); break;
+        case AND_: alu(e, AND, t, x[0], x[1]); break;
+        case ANDN_: alu(e, ANDN, t, x[0], x[1]); break;
+        case OR_: alu(e, OR, t, x[0], x[1]); break;
+        case ORN_: alu(e, ANDN, t, x[1], x[0]), alu(e, XOR, t, t, ones); break;  // ~(s & ~h)
+        case XOR_: alu(e, XOR, t, x[0], x[1]); break;
+        default: {  // (s & h) | (~s & l): two operations deep, not three as l ^ ((l ^ h) & s)
+            a.pinned[t] = 1;
             int u = free_register(&a);
-            alu(e, AND, t, s, h), alu(e, ANDN, u, s, l), alu(e, OR, t, t, u);
+            alu(e, AND, t, x[0], x[2]), alu(e, ANDN, u, x[0], x[1]), alu(e, OR, t, t, u);
         }
-        a.inRegister[g.result] = t, a.holds[t] = g.result;
-        // Past this gate: its operands' next reads, and registers of values read no more.
-        a.next[g.select]++, a.next[g.low]++, a.next[g.high]++;
+        }
+        a.inRegister[o.result] = t, a.holds[t] = o.result;
+        // Past this operation: its operands' next reads, and registers of values read no more.
+        for (int k = 0; k < o.operands; k++) a.next[o.operand[k]]++;
         for (int r = 0; r < YMM; r++)
             if (a.holds[r] >= 0 && next_use(&a, a.holds[r]) == 1 << 30) a.inRegister[a.holds[r]] = -1, a.holds[r] = -1;
     }
@@ -194,43 +201,52 @@ static void emit_body(emitter *e, const tessera_gate *program, int gates, int ou
     free(uses);
 }
 
-// The gates in the order a depth-first walk from the output finishes them, the operand
-// that needs more gates first: a value is then mostly read soon after it is made, so
-// fewer are alive at once than in the interpreter's order (level by level).
+// The operations in the order a depth-first walk from the output finishes them, the
+// operand that needs more first: a value is then mostly read soon after it is made, so
+// fewer are alive at once than in the interpreter's order (level by level). A NOT only
+// exclusive ors read is left out.
 typedef struct {
-    const tessera_gate *program;
+    const operation *all;
     int producer[VALUES], size[VALUES], done[VALUES];
-    tessera_gate *order;
+    operation *order;
     int count;
 } walk;
 
 static int subtree(walk *w, int value) {
-    int g = w->producer[value];
-    if (g < 0 || w->size[value]) return w->size[value];
-    w->size[value] = 1;  // (a diagram has no cycles; this only bounds the count)
-    w->size[value] = 1 + subtree(w, w->program[g].low) + subtree(w, w->program[g].high);
-    return w->size[value];
+    int i = w->producer[value];
+    if (i < 0 || w->size[value]) return w->size[value];
+    w->size[value] = 1;  // (the gates have no cycles; this only bounds the count)
+    int size = 1;
+    for (int k = 0; k < w->all[i].operands; k++) size += subtree(w, w->all[i].operand[k]);
+    return w->size[value] = size;
 }
 
 static void finish(walk *w, int value) {
-    int g = w->producer[value];
-    if (g < 0 || w->done[value]) return;
+    int i = w->producer[value];
+    if (i < 0 || w->done[value]) return;
     w->done[value] = 1;
-    int low = w->program[g].low, high = w->program[g].high;
-    int first = w->size[low] >= w->size[high] ? low : high;
-    finish(w, first);
-    finish(w, first == low ? high : low);
-    w->order[w->count++] = w->program[g];
+    operation o = w->all[i];
+    int order[3] = {0, 1, 2};
+    for (int k = 1; k < o.operands; k++)  // largest first
+        for (int j = k; j > 0 && w->size[o.operand[order[j]]] > w->size[o.operand[order[j - 1]]]; j--) {
+            int swap = order[j];
+            order[j] = order[j - 1], order[j - 1] = swap;
+        }
+    for (int k = 0; k < o.operands; k++) finish(w, o.operand[order[k]]);
+    w->order[w->count++] = o;
 }
 
 void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
-    tessera_gate program[TESSERA_MAX_GATES];
-    walk w = {.program = source, .order = program};
+    operation all[TESSERA_MAX_GATES], program[TESSERA_MAX_GATES];
+    int16_t negates[VALUES];
+    for (int v = 0; v < VALUES; v++) negates[v] = -1;
+    for (int i = 0; i < gates; i++)
+        if (source[i].low == 1 && source[i].high == 0) negates[source[i].result] = source[i].select;
+    walk w = {.all = all, .order = program};
     for (int v = 0; v < VALUES; v++) w.producer[v] = -1;
-    for (int i = 0; i < gates; i++) w.producer[source[i].result] = i;
+    for (int i = 0; i < gates; i++) all[i] = lowered(source[i], negates), w.producer[source[i].result] = i;
     subtree(&w, output);
     finish(&w, output);
-    gates = w.count;
     emitter e = {0};
     // test rdx, rdx; jz end
     byte(&e, 0x48), byte(&e, 0x85), byte(&e, 0xD2);
@@ -238,7 +254,7 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     size_t skip = e.length;
     int32(&e, 0);
     size_t top = e.length;
-    emit_body(&e, program, gates, output);
+    emit_body(&e, program, w.count, output);
     // add rdi, rcx; add rsi, 32; dec rdx; jnz top
     byte(&e, 0x48), byte(&e, 0x01), byte(&e, 0xCF);
     byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, 0x20);

@@ -106,7 +106,8 @@ import CTesseraKernel
     @Test func compiledGatesAreTheTable() throws {
         var generator = SplitMix64(seed: 77)
         var tables = (0..<300).map { _ in RuleTable { _ in generator.next() & 1 == 1 } }
-        for text in ["B2-a/S12", "B37/S2-i34q", "B2aei3r4kn5jnr6k/S2ai3k4iknqr5r6ai", "B2/S34H", "B2/S013V"] {
+        for text in ["B2-a/S12", "B37/S2-i34q", "B2aei3r4kn5jnr6k/S2ai3k4iknqr5r6ai", "B2/S34H", "B2/S013V",
+                     "B2-a5/S1e2-a35678", "B3_S23-a4ei6", "B2ak3nr4iy/S3-nr4ent5er", "B2-ac3ai/S1c2-n3-aky4a"] {
             tables.append(try #require(try Rule(parsing: text).table, "\(text)"))
         }
         for table in tables.map({ t in RuleTable { $0 == 0 ? false : t.next($0) } }) {
@@ -124,6 +125,26 @@ import CTesseraKernel
                 }
             }
         }
+    }
+
+    /// A rule with letters on a few numbers counts the neighbours first and tests single
+    /// cells only where the letters matter (rule_counted.c): its gates select on the
+    /// count's bits, gates' results, not only on the nine inputs. A random table does not.
+    @Test func aRuleWithFewLettersCountsFirst() throws {
+        guard tessera_cpu_has_avx2() != 0 else { return }  // (there the fewest gates win)
+        func selectsOnGates(_ rule: Rule) -> Bool {
+            rule.withKernelRule { compiled in
+                withUnsafeBytes(of: compiled.pointee.program) { bytes in
+                    let gates = bytes.bindMemory(to: tessera_gate.self).prefix(Int(compiled.pointee.gates))
+                    return gates.contains { Int($0.select) >= Int(TESSERA_FIRST_GATE) }
+                }
+            }
+        }
+        for text in ["B2-a/S12", "B37/S2-i34q", "B2-a5/S1e2-a35678", "B3_S23-a4ei6", "B2/S34H", "B2/S013V"] {
+            #expect(selectsOnGates(try Rule(parsing: text)), "\(text)")
+        }
+        var generator = SplitMix64(seed: 5)
+        #expect(!selectsOnGates(Rule(table: RuleTable { $0 != 0 && generator.next() & 1 == 1 }, name: "random")))
     }
 
     /// A table the neighbour count decides is the Life-like rule it is, and so runs on
