@@ -17,12 +17,17 @@ static int bit(const table512 *t, int i) { return (int)(t->w[i >> 6] >> (i & 63)
 static void set(table512 *t, int i) { t->w[i >> 6] |= 1ull << (i & 63); }
 static int same(const table512 *a, const table512 *b) { return memcmp(a, b, sizeof *a) == 0; }
 
-// The table with input `k` fixed to `value`, as a table over all nine inputs.
+// The table with input `k` fixed to `value`, as a table over all nine inputs: within
+// words for the low six inputs, whole words for the others.
 static table512 cofactor(const table512 *t, int k, int value) {
-    table512 out = {{0}};
-    for (int i = 0; i < 512; i++) {
-        int j = value ? i | 1 << k : i & ~(1 << k);
-        if (bit(t, j)) set(&out, i);
+    static const uint64_t low[6] = {0x5555555555555555ull, 0x3333333333333333ull, 0x0F0F0F0F0F0F0F0Full,
+                                    0x00FF00FF00FF00FFull, 0x0000FFFF0000FFFFull, 0x00000000FFFFFFFFull};
+    table512 out;
+    for (int i = 0; i < 8; i++) {
+        uint64_t w = t->w[i];
+        if (k >= 6) out.w[i] = t->w[value ? i | 1 << (k - 6) : i & ~(1 << (k - 6))];
+        else if (value) out.w[i] = (w & ~low[k]) | ((w & ~low[k]) >> (1 << k));
+        else out.w[i] = (w & low[k]) | ((w & low[k]) << (1 << k));
     }
     return out;
 }

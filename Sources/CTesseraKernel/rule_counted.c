@@ -57,9 +57,9 @@ static void cofactor(const table8k *t, int v, int value, table8k *out) {
 }
 
 static void input_function(int v, table8k *out) {
-    memset(out, 0, sizeof *out);
-    for (int i = 0; i < 1 << VARIABLES; i++)
-        if (i >> v & 1) out->w[i >> 6] |= 1ull << (i & 63);
+    static const uint64_t high[6] = {0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull, 0xF0F0F0F0F0F0F0F0ull,
+                                     0xFF00FF00FF00FF00ull, 0xFFFF0000FFFF0000ull, 0xFFFFFFFF00000000ull};
+    for (int i = 0; i < WORDS; i++) out->w[i] = v < 6 ? high[v] : i >> (v - 6) & 1 ? ~0ull : 0;
 }
 
 enum { KNOWN = TESSERA_FIRST_GATE + TESSERA_MAX_GATES + 4 };
@@ -179,9 +179,10 @@ int tessera_rule_compile_counted(const uint64_t table[8], int neighbours, const 
     b->order = order;
     table8k f = {{0}}, care = {{0}}, zero = {{0}}, ones;
     memset(&ones, 0xFF, sizeof ones);
-    for (int i = 0; i < 1 << VARIABLES; i++) {
-        int cells = i & 511, n = i >> COUNT_BIT;
-        if (n != __builtin_popcount((unsigned)(cells & neighbours))) continue;
+    for (int cells = 0; cells < 512; cells++) {
+        int n = 0;
+        for (int k = 0; k < 9; k++) n += neighbours >> k & cells >> k & 1;
+        int i = cells | n << COUNT_BIT;
         care.w[i >> 6] |= 1ull << (i & 63);
         if (table[cells >> 6] >> (cells & 63) & 1) f.w[i >> 6] |= 1ull << (i & 63);
     }
