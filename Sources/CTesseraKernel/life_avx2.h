@@ -48,18 +48,20 @@ AVX2 void cells_of(__m256i before, __m256i c, __m256i after, __m256i out[ROW_CEL
 }
 
 // Runs the gates on vectors 0..<count (at most GATE_BATCH), whose inputs are set. The
-// gates come in runs with one input as their select (a level of the diagram), which
-// stays in registers for its run: two loads a gate, not three.
+// gates come in runs with one register as their select (a level of the diagram), which
+// stays in registers for its run: two loads a gate, not three. A gate that writes the
+// select's register ends its run.
 AVX2 void run_gates(const tessera_rule *rule, gate_registers r, int count) {
     const tessera_gate *g = rule->program;
     for (int i = 0; i < rule->gates;) {
         int input = g[i].select;
         __m256i select[GATE_BATCH];
         for (int b = 0; b < count; b++) select[b] = r[input][b];
-        for (; i < rule->gates && g[i].select == input; i++) {
+        for (; i < rule->gates && g[i].select == input;) {
             __m256i *low = r[g[i].low], *high = r[g[i].high], *result = r[g[i].result];
             for (int b = 0; b < count; b++)
                 result[b] = _mm256_xor_si256(low[b], _mm256_and_si256(_mm256_xor_si256(low[b], high[b]), select[b]));
+            if (g[i++].result == input) break;
         }
     }
 }

@@ -123,12 +123,12 @@ static void drop_unread(tessera_rule *rule, uint8_t levels[TESSERA_MAX_GATES]) {
 // AVX2 the interpreter runs them, where each gate costs the same.
 static int cost(const tessera_rule *rule) {
     if (!tessera_cpu_has_avx2()) return rule->gates;
-    int8_t negates[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
-    memset(negates, -1, sizeof negates);
+    int16_t negates[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
+    for (int v = 0; v < TESSERA_FIRST_GATE + TESSERA_MAX_GATES; v++) negates[v] = -1;
     int total = 0;
     for (int i = 0; i < rule->gates; i++) {
         tessera_gate g = rule->program[i];
-        if (g.low == 1 && g.high == 0) negates[g.result] = (int8_t)g.select;
+        if (g.low == 1 && g.high == 0) negates[g.result] = g.select;
         if (g.low > 1 && g.high > 1) total += negates[g.high] == g.low ? 1 : 3;
         else total += g.low == 1 && g.high > 1 ? 2 : 1;
     }

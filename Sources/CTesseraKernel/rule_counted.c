@@ -73,6 +73,10 @@ typedef struct {
     uint8_t levels[TESSERA_MAX_GATES];
     int inputRegister[VARIABLES];
     table8k inputs[VARIABLES];
+    // Each call of `build` works in the tables of the level it was called at: the levels
+    // of the calls under way only grow, so none shares them (and 80 KiB stay off the
+    // stack of whichever thread compiles).
+    struct { table8k f, care, f0, f1, c0, c1; } scratch[VARIABLES + 1];
 } builder;
 
 static int gate(builder *b, int select, int low, int high, int level) {
@@ -108,17 +112,21 @@ static int count_gates(builder *b, int mask, int n[4]) {
     int a[2], c[2];
     for (int r = 0; r < 2; r++) {
         int *sum = r ? c : a, *row = in + 6 * r;
+        // (Each gate a statement of its own: their order is the program's.)
         int t = xor_(b, row[0], row[2]);
         sum[0] = xor_(b, t, row[1]);
-        sum[1] = or_(b, and_(b, row[0], row[2]), and_(b, t, row[1]));
+        int ends = and_(b, row[0], row[2]), middle = and_(b, t, row[1]);
+        sum[1] = or_(b, ends, middle);
     }
     int b0 = xor_(b, in[3], in[5]), b1 = and_(b, in[3], in[5]);
     int x0 = xor_(b, a[0], b0);
     n[0] = xor_(b, x0, c[0]);
-    int k = or_(b, and_(b, a[0], b0), and_(b, x0, c[0]));
+    int k0 = and_(b, a[0], b0), k1 = and_(b, x0, c[0]);
+    int k = or_(b, k0, k1);
     int x1 = xor_(b, a[1], b1);
     int p = xor_(b, x1, c[1]);
-    int q = or_(b, and_(b, a[1], b1), and_(b, x1, c[1]));
+    int q0 = and_(b, a[1], b1), q1 = and_(b, x1, c[1]);
+    int q = or_(b, q0, q1);
     n[1] = xor_(b, p, k);
     int carry = and_(b, p, k);
     n[2] = xor_(b, q, carry);
@@ -132,40 +140,45 @@ static int remember(builder *b, const table8k *f, int reg) {
     return b->count++;
 }
 
+static int any(const table8k *t) {
+    for (int i = 0; i < WORDS; i++)
+        if (t->w[i]) return 1;
+    return 0;
+}
+
 // The known function equal to `f` on `care`, emitting the gates it needs: its index in
 // `known`, or -1 where the gates run out.
-static int build(builder *b, table8k f, table8k care, int level) {
+static int build(builder *b, const table8k *function, const table8k *careSet, int level) {
+    table8k *f = &b->scratch[level].f, *care = &b->scratch[level].care;
+    table8k *f0 = &b->scratch[level].f0, *f1 = &b->scratch[level].f1;
+    table8k *c0 = &b->scratch[level].c0, *c1 = &b->scratch[level].c1;
+    *f = *function, *care = *careSet;
     for (;;) {
-        if (!meets(&f, &care)) return 0;
-        if (covers(&f, &care)) return 1;
+        if (!meets(f, care)) return 0;
+        if (covers(f, care)) return 1;
         for (int i = 0; i < b->count; i++)
-            if (agree(&b->known[i], &f, &care)) return i;
+            if (agree(&b->known[i], f, care)) return i;
         if (level == VARIABLES) return -1;  // (unreachable: every input is known)
         int v = b->order[level];
-        table8k f0, f1, c0, c1;
-        cofactor(&f, v, 0, &f0), cofactor(&f, v, 1, &f1);
-        cofactor(&care, v, 0, &c0), cofactor(&care, v, 1, &c1);
+        cofactor(f, v, 0, f0), cofactor(f, v, 1, f1);
+        cofactor(care, v, 0, c0), cofactor(care, v, 1, c1);
         // Where both halves care alike and agree, or one cares for nothing, the input is
         // not needed here.
-        table8k ones;
-        memset(&ones, 0xFF, sizeof ones);
-        if (!meets(&ones, &c1) || (memcmp(&c0, &c1, sizeof c0) == 0 && agree(&f0, &f1, &c0))) {
-            f = f0, care = c0, level++;
+        if (!any(c1) || (memcmp(c0, c1, sizeof *c0) == 0 && agree(f0, f1, c0))) {
+            *f = *f0, *care = *c0, level++;
             continue;
         }
-        if (!meets(&ones, &c0)) {
-            f = f1, care = c1, level++;
+        if (!any(c0)) {
+            *f = *f1, *care = *c1, level++;
             continue;
         }
         int low = build(b, f0, c0, level + 1), high = build(b, f1, c1, level + 1);
         if (low < 0 || high < 0 || b->count == KNOWN) return -1;
         int reg = gate(b, b->inputRegister[v], b->registers[low], b->registers[high], level);
         if (reg < 0) return -1;
-        table8k g;
         const table8k *x = &b->inputs[v];
-        for (int i = 0; i < WORDS; i++)
-            g.w[i] = (x->w[i] & b->known[high].w[i]) | (~x->w[i] & b->known[low].w[i]);
-        return remember(b, &g, reg);
+        for (int i = 0; i < WORDS; i++) f->w[i] = (x->w[i] & b->known[high].w[i]) | (~x->w[i] & b->known[low].w[i]);
+        return remember(b, f, reg);
     }
 }
 
@@ -195,7 +208,7 @@ int tessera_rule_compile_counted(const uint64_t table[8], int neighbours, const 
         b->inputRegister[v] = v < COUNT_BIT ? 2 + v : n[v - COUNT_BIT];
         remember(b, &b->inputs[v], b->inputRegister[v]);
     }
-    int output = ok ? build(b, f, care, 0) : -1;
+    int output = ok ? build(b, &f, &care, 0) : -1;
     if (output >= 0) {
         rule->output = b->registers[output];
         memcpy(levels, b->levels, sizeof b->levels);

@@ -12,7 +12,7 @@
 // registers, a vector for each of the rule's values.
 #include "CTesseraKernel.h"
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__linux__)
 
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +76,8 @@ enum { AND = 0xDB, ANDN = 0xDF, OR = 0xEB, XOR = 0xEF, EQUAL = 0x76, LOAD = 0x6F
 
 // Where value `v` lives in memory: an input among the inputs, a gate's result in `spill`.
 static void load(emitter *e, int reg, int value) {
-    if (value == 1) alu(e, EQUAL, reg, reg, reg);  // all ones, from nothing
+    if (value == 0) alu(e, XOR, reg, reg, reg);  // the constants, from nothing
+    else if (value == 1) alu(e, EQUAL, reg, reg, reg);
     else if (value < TESSERA_FIRST_GATE) move(e, LOAD, reg, INPUTS, (value - 2) * 32);
     else move(e, LOAD, reg, SPILL, value * 32);
 }
@@ -288,6 +289,15 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     return mapping + sizeof length;
 }
 
+int tessera_can_make_code(void) {
+    if (!tessera_cpu_has_avx2()) return 0;
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) return 0;
+    int executable = mprotect(page, 4096, PROT_READ | PROT_EXEC) == 0;
+    munmap(page, 4096);
+    return executable;
+}
+
 void tessera_rule_jit_release(void *code) {
     if (!code) return;
     uint8_t *mapping = (uint8_t *)code - sizeof(size_t);
@@ -302,6 +312,8 @@ void *tessera_rule_jit(const tessera_gate *program, int gates, int output) {
     (void)program, (void)gates, (void)output;
     return NULL;
 }
+
+int tessera_can_make_code(void) { return 0; }
 
 void tessera_rule_jit_release(void *code) { (void)code; }
 

@@ -44,6 +44,10 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule);
 /// Frees what `tessera_rule_compile` made besides the struct (its machine code).
 void tessera_rule_release(tessera_rule *rule);
 
+/// Whether compiled rules get machine code here: an x86-64 Linux CPU with AVX2, where
+/// the system lets a process make memory executable.
+int tessera_can_make_code(void);
+
 /// A compiled rule applied to 64 cells, `inputs[k]` holding input k of each: the
 /// portable path, for CPUs without AVX2.
 uint64_t tessera_rule_apply(const tessera_rule *rule, const uint64_t inputs[9]);
