@@ -195,6 +195,46 @@ import TesseraWire
 }
 
 @Suite struct PresenterProcessTests {
+    /// A presenter in its own process edits, steps and saves a rule of more states on
+    /// workers as one in the run's process does (StateEditTests): its frames, edits and
+    /// saves cross to the coordinator in states.
+    @Test func aPresenterInItsOwnProcessEditsStates() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/share/golly/Rules/WireWorld.rule") else {
+            throw TesseraError("Golly is not installed", fix: "apt-get install golly")
+        }
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("lone.rle")
+        try "x = 1, y = 1, rule = WireWorld:T64,64\nC!\n".write(to: input, atomically: true, encoding: .utf8)
+        let coordinator = try RunningTessera(["coordinator", input.path, "--workers", "2", "--listen", "tcp://127.0.0.1:*",
+                                              "--external-presenter"], in: dir)
+        defer { kill(coordinator.pid, SIGKILL) }
+        let endpoint = try coordinator.workerEndpoint()
+        let workers = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint]) }
+        defer { for worker in workers { kill(worker.pid, SIGKILL) } }
+        let presenter = try RunningTessera(["presenter", "--coordinator", endpoint, "--view-listen", "tcp://127.0.0.1:*"], in: dir)
+        defer { kill(presenter.pid, SIGKILL) }
+        let viewers = try presenter.viewerEndpoint()
+        let view = Viewport(x: 0, y: 0, cellsPerDot: 1, width: 64, height: 64)
+        let edits: [ViewerCommand] = [.togglePause] + (5...15).map { .toggleCell(x: $0, y: 40, state: 3) }
+            + [.toggleCell(x: 5, y: 40, state: 1), .step, .step, .step]
+        _ = try ScriptedViewer.watch(viewers, frames: 4, viewport: view, commands: edits)
+        let expected = Array(repeating: 0, count: 5) + [3, 3, 2, 1] + Array(repeating: 3, count: 7) + Array(repeating: 0, count: 8)
+        var row: [Int] = [], last: Frame?
+        for _ in 0..<100 where row != expected {
+            last = try ScriptedViewer.watch(viewers, frames: 1, viewport: view).last
+            row = last.map { frame in frame.states.isEmpty ? [] : (0..<24).map { Int(frame.states[40 * 64 + $0]) } } ?? []
+        }
+        #expect(row == expected)
+        #expect(last?.stateCount == 4 && last?.workers == 2)
+        let notes = try ScriptedViewer.watch(viewers, frames: 3, viewport: view, commands: [.save]).map(\.note)
+        let saved = try #require(notes.lazy.compactMap { $0.firstMatch(of: /saved (\S+\.rle)/).map { String($0.1) } }.first)
+        let text = try String(contentsOfFile: saved, encoding: .utf8)
+        #expect(text.contains("rule = WireWorld:T64,64") && text.contains("2CBA7C"), "\(text)")
+        kill(presenter.pid, SIGTERM)
+        #expect(presenter.wait(timeout: 15) == 0, "\(presenter.errorText)")
+        #expect(coordinator.wait(timeout: 30) == 0, "\(coordinator.errorText)")
+    }
+
     /// The presenter as its own process: it drives a coordinator and serves a viewer;
     /// when it stops, the coordinator finishes the run and writes the board.
     @Test func presenterInItsOwnProcess() throws {

@@ -6,6 +6,7 @@ import TesseraCore
 @Suite struct WireFormatTests {
     static let tiling = try! Tiling(shape: BoardShape(width: 100, height: 60, topology: .plane), columns: 3, rows: 2)
     static let grid = try! Soup(density: 0.5, seed: 4).cells(x: 0, y: 0, width: 70, height: 3)
+    static let otherGrid = try! Soup(density: 0.5, seed: 5).cells(x: 0, y: 0, width: 70, height: 3)
     static let token = HaloToken(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210)
     static let viewport = Viewport(x: -40, y: 12, cellsPerDot: 4, width: 200, height: 50)
     static let frame = Frame(generation: 77, population: 1234, generationsPerSecond: 30.5, cellUpdatesPerSecond: 8.5e10,
@@ -87,6 +88,12 @@ import TesseraCore
         .presenterReply(op: 2, .frame(grid)),
         .presenterReply(op: 3, .board(grid)),
         .presenterReply(op: 4, .loaded(generation: 5, population: 105)),
+        .presenterRequest(op: 6, .stateFrame(viewport)),
+        .presenterRequest(op: 7, .collectStates),
+        .presenterRequest(op: 8, .loadStates(generation: 9, board: StateGrid(layers: [grid, Self.otherGrid]))),
+        .presenterReply(op: 6, .stateFrame(dots: [0, 1, 5, 3], states: 6)),
+        .presenterReply(op: 6, .stateFrame(dots: [], states: 2)),
+        .presenterReply(op: 7, .states(StateGrid(layers: [grid, Self.otherGrid, grid]))),
         .view(viewport),
         .detach,
         .command(.togglePause), .command(.step), .command(.faster), .command(.slower), .command(.nextPattern),

@@ -850,6 +850,14 @@ package actor Coordinator {
                 reply = .loaded(generation: state.generation, population: state.population)
             case .finish:
                 return
+            case .stateFrame(let viewport):
+                let frame = try await stateFrame(viewport)
+                reply = .stateFrame(dots: frame?.dots ?? [], states: frame?.states ?? 2)
+            case .collectStates:
+                reply = .states(try await collectStates())
+            case .loadStates(let at, let board):
+                try await load(generation: at, states: board)
+                reply = .loaded(generation: state.generation, population: state.population)
             }
             if let presenter = state.presenter { pump.send(.presenterReply(op: op, reply), to: .member(presenter.peer)) }
         }

@@ -153,7 +153,7 @@ package actor Presenter {
             case .slower: delayIndex = min(Self.delays.count - 1, delayIndex + 1)
             case .nextPattern, .toggleCell, .save, .rewind:
                 guard universe.isEditable else {
-                    viewers[identity]?.note = "editing, patterns, saving and rewind need a bounded board of dense tiles, or --workers 0 (not the unbounded plane, shards, or more than two states on workers)"
+                    viewers[identity]?.note = "editing, patterns, saving and rewind need a bounded board of dense tiles, or --workers 0 (not the unbounded plane or shards)"
                     break
                 }
                 switch command {

@@ -14,9 +14,7 @@ package actor RemoteCluster: Universe {
     package var board: (x: Int, y: Int, width: Int, height: Int) { (0, 0, tiling.shape.width, tiling.shape.height) }
     package var tiles: (columns: Int, rows: Int) { (tiling.columns, tiling.rows) }
     package nonisolated let rule: Rule
-    /// A rule of more than two states through a coordinator in another process is not
-    /// edited or rewound: the presenter's loads carry two states.
-    package nonisolated var isEditable: Bool { !rule.steppedAsStates }
+    package nonisolated var stateCount: Int { rule.states }
     package private(set) var generation: UInt64
     package private(set) var population: Int
 
@@ -102,6 +100,27 @@ package actor RemoteCluster: Universe {
         guard case .loaded(let at, let population) = try await link.request(.load(generation: generation, board: board), pump) else {
             throw TesseraError("the coordinator answered a load with something else")
         }
+        (self.generation, self.population) = (at, population)
+    }
+
+    package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? {
+        guard rule.states > 2 else { return nil }
+        guard case .stateFrame(let dots, let states) = try await link.request(.stateFrame(viewport), pump) else {
+            throw TesseraError("the coordinator answered a frame request with something else")
+        }
+        return dots.isEmpty ? nil : (dots, states)
+    }
+
+    package func collectStates() async throws -> StateGrid {
+        guard case .states(let board) = try await link.request(.collectStates, pump) else {
+            throw TesseraError("the coordinator answered a collect with something else")
+        }
+        return board
+    }
+
+    package func load(generation: UInt64, states: StateGrid) async throws {
+        guard case .loaded(let at, let population) = try await link.request(.loadStates(generation: generation, board: states), pump)
+        else { throw TesseraError("the coordinator answered a load with something else") }
         (self.generation, self.population) = (at, population)
     }
 

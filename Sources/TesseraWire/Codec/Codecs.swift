@@ -543,6 +543,15 @@ extension PresenterRequest: WireCodable {
             w.grid(board)
         case .finish:
             w.u8(4)
+        case .stateFrame(let viewport):
+            w.u8(5)
+            viewport.encode(to: &w)
+        case .collectStates:
+            w.u8(6)
+        case .loadStates(let generation, let board):
+            w.u8(7)
+            w.u64(generation)
+            w.layers(board.layers)
         }
     }
 
@@ -553,6 +562,9 @@ extension PresenterRequest: WireCodable {
         case 2: self = .collect(rows: try r.rows())
         case 3: self = .load(generation: try r.u64(), board: try r.grid())
         case 4: self = .finish
+        case 5: self = .stateFrame(try Viewport(from: &r))
+        case 6: self = .collectStates
+        case 7: self = .loadStates(generation: try r.u64(), board: StateGrid(layers: try r.layers("a board's states")))
         case let other: throw TesseraError("unknown presenter request \(other)")
         }
     }
@@ -575,6 +587,13 @@ extension PresenterReply: WireCodable {
             w.u8(3)
             w.u64(generation)
             w.int(population)
+        case .stateFrame(let dots, let states):
+            w.u8(4)
+            w.u32(UInt32(states))
+            w.bytes(dots)
+        case .states(let board):
+            w.u8(5)
+            w.layers(board.layers)
         }
     }
 
@@ -584,6 +603,12 @@ extension PresenterReply: WireCodable {
         case 1: self = .frame(try r.grid())
         case 2: self = .board(try r.grid())
         case 3: self = .loaded(generation: try r.u64(), population: try r.int(in: 0...maxPopulation, "population"))
+        case 4:
+            let states = try r.count(upTo: 256, "state count")
+            let dots = try r.bytes(upTo: Viewport.maxDots * Viewport.maxDots, "frame states")
+            guard dots.allSatisfy({ Int($0) < states }) else { throw TesseraError("a frame's states go past its \(states)") }
+            self = .stateFrame(dots: dots, states: states)
+        case 5: self = .states(StateGrid(layers: try r.layers("the board's states")))
         case let other: throw TesseraError("unknown presenter reply \(other)")
         }
     }

@@ -24,7 +24,7 @@ package enum Wire {
     /// shard's figures in `done`, bands under an epoch). 15: `shardFrame`, a shard's dots of a frame.
     /// 16: halo pieces and moved tiles as layers of cells; overlays and collected cells
     /// with their states; a rule file's rule as its tree.
-    package static let version: UInt16 = 16
+    package static let version: UInt16 = 17
     package static let headerSize = 12
     /// The largest payload accepted: a 2^15 × 2^15-cell tile and then some.
     package static let maxPayload = 1 << 30

@@ -248,6 +248,12 @@ package enum PresenterRequest: Sendable, Equatable {
     case load(generation: UInt64, board: BitGrid)
     /// The presenter is done: the coordinator finishes the run.
     case finish
+    /// The same frame's dots in their states (rules of more than two states).
+    case stateFrame(Viewport)
+    /// The whole board in its states, as `collectStates`.
+    case collectStates
+    /// Replaces the board's cells with `board`'s states at `generation`.
+    case loadStates(generation: UInt64, board: StateGrid)
 }
 
 /// The coordinator's answer to a `PresenterRequest` (none for `finish`).
@@ -256,6 +262,9 @@ package enum PresenterReply: Sendable, Equatable {
     case frame(BitGrid)
     case board(BitGrid)
     case loaded(generation: UInt64, population: Int)
+    /// A frame's dots in their states, a byte a dot; none where the run shows two states.
+    case stateFrame(dots: [UInt8], states: Int)
+    case states(StateGrid)
 }
 
 /// What a viewer asks the presenter to do.
