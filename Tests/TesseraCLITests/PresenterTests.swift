@@ -159,13 +159,19 @@ import TesseraWire
 /// Editing a board of more states in this process: a rule file's tree step copies what
 /// it knows did not change, so an edit that did not forget that record would never move.
 @Suite struct StateEditTests {
-    @Test func aViewerDrawsAWireWorldWireAndItsSignalRuns() throws {
+    /// A folder holding lone.rle, one WireWorld conductor on a 64x64 torus.
+    static func loneConductor() throws -> (dir: URL, input: URL) {
         guard FileManager.default.fileExists(atPath: "/usr/share/golly/Rules/WireWorld.rule") else {
             throw TesseraError("Golly is not installed", fix: "apt-get install golly")
         }
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent("lone.rle")
         try "x = 1, y = 1, rule = WireWorld:T64,64\nC!\n".write(to: input, atomically: true, encoding: .utf8)
+        return (dir, input)
+    }
+
+    @Test func aViewerDrawsAWireWorldWireAndItsSignalRuns() throws {
+        let (dir, input) = try Self.loneConductor()
         let run = try RunningTessera(["run", input.path, "--generations", "100000000000", "--workers", "0",
                                       "--view-listen", "tcp://127.0.0.1:*"], in: dir)
         defer { kill(run.pid, SIGKILL) }
@@ -199,12 +205,7 @@ import TesseraWire
     /// workers as one in the run's process does (StateEditTests): its frames, edits and
     /// saves cross to the coordinator in states.
     @Test func aPresenterInItsOwnProcessEditsStates() throws {
-        guard FileManager.default.fileExists(atPath: "/usr/share/golly/Rules/WireWorld.rule") else {
-            throw TesseraError("Golly is not installed", fix: "apt-get install golly")
-        }
-        let dir = try Harness.temporaryDirectory()
-        let input = dir.appendingPathComponent("lone.rle")
-        try "x = 1, y = 1, rule = WireWorld:T64,64\nC!\n".write(to: input, atomically: true, encoding: .utf8)
+        let (dir, input) = try StateEditTests.loneConductor()
         let coordinator = try RunningTessera(["coordinator", input.path, "--workers", "2", "--listen", "tcp://127.0.0.1:*",
                                               "--external-presenter"], in: dir)
         defer { kill(coordinator.pid, SIGKILL) }
