@@ -33,7 +33,7 @@ AVX2 row_sums sums_of(__m256i before, __m256i c, __m256i after) {
 // The interpreter runs a compiled rule's gates on GATE_BATCH vectors of cells at once,
 // so that each gate is read once per batch; the registers live in L1 (the gates reuse
 // them, so a batch touches a few KiB), and `r[k][b]` is register k of vector b.
-enum { GATE_BATCH = TESSERA_GATE_BATCH };
+enum { GATE_BATCH = 8 };
 typedef __m256i gate_registers[TESSERA_FIRST_GATE + TESSERA_MAX_GATES][GATE_BATCH];
 
 // A vector of cells' nine inputs (k as in `tessera_rule`): the west, centre and east

@@ -7,10 +7,6 @@
 
 enum { MODE_LIFE, MODE_COUNTS, MODE_GATES };
 
-// A compiled rule's gates run on this many vectors of 256 cells at once (see
-// `gate_registers`), in the interpreter and in the rule's machine code alike.
-enum { TESSERA_GATE_BATCH = 8 };
-
 // A rule's gates as machine code (rule_jit.c): the next states of `count` vectors of
 // cells, each vector's nine inputs side by side, `stride` bytes after the last's.
 typedef void (*tessera_gate_code)(const void *inputs, void *next, size_t count, size_t stride, void *spill);
