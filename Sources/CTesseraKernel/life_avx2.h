@@ -15,13 +15,26 @@
 // above and below a cell), `two` = west + east (for the cell's own row), and the row.
 typedef struct { __m256i three0, three1, two0, two1, centre; } row_sums;
 
+// A vector of cells' nine inputs (k as in `tessera_rule`): the west, centre and east
+// cells of the rows above, at and below it. Rows' cells side by side are the inputs of
+// the vectors of the middle rows, a row's three vectors apart.
+enum { INPUTS = 9, ROW_CELLS = 3 };
 
-// The sums of the cells `c`, whose west neighbours' words are `before` (bit 63 of each
-// is the cell west of bit 0) and east neighbours' `after` (bit 0 east of bit 63).
+// The west, centre and east cells of the cells `c`, whose west neighbours' words are
+// `before` (bit 63 of each is the cell west of bit 0) and east neighbours' `after` (bit 0
+// east of bit 63).
+AVX2 void cells_of(__m256i before, __m256i c, __m256i after, __m256i out[ROW_CELLS]) {
+    out[0] = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(before, 63));
+    out[1] = c;
+    out[2] = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(after, 63));
+}
+
+// The sums of the cells `c` (neighbours as for `cells_of`).
 AVX2 row_sums sums_of(__m256i before, __m256i c, __m256i after) {
     row_sums s;
-    __m256i west = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(before, 63));
-    __m256i east = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(after, 63));
+    __m256i cells[ROW_CELLS];
+    cells_of(before, c, after, cells);
+    __m256i west = cells[0], east = cells[2];
     s.two0 = _mm256_xor_si256(west, east);
     s.two1 = _mm256_and_si256(west, east);
     s.three0 = _mm256_xor_si256(s.two0, c);
@@ -35,17 +48,6 @@ AVX2 row_sums sums_of(__m256i before, __m256i c, __m256i after) {
 // them, so a batch touches a few KiB), and `r[k][b]` is register k of vector b.
 enum { GATE_BATCH = 8 };
 typedef __m256i gate_registers[TESSERA_FIRST_GATE + TESSERA_MAX_GATES][GATE_BATCH];
-
-// A vector of cells' nine inputs (k as in `tessera_rule`): the west, centre and east
-// cells of the rows above, at and below it. Rows' cells side by side are the inputs of
-// the vectors of the middle rows, a row's three vectors apart.
-enum { INPUTS = 9, ROW_CELLS = 3 };
-
-AVX2 void cells_of(__m256i before, __m256i c, __m256i after, __m256i out[ROW_CELLS]) {
-    out[0] = _mm256_or_si256(_mm256_slli_epi64(c, 1), _mm256_srli_epi64(before, 63));
-    out[1] = c;
-    out[2] = _mm256_or_si256(_mm256_srli_epi64(c, 1), _mm256_slli_epi64(after, 63));
-}
 
 // Runs the gates on vectors 0..<count (at most GATE_BATCH), whose inputs are set. The
 // gates come in runs with one register as their select (a level of the diagram), which

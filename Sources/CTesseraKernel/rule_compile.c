@@ -10,25 +10,17 @@
 
 #include "rule_counted.h"
 #include "rule_modes.h"
+#include "rule_tables.h"
 
 typedef struct { uint64_t w[8]; } table512;
 
 static int bit(const table512 *t, int i) { return (int)(t->w[i >> 6] >> (i & 63) & 1); }
-static void set(table512 *t, int i) { t->w[i >> 6] |= 1ull << (i & 63); }
 static int same(const table512 *a, const table512 *b) { return memcmp(a, b, sizeof *a) == 0; }
 
-// The table with input `k` fixed to `value`, as a table over all nine inputs: within
-// words for the low six inputs, whole words for the others.
+// The table with input `k` fixed to `value`, as a table over all nine inputs.
 static table512 cofactor(const table512 *t, int k, int value) {
-    static const uint64_t low[6] = {0x5555555555555555ull, 0x3333333333333333ull, 0x0F0F0F0F0F0F0F0Full,
-                                    0x00FF00FF00FF00FFull, 0x0000FFFF0000FFFFull, 0x00000000FFFFFFFFull};
     table512 out;
-    for (int i = 0; i < 8; i++) {
-        uint64_t w = t->w[i];
-        if (k >= 6) out.w[i] = t->w[value ? i | 1 << (k - 6) : i & ~(1 << (k - 6))];
-        else if (value) out.w[i] = (w & ~low[k]) | ((w & ~low[k]) >> (1 << k));
-        else out.w[i] = (w & low[k]) | ((w & low[k]) << (1 << k));
-    }
+    tessera_cofactor(t->w, 8, k, value, out.w);
     return out;
 }
 
@@ -70,11 +62,10 @@ static int compile_in_order(const table512 *t, const int order[9], tessera_rule 
     b->rule = rule;
     b->order = order;
     // The constants and the inputs themselves need no gate.
-    for (int i = 0; i < 512; i++) set(&b->known[1], i);
+    memset(b->known[1].w, 0xFF, sizeof b->known[1].w);
     b->registers[1] = 1;
     for (int k = 0; k < 9; k++) {
-        for (int i = 0; i < 512; i++)
-            if (i >> k & 1) set(&b->known[2 + k], i);
+        tessera_input_table(k, 8, b->known[2 + k].w);
         b->registers[2 + k] = (uint8_t)(2 + k);
     }
     b->count = TESSERA_FIRST_GATE;
@@ -117,22 +108,10 @@ static void drop_unread(tessera_rule *rule, uint8_t levels[TESSERA_MAX_GATES]) {
     rule->gates = (uint16_t)kept;
 }
 
-// What the gates cost as machine code (rule_jit.c), in operations on a vector: a
-// multiplexer three, one with a constant input one (two where the constant is 1 on the
-// select's 0 side), an exclusive or (a select's 0 side x, its 1 side NOT x) one. Without
-// AVX2 the interpreter runs them, where each gate costs the same.
+// What the gates cost: as machine code where the CPU runs AVX2, else interpreted,
+// where each gate costs the same.
 static int cost(const tessera_rule *rule) {
-    if (!tessera_cpu_has_avx2()) return rule->gates;
-    int16_t negates[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
-    for (int v = 0; v < TESSERA_FIRST_GATE + TESSERA_MAX_GATES; v++) negates[v] = -1;
-    int total = 0;
-    for (int i = 0; i < rule->gates; i++) {
-        tessera_gate g = rule->program[i];
-        if (g.low == 1 && g.high == 0) negates[g.result] = g.select;
-        if (g.low > 1 && g.high > 1) total += negates[g.high] == g.low ? 1 : 3;
-        else total += g.low == 1 && g.high > 1 ? 2 : 1;
-    }
-    return total;
+    return tessera_cpu_has_avx2() ? tessera_rule_jit_cost(rule->program, rule->gates) : rule->gates;
 }
 
 // Gives the gates' results registers again once nothing reads them any more (a gate's

@@ -13,13 +13,13 @@
 #include <string.h>
 
 #include "rule_counted.h"
+#include "rule_tables.h"
 
 // Functions of 13 inputs: the nine cells (input k as bit k of an index, as in
 // `tessera_rule`) and n's four bits (bits 9 to 12). Only indices whose n is the count
-// of their eight neighbours are ever met: those are the care set.
+// of the neighbours the table reads are ever met: those are the care set.
 enum { VARIABLES = 13, WORDS = (1 << VARIABLES) / 64, COUNT_BIT = 9 };
 typedef struct { uint64_t w[WORDS]; } table8k;
-
 
 // Whether `a` and `b` agree wherever `care` is set.
 static int agree(const table8k *a, const table8k *b, const table8k *care) {
@@ -40,27 +40,7 @@ static int meets(const table8k *t, const table8k *care) {
     return 0;
 }
 
-// The table with input `v` fixed to `value`, as a table over all inputs.
-static void cofactor(const table8k *t, int v, int value, table8k *out) {
-    if (v < 6) {
-        static const uint64_t low[6] = {0x5555555555555555ull, 0x3333333333333333ull, 0x0F0F0F0F0F0F0F0Full,
-                                        0x00FF00FF00FF00FFull, 0x0000FFFF0000FFFFull, 0x00000000FFFFFFFFull};
-        int shift = 1 << v;
-        for (int i = 0; i < WORDS; i++) {
-            uint64_t w = t->w[i];
-            out->w[i] = value ? (w & ~low[v]) | ((w & ~low[v]) >> shift) : (w & low[v]) | ((w & low[v]) << shift);
-        }
-    } else {
-        int stride = 1 << (v - 6);
-        for (int i = 0; i < WORDS; i++) out->w[i] = t->w[value ? i | stride : i & ~stride];
-    }
-}
-
-static void input_function(int v, table8k *out) {
-    static const uint64_t high[6] = {0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull, 0xF0F0F0F0F0F0F0F0ull,
-                                     0xFF00FF00FF00FF00ull, 0xFFFF0000FFFF0000ull, 0xFFFFFFFF00000000ull};
-    for (int i = 0; i < WORDS; i++) out->w[i] = v < 6 ? high[v] : i >> (v - 6) & 1 ? ~0ull : 0;
-}
+static void cofactor(const table8k *t, int v, int value, table8k *out) { tessera_cofactor(t->w, WORDS, v, value, out->w); }
 
 enum { KNOWN = TESSERA_FIRST_GATE + TESSERA_MAX_GATES + 4 };
 
@@ -204,7 +184,7 @@ int tessera_rule_compile_counted(const uint64_t table[8], int neighbours, const 
     remember(b, &zero, 0);
     remember(b, &ones, 1);
     for (int v = 0; v < VARIABLES; v++) {
-        input_function(v, &b->inputs[v]);
+        tessera_input_table(v, WORDS, b->inputs[v].w);
         b->inputRegister[v] = v < COUNT_BIT ? 2 + v : n[v - COUNT_BIT];
         remember(b, &b->inputs[v], b->inputRegister[v]);
     }

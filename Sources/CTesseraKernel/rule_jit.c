@@ -146,6 +146,23 @@ static operation lowered(tessera_gate g, const int16_t negates[VALUES]) {
     return (operation){MUX, 3, {s, l, h}, g.result};
 }
 
+// Every gate of `source` lowered, in order.
+static void lower(const tessera_gate *source, int gates, operation *out) {
+    int16_t negates[VALUES];
+    for (int v = 0; v < VALUES; v++) negates[v] = -1;
+    for (int i = 0; i < gates; i++)
+        if (source[i].low == 1 && source[i].high == 0) negates[source[i].result] = source[i].select;
+    for (int i = 0; i < gates; i++) out[i] = lowered(source[i], negates);
+}
+
+int tessera_rule_jit_cost(const tessera_gate *program, int gates) {
+    operation all[TESSERA_MAX_GATES];
+    lower(program, gates, all);
+    int total = 0;
+    for (int i = 0; i < gates; i++) total += all[i].kind == MUX ? 3 : all[i].kind == ORN_ ? 2 : 1;
+    return total;
+}
+
 // The operations for one vector, the value `output` stored as its next state.
 static void emit_body(emitter *e, const operation *program, int count, int output) {
     allocator a;
@@ -239,13 +256,10 @@ static void finish(walk *w, int value) {
 
 void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     operation all[TESSERA_MAX_GATES], program[TESSERA_MAX_GATES];
-    int16_t negates[VALUES];
-    for (int v = 0; v < VALUES; v++) negates[v] = -1;
-    for (int i = 0; i < gates; i++)
-        if (source[i].low == 1 && source[i].high == 0) negates[source[i].result] = source[i].select;
+    lower(source, gates, all);
     walk w = {.all = all, .order = program};
     for (int v = 0; v < VALUES; v++) w.producer[v] = -1;
-    for (int i = 0; i < gates; i++) all[i] = lowered(source[i], negates), w.producer[source[i].result] = i;
+    for (int i = 0; i < gates; i++) w.producer[source[i].result] = i;
     subtree(&w, output);
     finish(&w, output);
     emitter e = {0};
@@ -311,6 +325,11 @@ void tessera_rule_jit_release(void *code) {
 void *tessera_rule_jit(const tessera_gate *program, int gates, int output) {
     (void)program, (void)gates, (void)output;
     return NULL;
+}
+
+int tessera_rule_jit_cost(const tessera_gate *program, int gates) {
+    (void)program;
+    return gates;
 }
 
 int tessera_can_make_code(void) { return 0; }

@@ -11,6 +11,9 @@ enum { MODE_LIFE, MODE_COUNTS, MODE_GATES };
 // cells, each vector's nine inputs side by side, `stride` bytes after the last's.
 typedef void (*tessera_gate_code)(const void *inputs, void *next, size_t count, size_t stride, void *spill);
 void *tessera_rule_jit(const tessera_gate *program, int gates, int output);
+// What `program`'s machine code costs, in operations on a vector: a multiplexer three,
+// an OR-NOT two, every other gate (a constant input, an exclusive or) one.
+int tessera_rule_jit_cost(const tessera_gate *program, int gates);
 void tessera_rule_jit_release(void *code);
 
 static inline int tessera_mode_of(const tessera_rule *rule) {
