@@ -54,8 +54,9 @@ package enum MCell {
                         guard live.count < Self.mostRuns else {
                             throw fail("more than \(Self.mostRuns) runs of cells, more than an MCell file holds here")
                         }
-                        live.append(Run(x: x, y: y, count: max(count, 1), state: high + Int(letter - UInt8(ascii: "A")) + 1))
-                        x += max(count, 1)
+                        let length = max(count, 1)
+                        live.append(Run(x: x, y: y, count: length, state: high + Int(letter - UInt8(ascii: "A")) + 1))
+                        x += length
                     }
                     count = 0
                 }
@@ -87,7 +88,7 @@ package enum MCell {
         if let grid { live = live.compactMap { $0.clipped(to: grid) } }
         if (width > 0 || height > 0), let box = Self.box(of: live) {
             let shiftX = (width + 1 - box.width) / 2, shiftY = (height + 1 - box.height) / 2
-            if shiftX > 0 || shiftY > 0 { live = live.map { Run(x: $0.x + shiftX, y: $0.y + shiftY, count: $0.count, state: $0.state) } }
+            if shiftX > 0 || shiftY > 0 { for i in live.indices { (live[i].x, live[i].y) = (live[i].x + shiftX, live[i].y + shiftY) } }
             if let grid { live = live.compactMap { $0.clipped(to: grid) } }
         }
         guard let box = Self.box(of: live) else {
@@ -123,21 +124,14 @@ package enum MCell {
     private struct Run {
         var x: Int, y: Int, count: Int, state: Int
 
+        var bounds: CellBounds { CellBounds(left: x, top: y, width: count, height: 1) }
+
         /// The part of the run on a bounded grid, if any.
         func clipped(to grid: BoardShape) -> Run? {
-            let left = max(x, grid.left), right = min(x + count, grid.left + grid.width)
-            guard y >= grid.top, y < grid.top + grid.height, left < right else { return nil }
-            return Run(x: left, y: y, count: right - left, state: state)
+            bounds.intersection(CellBounds(TileRect(x: 0, y: 0, width: grid.width, height: grid.height), of: grid))
+                .map { Run(x: $0.left, y: y, count: $0.width, state: state) }
         }
     }
 
-    private static func box(of runs: [Run]) -> CellBounds? {
-        guard let first = runs.first else { return nil }
-        var (left, top, right, bottom) = (first.x, first.y, first.x + first.count - 1, first.y)
-        for run in runs {
-            (left, right) = (min(left, run.x), max(right, run.x + run.count - 1))
-            (top, bottom) = (min(top, run.y), max(bottom, run.y))
-        }
-        return CellBounds(left: left, top: top, width: right - left + 1, height: bottom - top + 1)
-    }
+    private static func box(of runs: [Run]) -> CellBounds? { CellBounds.enclosing(runs.lazy.map(\.bounds)) }
 }
