@@ -229,7 +229,11 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// One generation into `next`: of the region of the live cells' box `live` alone
     /// where it is confined, the rest 0; the whole board where a cell may change alone.
     private func step(into next: inout Cells, live: TileRect?) throws {
-        if let edges { return next = try step(joining: edges) }
+        // A strip's joined sides are dead: its window steps as the plane's does.
+        switch edges {
+        case nil, .strip?: break
+        case let edges?: return next = try step(joining: edges)
+        }
         let wraps = board?.topology == .torus
         if engine.tracksChanges { return try engine.step(cells, &next, wraps) }
         guard !engine.changesAlone,
