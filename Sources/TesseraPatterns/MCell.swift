@@ -133,5 +133,7 @@ package enum MCell {
         }
     }
 
-    private static func box(of runs: [Run]) -> CellBounds? { CellBounds.enclosing(runs.lazy.map(\.bounds)) }
+    /// (Not `CellBounds.enclosing`, generic across modules: 250000 runs through it and a
+    /// key path took a tenth of a second more.)
+    private static func box(of runs: [Run]) -> CellBounds? { runs.reduce(nil) { $0?.union($1.bounds) ?? $1.bounds } }
 }
