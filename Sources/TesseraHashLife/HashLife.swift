@@ -257,7 +257,10 @@ public struct HashLife: ~Copyable {
     private mutating func advance(power: Int, madeAtMost: Int) throws {
         if store.count > nodeLimit / 2 { collect() }
         if exponent != power {
-            store.forgetResults()
+            // A square of level L holds its centre 2^min(exponent, L − 2) on: the results
+            // of squares small enough to go at full speed under both exponents hold for
+            // both (Golly's `new_ngens` keeps them too).
+            store.forgetResults(fromLevel: exponent < 0 ? 0 : min(exponent, power) + 3)
             exponent = power
         }
         while level > 4 && isCentred { shrink() }

@@ -149,9 +149,28 @@ struct NodeStore: ~Copyable {
         return made
     }
 
-    /// Forgets every memoised result: they were for another number of steps.
-    mutating func forgetResults() {
-        for index in 0..<count { nodes[index].result = 0 }
+    /// Forgets the memoised results of squares of `level` or more (a leaf is level 3):
+    /// they were for another number of generations. A square's level is its north-west
+    /// quadrant's plus one, and a square is made after its quadrants, so one pass in
+    /// index order knows every level it needs.
+    mutating func forgetResults(fromLevel lowest: Int) {
+        guard lowest > 3 else {
+            for index in 0..<count { nodes[index].result = 0 }
+            return
+        }
+        let count = count
+        var levels = [UInt8](repeating: 0, count: count)
+        levels.withUnsafeMutableBufferPointer { levels in
+            for index in 1..<max(count, 1) {
+                let node = nodes + index
+                // A node that lost the race to be made (`sw` 0) has no result and may
+                // be a leaf, whose `nw` holds cells.
+                if node.pointee.sw == 0 { continue }
+                let level = node.pointee.sw == Self.leafMark ? 3 : levels[Int(node.pointee.nw)] &+ 1
+                levels[index] = level
+                if Int(level) >= lowest { node.pointee.result = 0 }
+            }
+        }
     }
 
     /// Keeps only the nodes `roots` reach (their quadrants, not their results), renumbered;
