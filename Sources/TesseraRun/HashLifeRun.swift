@@ -106,54 +106,6 @@ package enum HashLifeRun {
     /// methuselah's area doubles within some of its steps.
     static let growthRoom = 2.0
 
-    /// The steps of a run of `generations`, as powers of two: growing from 1, each the
-    /// same as the one before or twice it, up to half the top step; then the top step;
-    /// then at most five steps under 32 generations, smallest first.
-    ///
-    /// Growing from one generation, each step is at most twice the one before, so what
-    /// it will cost is known from the last (jumping straight to the count's largest
-    /// digit, acorn's area grew fourfold within a step, past any fair budget). Keeping
-    /// to one step size then keeps HashLife's results, which hold for one size only:
-    /// with a step of a 256th of the run (at least 256 generations), a gun's results
-    /// are found again step after step, where the count's digits, each a new size,
-    /// would find none (on Golly's guns of spaceships at 100000 generations, 2 to 4
-    /// times faster than the count's digits). What the top steps leave over is taken
-    /// while growing, as a second step of some sizes from 32 generations up, while the
-    /// pattern is small: taken at the end, each new size would forget every result and
-    /// step the grown pattern anew (acorn's 5206: 1 + 2 + … + 64 + 64 + 128, nineteen of
-    /// 256, then 1, 2, 4 and 16).
-    /// The smallest step taken twice while growing (2^5 = 32 generations); what the top
-    /// steps leave below it is taken at the end, as before.
-    static let smallestTwice = 5
-
-    static func powers(of generations: UInt64) -> [Int] {
-        guard generations > 0 else { return [] }
-        let highest = 63 - generations.leadingZeroBitCount
-        let top = max(highest - 8, min(highest, 8))
-        let step = UInt64(1) << UInt64(top)
-        // The growing steps' total: what the top steps leave, and enough for one step of
-        // each size below the top (1 + 2 + … + step/2).
-        var growing = generations % step
-        if growing < step - 1 { growing += step }
-        // One step of each size up to 2^largest, then a second one of the sizes that
-        // make up the rest, largest first.
-        var powers: [Int] = [], last: [Int] = []
-        if growing > 0 {
-            let largest = 62 - (growing + 1).leadingZeroBitCount
-            let twice = growing - ((UInt64(2) << UInt64(largest)) - 1)
-            for power in 0...largest {
-                powers.append(power)
-                guard twice >> UInt64(power) & 1 == 1 else { continue }
-                // A second small step costs as much as the first (the squares above the
-                // moving parts are all new) before the budget has grown to pay for it:
-                // taken while growing, it would hand a gun to tiles in its first
-                // generations (p690-PT-Cordership-gun); from 32 generations on it pays.
-                if power < Self.smallestTwice { last.append(power) } else { powers.append(power) }
-            }
-        }
-        return powers + Array(repeating: top, count: Int((generations - growing) / step)) + last
-    }
-
     /// Bytes a square takes with its hash bucket.
     static let bytesPerSquare = 40
 
@@ -184,8 +136,8 @@ package enum HashLifeRun {
         }
 
         /// The steps of a stretch of `generations` (at most `stretch`), as powers of two.
-        func powers(of generations: UInt64) -> [Int] {
-            guard let stepPower else { return HashLifeRun.powers(of: generations) }
+        func powers(of generations: UInt64, repeatsInSpace: Bool = false) -> [Int] {
+            guard let stepPower else { return HashLifeRun.powers(of: generations, repeatsInSpace: repeatsInSpace) }
             let whole = Array(repeating: stepPower, count: Int(generations >> UInt64(stepPower)))
             let rest = generations & ((1 << UInt64(stepPower)) - 1)
             return whole + (0..<stepPower).filter { rest >> UInt64($0) & 1 == 1 }
@@ -345,22 +297,23 @@ package enum HashLifeRun {
         // so many, and at most `settings.stretch`.
         repeat {
             let stretch = min(settings.files?.stretch(from: done, of: generations) ?? generations - done, settings.stretch)
-            // The steps to take, first at the end: a step the store cannot hold even after
-            // collecting becomes two of half the size, which need fewer squares at once.
-            var pending = Array(settings.powers(of: stretch).reversed())
-            while let power = pending.popLast() {
+            // The steps to take: larger where they grow cheaper, and two of half the size
+            // where the store cannot hold one even after collecting.
+            var plan = StepPlan(settings.powers(of: stretch, repeatsInSpace: life.occupiedSquares >= life.nodeCount),
+                                mayRaise: settings.stepPower == nil)
+            while let power = plan.next() {
                 if isStopped() { throw CancellationError() }
                 let span = Double(UInt64(1) << UInt64(power))
                 let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
                 let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
-                let stepStarted = clock.now
+                let (stepStarted, madeAtStart) = (clock.now, life.squaresMade)
                 do {
                     try life.step(power: power, madeAtMost: budget)
                 } catch is HashLife.OverBudget {
                     return try handOver()
                 } catch is HashLife.OutOfNodes {
                     if power > 0 {
-                        pending += [power - 1, power - 1]
+                        plan.split(power)
                         continue
                     }
                     if budgeted { return try handOver() }
@@ -372,6 +325,7 @@ package enum HashLifeRun {
                                        fix: "give a larger --memory, or run it with --algorithm tiles")
                 }
                 done += UInt64(1) << UInt64(power)
+                plan.took(power, made: life.squaresMade - madeAtStart)
                 // The area is counted for the next step's budget: none follows the last.
                 if budgeted, done < generations {
                     // As if the area grew evenly over the step.

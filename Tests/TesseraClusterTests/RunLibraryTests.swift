@@ -253,6 +253,47 @@ import TesseraWire
         #expect(HashLifeRun.Settings().stretch == .max)
     }
 
+    /// A pattern that repeats in space starts at a 4th of the top step, the steps below
+    /// it gathered into steps of that size: 2^20 = 2^10 + 2^10 + 2^11 + 255 × 2^12.
+    @Test(arguments: [1, 3, 255, 1000, 5206, 100_000, 1 << 20, 1 << 40, UInt64.max])
+    func aPatternThatRepeatsInSpaceStartsNearTheTop(generations: UInt64) {
+        let powers = HashLifeRun.powers(of: generations, repeatsInSpace: true)
+        #expect(powers.reduce(UInt64(0)) { $0 &+ (1 << UInt64($1)) } == generations)
+        let top = HashLifeRun.powers(of: generations).max()!
+        #expect(powers.first == max(top - HashLifeRun.firstBelowTop, 0), "\(powers)")
+        #expect(powers.count <= HashLifeRun.powers(of: generations).count, "\(powers)")
+        if generations == 1 << 20 { #expect(powers == [10, 10, 11] + Array(repeating: 12, count: 255)) }
+    }
+
+    /// The steps a plan takes where a step of each size makes `made(power)` squares.
+    func taken(_ powers: [Int], mayRaise: Bool = true, made: (Int) -> Int) -> [Int] {
+        var plan = HashLifeRun.StepPlan(powers, mayRaise: mayRaise)
+        var taken: [Int] = []
+        while let power = plan.next() {
+            taken.append(power)
+            plan.took(power, made: made(power))
+        }
+        return taken
+    }
+
+    /// Steps double while one twice the size of the one before made fewer than 1.75
+    /// times its squares (a propagator's, whatever their size), and keep the plan where
+    /// squares double with the step (a soup's) or where the user chose the size.
+    @Test func stepsGrowWhileTheyGetCheaper() {
+        let planned: [Int] = [10, 11] + Array(repeating: 12, count: 7) + [0, 3]
+        let cheap: (Int) -> Int = { _ in 100 }, doubling: (Int) -> Int = { 10 << $0 }
+        #expect(taken(planned, made: cheap) == [10, 11, 12, 13, 14, 0, 3])
+        #expect(taken(planned, made: doubling) == planned)
+        #expect(taken(planned, mayRaise: false, made: cheap) == planned)
+        // Seven steps of 2^12 to come after the first: three of 2^13 and one of 2^12 left
+        // over; then a step of 2^14 that cost ten times one of 2^13 keeps the plan.
+        let uneven: [Int] = [10, 11] + Array(repeating: 12, count: 8) + [0, 3]
+        let growing = taken(uneven) { $0 <= 13 ? 100 : 1000 }
+        #expect(growing == [10, 11, 12, 13, 14, 12, 0, 3])
+        let generations: ([Int]) -> Int = { $0.reduce(0) { $0 + 1 << $1 } }
+        #expect(generations(growing) == generations(uneven))
+    }
+
     @Test func noGenerationsIsNoStep() {
         #expect(HashLifeRun.powers(of: 0).isEmpty)
     }
