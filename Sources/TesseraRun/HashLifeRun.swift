@@ -299,8 +299,8 @@ package enum HashLifeRun {
             let stretch = min(settings.files?.stretch(from: done, of: generations) ?? generations - done, settings.stretch)
             // The steps to take: larger where they grow cheaper, and two of half the size
             // where the store cannot hold one even after collecting.
-            var plan = StepPlan(settings.powers(of: stretch, repeatsInSpace: life.occupiedSquares >= life.nodeCount),
-                                mayRaise: settings.stepPower == nil)
+            let repeatsInSpace = settings.stepPower == nil && life.occupiedSquares >= life.nodeCount
+            var plan = StepPlan(settings.powers(of: stretch, repeatsInSpace: repeatsInSpace), mayRaise: settings.stepPower == nil)
             while let power = plan.next() {
                 if isStopped() { throw CancellationError() }
                 let span = Double(UInt64(1) << UInt64(power))

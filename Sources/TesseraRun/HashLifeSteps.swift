@@ -61,11 +61,12 @@ extension HashLifeRun {
     /// How far below the top step a pattern that repeats in space starts: a 4th of it.
     ///
     /// Where a pattern's tree holds fewer squares than it occupies 32×32 squares (a
-    /// metapixel, a propagator's trail: Golly's HashLife folder has seven, every other
-    /// file of it and of Life's guns and methuselahs holds ten times more squares than
-    /// it occupies), a step makes squares for the distinct squares of its tree, whatever
-    /// its size: linear-propagator's steps of 1, 2, … 2048 generations made some 27000
-    /// each, a third of its run at 2^20. Its cost is known without them.
+    /// metapixel, a propagator's trail: seven files of Golly's HashLife folder; every
+    /// other file of it and of Life's guns and methuselahs holds six times as many or
+    /// more), a step makes squares for the distinct squares of its tree, whatever its
+    /// size: linear-propagator's steps of 1, 2, … 2048 generations made some 27000
+    /// each, a third of its run at 2^20, and growing through them, which is there to
+    /// learn what a step costs, learnt nothing.
     static let firstBelowTop = 2
 
     /// `powers` with the steps under `first` taken as steps of `first` where they add
