@@ -21,8 +21,8 @@ extension HashLifeRun {
     /// generations, 2 to 4 times faster than the count's digits). What the top steps
     /// leave over is taken while growing, as a second step of some sizes from 32
     /// generations up, while the pattern is small: taken at the end, each new size would
-    /// forget the larger squares' results and step the grown pattern anew (acorn's 5206: 1 + 2 + … + 64 + 64 + 128, nineteen of
-    /// 256, then 1, 2, 4 and 16).
+    /// forget the larger squares' results and step the grown pattern anew (acorn's 5206:
+    /// 1 + 2 + … + 64 + 64 + 128, nineteen of 256, then 1, 2, 4 and 16).
     static func powers(of generations: UInt64, repeatsInSpace: Bool = false) -> [Int] {
         guard generations > 0 else { return [] }
         let highest = 63 - generations.leadingZeroBitCount
@@ -57,7 +57,6 @@ extension HashLifeRun {
         return powers + Array(repeating: top, count: Int((generations - growing) / step)) + last
     }
 
-
     /// How far below the top step a pattern that repeats in space starts: a 4th of it.
     ///
     /// Where a pattern's tree holds fewer squares than it occupies 32×32 squares (a
@@ -90,7 +89,7 @@ extension HashLifeRun {
     /// against 1.3 million in steps of 2^12).
     struct StepPlan {
         /// The steps to take, the next one last.
-        private(set) var pending: [Int]
+        private var pending: [Int]
         /// Whether steps may grow past the plan: not where the user chose their size.
         let mayRaise: Bool
         private var last: (power: Int, made: Int)?

@@ -97,10 +97,15 @@ package actor RemoteCluster: Universe {
 
     package func load(generation: UInt64, cells: @escaping @Sendable (TileRect) -> BitGrid) async throws {
         let board = cells(TileRect(x: 0, y: 0, width: tiling.shape.width, height: tiling.shape.height))
-        guard case .loaded(let at, let population) = try await link.request(.load(generation: generation, board: board), pump) else {
+        try await loading(.load(generation: generation, board: board))
+    }
+
+    /// Asks for a load (of cells or of states) and takes the generation and population it reached.
+    private func loading(_ request: PresenterRequest) async throws {
+        guard case .loaded(let at, let population) = try await link.request(request, pump) else {
             throw TesseraError("the coordinator answered a load with something else")
         }
-        (self.generation, self.population) = (at, population)
+        (generation, self.population) = (at, population)
     }
 
     package func stateFrame(_ viewport: Viewport) async throws -> (dots: [UInt8], states: Int)? {
@@ -119,9 +124,7 @@ package actor RemoteCluster: Universe {
     }
 
     package func load(generation: UInt64, states: StateGrid) async throws {
-        guard case .loaded(let at, let population) = try await link.request(.loadStates(generation: generation, board: states), pump)
-        else { throw TesseraError("the coordinator answered a load with something else") }
-        (self.generation, self.population) = (at, population)
+        try await loading(.loadStates(generation: generation, board: states))
     }
 
     package var failure: TesseraError? { link.failure }
