@@ -87,7 +87,7 @@ let package = Package(
                              .when(configuration: .release)),
             ]
         ),
-        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "CTesseraKernel"]),
+        .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "CTesseraKernel", "CTesseraSystem"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
         .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraHashLife", "TesseraPatterns", "CTesseraKernel"]),
         // With the fuzzers' corpora (Tests/Fuzz), replayed through the fuzz targets.
@@ -99,11 +99,12 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// A small run touches a few thousand functions of the binary's 12 MiB of code, and the
-// kernel maps the 64 KiB around each page it touches. In release builds every function
-// sits in a section of its own, and the linker (lld) lays the ones a small run calls
-// side by side at the front (deploy/static-link/small-run-functions.txt, written by
-// deploy/static-link/order-functions.sh). Nothing loads symbols from the binary, so it
+// A small run touches a few thousand functions of the binary's 12 MiB of code, and holds
+// each page it touches (CTesseraSystem's fault_around.c keeps the kernel from mapping the
+// 64 KiB around each). In release builds every function sits in a section of its own,
+// and the linker (lld) lays the ones a small run calls side by side at the front
+// (deploy/static-link/small-run-functions.txt, written by
+// deploy/static-link/order-functions.sh), so they share pages. Nothing loads symbols from the binary, so it
 // exports none (the loader would search their table on each lookup). docs/performance.md,
 // "Process start and resident memory", has what a small run holds and how to measure it.
 // The list only orders code: a function missing from it still links, further back.

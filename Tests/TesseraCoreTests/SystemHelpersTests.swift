@@ -1,4 +1,6 @@
 import Testing
+import CTesseraSystem
+import Glibc
 @testable import TesseraCore
 
 /// The POSIX helpers that stand in for Foundation's: paths as NSString split them, and
@@ -31,5 +33,85 @@ import Testing
 
     @Test func columnsPadToTheirWidth() {
         #expect("ab".padded(5) == "ab   " && "ab".leftPadded(5) == "   ab" && "abcdef".padded(3) == "abcdef")
+    }
+}
+
+/// Each process asks Linux to map only the pages it touches of its binary and libraries,
+/// not the 64 KiB around each (fault_around.c); skipped where the kernel cannot (before
+/// 6.7) or a sandbox refuses userfaultfd.
+@Suite struct FaultAroundTests {
+    static let isSupported: Bool = {
+        let page = sysconf(Int32(_SC_PAGESIZE))
+        let probe = mmap(nil, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)!
+        defer { munmap(probe, page) }
+        return tessera_map_touched_pages_only(probe, page) == 0
+    }()
+
+    /// Resident pages of this process, from /proc/self/statm.
+    static func residentPages() -> Int {
+        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(file) }
+        var size = 0, resident = 0
+        _ = withUnsafeMutablePointer(to: &size) { s in withUnsafeMutablePointer(to: &resident) { r in
+            withVaList([s, r]) { vfscanf(file, "%ld %ld", $0) }
+        } }
+        return resident
+    }
+
+    @Test(.enabled(if: isSupported)) func aRegisteredFileMappingMapsOnlyThePagesTouched() throws {
+        // This test's own binary: a file the page cache holds whole, as it does a binary it runs.
+        let length = 4 << 20
+        let file = open("/proc/self/exe", O_RDONLY)
+        try #require(file >= 0)
+        defer { close(file) }
+        var stat = stat()
+        try #require(fstat(file, &stat) == 0 && Int(stat.st_size) >= 2 * length)
+        // Fault-around maps only what the page cache holds: read it all in first.
+        var buffer = [UInt8](repeating: 0, count: 2 * length)
+        #expect(pread(file, &buffer, 2 * length, 0) == 2 * length)
+        let touch = { (mapping: UnsafeMutableRawPointer) -> Int in
+            let before = Self.residentPages()
+            var sum: UInt8 = 0
+            for window in 0..<16 { sum &+= mapping.load(fromByteOffset: window * 256 << 10 + 8192, as: UInt8.self) }
+            withExtendedLifetime(sum) {}
+            return Self.residentPages() - before
+        }
+        let plain = mmap(nil, length, PROT_READ, MAP_PRIVATE, file, 0)!
+        defer { munmap(plain, length) }
+        let registered = mmap(nil, length, PROT_READ, MAP_PRIVATE, file, off_t(length))!
+        defer { munmap(registered, length) }
+        #expect(tessera_map_touched_pages_only(registered, length) == 0)
+        let aroundEach = touch(plain), eachAlone = touch(registered)
+        // Sixteen touches 256 KiB apart: fault-around maps up to 16 pages for each.
+        #expect(aroundEach > 64)
+        #expect(eachAlone <= 16 + 4)
+    }
+
+    @Test(.enabled(if: isSupported)) func theProcessRegisteredItsBinaryAndLibrariesAtStart() throws {
+        // The kernel marks a registered mapping "uw" in smaps; the code of this test,
+        // libc's, and the binary's data were registered before the test began.
+        guard let file = fopen("/proc/self/smaps", "r") else { throw CancellationError() }
+        defer { fclose(file) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        var path = "", executableMappings = 0, registered = 0, registeredLibc = 0
+        while getline(&line, &capacity, file) > 0, let line {
+            let text = String(cString: line)
+            if let first = text.first, first.isHexDigit, text.contains("-") {
+                path = text.split(separator: " ", omittingEmptySubsequences: true).dropFirst(5).first.map(String.init) ?? ""
+                path = path.trimmingCharacters(in: .whitespacesAndNewlines)
+            } else if text.hasPrefix("VmFlags:"), path.hasPrefix("/") {
+                executableMappings += text.contains(" ex") ? 1 : 0
+                if text.contains(" uw") {
+                    registered += 1
+                    registeredLibc += path.hasSuffix("/libc.so.6") ? 1 : 0
+                }
+            }
+        }
+        #expect(executableMappings > 0)
+        #expect(registered >= executableMappings)
+        #expect(registeredLibc >= 3)
+        #expect(tessera_map_touched_pages_only_of_loaded_files() > 0)
     }
 }

@@ -1,6 +1,8 @@
 #ifndef C_TESSERA_SYSTEM_H
 #define C_TESSERA_SYSTEM_H
 
+#include <stddef.h>
+
 /// Writes up to `max` CPUs this process may run on into `cpus`; returns how many, or -1.
 int tessera_allowed_cpus(int *cpus, int max);
 
@@ -45,5 +47,16 @@ int tessera_drain_read(int fd, int pid, char *buffer, int size);
 /// Waits until `first` or `second` is readable or `milliseconds` pass (-1: no limit):
 /// 1, 2 or 3 for which are, 0 on timeout, or -errno.
 int tessera_wait_either(int first, int second, int milliseconds);
+
+/// Asks Linux to map only the pages this process touches in `length` bytes of file
+/// mapping from `start` (whole pages within it), not the 64 KiB around each
+/// (fault_around.c): 0, or a negative errno value (-EINVAL: a kernel before 6.7; -EPERM or
+/// -ENOSYS: userfaultfd refused).
+int tessera_map_touched_pages_only(void *start, size_t length);
+
+/// The same for every segment of the executable and the libraries loaded so far, as
+/// each process does before anything else runs: how many it registered, or a negative
+/// errno value.
+int tessera_map_touched_pages_only_of_loaded_files(void);
 
 #endif
