@@ -60,7 +60,8 @@ struct NodeStore: ~Copyable {
         var space: Reservation?, bucketBytes = 0
         while true {
             bucketBytes = Self.bucketBytes(limit: limit)
-            space = Reservation(bytes: bucketBytes + limit * MemoryLayout<Node>.stride, hugePageAt: bucketBytes + Self.smallNodeBytes)
+            space = Reservation(bytes: bucketBytes + limit * MemoryLayout<Node>.stride, hugePageAt: bucketBytes + Self.smallNodeBytes,
+                                smallBefore: Self.smallNodeBytes + Self.smallBucketBytes)
             // A system that lends less address space (ulimit -v, strict overcommit) gets a smaller store.
             guard space == nil, limit > 1 << 16 else { break }
             limit /= 2
@@ -87,7 +88,9 @@ struct NodeStore: ~Copyable {
     }
 
     /// The nodes' bytes in 4 KiB pages before the first huge page.
-    private static let smallNodeBytes = 256 << 10
+    private static let smallNodeBytes = 2 << 20
+    /// The buckets' bytes in 4 KiB pages (those nearest the nodes, which are used first).
+    private static let smallBucketBytes = 2 << 20
 
     /// Buckets for `capacity` nodes: the power of two at or above it.
     private static func bucketCount(for capacity: Int) -> Int {
@@ -378,8 +381,8 @@ private final class Reservation {
     private static let hugePage = 1 << 21
 
     /// `bytes` from `start`, placed so that `start + hugePageAt` begins a huge page, in
-    /// 4 KiB pages for the huge page's worth before it.
-    init?(bytes: Int, hugePageAt offset: Int) {
+    /// 4 KiB pages for the `smallBefore` bytes before it.
+    init?(bytes: Int, hugePageAt offset: Int, smallBefore: Int) {
         // One huge page more, so that the chosen place can sit on a huge page's boundary.
         length = bytes + Self.hugePage
         guard let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
@@ -390,7 +393,7 @@ private final class Reservation {
         let aligned = (address + UInt(Self.hugePage - 1)) & ~UInt(Self.hugePage - 1)
         start = mapped + Int(aligned - address)
         _ = madvise(base, length, MADV_HUGEPAGE)
-        let end = min(start + offset, base + length), small = max(end - Self.hugePage, base)
+        let end = min(start + offset, base + length), small = max(end - smallBefore, base)
         _ = madvise(small, end - small, MADV_NOHUGEPAGE)
     }
 
