@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "TesseraTiles", dependencies: ["TesseraCore"]),
         // libzmq from the system (Debian: libzmq3-dev for the header, libzmq5 to run),
         // loaded on first use: a run that opens no socket never loads it.
-        .target(name: "CZeroMQ", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CZeroMQ", dependencies: ["CTesseraSystem"], linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "TesseraWire", dependencies: ["CZeroMQ", "TesseraCore"]),
         .target(name: "TesseraCluster", dependencies: ["CTesseraSystem", "TesseraCore", "TesseraPatterns", "TesseraTiles", "TesseraWire"]),
         .target(name: "TesseraViewer", dependencies: ["TesseraCore", "TesseraWire"]),
