@@ -102,9 +102,9 @@ let package = Package(
 // A small run touches a few thousand functions of the binary's 12 MiB of code, and holds
 // each page it touches (CTesseraSystem's fault_around.c keeps the kernel from mapping the
 // 64 KiB around each). In release builds every function sits in a section of its own,
-// and the linker (lld) lays the ones a small run calls side by side at the front
-// (deploy/static-link/small-run-functions.txt, written by
-// deploy/static-link/order-functions.sh), so they share pages. Nothing loads symbols from the binary, so it
+// and the linker (lld) lays the ones a small run calls side by side at the front, so
+// they share pages (deploy/static-link/small-run-functions.txt, written by
+// deploy/static-link/order-functions.sh). Nothing loads symbols from the binary, so it
 // exports none (the loader would search their table on each lookup). docs/performance.md,
 // "Process start and resident memory", has what a small run holds and how to measure it.
 // The list only orders code: a function missing from it still links, further back.

@@ -49,8 +49,10 @@ static int open_registrar(void) {
 int tessera_map_touched_pages_only(void *start, size_t length) {
     int opened = open_registrar();
     if (opened != 0) return opened;
-    uintptr_t from = ((uintptr_t)start + 4095) & ~(uintptr_t)4095;
-    uintptr_t to = ((uintptr_t)start + length) & ~(uintptr_t)4095;
+    // The pages it spans: a segment's first and last pages are mapped with it, and
+    // leaving them out would split its mapping in three.
+    uintptr_t from = (uintptr_t)start & ~(uintptr_t)4095;
+    uintptr_t to = ((uintptr_t)start + length + 4095) & ~(uintptr_t)4095;
     if (to <= from) return 0;
     struct uffdio_register range = {.range = {.start = from, .len = to - from}, .mode = UFFDIO_REGISTER_MODE_WP};
     return ioctl(registrar, UFFDIO_REGISTER, &range) == 0 ? 0 : -errno;
@@ -64,7 +66,7 @@ static int register_object(struct dl_phdr_info *info, size_t size, void *data) {
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
         if (segment->p_type != PT_LOAD) continue;
-        // The file's part only: past it a segment is zeroes (.bss), anonymous memory.
+        // The file's part: past it a segment is zeroes (.bss), anonymous memory.
         int result = tessera_map_touched_pages_only((void *)(info->dlpi_addr + segment->p_vaddr), segment->p_filesz);
         if (result == -EINVAL || result == -ENOMEM) continue;  // a segment the kernel will not take; the rest may
         if (result < 0) {

@@ -48,8 +48,8 @@ int tessera_drain_read(int fd, int pid, char *buffer, int size);
 /// 1, 2 or 3 for which are, 0 on timeout, or -errno.
 int tessera_wait_either(int first, int second, int milliseconds);
 
-/// Asks Linux to map only the pages this process touches in `length` bytes of file
-/// mapping from `start` (whole pages within it), not the 64 KiB around each
+/// Asks Linux to map only the pages this process touches in the pages spanned by
+/// `length` bytes of file mapping from `start`, not the 64 KiB around each
 /// (fault_around.c): 0, or a negative errno value (-EINVAL: a kernel before 6.7; -EPERM or
 /// -ENOSYS: userfaultfd refused).
 int tessera_map_touched_pages_only(void *start, size_t length);
