@@ -51,8 +51,9 @@ int tessera_map_touched_pages_only(void *start, size_t length) {
     if (opened != 0) return opened;
     // The pages it spans: a segment's first and last pages are mapped with it, and
     // leaving them out would split its mapping in three.
-    uintptr_t from = (uintptr_t)start & ~(uintptr_t)4095;
-    uintptr_t to = ((uintptr_t)start + length + 4095) & ~(uintptr_t)4095;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t from = (uintptr_t)start & ~(page - 1);
+    uintptr_t to = ((uintptr_t)start + length + page - 1) & ~(page - 1);
     if (to <= from) return 0;
     struct uffdio_register range = {.range = {.start = from, .len = to - from}, .mode = UFFDIO_REGISTER_MODE_WP};
     return ioctl(registrar, UFFDIO_REGISTER, &range) == 0 ? 0 : -errno;
@@ -61,7 +62,6 @@ int tessera_map_touched_pages_only(void *start, size_t length) {
 static int register_object(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     int *registered = data;
-    if (*registered < 0) return 1;
     if (info->dlpi_name != NULL && strstr(info->dlpi_name, "linux-vdso")) return 0;  // not a file
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
@@ -71,7 +71,7 @@ static int register_object(struct dl_phdr_info *info, size_t size, void *data) {
         if (result == -EINVAL || result == -ENOMEM) continue;  // a segment the kernel will not take; the rest may
         if (result < 0) {
             *registered = result;
-            return 1;
+            return 1;  // dl_iterate_phdr stops here
         }
         *registered += 1;
     }

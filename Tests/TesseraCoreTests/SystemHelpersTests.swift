@@ -47,17 +47,10 @@ import Glibc
         return tessera_map_touched_pages_only(probe, page) == 0
     }()
 
-    /// Pages of `length` bytes from `start` mapped in this process, from /proc/self/pagemap
-    /// (bit 63 of each page's entry: present), whatever other tests map meanwhile.
+    /// Pages of `length` bytes from `start` mapped in this process, whatever other tests
+    /// map meanwhile; -1 where /proc/self/pagemap cannot be read.
     static func presentPages(_ start: UnsafeMutableRawPointer, _ length: Int) -> Int {
-        let file = open("/proc/self/pagemap", O_RDONLY)
-        guard file >= 0 else { return -1 }
-        defer { close(file) }
-        let pages = length / 4096
-        var entries = [UInt64](repeating: 0, count: pages)
-        let offset = off_t(UInt(bitPattern: start) / 4096 * 8)
-        guard pread(file, &entries, pages * 8, offset) == pages * 8 else { return -1 }
-        return entries.filter { $0 >> 63 == 1 }.count
+        PageMap.entries(from: start, byteCount: length).map { $0.filter { $0 & PageMap.present != 0 }.count } ?? -1
     }
 
     @Test(.enabled(if: isSupported)) func aRegisteredFileMappingMapsOnlyThePagesTouched() throws {

@@ -130,17 +130,9 @@ public final class CellBuffer {
     /// page there), do not count. Read from /proc/self/pagemap (present and exclusively
     /// mapped); nil where that cannot be read.
     public var residentBytes: Int? {
-        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let first = Int(bitPattern: storage) / pageSize, count = (byteCount + pageSize - 1) / pageSize
-        let fd = open("/proc/self/pagemap", O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var entries = [UInt64](repeating: 0, count: count)
-        let wanted = count * 8
-        let got = entries.withUnsafeMutableBytes { pread(fd, $0.baseAddress, wanted, off_t(first * 8)) }
-        guard got == wanted else { return nil }
-        let present: UInt64 = 1 << 63, exclusive: UInt64 = 1 << 56
-        return entries.reduce(0) { $0 + ($1 & (present | exclusive) == present | exclusive ? pageSize : 0) }
+        guard let entries = PageMap.entries(from: storage, byteCount: byteCount) else { return nil }
+        let own = PageMap.present | PageMap.exclusive
+        return entries.reduce(0) { $0 + ($1 & own == own ? PageMap.pageSize : 0) }
     }
 
     /// Bytes a buffer of this size occupies, for checking memory before allocating.
