@@ -442,7 +442,7 @@ import TesseraCore
         let run = try RunningTessera(arguments)
         let deadline = Date().addingTimeInterval(30)
         var children = Set<Int32>()
-        while run.process.isRunning && Date() < deadline {
+        while run.isRunning && Date() < deadline {
             children.formUnion(Processes.children(of: run.pid))
             usleep(1000)
         }

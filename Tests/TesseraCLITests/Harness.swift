@@ -29,41 +29,15 @@ enum Harness {
 
     static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Result {
         let running = try RunningTessera(executable, arguments, in: directory)
-        running.process.waitUntilExit()
-        return Result(status: running.process.terminationStatus, stdout: running.outputText, stderr: running.errorText)
+        let status = running.waitUntilEnded()
+        return Result(status: status, stdout: running.outputText, stderr: running.errorText)
     }
 
-    /// Runs a program with posix_spawn and waitpid, with no signal blocked. Foundation's
-    /// `Process` counts a program as running while any descendant holds the socket it
-    /// hands the child, so it never sees `tmux new-session` end: tmux leaves its server
-    /// behind. It also passes on the test runner's blocked signals, and a daemon started
-    /// that way ignores SIGTERM.
+    /// Runs a program other than `tessera` in this process's group (tmux, a shell).
     static func spawn(_ executable: String, _ arguments: [String]) throws -> Result {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-spawn-\(UUID().uuidString)")
-        let (output, errors) = (base.appendingPathExtension("out"), base.appendingPathExtension("err"))
-        defer { for file in [output, errors] { try? FileManager.default.removeItem(at: file) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard rc == 0 else { throw TesseraError("cannot start \(executable): \(String(cString: strerror(rc)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let read = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
-        return Result(status: status >> 8 & 0xff, stdout: read(output), stderr: read(errors))
+        let running = try RunningTessera(URL(fileURLWithPath: executable), arguments, newProcessGroup: false)
+        let status = running.waitUntilEnded()
+        return Result(status: status, stdout: running.outputText, stderr: running.errorText)
     }
 
     static func tessera(_ arguments: [String], in directory: URL? = nil) throws -> Result {
@@ -195,8 +169,14 @@ extension Harness {
 }
 
 /// A process (`tessera` unless told otherwise) left running while a test pokes at it.
+///
+/// Started as the product starts its own (`ChildProcess`), not by Foundation's `Process`:
+/// that one learns of a child's end from a socket it hands the child, made without
+/// close-on-exec, so a program started meanwhile by another test's thread could inherit
+/// it and keep the child "running" as long as it lived itself; and a daemon (tmux's
+/// server) holds it for good.
 final class RunningTessera {
-    let process = Process()
+    let child: ChildProcess
     let stdout: URL
     let stderr: URL
 
@@ -204,25 +184,19 @@ final class RunningTessera {
         try self.init(Harness.tessera, arguments, in: directory)
     }
 
-    init(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws {
+    init(_ executable: URL, _ arguments: [String], in directory: URL? = nil, newProcessGroup: Bool = true) throws {
         // Output goes to files, not pipes, so a chatty child can never block on a full pipe.
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-bg-\(UUID().uuidString)")
         stdout = base.appendingPathExtension("out")
         stderr = base.appendingPathExtension("err")
-        for url in [stdout, stderr] { _ = FileManager.default.createFile(atPath: url.path, contents: nil) }
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: stdout)
-        process.standardError = try FileHandle(forWritingTo: stderr)
-        try process.run()
+        child = try ChildProcess.spawn([executable.path] + arguments, newProcessGroup: newProcessGroup,
+                                       output: stdout.path, errors: stderr.path,
+                                       environment: ["SWIFT_BACKTRACE": "enable=no"], directory: directory?.path)
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.pid }
 
+    var isRunning: Bool { !child.hasEnded }
     /// The endpoint a coordinator prints while it waits for its workers.
     func workerEndpoint() throws -> String {
         try Processes.poll(timeout: 30, "the coordinator's endpoint") {
@@ -249,15 +223,21 @@ final class RunningTessera {
 
     /// Waits for exit (killing the process after `timeout`) and returns the status.
     func wait(timeout: Double) -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(pid, SIGKILL) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        if child.waitBlocking(seconds: timeout) == nil { kill(pid, SIGKILL) }
+        return waitUntilEnded()
+    }
+
+    /// Waits for exit: its status, or the signal that ended it.
+    func waitUntilEnded() -> Int32 {
+        switch child.waitBlocking() {
+        case .exited(let status): status
+        case .signalled(let signal): signal
+        case nil: -1
+        }
     }
 
     deinit {
-        if process.isRunning { kill(pid, SIGKILL) }
+        if isRunning { kill(pid, SIGKILL) }
         for child in Processes.children(of: pid) { kill(child, SIGKILL) }
         try? FileManager.default.removeItem(at: stdout)
         try? FileManager.default.removeItem(at: stderr)

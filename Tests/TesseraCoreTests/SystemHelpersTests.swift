@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import CTesseraSystem
 import Glibc
 @testable import TesseraCore
@@ -109,5 +110,46 @@ import Glibc
         #expect(libcCode.registered >= 1 && libcCode.not == 0)
         // Registering what is registered already changes nothing, and is no error.
         #expect(tessera_map_touched_pages_only_of_loaded_files() > 0)
+    }
+}
+
+/// A child process holds the descriptors it is given and no other.
+@Suite struct ChildProcessTests {
+    /// Foundation's `Process` makes a socket pair without close-on-exec and learns that
+    /// its child ended when the child's end closes. A program another thread started
+    /// meanwhile inherited that end and kept it as long as it lived: a test's 40 ms
+    /// `tessera bench corpus` waited 3 minutes on a daemon of another test.
+    @Test func aChildHoldsNoDescriptorItWasNotGiven() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        let sleeper = try ChildProcess.spawn(["/bin/sleep", "30"])
+        defer {
+            sleeper.signal(SIGKILL)
+            close(ends[0])
+        }
+        close(ends[1])
+        // Readable at once, with nothing to read: the other end is closed everywhere.
+        var entry = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+        let ready = poll(&entry, 1, 10_000)
+        #expect(ready == 1, "the child holds the socket's other end")
+        var byte: UInt8 = 0
+        if ready == 1 { #expect(read(ends[0], &byte, 1) == 0) }
+    }
+
+    @Test func aChildStartsWhereItIsToldWithTheVariablesItIsGiven() throws {
+        let folder = "/tmp/tessera-child-\(getpid())", said = folder + "/said"
+        #expect(mkdir(folder, 0o700) == 0)
+        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
+        let child = try ChildProcess.spawn(["/bin/sh", "-c", "pwd; echo \"$TESSERA_TEST_NAME\"; read -r line || echo no input"],
+                                           output: said, environment: ["TESSERA_TEST_NAME": "wren"], directory: folder)
+        #expect(child.waitBlocking(seconds: 30) == .exited(0))
+        #expect((try? String(contentsOfFile: said, encoding: .utf8)) == "\(folder)\nwren\nno input\n")
+    }
+
+    @Test func aBlockingWaitEndsWhenItsTimeIsUp() throws {
+        let sleeper = try ChildProcess.spawn(["/bin/sleep", "30"])
+        #expect(sleeper.waitBlocking(seconds: 0.05) == nil)
+        sleeper.signal(SIGKILL)
+        #expect(sleeper.waitBlocking() == .signalled(SIGKILL))
     }
 }

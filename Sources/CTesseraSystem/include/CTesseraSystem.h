@@ -1,6 +1,7 @@
 #ifndef C_TESSERA_SYSTEM_H
 #define C_TESSERA_SYSTEM_H
 
+#include <spawn.h>
 #include <stddef.h>
 
 /// Writes up to `max` CPUs this process may run on into `cpus`; returns how many, or -1.
@@ -58,5 +59,12 @@ int tessera_map_touched_pages_only(void *start, size_t length);
 /// each process does before anything else runs: how many it registered, or a negative
 /// errno value.
 int tessera_map_touched_pages_only_of_loaded_files(void);
+
+/// Adds to `actions` the closing of every descriptor from `lowest` up, so that a child
+/// holds only the descriptors it is given: 0, or an errno value.
+int tessera_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
+
+/// Adds to `actions` a change of the child's working directory to `path`: 0, or an errno value.
+int tessera_spawn_change_directory(posix_spawn_file_actions_t *actions, const char *path);
 
 #endif

@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Synchronization
 
@@ -11,7 +12,7 @@ import Synchronization
 package final class Completion<Value: Sendable>: Sendable {
     private struct State {
         var result: Result<Value, any Error>?
-        var waiters: [Int: CheckedContinuation<Value, any Error>] = [:]
+        var waiters: [Int: @Sendable (Result<Value, any Error>) -> Void] = [:]
         var nextWaiter = 0
     }
 
@@ -25,13 +26,13 @@ package final class Completion<Value: Sendable>: Sendable {
     /// Supplies the result; the first one wins. Returns whether this call supplied it.
     @discardableResult
     package func resolve(_ result: Result<Value, any Error>) -> Bool {
-        let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>]? in
+        let waiters = state.withLock { state -> [@Sendable (Result<Value, any Error>) -> Void]? in
             guard state.result == nil else { return nil }
             state.result = result
             defer { state.waiters.removeAll() }
             return Array(state.waiters.values)
         }
-        waiters?.forEach { $0.resume(with: result) }
+        waiters?.forEach { $0(result) }
         return waiters != nil
     }
 
@@ -43,10 +44,7 @@ package final class Completion<Value: Sendable>: Sendable {
 
     /// Waits for the result.
     package func value() async throws -> Value {
-        let waiter = state.withLock { state -> Int in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
+        let waiter = newWaiter()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
                 let now = state.withLock { state -> Result<Value, any Error>? in
@@ -54,13 +52,42 @@ package final class Completion<Value: Sendable>: Sendable {
                     // Checked under the lock: a cancellation handler that ran before the
                     // continuation was stored found nothing to resume.
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters[waiter] = continuation
+                    state.waiters[waiter] = { continuation.resume(with: $0) }
                     return nil
                 }
                 if let now { continuation.resume(with: now) }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: waiter) }?.resume(throwing: CancellationError())
+            state.withLock { $0.waiters.removeValue(forKey: waiter) }?(.failure(CancellationError()))
+        }
+    }
+
+    /// Blocks the calling thread until the result is in, or for `seconds` at most (nil
+    /// when they pass first). Only for threads that are not the task pool's: a test's
+    /// synchronous body, a thread of its own.
+    package func waitBlocking(seconds: Double = .infinity) -> Result<Value, any Error>? {
+        let waiter = newWaiter(), signal = DispatchSemaphore(value: 0)
+        let now = state.withLock { state -> Result<Value, any Error>? in
+            if let result = state.result { return result }
+            state.waiters[waiter] = { _ in signal.signal() }
+            return nil
+        }
+        if let now { return now }
+        let deadline: DispatchTime = seconds.isFinite ? .now() + seconds : .distantFuture
+        if signal.wait(timeout: deadline) == .timedOut {
+            // The result may have come in since; either way this waiter is done.
+            return state.withLock { state in
+                state.waiters.removeValue(forKey: waiter)
+                return state.result
+            }
+        }
+        return state.withLock { $0.result }
+    }
+
+    private func newWaiter() -> Int {
+        state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
         }
     }
 }
