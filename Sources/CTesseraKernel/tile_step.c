@@ -5,6 +5,12 @@
 // step takes four rows at a time in a vector, with unaligned loads one row up and
 // down; the portable one a word at a time, from the three columns of words copied
 // out with a row more at each end.
+//
+// Within a tile, the AVX2 step skips the rows whose next generation is the one the
+// older buffer holds: a row can differ from it only where a cell within a row of it
+// (in this tile or across an edge) differs between the present generation and the
+// one before last, which the step that made the present generation recorded
+// (`tessera_tile_changes`). A glider crossing a tile steps about eight of its 64 rows.
 #include "CTesseraKernel.h"
 #include "rule_modes.h"
 
@@ -99,6 +105,25 @@ uint32_t tessera_tile_alive(const uint64_t *cells) {
     return edges(cells[0], cells[ROWS - 1], any) | side_edges(west, east);
 }
 
+// The rows of the tile in `slot` whose next generation may differ from what its older
+// buffer holds: those within a row of a cell that changed (see the top of this file),
+// from the changes of the step that made the generation of `parity`, `generation`.
+static inline uint64_t rows_to_step(const int32_t *neighbours, int32_t slot, const tessera_tile_changes *changes,
+                                    int parity, uint64_t generation) {
+    static const tessera_tile_changes none = {0, 0, 0, 0};
+    const tessera_tile_changes *around[9];
+    const int32_t *n = neighbours + 9 * (size_t)slot;
+    for (int k = 0; k < 9; k++) {
+        const tessera_tile_changes *c = n[k] < 0 ? &none : changes + 2 * (size_t)n[k] + parity;
+        around[k] = c->generation == generation ? c : &none;
+    }
+    uint64_t changed = around[4]->rows | around[3]->east | around[5]->west;
+    uint64_t rows = changed | changed << 1 | changed >> 1;
+    if ((around[1]->rows | around[0]->east | around[2]->west) >> 63) rows |= 1;
+    if ((around[7]->rows | around[6]->east | around[8]->west) & 1) rows |= 1ull << 63;
+    return rows;
+}
+
 // The 3x3 of tiles around `slot` (its generation of `parity`), `zero` where none is.
 static inline void gather(const uint64_t *around[9], const int32_t *neighbours, uint64_t *const *chunks, int32_t slot,
                           int parity, const uint64_t *zero) {
@@ -131,10 +156,13 @@ static uint32_t clip(const uint64_t *before, uint64_t *next, const uint64_t *mas
 
 static void tiles_step_portable(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
                                 int parity, const uint64_t *zero, const uint64_t *const *masks,
-                                const tessera_rule *rule, uint32_t *reports) {
+                                tessera_tile_changes *changes, uint64_t generation, const tessera_rule *rule,
+                                uint32_t *reports) {
     const uint64_t *around[9];
     for (size_t i = 0; i < count; i++) {
         int32_t slot = due[i];
+        // It steps every row, and records them all as changed.
+        changes[2 * (size_t)slot + (parity ^ 1)] = (tessera_tile_changes){~0ull, ~0ull, ~0ull, generation + 1};
         gather(around, neighbours, chunks, slot, parity, zero);
         uint64_t *next = tessera_tile_cells(chunks, slot, parity ^ 1);
         const uint64_t *mask = masks ? masks[slot] : NULL;
@@ -169,7 +197,8 @@ AVX2 uint64_t any_bit(__m256i v) {
 // Rows are read in place, four at a time; only the four rows that reach across the
 // tile's top or bottom edge are gathered (a copy of the whole columns, as the portable
 // step makes, was a tenth of a soup's time).
-AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int mode, const tessera_rule *rule) {
+AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, uint64_t rows, int mode, const tessera_rule *rule,
+                        tessera_tile_changes *changes) {
     const uint64_t *w = around[3], *c = around[4], *e = around[5];
     const uint64_t topW[4] = {around[0][ROWS - 1], w[0], w[1], w[2]};
     const uint64_t topC[4] = {around[1][ROWS - 1], c[0], c[1], c[2]};
@@ -199,7 +228,17 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int mod
         }
         gates_next(rule, &inputs[0][0], INPUTS, ROWS / 4, gated);
     }
+    uint64_t changedRows = 0, changedWest = 0, changedEast = 0;
     for (int r = 0; r < ROWS; r += 4) {
+        __m256i *target = (__m256i *)(next + r);
+        if (!(rows >> r & 0xF)) {
+            // The older buffer holds these rows' next generation already.
+            __m256i n = _mm256_loadu_si256(target);
+            liveAny = _mm256_or_si256(liveAny, n);
+            liveWest = _mm256_or_si256(liveWest, _mm256_and_si256(n, low));
+            liveEast = _mm256_or_si256(liveEast, _mm256_and_si256(n, high));
+            continue;
+        }
         __m256i n;
         if (mode == MODE_GATES) {
             n = gated[r / 4];
@@ -208,9 +247,13 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int mod
             n = next_state(&above, &here, &below, mode, rule);
         }
 #undef SUMS_AT
-        __m256i *target = (__m256i *)(next + r);
         __m256i changed = _mm256_xor_si256(n, _mm256_loadu_si256(target));
         _mm256_storeu_si256(target, n);
+        // Per row: any cell, column 0 (moved to the sign bit), column 63 (the sign bit).
+        __m256i same = _mm256_cmpeq_epi64(changed, _mm256_setzero_si256());
+        changedRows |= (uint64_t)(~_mm256_movemask_pd(_mm256_castsi256_pd(same)) & 0xF) << r;
+        changedWest |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64(changed, 63))) << r;
+        changedEast |= (uint64_t)_mm256_movemask_pd(_mm256_castsi256_pd(changed)) << r;
         diffAny = _mm256_or_si256(diffAny, changed);
         liveAny = _mm256_or_si256(liveAny, n);
         diffWest = _mm256_or_si256(diffWest, _mm256_and_si256(changed, low));
@@ -224,20 +267,22 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, int mod
         changedBits = 1u << 4 | side_edges(any_bit(diffWest), any_bit(diffEast));
     }
     uint32_t liveBits = edges(next[0], next[ROWS - 1], any_bit(liveAny)) | side_edges(any_bit(liveWest), any_bit(liveEast));
+    changes->rows = changedRows, changes->west = changedWest, changes->east = changedEast;
     return changedBits | liveBits << 16;
 }
 
-AVX2 uint32_t tile_step_reported(const uint64_t *const around[9], uint64_t *next, int mode, const tessera_rule *rule) {
+AVX2 uint32_t tile_step_reported(const uint64_t *const around[9], uint64_t *next, uint64_t rows, int mode,
+                                 const tessera_rule *rule, tessera_tile_changes *changes) {
     uint64_t before0 = next[0], before63 = next[ROWS - 1];
-    uint32_t bits = tile_step(around, next, mode, rule);
+    uint32_t bits = tile_step(around, next, rows, mode, rule, changes);
     // The changed edges of row 0 and row 63 (and the corners they hold).
     if (bits & (1u << 4)) bits |= edges(before0 ^ next[0], before63 ^ next[ROWS - 1], 1);
     return bits;
 }
 
 AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks, int parity,
-                     const uint64_t *zero, const uint64_t *const *masks, int mode, const tessera_rule *rule,
-                     uint32_t *reports) {
+                     const uint64_t *zero, const uint64_t *const *masks, tessera_tile_changes *changes,
+                     uint64_t generation, int mode, const tessera_rule *rule, uint32_t *reports) {
     const uint64_t *around[9];
     for (size_t i = 0; i < count; i++) {
         int32_t slot = due[i];
@@ -246,7 +291,11 @@ AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours
         const uint64_t *mask = masks ? masks[slot] : NULL;
         uint64_t before[ROWS];
         if (mask) memcpy(before, next, sizeof before);
-        reports[i] = tile_step_reported(around, next, mode, rule);
+        uint64_t rows = rows_to_step(neighbours, slot, changes, parity, generation);
+        tessera_tile_changes *made = changes + 2 * (size_t)slot + (parity ^ 1);
+        made->generation = generation + 1;
+        reports[i] = tile_step_reported(around, next, rows, mode, rule, made);
+        // Clipping only clears cells that changed: the changes stay a bound.
         if (mask) reports[i] = clip(before, next, mask);
     }
 }
@@ -254,9 +303,10 @@ AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours
 #define SPECIALISED(name, mode)                                                                                   \
     __attribute__((target("avx2"))) static void name(const int32_t *due, size_t count, const int32_t *neighbours,   \
                                                      uint64_t *const *chunks, int parity, const uint64_t *zero,      \
-                                                     const uint64_t *const *masks, const tessera_rule *rule,         \
+                                                     const uint64_t *const *masks, tessera_tile_changes *changes,    \
+                                                     uint64_t generation, const tessera_rule *rule,                  \
                                                      uint32_t *reports) {                                            \
-        tiles_step(due, count, neighbours, chunks, parity, zero, masks, mode, rule, reports);                       \
+        tiles_step(due, count, neighbours, chunks, parity, zero, masks, changes, generation, mode, rule, reports);   \
     }
 SPECIALISED(tiles_step_life, MODE_LIFE)
 SPECIALISED(tiles_step_counts, MODE_COUNTS)
@@ -264,26 +314,26 @@ SPECIALISED(tiles_step_gates, MODE_GATES)
 #undef SPECIALISED
 
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, const uint64_t *const *masks, const tessera_rule *rule,
-                        int avx2, uint32_t *reports) {
+                        int parity, const uint64_t *zero, const uint64_t *const *masks, tessera_tile_changes *changes,
+                        uint64_t generation, const tessera_rule *rule, int avx2, uint32_t *reports) {
     if (!avx2) {
-        tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
+        tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule, reports);
     } else if (rule->compiled) {
-        tiles_step_gates(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
+        tiles_step_gates(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule, reports);
     } else if (tessera_is_life(rule)) {
-        tiles_step_life(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
+        tiles_step_life(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule, reports);
     } else {
-        tiles_step_counts(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
+        tiles_step_counts(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule, reports);
     }
 }
 
 #else
 
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, const uint64_t *const *masks, const tessera_rule *rule,
-                        int avx2, uint32_t *reports) {
+                        int parity, const uint64_t *zero, const uint64_t *const *masks, tessera_tile_changes *changes,
+                        uint64_t generation, const tessera_rule *rule, int avx2, uint32_t *reports) {
     (void)avx2;
-    tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, rule, reports);
+    tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule, reports);
 }
 
 #endif

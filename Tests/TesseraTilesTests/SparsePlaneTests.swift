@@ -82,6 +82,55 @@ import TesseraHashLife
         }
     }
 
+    /// Small objects scattered over a few tiles, so that a tile that steps has a few rows
+    /// changing and the rest not: the kernel skips those rows, and must never skip one
+    /// that changes, across tile edges and corners, nor after cells are added to a tile
+    /// that steps or a neighbouring tile is cropped away. Every generation against naive
+    /// Life, for both kernels.
+    @Test(arguments: [("B3/S23", 11), ("B36/S23", 12), ("B2-a/S12", 13)])
+    func rowsThatCannotChangeAreSkippedExactly(rule text: String, seed: UInt64) throws {
+        let rule = try Rule(parsing: text)
+        var generator = SplitMix64(seed: seed)
+        var parts: [PlacedCells] = []
+        for _ in 0..<14 {
+            let patch = Self.soup(seed: generator.next(), width: 5, height: 5, density: 0.45)
+            parts.append(PlacedCells(cells: patch, left: Int(generator.next() % 180) - 90, top: Int(generator.next() % 180) - 90))
+        }
+        // Gliders along the rows and columns where tiles meet, and through a corner.
+        parts += [PlacedCells(cells: Self.glider, left: -30, top: -2), PlacedCells(cells: Self.glider, left: 62, top: -40),
+                  PlacedCells(cells: Self.glider, left: 60, top: 60),
+                  // A block across column 0, still until its west half is cropped away.
+                  PlacedCells(cells: Self.pattern(["oo", "oo"]), left: -1, top: 120)]
+        let room = 40
+        var naive = BitGrid(width: 180 + 2 * room, height: 180 + 2 * room)
+        let area = CellBounds(left: -90 - room, top: -90 - room, width: naive.width, height: naive.height)
+        for part in parts { naive.overlay(part, at: area) }
+        for implementation in Kernel.Implementation.allCases where implementation.isSupported {
+            let plane = try SparsePlane(parts: parts, rule: rule, implementation: implementation)
+            var expected = naive
+            for g in 0..<80 {
+                if g == 30 {
+                    // Into a tile that is stepping: a glider beside live cells.
+                    let added = PlacedCells(cells: Self.glider, left: 20, top: 23)
+                    plane.add(added)
+                    expected.overlay(added, at: area)
+                }
+                if g == 50 {
+                    // The tiles west of column 0 go, whatever they hold.
+                    plane.crop { $0.x >= 0 }
+                    for y in 0..<expected.height {
+                        for x in 0..<(-area.left) { expected[x, y] = false }
+                    }
+                }
+                let same = plane.cells(in: area) == expected
+                #expect(same, "\(text) \(implementation) generation \(g)")
+                if !same { break }
+                plane.advance(1)
+                expected = NaiveLife.step(expected, rule: rule.steps.from(UInt64(g)), topology: .plane)
+            }
+        }
+    }
+
     /// A pattern that dies out leaves no tile, and its generations then cost nothing.
     @Test func aPatternThatDiesLeavesNoTile() throws {
         let plane = try SparsePlane(parts: [PlacedCells(cells: Self.pattern(["o.o", ".o."]), left: 63, top: 63)], rule: .life)
@@ -201,6 +250,15 @@ import TesseraHashLife
                 }
                 #expect(plane.dots(in: view) == expected, "\(view)")
             }
+        }
+    }
+}
+
+extension BitGrid {
+    /// `part`'s live cells set in this grid, which covers `area`.
+    fileprivate mutating func overlay(_ part: PlacedCells, at area: CellBounds) {
+        for y in 0..<part.cells.height {
+            for x in 0..<part.cells.width where part.cells[x, y] { self[part.left - area.left + x, part.top - area.top + y] = true }
         }
     }
 }

@@ -170,6 +170,14 @@ static inline uint64_t *tessera_tile_cells(uint64_t *const *chunks, int32_t slot
     return chunks[slot / TESSERA_TILE_CHUNK] + ((size_t)(slot % TESSERA_TILE_CHUNK) * 2 + (size_t)parity) * 64;
 }
 
+/// What a step of the sparse plane changed in one tile: bit r of `rows` where row r
+/// differs from the generation before last (any cell), of `west` where its column 0
+/// does, of `east` where its column 63 does; valid for the tile's generation
+/// `generation` only (a tile not stepped for it changed nothing).
+typedef struct {
+    uint64_t rows, west, east, generation;
+} tessera_tile_changes;
+
 /// One generation of the sparse plane's tiles `due[0..<count]` (slots). A tile is 64
 /// words, word r its row r, bit c its column c; each steps from its generation of
 /// `parity` and its neighbours' (`neighbours[9 * slot + k]`, the 3x3 in rows from the
@@ -181,9 +189,13 @@ static inline uint64_t *tessera_tile_cells(uint64_t *const *chunks, int32_t slot
 /// where `tessera_cpu_has_avx2()` says so), the AVX2 loop, else the portable one.
 /// `masks`, where not NULL, gives each slot the cells that may live (NULL: all), as on
 /// a bounded grid's last tiles, whose cells beyond its edge are dead for ever.
+/// `changes[2 * slot + p]` is what the step that made a slot's generation of parity p
+/// changed: the steps read those of `generation` (the present one, of `parity`) to
+/// skip rows that cannot change, and write those of `generation + 1`. Whoever sets a
+/// tile's cells otherwise records every row of it as changed.
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
-                        int parity, const uint64_t *zero, const uint64_t *const *masks,
-                        const tessera_rule *rule, int avx2, uint32_t *reports);
+                        int parity, const uint64_t *zero, const uint64_t *const *masks, tessera_tile_changes *changes,
+                        uint64_t generation, const tessera_rule *rule, int avx2, uint32_t *reports);
 
 /// Where a tile's 64 words are alive, as bits 0-8 of a report of `tessera_tiles_step`.
 uint32_t tessera_tile_alive(const uint64_t *cells);

@@ -10,7 +10,9 @@ import CTesseraKernel
 /// only when something in its 3x3 neighbourhood changed since the generation before
 /// last: then the cells it would compute are the ones it already holds (the older
 /// buffer), so still lifes and period-2 oscillators cost nothing, as in Golly's
-/// QuickLife.
+/// QuickLife. Within a tile that steps, the same holds row by row: the kernel steps
+/// only rows near a cell that changed (`tessera_tile_changes`), and whatever sets
+/// cells otherwise (`add`, `crop`) records the tiles it touched as changed everywhere.
 ///
 /// Invariants, before every step: a tile whose present cells touch an edge has the
 /// neighbour across it (so every birth lands in a tile); a missing tile is dead in
@@ -134,6 +136,7 @@ public final class SparsePlane {
                 for r in 0..<TileStore.words { present[r] |= words[r] }
                 store.alive[2 * Int(slot) + parity] = tessera_tile_alive(present)
                 unsure.insert(slot)
+                store.changedEverywhere(slot, parity: parity, generation: generation)
                 mark(slot)
                 touched.append(slot)
                 // Its neighbours' next generation may differ from what they hold.
@@ -183,6 +186,7 @@ public final class SparsePlane {
         }
         due.removeAll { !store.inUse[Int($0)] }
         for slot in touched where store.inUse[Int(slot)] {
+            store.changedEverywhere(slot, parity: parity, generation: generation)
             mark(slot)
             // A live edge gets its neighbour again (empty), so that births there land in
             // a tile before the next step, whether or not cells are added first.
@@ -253,9 +257,9 @@ public final class SparsePlane {
     /// step in ranges at once. Nil when none is due.
     ///
     /// Sendable, though it points into the plane: each range writes only its own tiles'
-    /// older generation and its own reports, and reads only present generations, which
-    /// no range writes; and the plane touches none of it until `finish()`, which its
-    /// owner calls once every range has run.
+    /// older generation, their changes for the next one and its own reports, and reads
+    /// only present generations and their changes, which no range writes; and the plane
+    /// touches none of it until `finish()`, which its owner calls once every range has run.
     public struct Work: @unchecked Sendable {
         let due: UnsafePointer<Int32>
         public let count: Int
@@ -264,6 +268,8 @@ public final class SparsePlane {
         let parity: Int32
         let zero: UnsafePointer<UInt64>
         let masks: UnsafePointer<UnsafePointer<UInt64>?>?
+        let changes: UnsafeMutablePointer<tessera_tile_changes>
+        let generation: UInt64
         let rule: Rule
         let avx2: Int32
         let reports: UnsafeMutablePointer<UInt32>
@@ -271,8 +277,8 @@ public final class SparsePlane {
         public func run(_ range: Range<Int>) {
             precondition(range.lowerBound >= 0 && range.upperBound <= count)
             rule.withKernelRule {
-                tessera_tiles_step(due + range.lowerBound, range.count, neighbours, chunks, parity, zero, masks, $0, avx2,
-                                   reports + range.lowerBound)
+                tessera_tiles_step(due + range.lowerBound, range.count, neighbours, chunks, parity, zero, masks, changes,
+                                   generation, $0, avx2, reports + range.lowerBound)
             }
         }
 
@@ -302,7 +308,8 @@ public final class SparsePlane {
         }
         due.withUnsafeBufferPointer { scratchDue.update(from: $0.baseAddress!, count: $0.count) }
         return Work(due: scratchDue, count: due.count, neighbours: store.neighbours, chunks: store.chunks, parity: Int32(parity),
-                    zero: zero, masks: store.masks.map { UnsafePointer($0) }, rule: steps.from(generation), avx2: implementation == .avx2 ? 1 : 0, reports: scratchReports)
+                    zero: zero, masks: store.masks.map { UnsafePointer($0) }, changes: store.changes, generation: generation,
+                    rule: steps.from(generation), avx2: implementation == .avx2 ? 1 : 0, reports: scratchReports)
     }
 
     /// Ends the generation whose `work()` ran: learns where life went, lists the tiles
@@ -319,7 +326,11 @@ public final class SparsePlane {
         for i in 0..<stepped {
             let slot = scratchDue[i]
             var report = scratchReports[i]
-            if !unsure.isEmpty, unsure.remove(slot) != nil { report |= 0x1FF }
+            if !unsure.isEmpty, unsure.remove(slot) != nil {
+                // Its older generation was not known: what it "changed" is not either.
+                report |= 0x1FF
+                store.changedEverywhere(slot, parity: older, generation: generation)
+            }
             let alive = report >> 16
             store.alive[2 * Int(slot) + older] = alive
             if report & 0x10 != 0 { mark(slot) }

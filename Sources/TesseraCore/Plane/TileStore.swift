@@ -116,6 +116,8 @@ final class TileStore {
     @exclusivity(unchecked) private(set) var marks: UnsafeMutablePointer<UInt64> = .allocate(capacity: 0)
     /// Each chunk's cells, for the kernel: `tessera_tile_cells` finds a slot's in it.
     @exclusivity(unchecked) private(set) var chunks: UnsafeMutablePointer<UnsafeMutablePointer<UInt64>?> = .allocate(capacity: 0)
+    /// What the step that made each generation changed, two a slot (`tessera_tile_changes`).
+    @exclusivity(unchecked) private(set) var changes: UnsafeMutablePointer<tessera_tile_changes> = .allocate(capacity: 0)
     private var chunkCount = 0
     /// `masks[slot]`: the cells of the tile that may live, nil where all may (see
     /// `TileSpace.mask`); nil itself where no tile has a mask.
@@ -143,7 +145,8 @@ final class TileStore {
     deinit {
         for chunk in 0..<chunkCount { chunks[chunk]!.deallocate() }
         for table in [keys.deinitialize(count: slotCount), UnsafeMutableRawPointer(neighbours), UnsafeMutableRawPointer(alive),
-                      UnsafeMutableRawPointer(inUse), UnsafeMutableRawPointer(marks), UnsafeMutableRawPointer(chunks)] {
+                      UnsafeMutableRawPointer(inUse), UnsafeMutableRawPointer(marks), UnsafeMutableRawPointer(chunks),
+                      UnsafeMutableRawPointer(changes)] {
             table.deallocate()
         }
         masks?.deallocate()
@@ -181,6 +184,7 @@ final class TileStore {
         marks[i] = 0
         inUse[i] = true
         (alive[2 * i], alive[2 * i + 1]) = (0, 0)
+        (changes + 2 * i).initialize(repeating: tessera_tile_changes(), count: 2)
         cells(slot, 0).initialize(repeating: 0, count: 2 * Self.words)
         if let masks, let maskWords { masks[i] = space.mask(of: key).map { UnsafePointer(maskWords + 64 * $0.rawValue) } }
         index[key] = slot
@@ -208,12 +212,19 @@ final class TileStore {
         alive = moved(alive, count: 2 * slotCount, to: 2 * next)
         inUse = moved(inUse, count: slotCount, to: next)
         marks = moved(marks, count: slotCount, to: next)
+        changes = moved(changes, count: 2 * slotCount, to: 2 * next)
         if let masks { self.masks = moved(masks, count: slotCount, to: next) }
         chunks = moved(chunks, count: chunkCount, to: next / Self.chunkSlots + 1)
         capacity = next
     }
 
     /// Drops the tile in `slot`, whose cells must be dead in both generations.
+    /// Records every row of the tile in `slot` as changed in its generation `generation`
+    /// (of `parity`): its cells, or those around it, were set otherwise than by a step.
+    func changedEverywhere(_ slot: Int32, parity: Int, generation: UInt64) {
+        changes[2 * Int(slot) + parity] = tessera_tile_changes(rows: ~0, west: ~0, east: ~0, generation: generation)
+    }
+
     func remove(_ slot: Int32) {
         let base = 9 * Int(slot)
         for k in 0..<9 where k != 4 {
