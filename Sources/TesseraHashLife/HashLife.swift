@@ -54,7 +54,7 @@ public struct HashLife: ~Copyable {
     static let highestLevel = 62
 
     /// The universe of `parts`' live cells at `generation`. `nodeLimit` bounds its
-    /// memory: about 32 bytes a node, as Golly's HashLife takes a memory limit.
+    /// memory: 32 bytes a node with its bucket, as Golly's HashLife takes a memory limit.
     public init(parts: [PlacedCells], rule: Rule, generation: UInt64, nodeLimit: Int) throws {
         try Self.checkRuns(rule)
         let live = parts.filter { $0.cells.width > 0 && $0.cells.height > 0 }
@@ -357,11 +357,28 @@ public struct HashLife: ~Copyable {
 
     // MARK: Reading
 
-    /// Squares in the store: what the universe costs in memory, about 32 bytes each.
+    /// Squares in the store: what the universe costs in memory, 28 bytes each and a bucket.
     public var nodeCount: Int { store.count }
 
     /// Live cells in the universe (at most `UInt64.max`).
-    public var population: UInt64 { store[root].population }
+    public var population: UInt64 {
+        // A node counts up to UInt32.max; past that, its quadrants' counts add up
+        // (each distinct square once, however often it occurs).
+        var known: [UInt32: UInt64] = [:]
+        func count(_ index: UInt32) -> UInt64 {
+            let node = store[index]
+            guard node.population == UInt32.max, node.sw != NodeStore.leafMark else { return UInt64(node.population) }
+            if let total = known[index] { return total }
+            var total: UInt64 = 0
+            for quadrant in [node.nw, node.ne, node.sw, node.se] {
+                let (sum, overflow) = total.addingReportingOverflow(count(quadrant))
+                total = overflow ? .max : sum
+            }
+            known[index] = total
+            return total
+        }
+        return count(root)
+    }
 
     /// Squares of 32×32 cells (aligned to the root's corner) that hold a live cell:
     /// the area a stepper of cells would have to work on, where the population alone

@@ -233,9 +233,10 @@ struct Squares: @unchecked Sendable {
         var next: UInt32
         /// The square's centre half, `steps` generations on (see `HashLife`); 0: not known yet.
         var result: UInt32
-        /// Live cells, counted once when the node is made (saturating): the universe's
-        /// population is the root's, and a run weighs HashLife against tiles by it.
-        var population: UInt64
+        /// Live cells, counted once when the node is made, up to `UInt32.max` (from
+        /// which `HashLife.population` counts its quadrants'): 4 bytes, not 8, make a
+        /// node 28 bytes, an eighth less memory for every store.
+        var population: UInt32
     }
 
     static let leafMark = UInt32.max
@@ -315,14 +316,13 @@ struct Squares: @unchecked Sendable {
 
     /// A node of these quadrants at the next index, in no chain yet.
     private func make(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 {
-        let population: UInt64
+        let population: UInt32
         if c == Self.leafMark {
-            population = UInt64((UInt64(a) | UInt64(b) << 32).nonzeroBitCount)
+            population = UInt32((UInt64(a) | UInt64(b) << 32).nonzeroBitCount)
         } else {
-            let (ab, o1) = nodes[Int(a)].population.addingReportingOverflow(nodes[Int(b)].population)
-            let (cd, o2) = nodes[Int(c)].population.addingReportingOverflow(nodes[Int(d)].population)
-            let (all, o3) = ab.addingReportingOverflow(cd)
-            population = o1 || o2 || o3 ? .max : all
+            let all = UInt64(nodes[Int(a)].population) + UInt64(nodes[Int(b)].population)
+                + UInt64(nodes[Int(c)].population) + UInt64(nodes[Int(d)].population)
+            population = UInt32(min(all, UInt64(UInt32.max)))
         }
         let index: Int
         if isShared {

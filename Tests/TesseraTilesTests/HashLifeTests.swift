@@ -182,6 +182,22 @@ import TesseraPatterns
     /// A macrocell whose live cells span millions of cells is read as its tree, its
     /// parts unmade; HashLife built from the tree node for node steps as one built from
     /// the cells, and the parts, made when asked for, are the tree's cells.
+    /// A square counts its cells up to 2^32 − 1; past that the universe adds up its
+    /// quadrants': 2^40 live cells and 2^40 + 3·2^38 (a full square of level 20, and one
+    /// of level 21 with one quadrant a quarter full), each exact.
+    @Test func populationsPastFourBillionAreExact() throws {
+        // A full leaf, then full squares up to level 20 (node k + 1 is level k + 3).
+        var nodes: [QuadTree.Node] = [.leaf(~0)]
+        for level in 4...20 { nodes.append(.branch(level: level, children: Array(repeating: level - 3, count: 4))) }
+        let full = try HashLife(tree: QuadTree(nodes: nodes, left: 0, top: 0), rule: .life, generation: 0, nodeLimit: 1 << 16)
+        #expect(full.population == 1 << 40)
+        // Level 19 full is node 17; a level-20 square holding one of it, then level 21.
+        nodes.append(.branch(level: 20, children: [17, 0, 0, 0]))
+        nodes.append(.branch(level: 21, children: [18, 18, 18, nodes.count]))
+        let mixed = try HashLife(tree: QuadTree(nodes: nodes, left: 0, top: 0), rule: .life, generation: 0, nodeLimit: 1 << 16)
+        #expect(mixed.population == 3 << 40 | 1 << 38)
+    }
+
     @Test func aMacrocellTreeIsTakenNodeForNode() throws {
         let soup = Case(seed: 21, side: 40).soup
         let parts = [PlacedCells(cells: soup, left: -3_000_000, top: 17),
