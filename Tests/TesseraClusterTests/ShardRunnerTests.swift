@@ -18,13 +18,22 @@ import TesseraWire
         }
     }
 
-    @Test func threeShardsTradingBandsOverTheNetworkStepAsOnePlane() async throws {
-        let soup = try Soup(density: 0.4, seed: 21).cells(x: 0, y: 0, width: 320, height: 320)
-        let parts = [PlacedCells(cells: soup, left: -160, top: -100)]
+    /// A soup, and a sparse field of small patches that settle into still lifes,
+    /// blinkers and gliders: most tiles step only some rows, and the shards' ghost
+    /// tiles, cropped after every stretch, change under their neighbours' rows.
+    @Test(arguments: [(false, 48), (false, 8), (true, 8), (true, 3)])
+    func threeShardsTradingBandsOverTheNetworkStepAsOnePlane(sparse: Bool, depth: Int) async throws {
+        var parts = [PlacedCells(cells: try Soup(density: 0.4, seed: 21).cells(x: 0, y: 0, width: 320, height: 320), left: -160, top: -100)]
+        if sparse {
+            parts = try (0..<400).map { i in
+                PlacedCells(cells: try Soup(density: 0.5, seed: UInt64(100 + i)).cells(x: 0, y: 0, width: 6, height: 6),
+                            left: -300 + (i % 20) * 30 + i % 7, top: -300 + (i / 20) * 30 + i % 5)
+            }
+        }
         let reference = try SparsePlane(parts: parts, rule: .life)
         let map = ShardMap.splitting(reference.liveTiles, into: 3, least: 1)
-        let names = (0..<3).map { "memory://shard-runner-test-\($0)" }
-        let shards = try await MessagePump.with(.coordinator(listen: "memory://shard-runner-coordinator-*")) { coordinator in
+        let names = (0..<3).map { "memory://shard-runner-test-\(sparse)-\(depth)-\($0)" }
+        let shards = try await MessagePump.with(.coordinator(listen: "memory://shard-runner-coordinator-\(sparse)-\(depth)-*")) { coordinator in
             try await Self.withPumps(names[...], coordinator: coordinator.boundEndpoint) { pumps in
                 try await withThrowingTaskGroup(of: (Int, [PlacedCells], Int).self) { group in
                     for me in 0..<3 {
@@ -41,7 +50,7 @@ import TesseraWire
                                 }
                             }
                             return try await services.run {
-                                try await runner.run(generations: 250, depth: 48) { other, bands in
+                                try await runner.run(generations: 250, depth: depth) { other, bands in
                                     pump.send(HaloMessage.bands(bands), to: .peer(endpoint: names[other], presenting: identity))
                                 }
                                 return (me, await runner.liveTileParts(), await runner.tileCount)

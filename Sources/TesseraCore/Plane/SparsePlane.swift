@@ -37,8 +37,8 @@ public final class SparsePlane {
     private let store: TileStore
     /// The tiles due to step next.
     @exclusivity(unchecked) private var due: [Int32] = []
-    /// Tiles whose older generation is not known (loaded cells): their first step
-    /// counts as a change everywhere.
+    /// Tiles whose older generation is not known (loaded cells), or whose neighbours
+    /// were cropped away: their first step counts as a change everywhere.
     @exclusivity(unchecked) private var unsure: Set<Int32> = []
     /// `store.marks[slot] == stamp + 1` when the slot is already in the next `due`.
     @exclusivity(unchecked) private var stamp: UInt64 = 0
@@ -186,7 +186,9 @@ public final class SparsePlane {
         }
         due.removeAll { !store.inUse[Int($0)] }
         for slot in touched where store.inUse[Int(slot)] {
+            // Its next two steps compare with neighbourhoods that held the tiles gone.
             store.changedEverywhere(slot, parity: parity, generation: generation)
+            unsure.insert(slot)
             mark(slot)
             // A live edge gets its neighbour again (empty), so that births there land in
             // a tile before the next step, whether or not cells are added first.
@@ -347,6 +349,9 @@ public final class SparsePlane {
         }
         var dropped = false
         for slot in empty where canDrop(slot) {
+            // Dead now and a generation ago, but maybe not the generation before: the
+            // tiles around, which will read it as missing, record a change everywhere.
+            for other in neighbourSlots(of: slot) { store.changedEverywhere(other, parity: older, generation: generation) }
             store.remove(slot)
             dropped = true
         }
