@@ -362,12 +362,12 @@ public struct HashLife: ~Copyable {
 
     /// Live cells in the universe (at most `UInt64.max`).
     public var population: UInt64 {
-        // A node counts up to UInt32.max; past that, its quadrants' counts add up
-        // (each distinct square once, however often it occurs).
+        // A node counts up to UInt32.max (a leaf's 64 cells never reach it); past that,
+        // its quadrants' counts add up (each distinct square once, however often it occurs).
         var known: [UInt32: UInt64] = [:]
         func count(_ index: UInt32) -> UInt64 {
             let node = store[index]
-            guard node.population == UInt32.max, node.sw != NodeStore.leafMark else { return UInt64(node.population) }
+            guard node.population == UInt32.max else { return UInt64(node.population) }
             if let total = known[index] { return total }
             var total: UInt64 = 0
             for quadrant in [node.nw, node.ne, node.sw, node.se] {

@@ -27,17 +27,15 @@ enum Harness {
         return packageRoot.appendingPathComponent(".build/debug/tessera")
     }()
 
-    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Result {
-        let running = try RunningTessera(executable, arguments, in: directory)
+    static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil, newProcessGroup: Bool = true) throws -> Result {
+        let running = try RunningTessera(executable, arguments, in: directory, newProcessGroup: newProcessGroup)
         let status = running.waitUntilEnded()
         return Result(status: status, stdout: running.outputText, stderr: running.errorText)
     }
 
     /// Runs a program other than `tessera` in this process's group (tmux, a shell).
     static func spawn(_ executable: String, _ arguments: [String]) throws -> Result {
-        let running = try RunningTessera(URL(fileURLWithPath: executable), arguments, newProcessGroup: false)
-        let status = running.waitUntilEnded()
-        return Result(status: status, stdout: running.outputText, stderr: running.errorText)
+        try run(URL(fileURLWithPath: executable), arguments, newProcessGroup: false)
     }
 
     static func tessera(_ arguments: [String], in directory: URL? = nil) throws -> Result {

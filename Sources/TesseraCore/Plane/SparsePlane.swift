@@ -135,8 +135,7 @@ public final class SparsePlane {
                 let present = store.cells(slot, parity)
                 for r in 0..<TileStore.words { present[r] |= words[r] }
                 store.alive[2 * Int(slot) + parity] = tessera_tile_alive(present)
-                unsure.insert(slot)
-                store.changedEverywhere(slot, parity: parity, generation: generation)
+                changedUnderfoot(slot)
                 mark(slot)
                 touched.append(slot)
                 // Its neighbours' next generation may differ from what they hold.
@@ -145,6 +144,14 @@ public final class SparsePlane {
         }
         // Every edge that touches life gets its neighbour before the next step.
         for slot in touched { addNeighbours(of: slot, where: store.alive[2 * Int(slot) + parity]) }
+    }
+
+    /// The tile in `slot` had its cells, or those around it, set otherwise than by a
+    /// step: its next two steps compare with a generation before last that no longer
+    /// tells what changed, so each records a change everywhere (the second in `finish`).
+    private func changedUnderfoot(_ slot: Int32) {
+        store.changedEverywhere(slot, parity: parity, generation: generation)
+        unsure.insert(slot)
     }
 
     @inline(__always)
@@ -187,8 +194,7 @@ public final class SparsePlane {
         due.removeAll { !store.inUse[Int($0)] }
         for slot in touched where store.inUse[Int(slot)] {
             // Its next two steps compare with neighbourhoods that held the tiles gone.
-            store.changedEverywhere(slot, parity: parity, generation: generation)
-            unsure.insert(slot)
+            changedUnderfoot(slot)
             mark(slot)
             // A live edge gets its neighbour again (empty), so that births there land in
             // a tile before the next step, whether or not cells are added first.

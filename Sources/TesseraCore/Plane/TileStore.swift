@@ -218,13 +218,13 @@ final class TileStore {
         capacity = next
     }
 
-    /// Drops the tile in `slot`, whose cells must be dead in both generations.
     /// Records every row of the tile in `slot` as changed in its generation `generation`
     /// (of `parity`): its cells, or those around it, were set otherwise than by a step.
     func changedEverywhere(_ slot: Int32, parity: Int, generation: UInt64) {
         changes[2 * Int(slot) + parity] = tessera_tile_changes(rows: ~0, west: ~0, east: ~0, generation: generation)
     }
 
+    /// Drops the tile in `slot`, whose cells must be dead in both generations.
     func remove(_ slot: Int32) {
         let base = 9 * Int(slot)
         for k in 0..<9 where k != 4 {
