@@ -18,6 +18,12 @@ import PackageDescription
 // objects. libzmq, loaded only by runs that open a socket, brings its own.
 let staticLink = String(#filePath.dropLast("Package.swift".count)) + "deploy/static-link"
 
+// The modules that step cells are optimised in debug builds too, as the kernel is: the
+// tests step millions of tiles, HashLife squares and rule-table cells through them, and at
+// -Onone that took most of the suite's CPU time (tile actors' halos and rounds, naive
+// references beside them), holding the test pool's two threads for minutes at a time.
+let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "Tessera",
     products: [
@@ -38,13 +44,13 @@ let package = Package(
         .target(name: "CTesseraKernel", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         // CPU affinity, which needs _GNU_SOURCE.
         .target(name: "CTesseraSystem"),
-        .target(name: "TesseraCore", dependencies: ["CTesseraKernel", "CTesseraSystem"]),
+        .target(name: "TesseraCore", dependencies: ["CTesseraKernel", "CTesseraSystem"], swiftSettings: optimisedInDebug),
         // zlib from the system (Debian: zlib1g-dev), for gzipped pattern files.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "TesseraPatterns", dependencies: ["CZlib", "TesseraCore"]),
+        .target(name: "TesseraPatterns", dependencies: ["CZlib", "TesseraCore"], swiftSettings: optimisedInDebug),
         // Golly's other engine, for patterns that repeat: one process, the unbounded plane.
-        .target(name: "TesseraHashLife", dependencies: ["CTesseraKernel", "TesseraCore"]),
-        .target(name: "TesseraTiles", dependencies: ["TesseraCore"]),
+        .target(name: "TesseraHashLife", dependencies: ["CTesseraKernel", "TesseraCore"], swiftSettings: optimisedInDebug),
+        .target(name: "TesseraTiles", dependencies: ["TesseraCore"], swiftSettings: optimisedInDebug),
         // libzmq from the system (Debian: libzmq3-dev for the header, libzmq5 to run),
         // loaded on first use: a run that opens no socket never loads it.
         .target(name: "CZeroMQ", dependencies: ["CTesseraSystem"], linkerSettings: [.linkedLibrary("dl")]),
@@ -89,7 +95,9 @@ let package = Package(
         ),
         .testTarget(name: "TesseraCoreTests", dependencies: ["TesseraCore", "CTesseraKernel", "CTesseraSystem"]),
         .testTarget(name: "TesseraPatternsTests", dependencies: ["TesseraPatterns"]),
-        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraHashLife", "TesseraPatterns", "CTesseraKernel"]),
+        // Optimised as the modules it checks: its naive references step millions of cells.
+        .testTarget(name: "TesseraTilesTests", dependencies: ["TesseraTiles", "TesseraHashLife", "TesseraPatterns", "CTesseraKernel"],
+                    swiftSettings: optimisedInDebug),
         // With the fuzzers' corpora (Tests/Fuzz), replayed through the fuzz targets.
         .testTarget(name: "TesseraWireTests", dependencies: ["TesseraWire", "_TesseraFuzzTargets"]),
         // The coordinator's state machine and the run's library parts, with no process and no socket.

@@ -128,16 +128,22 @@ enum Harness {
         return header.flatMap { line in line.range(of: "rule = ").map { line[$0.upperBound...] } }
     }
 
-    /// A file's cells with their states, moved so that their box starts at (0, 0); a
-    /// two-state file's as states 0 and 1.
+    /// A file's cells in states other than 0, row by row, as [x, y, state] with their box
+    /// moved to start at (0, 0); a two-state file's in state 1. Only the occupied cells:
+    /// a rule file's pattern may span thousands of cells a side, and a test that walked
+    /// its box cell by cell held a thread of the test pool for minutes.
     static func statesShape(of file: URL) throws -> [[Int]] {
         let pattern = try PatternFile.load(file.path).withStatesMade()
-        if let states = pattern.states, let box = states.occupied.liveBounds {
-            return (box.y..<box.y + box.height).map { y in (box.x..<box.x + box.width).map { states[$0, y] } }
+        if let states = pattern.states {
+            let occupied = states.occupied
+            guard let box = occupied.liveBounds else { return [] }
+            var cells: [[Int]] = []
+            for y in box.y..<box.y + box.height {
+                occupied.forEachLive(inRow: y) { x in cells.append([x - box.x, y - box.y, states[x, y]]) }
+            }
+            return cells
         }
-        let cells = shape(of: try cells(ofPatternFile: file))
-        guard let width = cells.map(\.x).max(), let height = cells.map(\.y).max() else { return [] }
-        return (0...height).map { y in (0...width).map { cells.contains(Cell(x: $0, y: y)) ? 1 : 0 } }
+        return shape(of: try cells(ofPatternFile: file)).sorted { ($0.y, $0.x) < ($1.y, $1.x) }.map { [$0.x, $0.y, 1] }
     }
 
     /// Runs `input` `generations` generations in Tessera and in bgolly (`engine`: its
