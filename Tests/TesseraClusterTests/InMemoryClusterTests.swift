@@ -44,8 +44,14 @@ import TesseraWire
             for index in 0..<workers {
                 services.add {
                     let serve: @Sendable () async -> Bool? = {
-                        _ = try? await WorkerNode.serve(coordinator: endpoint, listen: "memory://worker-*", advertise: "",
-                                                        silence: .seconds(600), hearsSignals: false)
+                        do {
+                            _ = try await WorkerNode.serve(coordinator: endpoint, listen: "memory://worker-*", advertise: "",
+                                                           silence: .seconds(600), hearsSignals: false)
+                        } catch is CancellationError {
+                        } catch {
+                            // Named here: the coordinator would only say, its wait over, that one never came.
+                            Issue.record(error, "worker \(index) did not start")
+                        }
                         return true
                     }
                     guard index == doomed else { return _ = await serve() }
