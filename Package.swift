@@ -19,9 +19,9 @@ import PackageDescription
 let staticLink = String(#filePath.dropLast("Package.swift".count)) + "deploy/static-link"
 
 // The modules that step cells are optimised in debug builds too, as the kernel is: the
-// tests step millions of tiles, HashLife squares and rule-table cells through them, and at
-// -Onone that took most of the suite's CPU time (tile actors' halos and rounds, naive
-// references beside them), holding the test pool's two threads for minutes at a time.
+// tests step millions of tiles, HashLife squares and rule-table cells through them; at
+// -Onone those take most of the suite's CPU time, and a synchronous test holds one of the
+// task pool's threads (one a core) as long as it computes (docs/testing.md).
 let optimisedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(

@@ -130,8 +130,8 @@ enum Harness {
 
     /// A file's cells in states other than 0, row by row, as [x, y, state] with their box
     /// moved to start at (0, 0); a two-state file's in state 1. Only the occupied cells:
-    /// a rule file's pattern may span thousands of cells a side, and a test that walked
-    /// its box cell by cell held a thread of the test pool for minutes.
+    /// a rule file's pattern may span thousands of cells a side, and a synchronous test
+    /// holds one of the task pool's threads as long as it computes.
     static func statesShape(of file: URL) throws -> [[Int]] {
         let pattern = try PatternFile.load(file.path).withStatesMade()
         if let states = pattern.states {
