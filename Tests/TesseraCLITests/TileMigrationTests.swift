@@ -165,7 +165,8 @@ import TesseraPatterns
         let dir = try Harness.temporaryDirectory()
         let patch = try Harness.soupPatch(density: "0.35", seed: 11, rule: "B3/S23:T1024,768", in: dir)
         let output = dir.appendingPathComponent("patch-out.rle")
-        let coordinator = try RunningTessera(["coordinator", patch.path, "--workers", "1", "--generations", "40000",
+        // One worker steps the 150000 generations in some 3.5 s, two in 7 s: time for a joiner.
+        let coordinator = try RunningTessera(["coordinator", patch.path, "--workers", "1", "--generations", "150000",
                                               "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"])
         let endpoint = try coordinator.workerEndpoint()
         let first = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
@@ -179,6 +180,6 @@ import TesseraPatterns
         // The joiner (worker 1) holds tiles of its own.
         #expect(report.split(separator: "\n").contains { $0.contains("worker 1 (") && !$0.contains("a shard of 0 tiles") }, "\(report)")
         for worker in [first, late] { #expect(worker.wait(timeout: 20) == 0) }
-        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(patch, generations: 40000)))
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(patch, generations: 150000)))
     }
 }
