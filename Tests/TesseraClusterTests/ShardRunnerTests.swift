@@ -23,13 +23,12 @@ import TesseraWire
     /// tiles, cropped after every stretch, change under their neighbours' rows.
     @Test(arguments: [(false, 48), (false, 8), (true, 8), (true, 3)])
     func threeShardsTradingBandsOverTheNetworkStepAsOnePlane(sparse: Bool, depth: Int) async throws {
-        var parts = [PlacedCells(cells: try Soup(density: 0.4, seed: 21).cells(x: 0, y: 0, width: 320, height: 320), left: -160, top: -100)]
-        if sparse {
-            parts = try (0..<400).map { i in
+        let parts = sparse
+            ? try (0..<400).map { i in
                 PlacedCells(cells: try Soup(density: 0.5, seed: UInt64(100 + i)).cells(x: 0, y: 0, width: 6, height: 6),
                             left: -300 + (i % 20) * 30 + i % 7, top: -300 + (i / 20) * 30 + i % 5)
             }
-        }
+            : [PlacedCells(cells: try Soup(density: 0.4, seed: 21).cells(x: 0, y: 0, width: 320, height: 320), left: -160, top: -100)]
         let reference = try SparsePlane(parts: parts, rule: .life)
         let map = ShardMap.splitting(reference.liveTiles, into: 3, least: 1)
         let names = (0..<3).map { "memory://shard-runner-test-\(sparse)-\(depth)-\($0)" }

@@ -179,11 +179,8 @@ import TesseraPatterns
         #expect(life.bounds == nil)
     }
 
-    /// A macrocell whose live cells span millions of cells is read as its tree, its
-    /// parts unmade; HashLife built from the tree node for node steps as one built from
-    /// the cells, and the parts, made when asked for, are the tree's cells.
     /// A square counts its cells up to 2^32 − 1; past that the universe adds up its
-    /// quadrants': 2^40 live cells and 2^40 + 3·2^38 (a full square of level 20, and one
+    /// quadrants': 2^40 live cells and 3·2^40 + 2^38 (a full square of level 20, and one
     /// of level 21 with one quadrant a quarter full), each exact.
     @Test func populationsPastFourBillionAreExact() throws {
         // A full leaf, then full squares up to level 20 (node k + 1 is level k + 3).
@@ -198,6 +195,9 @@ import TesseraPatterns
         #expect(mixed.population == 3 << 40 | 1 << 38)
     }
 
+    /// A macrocell whose live cells span millions of cells is read as its tree, its
+    /// parts unmade; HashLife built from the tree node for node steps as one built from
+    /// the cells, and the parts, made when asked for, are the tree's cells.
     @Test func aMacrocellTreeIsTakenNodeForNode() throws {
         let soup = Case(seed: 21, side: 40).soup
         let parts = [PlacedCells(cells: soup, left: -3_000_000, top: 17),
