@@ -79,9 +79,11 @@ struct Stepper {
             let (nw, ne, sw, se) = (squares.quadrants(node.nw), squares.quadrants(node.ne),
                                     squares.quadrants(node.sw), squares.quadrants(node.se))
             // The nine overlapping squares half this one's side, as a 3×3.
-            let n01 = squares.find(nw.ne, ne.nw, nw.se, ne.sw), n10 = squares.find(nw.sw, nw.se, sw.nw, sw.ne)
-            let n11 = squares.find(nw.se, ne.sw, sw.ne, se.nw), n12 = squares.find(ne.sw, ne.se, se.nw, se.ne)
-            let n21 = squares.find(sw.ne, se.nw, sw.se, se.sw)
+            let k01: Squares.Quadrants = (nw.ne, ne.nw, nw.se, ne.sw), k10: Squares.Quadrants = (nw.sw, nw.se, sw.nw, sw.ne)
+            let k11: Squares.Quadrants = (nw.se, ne.sw, sw.ne, se.nw), k12: Squares.Quadrants = (ne.sw, ne.se, se.nw, se.ne)
+            let k21: Squares.Quadrants = (sw.ne, se.nw, sw.se, se.sw)
+            squares.prefetch(k01, k10, k11, k12, k21)
+            let (n01, n10, n11, n12, n21) = (squares.find(k01), squares.find(k10), squares.find(k11), squares.find(k12), squares.find(k21))
             // At full speed each of the two halves of the step advances a quarter of the
             // side; slower, the first half only centres, and the second advances it all.
             let full = shared.exponent >= level - 2
@@ -99,8 +101,10 @@ struct Stepper {
                 (i10, i11, i12) = (try inner(n10), try inner(n11), try inner(n12))
                 (i20, i21, i22) = (try inner(node.sw), try inner(n21), try inner(node.se))
             }
-            let a = squares.find(i00, i01, i10, i11), b = squares.find(i01, i02, i11, i12)
-            let c = squares.find(i10, i11, i20, i21), d = squares.find(i11, i12, i21, i22)
+            let ka: Squares.Quadrants = (i00, i01, i10, i11), kb: Squares.Quadrants = (i01, i02, i11, i12)
+            let kc: Squares.Quadrants = (i10, i11, i20, i21), kd: Squares.Quadrants = (i11, i12, i21, i22)
+            squares.prefetch(ka, kb, kc, kd)
+            let (a, b, c, d) = (squares.find(ka), squares.find(kb), squares.find(kc), squares.find(kd))
             var ra: UInt32 = 0, rb: UInt32 = 0, rc: UInt32 = 0, rd: UInt32 = 0
             if order.backwards {
                 (rd, rc) = (try sub(d, level: level - 1), try sub(c, level: level - 1))

@@ -214,5 +214,7 @@ static inline int tessera_exchange_u32(uint32_t *p, uint32_t expected, uint32_t 
 static inline int64_t tessera_load_i64(const int64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 static inline void tessera_store_i64(int64_t *p, int64_t value) { __atomic_store_n(p, value, __ATOMIC_RELAXED); }
 static inline int64_t tessera_fetch_add_i64(int64_t *p, int64_t value) { return __atomic_fetch_add(p, value, __ATOMIC_RELAXED); }
+/// Starts loading the cache line at `p` (a hint: nothing waits, nothing faults).
+static inline void tessera_prefetch(const void *p) { __builtin_prefetch(p); }
 
 #endif
