@@ -9,6 +9,8 @@ protocol BoardCells: Sendable {
     var height: Int { get }
     /// The cells in any state but 0.
     var occupied: BitGrid { get }
+    /// The smallest rectangle holding them, nil where there are none.
+    var liveBounds: TileRect? { get }
     /// Cells of the same kind, all 0, of another size.
     func empty(width: Int, height: Int) -> Self
     func cropped(x: Int, y: Int, width: Int, height: Int) -> Self
@@ -200,10 +202,11 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             // An engine that steps the whole board needs the live cells' box only when they
             // reach the window's edge, and to see whether they died out, now and then.
             let needsLive = !engine.tracksChanges || (board == nil && (done % 64 == 0 || cells.reachesEdge(engine.reach)))
-            // Where life is, found once a generation for the window and the region both.
-            let occupied = needsLive ? cells.occupied : nil
-            var live = occupied?.liveBounds
-            if board == nil, let occupied {
+            // Where life is, found once a generation for the window and the region both
+            // (a bounded board needs only its box).
+            let occupied = needsLive && board == nil ? cells.occupied : nil
+            var live = occupied?.liveBounds ?? (needsLive ? cells.liveBounds : nil)
+            if let occupied {
                 guard cells.width > 0, let box = live else {
                     generation += generations - done
                     return
@@ -345,7 +348,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
     }
 
-    func liveBounds() -> TileRect? { board == nil ? nil : cells.occupied.liveBounds }
+    func liveBounds() -> TileRect? { board == nil ? nil : cells.liveBounds }
     func cells(in rect: TileRect) throws -> BitGrid {
         try checkHeldAsCells()
         return cells.occupied.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)

@@ -76,6 +76,41 @@ import Testing
         }
     }
 
+    /// The box of a grid's live cells, and of any rectangle of it, against the box of
+    /// its cells one by one: few cells anywhere (the edges found from outside in stop at
+    /// the first cell that settles them), busy grids, one word a row and many, and a
+    /// grid of several planes (a cell in any plane counts).
+    @Test func liveBoundsMatchTheCellsOneByOne() {
+        var generator = SplitMix64(seed: 11)
+        func box(_ cells: [(x: Int, y: Int)], in area: TileRect) -> TileRect? {
+            let inside = cells.filter { $0.x >= area.x && $0.x < area.x + area.width && $0.y >= area.y && $0.y < area.y + area.height }
+            guard let left = inside.map(\.x).min(), let right = inside.map(\.x).max(),
+                  let top = inside.map(\.y).min(), let bottom = inside.map(\.y).max() else { return nil }
+            return TileRect(x: left, y: top, width: right - left + 1, height: bottom - top + 1)
+        }
+        for (width, height) in [(64, 64), (200, 70), (1, 5), (130, 3)] {
+            for live in [0, 1, 2, 5, width * height / 3] {
+                var states = StateGrid(width: width, height: height, states: 4)
+                var cells: [(x: Int, y: Int)] = []
+                for _ in 0..<live {
+                    let (x, y) = (Int(generator.next() % UInt64(width)), Int(generator.next() % UInt64(height)))
+                    states[x, y] = Int(generator.next() % 3) + 1
+                    cells.append((x, y))
+                }
+                let whole = TileRect(x: 0, y: 0, width: width, height: height)
+                #expect(states.liveBounds == box(cells, in: whole), "\(width)x\(height), \(live) cells")
+                let grid = states.occupied
+                #expect(grid.liveBounds == box(cells, in: whole))
+                for _ in 0..<20 {
+                    let x = Int(generator.next() % UInt64(width)), y = Int(generator.next() % UInt64(height))
+                    let area = TileRect(x: x, y: y, width: 1 + Int(generator.next() % UInt64(width - x)),
+                                        height: 1 + Int(generator.next() % UInt64(height - y)))
+                    #expect(grid.liveBounds(in: area) == box(cells, in: area), "\(area) of \(width)x\(height)")
+                }
+            }
+        }
+    }
+
     @Test func copyClipsAtEdges() {
         var source = BitGrid(width: 4, height: 4)
         for i in 0..<4 { source[i, i] = true }

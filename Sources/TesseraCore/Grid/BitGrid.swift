@@ -171,13 +171,21 @@ public struct BitGrid: Hashable, Sendable {
     /// Clears the cells that are set in `other` (the same size).
     public mutating func subtract(_ other: BitGrid) {
         precondition(other.width == width && other.height == height)
-        for i in words.indices { words[i] &= ~other.words[i] }
+        other.words.withUnsafeBufferPointer { theirs in
+            words.withUnsafeMutableBufferPointer { ours in
+                for i in ours.indices { ours[i] &= ~theirs[i] }
+            }
+        }
     }
 
     /// Makes every cell alive that is alive in `other` (of the same size).
     public mutating func formUnion(_ other: BitGrid) {
         precondition(width == other.width && height == other.height)
-        for i in words.indices { words[i] |= other.words[i] }
+        other.words.withUnsafeBufferPointer { theirs in
+            words.withUnsafeMutableBufferPointer { ours in
+                for i in ours.indices { ours[i] |= theirs[i] }
+            }
+        }
     }
 
     /// Makes alive every cell under a live cell of `other` placed with its top-left at (x, y).
@@ -210,29 +218,70 @@ package enum BitCopy {
     /// `rows`, each row's words at `row(y)`; nil when none is alive.
     package static func liveBounds(x: Int, width: Int, rows: Range<Int>,
                                    row: (Int) -> UnsafePointer<UInt64>) -> (x: Int, y: Int, width: Int, height: Int)? {
+        liveBounds(x: x, width: width, rows: rows) { row($0)[$1] }
+    }
+
+    /// The same, the words read through `word(y, index)` (a row's word `index`), as
+    /// a grid of several planes ors them. Where the words between the first and last
+    /// are many (a board stepped whole, whose box is found every generation), the edges
+    /// are looked for from outside in, each search ending at the first live cell that
+    /// settles it: a busy board's box costs a few words, not all of them.
+    @inline(__always)
+    package static func liveBounds(x: Int, width: Int, rows: Range<Int>,
+                                   word: (_ y: Int, _ index: Int) -> UInt64) -> (x: Int, y: Int, width: Int, height: Int)? {
         guard width > 0, !rows.isEmpty else { return nil }
         let first = x >> 6, last = (x + width - 1) >> 6
         let firstMask = ~UInt64(0) << UInt64(x & 63), lastMask = ~UInt64(0) >> UInt64(63 - ((x + width - 1) & 63))
-        var columns = [UInt64](repeating: 0, count: last - first + 1)
-        var top = -1, bottom = -1
-        for r in rows {
-            let p = row(r)
+        if first == last {
+            // One word a row (a tile of the sparse map): every row read once.
+            var any: UInt64 = 0, top = -1, bottom = -1
+            for r in rows {
+                let cells = word(r, first) & firstMask & lastMask
+                if cells != 0 {
+                    if top < 0 { top = r }
+                    bottom = r
+                    any |= cells
+                }
+            }
+            guard top >= 0 else { return nil }
+            let left = first * 64 + any.trailingZeroBitCount, right = first * 64 + 63 - any.leadingZeroBitCount
+            return (left, top, right - left + 1, bottom - top + 1)
+        }
+        @inline(__always) func cells(_ r: Int, _ i: Int) -> UInt64 {
+            i == first ? word(r, i) & firstMask : i == last ? word(r, i) & lastMask : word(r, i)
+        }
+        @inline(__always) func isLive(_ r: Int) -> Bool {
+            for i in first...last where cells(r, i) != 0 { return true }
+            return false
+        }
+        guard let top = rows.first(where: isLive), let bottom = rows.reversed().first(where: isLive) else { return nil }
+        // The first word with a live cell in the rows between; within it, the lowest
+        // bit of any row, found once a row has the word's first cell of the area.
+        var left = 0, right = 0
+        for i in first...last {
+            let lowest = i == first ? firstMask & (0 &- firstMask) : 1
             var any: UInt64 = 0
-            for i in first...last {
-                var word = p[i]
-                if i == first { word &= firstMask }
-                if i == last { word &= lastMask }
-                columns[i - first] |= word
-                any |= word
+            for r in top...bottom {
+                any |= cells(r, i)
+                if any & lowest != 0 { break }
             }
             if any != 0 {
-                if top < 0 { top = r }
-                bottom = r
+                left = i * 64 + any.trailingZeroBitCount
+                break
             }
         }
-        guard top >= 0, let a = columns.firstIndex(where: { $0 != 0 }), let b = columns.lastIndex(where: { $0 != 0 }) else { return nil }
-        let left = (first + a) * 64 + columns[a].trailingZeroBitCount
-        let right = (first + b) * 64 + 63 - columns[b].leadingZeroBitCount
+        for i in (first...last).reversed() {
+            let highest = i == last ? lastMask ^ (lastMask >> 1) : UInt64(1) << 63
+            var any: UInt64 = 0
+            for r in top...bottom {
+                any |= cells(r, i)
+                if any & highest != 0 { break }
+            }
+            if any != 0 {
+                right = i * 64 + 63 - any.leadingZeroBitCount
+                break
+            }
+        }
         return (left, top, right - left + 1, bottom - top + 1)
     }
 

@@ -58,6 +58,20 @@ public struct StateGrid: Hashable, Sendable {
         return grid
     }
 
+    /// The smallest rectangle holding every cell in a state but 0, read from the planes
+    /// themselves (`occupied` would make a grid of them first); nil when there is none.
+    public var liveBounds: TileRect? {
+        let wordsPerRow = planes[0].wordsPerRow
+        let bounds = Self.withWords(planes[...], []) { planes in
+            BitCopy.liveBounds(x: 0, width: width, rows: 0..<height) { y, index in
+                var any: UInt64 = 0
+                for plane in planes { any |= plane![y * wordsPerRow + index] }
+                return any
+            }
+        }
+        return bounds.map { TileRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+    }
+
     /// The cells in state 1.
     public var alive: BitGrid {
         var grid = planes[0]
