@@ -176,7 +176,7 @@ static void step_band_words(const tessera_rule *rule, const uint64_t *alive, uin
 }
 
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
-                             int bits, size_t stride, int width, int height, int wraps, int avx2) {
+                             int bits, size_t stride, int width, int height, int wraps, int avx2, int firstRow, int endRow) {
     // The kernel's layout: rows of whole 256-cell columns, 32-byte aligned, four zero
     // guard words before each row and after the last.
     size_t rowWords = ((size_t)width + 255) / 256 * 4, bandStride = rowWords + 4;
@@ -189,8 +189,8 @@ int tessera_generations_step(const tessera_rule *rule, int states, const uint64_
     memset(alive, 0, bytes), memset(next, 0, bytes);
     size_t words = ((size_t)width + 63) / 64;
     uint64_t lastMask = width % 64 ? (1ull << (width % 64)) - 1 : ~0ull;
-    for (int top = 0; top < height; top += BAND_ROWS) {
-        int count = height - top < BAND_ROWS ? height - top : BAND_ROWS;
+    for (int top = firstRow; top < endRow; top += BAND_ROWS) {
+        int count = endRow - top < BAND_ROWS ? endRow - top : BAND_ROWS;
         // Band row i is board row top - 1 + i: the band's rows and one either side.
         live_rows(source, bits, stride, width, height, top - 1, count + 2, wraps, alive + 4, bandStride, rowWords);
         // A build without the AVX2 loop (not x86) steps nothing there and says so.

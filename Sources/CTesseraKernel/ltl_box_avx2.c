@@ -163,7 +163,8 @@ AVX2 void decide_in_bytes(const tessera_ltl_rule *rule, const uint64_t *row, con
 // bytes of margin either side: the wrapped columns on a torus, 0 on a plane, and 0
 // past them. A row's counts are summed in bytes up to range 7, else taken from the
 // columns' prefix sums in 16 bits (from column -r on).
-AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height, int wraps) {
+AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height, int wraps,
+              int firstRow, int endRow) {
     int r = rule->range, padded = (width + 31) / 32 * 32, margin = (r + 31) / 32 * 32;
     int scanned = (padded + 2 * r + 15) / 16 * 16;
     size_t bytes = (size_t)padded + 2 * (size_t)margin + 32;
@@ -177,10 +178,10 @@ AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, 
     memset(memory, 0, bytes);
     uint8_t *columns = memory + margin;
     for (int dy = -r; dy <= r; dy++) {
-        int source = ltl_row_at(dy, height, wraps);
+        int source = ltl_row_at(firstRow + dy, height, wraps);
         if (source >= 0) move_rows(columns, src + (size_t)source * stride, NULL, width);
     }
-    for (int y = 0; y < height; y++) {
+    for (int y = firstRow; y < endRow; y++) {
         if (wraps) ltl_wrap_margins(columns, width, r, wrapped);
         if (r <= 7) {
             decide_in_bytes(rule, src + (size_t)y * stride, columns, width, dst + (size_t)y * stride);
@@ -197,15 +198,15 @@ AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, 
 }
 
 int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
-                              int height, int wraps) {
-    return step(rule, src, dst, stride, width, height, wraps);
+                              int height, int wraps, int firstRow, int endRow) {
+    return step(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
 }
 
 #else
 
 int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
-                              int height, int wraps) {
-    (void)rule, (void)src, (void)dst, (void)stride, (void)width, (void)height, (void)wraps;
+                              int height, int wraps, int firstRow, int endRow) {
+    (void)rule, (void)src, (void)dst, (void)stride, (void)width, (void)height, (void)wraps, (void)firstRow, (void)endRow;
     return 0;
 }
 

@@ -113,7 +113,7 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
 
 // The box of range 127 or less in AVX2 (ltl_box_avx2.c): counts in bytes and 16 bits.
 int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
-                              int height, int wraps);
+                              int height, int wraps, int firstRow, int endRow);
 
 // The von Neumann diamond at a cost per cell that does not grow with the range
 // (ltl_diamond.c).
@@ -130,9 +130,16 @@ static int diamond_fits(const tessera_ltl_rule *rule, int width) {
     return 2.0 * (2 * r + 4) * ((double)width + 2 * r + 2) * 4 <= 256.0 * (1 << 20);
 }
 
+int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int avx2) { return avx2 && !rule->reach && rule->range <= 127; }
+
+int tessera_ltl_step_rows(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                          int height, int wraps, int firstRow, int endRow) {
+    return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
+}
+
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                      int height, int wraps, int avx2) {
-    if (avx2 && !rule->reach && rule->range <= 127) return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps);
+    if (tessera_ltl_steps_rows(rule, avx2)) return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps, 0, height);
     if (diamond_fits(rule, width)) return tessera_ltl_diamond_step(rule, src, dst, stride, width, height, wraps);
     return step_by_prefix_sums(rule, src, dst, stride, width, height, wraps);
 }

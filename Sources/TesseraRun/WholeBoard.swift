@@ -402,7 +402,7 @@ extension WholeBoard where Cells == BitGrid {
         guard let ltl = setup.rule.largerThanLife else { preconditionFailure("a Larger than Life board for \(setup.rule)") }
         try checkRuns(ltl, setup)
         let rule = setup.rule
-        let engine = Engine(reach: ltl.range, states: 2, changesAlone: ltl.bornFromNothing, step: { try ltl.step($0, into: &$1, wraps: $2) },
+        let engine = Engine(reach: ltl.range, states: 2, changesAlone: ltl.bornFromNothing, step: { try ltl.step($0, into: &$1, wraps: $2, onEveryCore: true) },
                             write: { try await write($1, of: rule, to: $0, origin: $2, bounded: $3, generation: $4) })
         return try WholeBoard(setup, engine: engine, start: { $0 }, states: nil)
     }
@@ -456,7 +456,7 @@ extension WholeBoard where Cells == StateGrid {
         guard let generations = setup.rule.generations else { preconditionFailure("a Generations board for \(setup.rule)") }
         // Compiled once, not a generation.
         let alive = generations.alive, count = generations.states
-        return try states(setup, reach: 1, changesAlone: false) { try $0.step(alive: alive, states: count, into: &$1, wraps: $2) }
+        return try states(setup, reach: 1, changesAlone: false) { try $0.step(alive: alive, states: count, into: &$1, wraps: $2, onEveryCore: true) }
     }
 
     /// A rule from a Golly rule file, as Golly's RuleLoader runs it; or a two-state rule
@@ -511,7 +511,7 @@ extension WholeBoard where Cells == StateGrid {
     static func largerThanLifeWithHistory(_ setup: RunSetup) throws -> WholeBoard<StateGrid> {
         guard let ltl = setup.rule.largerThanLife else { preconditionFailure("a Larger than Life board for \(setup.rule)") }
         try checkRuns(ltl, setup)
-        return try states(setup, reach: ltl.range, changesAlone: ltl.bornFromNothing) { try $0.step(ltl, into: &$1, wraps: $2) }
+        return try states(setup, reach: ltl.range, changesAlone: ltl.bornFromNothing) { try $0.step(ltl, into: &$1, wraps: $2, onEveryCore: true) }
     }
 
     private static func states(_ setup: RunSetup, reach: Int, changesAlone: Bool, tracksChanges: Bool = false,

@@ -82,6 +82,26 @@ import Testing
         }
     }
 
+    /// A board large enough to be stepped in bands on every core (`RowBands`) gives the
+    /// states of stepping it on one thread, on a torus and a plane, its height no
+    /// multiple of a band. (One core steps it in one band: the same call.)
+    @Test func bandsOnEveryCoreGiveTheOneThreadStep() throws {
+        var generator = SplitMix64(seed: 35)
+        for (text, width, height) in [("345/3/6", 700, 453), ("23/3/8H", 520, 517)] {
+            let rule = try #require(try Rule(parsing: text).generations)
+            var cells = StateGrid.soup(width: width, height: height, states: rule.states, using: &generator)
+            var (banded, alone) = (StateGrid(width: width, height: height, states: rule.states), StateGrid(width: width, height: height, states: rule.states))
+            for generation in 0..<4 {
+                let wraps = generation % 2 == 0
+                try cells.step(alive: rule.alive, states: rule.states, into: &banded, wraps: wraps, onEveryCore: true)
+                try cells.step(alive: rule.alive, states: rule.states, into: &alone, wraps: wraps)
+                let same = banded == alone  // not the grids themselves in a failure's message
+                #expect(same, "\(rule) \(width)x\(height) generation \(generation)")
+                cells = banded
+            }
+        }
+    }
+
     static func naive(_ cells: StateGrid, rule: Generations, wraps: Bool) -> StateGrid {
         var next = StateGrid(width: cells.width, height: cells.height, states: rule.states)
         let alive = rule.alive

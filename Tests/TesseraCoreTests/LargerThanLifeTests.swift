@@ -137,6 +137,31 @@ import Testing
         }
     }
 
+    /// A board large enough to be stepped in bands on every core (`RowBands`) gives the
+    /// cells of stepping it on one thread: the box in bytes (range 5) and in 16-bit sums
+    /// (range 10), on a torus and a plane, with history states, and a diamond, which its
+    /// kernel steps whole. (One core steps it in one band: the same call.)
+    @Test func bandsOnEveryCoreGiveTheOneThreadStep() throws {
+        var generator = SplitMix64(seed: 45)
+        for text in ["R5,C0,M1,S34..58,B34..45,NM", "R10,C0,M1,S123..212,B123..170,NM", "R5,C4,M1,S34..58,B34..45,NM",
+                     "R3,C0,M1,S8..14,B9..12,NN"] {
+            let rule = try #require(try LargerThanLife(parsing: text))
+            let (width, height) = (600, 449)
+            var states = StateGrid(width: width, height: height, states: rule.states)
+            for y in 0..<height { for x in 0..<width where generator.next() % 5 < 2 { states[x, y] = 1 } }
+            for generation in 0..<3 {
+                let wraps = generation != 1
+                var (banded, alone) = (StateGrid(width: width, height: height, states: rule.states),
+                                       StateGrid(width: width, height: height, states: rule.states))
+                try states.step(rule, into: &banded, wraps: wraps, onEveryCore: true)
+                try states.step(rule, into: &alone, wraps: wraps)
+                let same = banded == alone  // not the grids themselves in a failure's message
+                #expect(same, "\(text) generation \(generation)")
+                states = banded
+            }
+        }
+    }
+
     static func naive(_ cells: BitGrid, rule: LargerThanLife, wraps: Bool) -> BitGrid {
         var next = BitGrid(width: cells.width, height: cells.height)
         let reach = rule.rowReach, r = rule.range

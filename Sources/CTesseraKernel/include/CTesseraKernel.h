@@ -75,14 +75,23 @@ typedef struct {
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                      int height, int wraps, int avx2);
 
+/// Whether `tessera_ltl_step_rows` steps this rule: the box of range 127 or less, in AVX2.
+int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int avx2);
+
+/// Rows `firstRow ..< endRow` of `tessera_ltl_step`'s generation, and no others (where
+/// `tessera_ltl_steps_rows`): threads may each step a band of the same board.
+int tessera_ltl_step_rows(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                          int height, int wraps, int firstRow, int endRow);
+
 /// One generation of a Generations rule of `states` states on a width x height board of
 /// `bits` bit planes (`source[k]`, `target[k]`: bit k of each cell's state, rows
 /// `stride` words apart), whose live cells (state 1) step by `rule`, with no B0: a torus
 /// where `wraps`, else dead beyond the edges; by the tiles' AVX2 kernel where `avx2`
-/// (only where `tessera_cpu_has_avx2()`), else a word at a time. Returns 0 if it could
-/// not allocate its rows.
+/// (only where `tessera_cpu_has_avx2()`), else a word at a time; only rows `firstRow
+/// ..< endRow` of the target (threads may each step a band of the same board). Returns 0
+/// if it could not allocate its rows.
 int tessera_generations_step(const tessera_rule *rule, int states, const uint64_t *const *source, uint64_t *const *target,
-                             int bits, size_t stride, int width, int height, int wraps, int avx2);
+                             int bits, size_t stride, int width, int height, int wraps, int avx2, int firstRow, int endRow);
 
 /// One generation of a rule from a Golly rule file on a width x height board of `bits`
 /// bit planes (as for Generations), each cell's next state the leaf its inputs reach in

@@ -144,14 +144,16 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// One generation of `cells` into `next` (the same size): a torus where `wraps`, else
-    /// dead beyond the edges.
-    public func step(_ cells: BitGrid, into next: inout BitGrid, wraps: Bool, using kernel: Kernel.Implementation = Kernel.best) throws {
+    /// dead beyond the edges; bands of its rows on every core where `onEveryCore` and the
+    /// kernel steps bands (`RowBands`, `tessera_ltl_steps_rows`).
+    public func step(_ cells: BitGrid, into next: inout BitGrid, wraps: Bool, using kernel: Kernel.Implementation = Kernel.best,
+                     onEveryCore: Bool = false) throws {
         precondition(next.width == cells.width && next.height == cells.height)
         guard cells.width > 0, cells.height > 0 else { return }
         try cells.words.withUnsafeBufferPointer { source in
             try next.withUnsafeMutableWords { target in
                 try step(source.baseAddress!, into: target.baseAddress!, stride: cells.wordsPerRow, width: cells.width,
-                         height: cells.height, wraps: wraps, using: kernel)
+                         height: cells.height, wraps: wraps, using: kernel, onEveryCore: onEveryCore)
             }
         }
     }
@@ -167,7 +169,7 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
     /// One generation of the rows of `width` cells, `stride` words apart, at `source`
     /// into those at `target`.
     private func step(_ source: UnsafePointer<UInt64>, into target: UnsafeMutablePointer<UInt64>, stride: Int, width: Int,
-                      height: Int, wraps: Bool, using kernel: Kernel.Implementation) throws {
+                      height: Int, wraps: Bool, using kernel: Kernel.Implementation, onEveryCore: Bool = false) throws {
         try kernel.checkSupported()
         // The kernel counts in 32 bits: a row's prefix sums of column counts (each at most
         // 2r + 1) reach (width + 2r)(2r + 1).
@@ -176,10 +178,18 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
             throw TesseraError("a \(width)-wide board is past what Larger than Life's range \(range) counts here",
                                fix: "give a narrower bounded grid")
         }
-        let stepped = withKernelRule {
-            tessera_ltl_step($0, source, target, stride, Int32(width), Int32(height), wraps ? 1 : 0, kernel == .avx2 ? 1 : 0)
+        let stepped = withKernelRule { rule in
+            let avx2: Int32 = kernel == .avx2 ? 1 : 0
+            guard onEveryCore, tessera_ltl_steps_rows(rule, avx2) != 0 else {
+                return tessera_ltl_step(rule, source, target, stride, Int32(width), Int32(height), wraps ? 1 : 0, avx2) != 0
+            }
+            let memory = BandMemory(rule: rule, sources: [source], targets: [target])
+            return RowBands.step(rows: height, width: width, onEveryCore: true) { rows in
+                tessera_ltl_step_rows(memory.rule, memory.sources[0], memory.targets[0], stride, Int32(width), Int32(height),
+                                      wraps ? 1 : 0, Int32(rows.lowerBound), Int32(rows.upperBound)) != 0
+            }
         }
-        guard stepped != 0 else {
+        guard stepped else {
             throw TesseraError("no memory for Larger than Life's scratch rows of a \(width)-wide board", fix: "free some memory")
         }
     }

@@ -180,9 +180,9 @@ public struct StateGrid: Hashable, Sendable {
     /// One generation of Larger than Life with history states into `next`, the same
     /// size: the live cells (state 1) counted and decided by `rule`, then the states
     /// counted on as in Generations.
-    public func step(_ rule: LargerThanLife, into next: inout StateGrid, wraps: Bool) throws {
+    public func step(_ rule: LargerThanLife, into next: inout StateGrid, wraps: Bool, onEveryCore: Bool = false) throws {
         var decided = BitGrid(width: width, height: height)
-        try rule.step(alive, into: &decided, wraps: wraps)
+        try rule.step(alive, into: &decided, wraps: wraps, onEveryCore: onEveryCore)
         stepPlanes(into: &next) { sources, targets in
             decided.words.withUnsafeBufferPointer {
                 tessera_states_after($0.baseAddress!, Int32(rule.states), sources, targets, Int32(planes.count), planes[0].words.count)
@@ -192,18 +192,23 @@ public struct StateGrid: Hashable, Sendable {
 
     /// One generation of a Generations rule of `states` states, whose live cells step by
     /// `alive` (`Generations.alive`, compiled once by the caller, not a generation),
-    /// into `next`, the same size: a torus where `wraps`, else dead beyond the edges.
+    /// into `next`, the same size: a torus where `wraps`, else dead beyond the edges;
+    /// bands of its rows on every core where `onEveryCore` (`RowBands`).
     public func step(alive: Rule, states: Int, into next: inout StateGrid, wraps: Bool,
-                     using kernel: Kernel.Implementation = Kernel.best) throws {
+                     using kernel: Kernel.Implementation = Kernel.best, onEveryCore: Bool = false) throws {
         guard width > 0, height > 0 else { return }
         try kernel.checkSupported()
+        let (bits, stride, width, height) = (Int32(planes.count), planes[0].wordsPerRow, Int32(width), Int32(height))
         let stepped = stepPlanes(into: &next, fillsEveryWord: true) { sources, targets in
-            alive.withKernelRule {
-                tessera_generations_step($0, Int32(states), sources, targets, Int32(planes.count), planes[0].wordsPerRow,
-                                         Int32(width), Int32(height), wraps ? 1 : 0, kernel == .avx2 ? 1 : 0)
+            alive.withKernelRule { rule in
+                let memory = BandMemory(rule: rule, sources: sources, targets: targets)
+                return RowBands.step(rows: Int(height), width: Int(width), onEveryCore: onEveryCore) { rows in
+                    tessera_generations_step(memory.rule, Int32(states), memory.sources, memory.targets, bits, stride, width, height,
+                                             wraps ? 1 : 0, kernel == .avx2 ? 1 : 0, Int32(rows.lowerBound), Int32(rows.upperBound)) != 0
+                }
             }
         }
-        guard stepped != 0 else { throw TesseraError("no memory for a Generations step of a \(width)-wide board", fix: "free some memory") }
+        guard stepped else { throw TesseraError("no memory for a Generations step of a \(width)-wide board", fix: "free some memory") }
     }
 
     /// One generation of a rule from a Golly rule file into `next`, the same size: a torus

@@ -2,15 +2,15 @@
 import Glibc
 #endif
 import Synchronization
-import TesseraCore
 
-/// Threads of this process's own (not the task pool's) that help a HashLife step: while
-/// the thread that asked walks the step's squares, each helper walks the same squares
-/// in another order (`Stepper.order`), so that the results it memoises are ones the
-/// asking thread finds made when it gets there. Helpers need no share of the work
-/// handed out and nothing joined: the asking thread's walk alone gives the result, and
-/// a helper stops at its next square once that is done. Its mutex guards the job
-/// handed out; hence `Sendable`.
+/// Threads of this process's own (not the task pool's) that help a step on every core.
+/// A HashLife step: while the thread that asked walks the step's squares, each helper
+/// walks the same squares in another order (`Stepper.order`), so that the results it
+/// memoises are ones the asking thread finds made when it gets there; helpers need no
+/// share of the work handed out and nothing joined: the asking thread's walk alone
+/// gives the result, and a helper stops at its next square once that is done. A board
+/// stepped whole: bands of its rows taken in turn (`share(rows:band:_:)`). Its mutex
+/// guards the job handed out; hence `Sendable`.
 package final class StepHelpers: @unchecked Sendable {
     /// One fewer than this process's usable cores (at most 15), started on first use;
     /// nil on one core.
@@ -74,6 +74,16 @@ package final class StepHelpers: @unchecked Sendable {
         return try walk()
     }
 
+    /// Runs `body` over the bands of `rows` rows, `band` rows each (the last one
+    /// fewer), on this thread and every helper at once: each takes the next band none
+    /// has taken until none is left, so a helper that starts late takes fewer, and every
+    /// band is done when this returns. Whether `body` returned true for every band.
+    package func share(rows: Int, band: Int, _ body: @escaping @Sendable (Range<Int>) -> Bool) -> Bool {
+        let bands = Bands(rows: rows, band: band, body)
+        run({ bands.take() }, helping: { _ in bands.take() }, stop: {})
+        return !bands.failed.load(ordering: .acquiring)
+    }
+
     /// A helper's life: each job posted, for as long as the process runs.
     private func serve() {
         while true {
@@ -85,6 +95,24 @@ package final class StepHelpers: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             help(helper)
             running.subtract(1, ordering: .releasing)
+        }
+    }
+}
+
+/// The bands of a shared job: the next one to take and whether one failed, atomic; the
+/// body is `Sendable`. Hence `Sendable`.
+private final class Bands: Sendable {
+    let rows: Int, band: Int
+    let body: @Sendable (Range<Int>) -> Bool
+    let next = Atomic<Int>(0), failed = Atomic<Bool>(false)
+
+    init(rows: Int, band: Int, _ body: @escaping @Sendable (Range<Int>) -> Bool) { (self.rows, self.band, self.body) = (rows, band, body) }
+
+    func take() {
+        while true {
+            let first = next.add(band, ordering: .relaxed).oldValue
+            guard first < rows else { return }
+            if !body(first..<min(first + band, rows)) { failed.store(true, ordering: .releasing) }
         }
     }
 }

@@ -1,0 +1,30 @@
+import CTesseraKernel
+
+/// A step of a board stepped whole (Generations, Larger than Life), shared among the
+/// cores by bands of rows: each band reads the whole source and writes only its own
+/// rows of the target, so the bands need nothing from each other within a generation.
+package enum RowBands {
+    /// Boards of fewer cells step alone: waking a helper costs about what stepping a
+    /// 256x256 board does.
+    static let leastCells = 1 << 18
+
+    /// Runs `body` over all of `rows`, as bands on every core (`StepHelpers`) where
+    /// `onEveryCore` and the board is large enough, else once on this thread. Whether
+    /// `body` returned true for every band.
+    static func step(rows: Int, width: Int, onEveryCore: Bool, _ body: @escaping @Sendable (Range<Int>) -> Bool) -> Bool {
+        guard onEveryCore, rows * width >= leastCells, rows >= 128, let helpers = StepHelpers.shared else { return body(0..<rows) }
+        // A few bands a thread, so that one that starts late or runs slower evens out;
+        // whole 64-row blocks, as Generations steps them.
+        let band = max(64, rows / (4 * (helpers.count + 1)) / 64 * 64)
+        return helpers.share(rows: rows, band: band, body)
+    }
+}
+
+/// The memory a step's bands share: every band reads the source words and the rule, and
+/// writes only its own rows of the target words, within the call that lent them.
+/// Hence `Sendable`.
+struct BandMemory<Rule>: @unchecked Sendable {
+    let rule: UnsafePointer<Rule>
+    let sources: [UnsafePointer<UInt64>?]
+    let targets: [UnsafeMutablePointer<UInt64>?]
+}
