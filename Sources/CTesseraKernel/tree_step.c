@@ -80,7 +80,7 @@ static uint64_t reach_word(const uint64_t *const rows[3], size_t j, size_t words
 
 int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uint64_t *const *source,
                       uint64_t *const *target, int bits, size_t stride, int width, int height, int wraps,
-                      const uint64_t *changes, int target_holds_before, uint64_t *changed) {
+                      const uint64_t *changes, int target_holds_before, uint64_t *changed, int firstRow, int endRow) {
     size_t words = ((size_t)width + 63) / 64, rowBytes = (size_t)width + 2;
     uint8_t *buffer = malloc(3 * rowBytes + 1);
     uint64_t *occupancy = malloc(4 * words * 8 + 8);
@@ -107,9 +107,9 @@ int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uin
     uint64_t *occ[3] = {occupancy, occupancy + words, occupancy + 2 * words};
     // Whether row[r] and occ[r] hold rows[r] yet: both are made only where a word is walked.
     int unpacked[3] = {0, 0, 0}, counted[3] = {0, 0, 0}, rows[3];
-    rows[0] = wrap_row(-1, height, wraps);
-    rows[1] = wrap_row(0, height, wraps);
-    for (int y = 0; y < height; y++) {
+    rows[0] = wrap_row(firstRow - 1, height, wraps);
+    rows[1] = wrap_row(firstRow, height, wraps);
+    for (int y = firstRow; y < endRow; y++) {
         rows[2] = wrap_row(y + 1, height, wraps);
         unpacked[2] = counted[2] = 0;
         size_t at = (size_t)y * stride;

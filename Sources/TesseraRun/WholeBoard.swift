@@ -480,7 +480,7 @@ extension WholeBoard where Cells == StateGrid {
             return StateHashLife(tree: tree, squares: squares)
         }
         return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true, leap: leap, life: life) {
-            try $0.step(tree, into: &$1, wraps: $2)
+            try $0.step(tree, into: &$1, wraps: $2, onEveryCore: true)
         }
     }
 

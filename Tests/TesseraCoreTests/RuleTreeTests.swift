@@ -379,6 +379,31 @@ import Testing
             }
         }
     }
+
+    /// A board large enough to be stepped in bands on every core (`RowBands`) gives the
+    /// states, and the record of what changed, of stepping it on one thread, skipping
+    /// what did not change as it goes. (One core steps it in one band: the same call.)
+    @Test(arguments: [false, true])
+    func bandsOnEveryCoreGiveTheOneThreadStep(wraps: Bool) throws {
+        for tree in [try RuleTree(parsing: Self.signals), try RuleTree(twoState: .life)] {
+            var generator = SplitMix64(seed: 13)
+            let (width, height) = (600, 451)
+            var banded = StateGrid.soup(width: width, height: height, states: tree.states, using: &generator)
+            for y in 0..<height { for x in 0..<200 { banded[x, y] = 0 } }
+            var alone = banded
+            var (bandedNext, aloneNext) = (StateGrid(width: width, height: height, states: tree.states),
+                                           StateGrid(width: width, height: height, states: tree.states))
+            for generation in 0..<6 {
+                // Into the generation before last, as a run swaps them: what no change reaches stays.
+                try banded.step(tree, into: &bandedNext, wraps: wraps, onEveryCore: true)
+                try alone.step(tree, into: &aloneNext, wraps: wraps)
+                swap(&banded, &bandedNext)
+                swap(&alone, &aloneNext)
+                let same = banded == alone && banded.changes == alone.changes  // not the grids themselves in a failure's message
+                #expect(same, "\(tree) generation \(generation + 1)")
+            }
+        }
+    }
 }
 
 extension RuleTreeTests {

@@ -102,11 +102,13 @@ int tessera_generations_step(const tessera_rule *rule, int states, const uint64_
 /// with none of them within reach keeps its state; where `target_holds_before`, the
 /// target already holds the generation before (the one `changes` was taken against), so
 /// such cells are left as they are there rather than copied. `changed` (NULL: not
-/// wanted; else all 0) gets the same for this step. Returns 0 if it could not allocate
-/// its rows.
+/// wanted; else all 0) gets the same for this step. Only rows `firstRow ..< endRow` of
+/// the target and of `changed` are written (threads may each step a band of the same
+/// board). Returns 0 if it could not allocate its rows.
 int tessera_tree_step(const uint32_t *nodes, uint32_t root, int moore, const uint64_t *const *source,
                       uint64_t *const *target, int bits, size_t stride, int width, int height, int wraps,
-                      const uint64_t *changes, int target_holds_before, uint64_t *changed);
+                      const uint64_t *changes, int target_holds_before, uint64_t *changed,
+                      int firstRow, int endRow);
 
 /// The state planes (`bits` of them, `words` words each) after a generation whose live
 /// cells' next state is `next` (1 where a dead cell is born or a live one survives, as a

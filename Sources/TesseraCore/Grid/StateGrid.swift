@@ -212,8 +212,9 @@ public struct StateGrid: Hashable, Sendable {
     }
 
     /// One generation of a rule from a Golly rule file into `next`, the same size: a torus
-    /// where `wraps`, else state 0 beyond the edges.
-    public func step(_ tree: RuleTree, into next: inout StateGrid, wraps: Bool) throws {
+    /// where `wraps`, else state 0 beyond the edges; bands of its rows on every core
+    /// where `onEveryCore` (`RowBands`).
+    public func step(_ tree: RuleTree, into next: inout StateGrid, wraps: Bool, onEveryCore: Bool = false) throws {
         guard width > 0, height > 0 else { return }
         precondition(planes.count <= 8, "a rule tree's states fit a byte")
         var changed = BitGrid(width: width, height: height)
@@ -221,17 +222,24 @@ public struct StateGrid: Hashable, Sendable {
         let stepped = stepPlanes(into: &next, fillsEveryWord: true) { sources, targets in
             tree.nodes.withUnsafeBufferPointer { nodes in
                 changed.withUnsafeMutableWords { changed in
-                    func step(_ changes: UnsafePointer<UInt64>?) -> Int32 {
-                        tessera_tree_step(nodes.baseAddress!, tree.root, tree.neighbourhood == .moore ? 1 : 0, sources, targets,
-                                          Int32(planes.count), planes[0].wordsPerRow, Int32(width), Int32(height), wraps ? 1 : 0,
-                                          changes, changes != nil && holdsBefore ? 1 : 0, changed.baseAddress)
+                    let (root, moore, bits, stride) = (tree.root, tree.neighbourhood == .moore ? Int32(1) : 0, Int32(planes.count),
+                                                       planes[0].wordsPerRow)
+                    let (width, height) = (Int32(width), Int32(height))
+                    func step(_ changes: UnsafePointer<UInt64>?) -> Bool {
+                        let memory = BandMemory(rule: nodes.baseAddress!, sources: sources, targets: targets, changes: changes,
+                                                changed: changed.baseAddress)
+                        return RowBands.step(rows: Int(height), width: Int(width), onEveryCore: onEveryCore) { rows in
+                            tessera_tree_step(memory.rule, root, moore, memory.sources, memory.targets, bits, stride, width, height,
+                                              wraps ? 1 : 0, memory.changes, memory.changes != nil && holdsBefore ? 1 : 0,
+                                              memory.changed, Int32(rows.lowerBound), Int32(rows.upperBound)) != 0
+                        }
                     }
                     guard let changes else { return step(nil) }
                     return changes.words.withUnsafeBufferPointer { step($0.baseAddress) }
                 }
             }
         }
-        guard stepped != 0 else { throw TesseraError("no memory for a step of a \(width)-wide board", fix: "free some memory") }
+        guard stepped else { throw TesseraError("no memory for a step of a \(width)-wide board", fix: "free some memory") }
         next.changes = changed
         // Numbered, so that the step from them knows what it steps into.
         (next.madeAs, next.madeFrom) = (Self.made.add(1, ordering: .relaxed).newValue, madeAs)

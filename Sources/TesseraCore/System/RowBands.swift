@@ -27,4 +27,7 @@ struct BandMemory<Rule>: @unchecked Sendable {
     let rule: UnsafePointer<Rule>
     let sources: [UnsafePointer<UInt64>?]
     let targets: [UnsafeMutablePointer<UInt64>?]
+    /// A rule tree's step: the cells that changed the generation before (read), and
+    /// those that change in this one (written, a band's rows each).
+    var changes: UnsafePointer<UInt64>? = nil, changed: UnsafeMutablePointer<UInt64>? = nil
 }
