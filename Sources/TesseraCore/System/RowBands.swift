@@ -1,11 +1,13 @@
 import CTesseraKernel
 
-/// A step of a board stepped whole (Generations, Larger than Life), shared among the
-/// cores by bands of rows: each band reads the whole source and writes only its own
-/// rows of the target, so the bands need nothing from each other within a generation.
+/// A step of a board stepped whole (Generations, Larger than Life, rule trees), shared
+/// among the cores by bands of rows: each band reads the whole source and writes only
+/// its own rows of the target, so the bands need nothing from each other within a
+/// generation.
 package enum RowBands {
-    /// Boards of fewer cells step alone: waking a helper costs about what stepping a
-    /// 256x256 board does.
+    /// Boards of fewer cells step alone: such a step takes tens of microseconds (2^18
+    /// cells of Generations at 6 G cell-updates/s: 44 µs), of the order of waking a
+    /// helper thread.
     static let leastCells = 1 << 18
 
     /// Runs `body` over all of `rows`, as bands on every core (`StepHelpers`) where

@@ -51,7 +51,7 @@ package final class StepHelpers: @unchecked Sendable {
         busy = true
         if !started {
             started = true
-            for _ in 0..<count { OwnThread.start(named: "tessera-hashlife") { [self] in serve() } }
+            for _ in 0..<count { OwnThread.start(named: "tessera-helper") { [self] in serve() } }
         }
         (job, unclaimed) = (help, count)
         running.add(count, ordering: .relaxed)
@@ -99,8 +99,7 @@ package final class StepHelpers: @unchecked Sendable {
     }
 }
 
-/// The bands of a shared job: the next one to take and whether one failed, atomic; the
-/// body is `Sendable`. Hence `Sendable`.
+/// The bands of a shared job: the next one to take, and whether one failed.
 private final class Bands: Sendable {
     let rows: Int, band: Int
     let body: @Sendable (Range<Int>) -> Bool
