@@ -33,7 +33,7 @@ INLINE void prefix_sums(const int32_t *values, int width, int r, const int *wrap
 __attribute__((target_clones("avx2", "default")))
 #endif
 static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
-                               int height, int wraps) {
+                               int height, int wraps, int firstRow, int endRow) {
     int r = rule->range;
     size_t span = (size_t)width + 2 * (size_t)r + 1;
     uint8_t *cells = malloc((size_t)width + 64), *next = malloc((size_t)width + 64);
@@ -55,7 +55,7 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
             return 0;
         }
         for (int i = 0; i < window; i++) rowOf[i] = INT_MIN;  // none made yet (rows above the board are negative)
-        for (int y = 0; y < height; y++) {
+        for (int y = firstRow; y < endRow; y++) {
             memset(counts, 0, (size_t)width * sizeof *counts);
             for (int dy = -r; dy <= r; dy++) {
                 int source = ltl_row_at(y + dy, height, wraps);
@@ -83,14 +83,14 @@ static int step_by_prefix_sums(const tessera_ltl_rule *rule, const uint64_t *src
             free(cells), free(next), free(counts), free(extended), free(wrapped), free(columns), free(prefix);
             return 0;
         }
-        // Column counts over rows -r .. r, then moved down a row at a time.
+        // Column counts over the rows within r of the first, then moved down a row at a time.
         for (int dy = -r; dy <= r; dy++) {
-            int source = ltl_row_at(dy, height, wraps);
+            int source = ltl_row_at(firstRow + dy, height, wraps);
             if (source < 0) continue;
             ltl_unpack(src + (size_t)source * stride, width, cells);
             for (int x = 0; x < width; x++) columns[x] += cells[x];
         }
-        for (int y = 0; y < height; y++) {
+        for (int y = firstRow; y < endRow; y++) {
             prefix_sums(columns, width, r, wrapped, extended, prefix);
             for (int x = 0; x < width; x++) counts[x] = prefix[x + 2 * r + 1] - prefix[x];
             ltl_unpack(src + (size_t)y * stride, width, cells);
@@ -130,16 +130,17 @@ static int diamond_fits(const tessera_ltl_rule *rule, int width) {
     return 2.0 * (2 * r + 4) * ((double)width + 2 * r + 2) * 4 <= 256.0 * (1 << 20);
 }
 
-int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int avx2) { return avx2 && !rule->reach && rule->range <= 127; }
+int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int width) { return !diamond_fits(rule, width); }
 
 int tessera_ltl_step_rows(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
-                          int height, int wraps, int firstRow, int endRow) {
-    return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
+                          int height, int wraps, int avx2, int firstRow, int endRow) {
+    if (avx2 && !rule->reach && rule->range <= 127)
+        return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
+    return step_by_prefix_sums(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
 }
 
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                      int height, int wraps, int avx2) {
-    if (tessera_ltl_steps_rows(rule, avx2)) return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps, 0, height);
     if (diamond_fits(rule, width)) return tessera_ltl_diamond_step(rule, src, dst, stride, width, height, wraps);
-    return step_by_prefix_sums(rule, src, dst, stride, width, height, wraps);
+    return tessera_ltl_step_rows(rule, src, dst, stride, width, height, wraps, avx2, 0, height);
 }

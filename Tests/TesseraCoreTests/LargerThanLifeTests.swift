@@ -138,13 +138,14 @@ import Testing
     }
 
     /// A board large enough to be stepped in bands on every core (`RowBands`) gives the
-    /// cells of stepping it on one thread: the box in bytes (range 5) and in 16-bit sums
-    /// (range 10), on a torus and a plane, with history states, and a diamond, which its
-    /// kernel steps whole. (One core steps it in one band: the same call.)
+    /// cells of stepping it on one thread: the box in bytes (range 5), in 16-bit sums
+    /// (range 10) and in 32-bit ones (range 130), a disc (rows of prefix sums), on a
+    /// torus and a plane, with history states, and a diamond, which its kernel steps
+    /// whole. (One core steps it in one band: the same call.)
     @Test func bandsOnEveryCoreGiveTheOneThreadStep() throws {
         var generator = SplitMix64(seed: 45)
         for text in ["R5,C0,M1,S34..58,B34..45,NM", "R10,C0,M1,S123..212,B123..170,NM", "R5,C4,M1,S34..58,B34..45,NM",
-                     "R3,C0,M1,S8..14,B9..12,NN"] {
+                     "R3,C0,M1,S8..14,B9..12,NN", "R4,C0,M1,S14..28,B14..22,NC", "R130,C0,M1,S20000..30000,B20000..26000,NM"] {
             let rule = try #require(try LargerThanLife(parsing: text))
             let (width, height) = (600, 449)
             var states = StateGrid(width: width, height: height, states: rule.states)

@@ -75,13 +75,14 @@ typedef struct {
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                      int height, int wraps, int avx2);
 
-/// Whether `tessera_ltl_step_rows` steps this rule: the box of range 127 or less, in AVX2.
-int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int avx2);
+/// Whether `tessera_ltl_step_rows` steps this rule on a board this wide: all but the
+/// von Neumann diamond's own kernel, whose sums start above the board.
+int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int width);
 
 /// Rows `firstRow ..< endRow` of `tessera_ltl_step`'s generation, and no others (where
 /// `tessera_ltl_steps_rows`): threads may each step a band of the same board.
 int tessera_ltl_step_rows(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
-                          int height, int wraps, int firstRow, int endRow);
+                          int height, int wraps, int avx2, int firstRow, int endRow);
 
 /// One generation of a Generations rule of `states` states on a width x height board of
 /// `bits` bit planes (`source[k]`, `target[k]`: bit k of each cell's state, rows

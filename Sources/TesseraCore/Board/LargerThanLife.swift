@@ -145,7 +145,7 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
 
     /// One generation of `cells` into `next` (the same size): a torus where `wraps`, else
     /// dead beyond the edges; bands of its rows on every core where `onEveryCore` and the
-    /// kernel steps bands (`RowBands`, `tessera_ltl_steps_rows`).
+    /// kernel steps bands (`RowBands`, `tessera_ltl_steps_rows`: all but the diamond's).
     public func step(_ cells: BitGrid, into next: inout BitGrid, wraps: Bool, using kernel: Kernel.Implementation = Kernel.best,
                      onEveryCore: Bool = false) throws {
         precondition(next.width == cells.width && next.height == cells.height)
@@ -180,13 +180,13 @@ public struct LargerThanLife: Hashable, Sendable, CustomStringConvertible {
         }
         let stepped = withKernelRule { rule in
             let avx2: Int32 = kernel == .avx2 ? 1 : 0
-            guard onEveryCore, tessera_ltl_steps_rows(rule, avx2) != 0 else {
+            guard onEveryCore, tessera_ltl_steps_rows(rule, Int32(width)) != 0 else {
                 return tessera_ltl_step(rule, source, target, stride, Int32(width), Int32(height), wraps ? 1 : 0, avx2) != 0
             }
             let memory = BandMemory(rule: rule, sources: [source], targets: [target])
             return RowBands.step(rows: height, width: width, onEveryCore: true) { rows in
                 tessera_ltl_step_rows(memory.rule, memory.sources[0], memory.targets[0], stride, Int32(width), Int32(height),
-                                      wraps ? 1 : 0, Int32(rows.lowerBound), Int32(rows.upperBound)) != 0
+                                      wraps ? 1 : 0, avx2, Int32(rows.lowerBound), Int32(rows.upperBound)) != 0
             }
         }
         guard stepped else {
