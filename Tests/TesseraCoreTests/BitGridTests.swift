@@ -78,8 +78,8 @@ import Testing
 
     /// The box of a grid's live cells, and of any rectangle of it, against the box of
     /// its cells one by one: few cells anywhere (the edges found from outside in stop at
-    /// the first cell that settles them), busy grids, one word a row and many, and a
-    /// grid of several planes (a cell in any plane counts).
+    /// the first cell that settles them), busy grids, one word a row and many, and
+    /// grids of two, three and five planes (a cell in any plane counts).
     @Test func liveBoundsMatchTheCellsOneByOne() {
         var generator = SplitMix64(seed: 11)
         func box(_ cells: [(x: Int, y: Int)], in area: TileRect) -> TileRect? {
@@ -88,13 +88,13 @@ import Testing
                   let top = inside.map(\.y).min(), let bottom = inside.map(\.y).max() else { return nil }
             return TileRect(x: left, y: top, width: right - left + 1, height: bottom - top + 1)
         }
-        for (width, height) in [(64, 64), (200, 70), (1, 5), (130, 3)] {
+        for (width, height, count) in [(64, 64, 4), (200, 70, 4), (1, 5, 4), (130, 3, 4), (200, 70, 20), (70, 9, 8)] {
             for live in [0, 1, 2, 5, width * height / 3] {
-                var states = StateGrid(width: width, height: height, states: 4)
+                var states = StateGrid(width: width, height: height, states: count)
                 var cells: [(x: Int, y: Int)] = []
                 for _ in 0..<live {
                     let (x, y) = (Int(generator.next() % UInt64(width)), Int(generator.next() % UInt64(height)))
-                    states[x, y] = Int(generator.next() % 3) + 1
+                    states[x, y] = Int(generator.next() % UInt64(count - 1)) + 1
                     cells.append((x, y))
                 }
                 let whole = TileRect(x: 0, y: 0, width: width, height: height)

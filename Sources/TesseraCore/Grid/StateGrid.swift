@@ -63,10 +63,17 @@ public struct StateGrid: Hashable, Sendable {
     public var liveBounds: TileRect? {
         let wordsPerRow = planes[0].wordsPerRow
         let bounds = Self.withWords(planes[...], []) { planes in
-            BitCopy.liveBounds(x: 0, width: width, rows: 0..<height) { y, index in
-                var any: UInt64 = 0
-                for plane in planes { any |= plane![y * wordsPerRow + index] }
-                return any
+            // Up to three planes (eight states) as constants, not a loop over the array
+            // for every word the search reads.
+            let (p0, p1, p2) = (planes[0]!, planes.count > 1 ? planes[1]! : planes[0]!, planes.count > 2 ? planes[2]! : planes[0]!)
+            guard planes.count <= 3 else {
+                return BitCopy.liveBounds(x: 0, width: width, rows: 0..<height) { y, index in
+                    planes.reduce(0) { $0 | $1![y * wordsPerRow + index] }
+                }
+            }
+            return BitCopy.liveBounds(x: 0, width: width, rows: 0..<height) { y, index in
+                let at = y * wordsPerRow + index
+                return p0[at] | p1[at] | p2[at]
             }
         }
         return bounds.map { TileRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
