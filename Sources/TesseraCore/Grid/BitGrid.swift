@@ -255,33 +255,23 @@ package enum BitCopy {
             return false
         }
         guard let top = rows.first(where: isLive), let bottom = rows.reversed().first(where: isLive) else { return nil }
-        // The first word with a live cell in the rows between; within it, the lowest
-        // bit of any row, found once a row has the word's first cell of the area.
-        var left = 0, right = 0
-        for i in first...last {
-            let lowest = i == first ? firstMask & (0 &- firstMask) : 1
-            var any: UInt64 = 0
-            for r in top...bottom {
-                any |= cells(r, i)
-                if any & lowest != 0 { break }
+        // The outermost word, from one side, with a live cell in the rows between, and
+        // its cells over those rows, or'ed until a row has the word's outermost cell of
+        // the area (`edge`), which nothing further can move.
+        @inline(__always) func outermost(_ words: some Sequence<Int>, edge: (Int) -> UInt64) -> (index: Int, cells: UInt64) {
+            for i in words {
+                var any: UInt64 = 0
+                for r in top...bottom {
+                    any |= cells(r, i)
+                    if any & edge(i) != 0 { break }
+                }
+                if any != 0 { return (i, any) }
             }
-            if any != 0 {
-                left = i * 64 + any.trailingZeroBitCount
-                break
-            }
+            preconditionFailure("row \(top) has a live cell in no word")
         }
-        for i in (first...last).reversed() {
-            let highest = i == last ? lastMask ^ (lastMask >> 1) : UInt64(1) << 63
-            var any: UInt64 = 0
-            for r in top...bottom {
-                any |= cells(r, i)
-                if any & highest != 0 { break }
-            }
-            if any != 0 {
-                right = i * 64 + 63 - any.leadingZeroBitCount
-                break
-            }
-        }
+        let west = outermost(first...last) { $0 == first ? firstMask & (0 &- firstMask) : 1 }
+        let east = outermost((first...last).reversed()) { $0 == last ? lastMask ^ (lastMask >> 1) : UInt64(1) << 63 }
+        let left = west.index * 64 + west.cells.trailingZeroBitCount, right = east.index * 64 + 63 - east.cells.leadingZeroBitCount
         return (left, top, right - left + 1, bottom - top + 1)
     }
 

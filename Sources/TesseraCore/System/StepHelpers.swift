@@ -28,7 +28,8 @@ package final class StepHelpers: @unchecked Sendable {
     /// Whether a step is using the helpers: another one at the same time (two universes
     /// in one process) walks alone.
     private var busy = false
-    /// Helpers running a job: the asking thread waits for none before the store changes.
+    /// Helpers running a job: the asking thread returns only once none is (a HashLife
+    /// store changes, a stepped board is read, after that).
     private let running = Atomic<Int>(0)
 
     init(count: Int) {
@@ -64,8 +65,9 @@ package final class StepHelpers: @unchecked Sendable {
             running.subtract(unclaimed, ordering: .relaxed)
             (job, unclaimed) = (nil, 0)
             pthread_mutex_unlock(mutex)
-            // The rest stop at their next square, microseconds away: this thread yields
-            // rather than sleeps (it may be one of the task pool's, which must not block).
+            // The rest stop at their next square, or after the band they hold, microseconds
+            // away: this thread yields rather than sleeps (it may be one of the task pool's,
+            // which must not block).
             while running.load(ordering: .acquiring) > 0 { sched_yield() }
             pthread_mutex_lock(mutex)
             busy = false
