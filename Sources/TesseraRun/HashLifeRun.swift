@@ -90,16 +90,58 @@ package enum HashLifeRun {
     /// square).
     static let tileSecondsPerOccupied = 50e-9
 
+    /// How many times what tiles would spend HashLife may spend a generation, holding
+    /// more than the live cells warrant, before it hands over. A gun pays for its squares
+    /// after the store has outgrown them: 7-in-a-row-Cordership-V-gun's steps of 256
+    /// generations cost 1.1–1.3 times tiles' estimate while its store passed a million
+    /// squares, and a tenth of it from there on (one core: 1.2 s by HashLife, 7.4 s
+    /// handed over at 10655 generations, bgolly 3.9 s); a store that has outgrown the
+    /// caches for good costs 2.8 times it (triple-Snark-wick-extruder).
+    static let handOverMargin = 2.0
+
     /// Whether tiles should take on a pattern filling `occupied` squares from HashLife,
-    /// which holds `squares` and took `seconds` a generation over its last step: where
-    /// it holds more than the live cells warrant and steps slower than tiles would. A
-    /// store that outgrew the caches costs about a microsecond a square (a wick
-    /// extruder's 19 million squares: 20 s for 100000 generations, tiles 7 s), but a
-    /// large store that still repeats is the fastest way on (loafer-gun-p8388608-linear's
-    /// 3.9 million squares: 2^20 generations in 4 s, against bgolly's 3.3; tiles did not
-    /// finish in 120 s).
+    /// which holds `squares` and spent `seconds` a generation (`StepCosts`): where it
+    /// holds more than the live cells warrant and steps slower than tiles would, by
+    /// `handOverMargin`. A store that outgrew the caches costs about a microsecond a
+    /// square (a wick extruder's 19 million squares: 20 s for 100000 generations, tiles
+    /// 7 s), but a large store that still repeats is the fastest way on
+    /// (loafer-gun-p8388608-linear's 3.9 million squares: 2^20 generations in 4 s,
+    /// against bgolly's 3.3; tiles did not finish in 120 s).
     static func shouldHandOver(squares: Int, occupied: Double, seconds: Double) -> Bool {
-        holdsTooMany(squares: squares, occupied: occupied) && seconds > tileSecondsPerOccupied * occupied
+        holdsTooMany(squares: squares, occupied: occupied) && seconds > handOverMargin * tileSecondsPerOccupied * occupied
+    }
+
+    /// What HashLife's steps have cost, for the cost a generation over the latest quarter
+    /// of the generations done (at least the last step): a window that grows with the
+    /// run, so that one step alone does not decide (the step that rebuilds the store's
+    /// table as it passes 2^20 squares costs five times its neighbours).
+    struct StepCosts {
+        /// The generations done and the seconds spent when each step ended, from the
+        /// start of the window on.
+        private var marks: [(generation: UInt64, seconds: Double)] = [(0, 0)]
+
+        /// Notes that `generation` generations were done in `seconds` in all.
+        mutating func took(generation: UInt64, seconds: Double) {
+            marks.append((generation, seconds))
+            // Marks before the window's start are never read again: it only moves on.
+            let start = windowStart
+            if start > 0 { marks.removeFirst(start) }
+        }
+
+        /// The mark the window starts at: the last one at or before three quarters of
+        /// the generations done, or the one before the last step.
+        private var windowStart: Int {
+            guard let last = marks.last, marks.count > 1 else { return 0 }
+            let from = last.generation - last.generation / 4
+            return min(marks.lastIndex { $0.generation <= from } ?? 0, marks.count - 2)
+        }
+
+        /// Seconds a generation over the window.
+        var perGeneration: Double {
+            guard let last = marks.last, marks.count > 1 else { return 0 }
+            let first = marks[windowStart]
+            return (last.seconds - first.seconds) / Double(last.generation - first.generation)
+        }
     }
 
     /// How much more area a step is allowed than its pattern fills when it starts: a
@@ -277,7 +319,8 @@ package enum HashLifeRun {
             ?? HashLife(parts: setup.startingParts, rule: setup.rule, generation: setup.generation, nodeLimit: nodeLimit)
         life.isStopped = isStopped
         let clock = ContinuousClock(), start = clock.now
-        let madeBefore = life.squaresMade
+        let (madeBefore, cpuAtStart) = (life.squaresMade, CPUClock.process)
+        var costs = StepCosts()
         // Occupied squares times generations: the area tiles would have stepped.
         var stepped = 0.0, done: UInt64 = 0
         var occupied = budgeted ? Double(life.occupiedSquares) : 0
@@ -306,7 +349,7 @@ package enum HashLifeRun {
                 let span = Double(UInt64(1) << UInt64(power))
                 let earned = (stepped + occupied * span * growthRoom) * squaresPerOccupiedGeneration
                 let budget = budgeted ? madeBefore + invested + Int(min(earned, 1e15)) : .max
-                let (stepStarted, madeAtStart) = (CPUClock.thread, life.squaresMade)
+                let madeAtStart = life.squaresMade
                 do {
                     try life.step(power: power, madeAtMost: budget)
                 } catch is HashLife.OverBudget {
@@ -332,12 +375,15 @@ package enum HashLifeRun {
                     let after = Double(life.occupiedSquares)
                     stepped += (occupied + after) / 2 * span
                     occupied = after
-                    // What the step cost this thread, not the wall time a busy machine
-                    // stretches: tiles' cost per square is a constant of an idle one. By the
-                    // clock, a gun that HashLife runs in 0.9 s went to tiles for 7–9 s while
-                    // two other processes kept both cores busy. (The steps never await.)
-                    let perGeneration = (CPUClock.thread - stepStarted).seconds / span
-                    if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: perGeneration) {
+                    // What the steps cost the process's threads (this one and the helpers
+                    // that share its squares), not the wall time a busy machine stretches:
+                    // tiles' cost per square is a constant of an idle core. By the clock, a
+                    // gun that HashLife runs in 0.9 s went to tiles for 7–9 s while two other
+                    // processes kept both cores busy. By this thread's time alone, the
+                    // helpers' share went unseen, and a run on one core handed over where
+                    // the same run on two kept on. (The steps never await.)
+                    costs.took(generation: done, seconds: (CPUClock.process - cpuAtStart).seconds)
+                    if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: costs.perGeneration) {
                         return try handOver()
                     }
                     if let tiles = settings.tiles, isBehind(tiles, seconds: (clock.now - start).seconds, generations: done) {

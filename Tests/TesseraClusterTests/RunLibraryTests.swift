@@ -301,16 +301,44 @@ import TesseraWire
     /// HashLife hands over once it holds more squares than the live cells warrant (a
     /// million always, and 128 more for each occupied square: the wick extruder's 19
     /// million for its 20180 cells are far past; a metapixel's 3 million for 10^8 cells
-    /// are not) and steps slower than tiles would: a loafer gun's 3.9 million squares,
-    /// at a few microseconds a generation, keep going.
+    /// are not) and steps more than twice as slow as tiles would: a loafer gun's 3.9
+    /// million squares, at a few microseconds a generation, keep going, and so does a
+    /// gun whose store has just outgrown its squares at 1.25 times tiles' cost.
     @Test func hashLifeHoldsWhatTheLiveCellsWarrant() {
         #expect(!HashLifeRun.holdsTooMany(squares: 1 << 20, occupied: 0))
         #expect(HashLifeRun.holdsTooMany(squares: (1 << 20) + 1, occupied: 0))
         #expect(HashLifeRun.holdsTooMany(squares: 19_000_000, occupied: 3000))
         #expect(!HashLifeRun.holdsTooMany(squares: 3_000_000, occupied: 120_000))
-        #expect(HashLifeRun.shouldHandOver(squares: 19_000_000, occupied: 3000, seconds: 200e-6))
+        #expect(HashLifeRun.shouldHandOver(squares: 19_000_000, occupied: 3000, seconds: 420e-6))
+        #expect(!HashLifeRun.shouldHandOver(squares: 19_000_000, occupied: 3000, seconds: 290e-6))
+        #expect(HashLifeRun.shouldHandOver(squares: 1_269_327, occupied: 1694, seconds: 235e-6))
+        #expect(!HashLifeRun.shouldHandOver(squares: 1_167_309, occupied: 897, seconds: 56e-6))
         #expect(!HashLifeRun.shouldHandOver(squares: 3_900_000, occupied: 5000, seconds: 3e-6))
         #expect(!HashLifeRun.shouldHandOver(squares: 3_000_000, occupied: 120_000, seconds: 1))
+    }
+
+    /// What a generation cost is measured over the latest quarter of the generations
+    /// done, so that one dear step (the store's table rebuilt) does not decide alone,
+    /// and the run's first, dearest steps stop counting as it goes on.
+    @Test func hashLifesCostIsOverTheLatestQuarterOfTheRun() {
+        var costs = HashLifeRun.StepCosts()
+        #expect(costs.perGeneration == 0)
+        // Steps of 256 generations at 50 µs a generation, after a first one at 1 ms.
+        costs.took(generation: 256, seconds: 256e-3)
+        #expect(abs(costs.perGeneration - 1e-3) < 1e-12)
+        var seconds = 256e-3
+        for step in 2...40 {
+            // The 32nd step costs six times the others.
+            seconds += 256 * (step == 32 ? 300e-6 : 50e-6)
+            costs.took(generation: UInt64(step) * 256, seconds: seconds)
+        }
+        // The last quarter of 10240 generations: 10 steps, one of them the dear one.
+        #expect(abs(costs.perGeneration - 75e-6) < 1e-9)
+        for step in 41...60 {
+            seconds += 256 * 50e-6
+            costs.took(generation: UInt64(step) * 256, seconds: seconds)
+        }
+        #expect(abs(costs.perGeneration - 50e-6) < 1e-9)
     }
 
     /// What HashLife may spend before it has to keep ahead: half a millisecond in a
