@@ -501,15 +501,37 @@ public struct HashLife: ~Copyable {
         guard overflow || area > Self.largestGrid || area > 2 * (liveSquares(level: partLevel, counts: &counts) << (2 * partLevel)) else {
             return [PlacedCells(cells: cells(in: bounds), left: bounds.left, top: bounds.top)]
         }
-        var parts: [PlacedCells] = []
+        return liveSquares(level: partLevel).map { placedCells(in: $0) }
+    }
+
+    /// The squares of 2^`level` cells a side (aligned to the root's corner; the root,
+    /// where it is smaller) that hold live cells, in Golly's coordinates, row of squares
+    /// by row from north to south, west to east in each.
+    public func liveSquares(level squareLevel: Int) -> [CellBounds] {
+        var squares: [CellBounds] = []
         walkLive { _, level, x, y in
-            guard level <= partLevel else { return true }
-            // A square walked into holds live cells: trimming it leaves some.
-            parts.append(PlacedCells(trimming: cells(in: CellBounds(left: x, top: y, width: 1 << level, height: 1 << level)),
-                                     left: x, top: y)!)
+            guard level <= squareLevel else { return true }
+            squares.append(CellBounds(left: x, top: y, width: 1 << level, height: 1 << level))
             return false
         }
-        return parts
+        return squares.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
+    }
+
+    /// The live cells of `square`, one of `liveSquares`, cut to their bounding box.
+    public func placedCells(in square: CellBounds) -> PlacedCells {
+        // A live square holds live cells: trimming it leaves some.
+        PlacedCells(trimming: cells(in: square), left: square.left, top: square.top)!
+    }
+
+    /// The live cells of `row`, a row of `liveSquares` (west to east): one grid from the
+    /// first to the last where at least half of that span is live squares, as a
+    /// breeder's rows are (one walk down the tree for the row, and whole rows for the
+    /// writer, rather than a walk and a trimmed copy for each square), else one for each.
+    public func placedCells(inRow row: some Collection<CellBounds>) -> [PlacedCells] {
+        guard let first = row.first, let last = row.max(by: { $0.right < $1.right }) else { return [] }
+        let span = CellBounds(left: first.left, top: first.top, width: last.right - first.left, height: first.height)
+        guard 2 * row.count * first.width >= span.width else { return row.map { placedCells(in: $0) } }
+        return [placedCells(in: span)]
     }
 
     /// Squares of `level` (aligned to the root's corner) that hold a live cell, at most

@@ -147,23 +147,44 @@ public struct BoardOutput: Sendable {
         try placed.sweep(parts, rule: rule, generation: generation, box: box)
     }
 
+    /// Writes the live cells of the unbounded plane, whose bounding box is `box` (nil:
+    /// none is alive), a band of rows at a time: `nextBand()` gives each band's parts in
+    /// turn, north to south (nil after the last), each holding live cells and none
+    /// reaching into a later band's rows, so that an RLE holds one band's cells at once (a breeder's 100000
+    /// generations: 25000² cells, 80 MiB as one grid). As `write(parts:)` otherwise.
+    public func write(box: CellBounds?, rule: Rule, generation: UInt64, nextBand: () throws -> [PlacedCells]?) throws {
+        guard let box, !isMacrocell, !isPlainText, shape.topology == .infinite else {
+            var parts: [PlacedCells] = []
+            while let band = try nextBand() { parts += band }
+            return try write(parts: parts, rule: rule, generation: generation)
+        }
+        let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top,
+                                           edges: shape.edges))
+        try placed.checkGollyReadsPosition()
+        try withoutActuallyEscaping(nextBand) { try placed.sweep(PartsByTop($0), rule: rule, generation: generation, box: box) }
+    }
+
     /// Writes `parts` as RLE of this file's board, whose cells `box` spans, in a sweep
     /// down the rows.
     private func sweep(_ parts: [PlacedCells], rule: Rule, generation: UInt64, box: CellBounds) throws {
+        var whole: [PlacedCells]? = parts
+        try sweep(PartsByTop { defer { whole = nil }; return whole }, rule: rule, generation: generation, box: box)
+    }
+
+    private func sweep(_ pending: PartsByTop, rule: Rule, generation: UInt64, box: CellBounds) throws {
+        var pending = pending
         let file = try OutputFile(path)
         var encoder = RLE.Encoder(shape: shape, rule: rule, generation: generation)
         // A sweep down the rows: the parts whose rows these are, in order of columns,
         // change only where one begins or ends.
-        let byTop = parts.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
-        var next = 0, open: [PlacedCells] = [], y = box.top
+        var open: [PlacedCells] = [], y = box.top
         while y < box.bottom {
-            while next < byTop.count, byTop[next].top <= y {
-                let part = byTop[next]
+            while let top = try pending.nextTop(), top <= y {
+                let part = pending.take()
                 open.insert(part, at: open.firstIndex { $0.left > part.left } ?? open.count)
-                next += 1
             }
             open.removeAll { $0.bounds.bottom <= y }
-            let nextTop = next < byTop.count ? byTop[next].top : box.bottom
+            let nextTop = try pending.nextTop() ?? box.bottom
             guard let firstEnd = open.map(\.bounds.bottom).min() else {
                 encoder.skip(rows: nextTop - y)
                 y = nextTop
@@ -308,5 +329,31 @@ extension BoardOutput {
         }
         run(1, "!")
         try writeWhole(text + "\n")
+    }
+}
+
+/// Parts in order of their top rows, then of their columns, taken from bands of rows
+/// that follow one another down the board, one band at a time: a band is let go once
+/// its parts are taken.
+private struct PartsByTop {
+    private let nextBand: () throws -> [PlacedCells]?
+    private var band: [PlacedCells] = [], next = 0
+
+    init(_ nextBand: @escaping () throws -> [PlacedCells]?) { self.nextBand = nextBand }
+
+    /// The next part's top row, fetching the bands it needs; nil when none is left.
+    mutating func nextTop() throws -> Int? {
+        while next == band.count {
+            guard let more = try nextBand() else { return nil }
+            band = more.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
+            next = 0
+        }
+        return band[next].top
+    }
+
+    /// The next part (`nextTop()` first said there is one).
+    mutating func take() -> PlacedCells {
+        defer { next += 1 }
+        return band[next]
     }
 }

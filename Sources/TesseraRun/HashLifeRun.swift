@@ -301,12 +301,20 @@ package enum HashLifeRun {
 
     /// Writes `life`'s cells: a macrocell straight from the squares (a metapixel's 10^8
     /// cells are never cells), else its squares of 256² as parts, which hold little empty
-    /// space to zero and read, and which the writer joins row by row.
+    /// space to zero and read, and which the writer joins row by row, a row of squares
+    /// at a time: a breeder's 100000 generations held 86 MiB of cells as one grid, where
+    /// bgolly, writing from its tree, holds 12.
     static func write(_ life: inout HashLife, rule: Rule, to output: BoardOutput) throws {
         if output.isMacrocell, let tree = life.quadTree() {
-            try output.write(tree: tree, rule: rule, generation: life.generation)
-        } else {
-            try output.write(parts: life.placedCells(partLevel: 8), rule: rule, generation: life.generation)
+            return try output.write(tree: tree, rule: rule, generation: life.generation)
+        }
+        let squares = life.liveSquares(level: 8)
+        var next = squares.startIndex
+        try output.write(box: life.bounds, rule: rule, generation: life.generation) {
+            guard next < squares.endIndex else { return nil }
+            let row = squares[next...].prefix { $0.top == squares[next].top }
+            next = row.endIndex
+            return life.placedCells(inRow: row)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TesseraCore
+import TesseraHashLife
 import TesseraPatterns
 import TesseraWire
 @testable import TesseraCluster
@@ -366,3 +367,43 @@ import TesseraWire
     }
 }
 
+
+/// HashLife's cells go to an RLE a row of 256² squares at a time, as the writer asks for
+/// them, never all at once (a breeder's 100000 generations: 86 MiB of cells as one grid,
+/// 14 MiB so): the file is the one the pattern written whole makes.
+@Suite struct HashLifeOutputTests {
+    @Test func hashLifeWritesARowOfSquaresAtATimeTheSameFile() throws {
+        // A seeded soup across squares' edges (dense rows: one grid each), gliders far
+        // apart on its rows and 10^6 rows below (a square each), a run of live cells
+        // that crosses from one square into the next.
+        var generator = SplitMix64(seed: 11)
+        var soup = BitGrid(width: 700, height: 300)
+        for y in 0..<300 {
+            for x in 0..<700 where generator.next() % 3 == 0 { soup[x, y] = true }
+        }
+        var glider = BitGrid(width: 3, height: 3)
+        for (x, y) in [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)] { glider[x, y] = true }
+        var run = BitGrid(width: 40, height: 1)
+        for x in 0..<40 { run[x, 0] = true }
+        let parts = [PlacedCells(cells: soup, left: -300, top: -100), PlacedCells(cells: glider, left: 9000, top: 0),
+                     PlacedCells(cells: glider, left: -70000, top: 1_000_000), PlacedCells(cells: run, left: 236, top: 1_000_100)]
+        var life = try HashLife(parts: parts, rule: .life, generation: 0, nodeLimit: 1 << 22)
+        let squares = life.liveSquares(level: 8)
+        let rows = Dictionary(grouping: squares, by: \.top).values.map { life.placedCells(inRow: $0) }
+        #expect(rows.contains { $0.count == 1 && $0[0].cells.width > 256 })
+        #expect(rows.contains { $0.count >= 3 })
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-hashlife-rows-\(getpid())-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func output(_ name: String) throws -> BoardOutput {
+            try BoardOutput(path: folder.appendingPathComponent(name).path, shape: BoardShape(width: 1, height: 1, topology: .infinite),
+                            rule: .life, name: "test")
+        }
+        try HashLifeRun.write(&life, rule: .life, to: try output("rows.rle"))
+        try output("whole.rle").write(parts: parts, rule: .life, generation: 0)
+        let written = try String(contentsOf: folder.appendingPathComponent("rows.rle"), encoding: .utf8)
+        #expect(written == (try String(contentsOf: folder.appendingPathComponent("whole.rle"), encoding: .utf8)))
+        #expect(written.hasPrefix("#CXRLE Pos=-70000,-100\n"))
+    }
+}
