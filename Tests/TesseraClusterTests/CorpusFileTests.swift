@@ -8,7 +8,7 @@ import Testing
     @Test(arguments: [
         ("B3/S23", ["QuickLife", "HashLife"]), ("b36/s23:T512,512", ["QuickLife", "HashLife"]), ("23/3", ["QuickLife", "HashLife"]),
         ("B2-a/S12", ["QuickLife", "HashLife"]), ("B2cek3i_S12cei", ["QuickLife", "HashLife"]), ("W22", ["QuickLife", "HashLife"]),
-        ("B2/S34H", ["QuickLife", "HashLife"]), ("MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA", ["QuickLife", "HashLife"]),
+        ("B2/S34H", ["QuickLife", "HashLife"]), ("B234", ["QuickLife", "HashLife"]), ("MAPARYXfhZofugWaH7oaIDogBZofuhogOiAaIDogIAAgAAWaH7oaIDogGiA6ICAAIAAaIDogIAAgACAAIAAAAAAAA", ["QuickLife", "HashLife"]),
         ("345/2/4", ["Generations"]), ("B2/S/C3", ["Generations"]), ("R5,C0,M1,S34..58,B34..45,NM", ["Larger than Life"]),
         ("LifeHistory", ["RuleLoader"]), ("BriansBrain", ["RuleLoader"]), ("WireWorld", ["RuleLoader"]),
         ("JvN29", ["JvN"]), ("Nobili32:T200,100", ["JvN"]), ("Hutton32", ["JvN"]),

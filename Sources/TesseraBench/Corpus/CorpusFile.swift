@@ -73,7 +73,8 @@ package struct CorpusFile: Sendable, Equatable {
         // Life-like, isotropic non-totalistic, MAP, Wolfram and hexagonal or von Neumann
         // forms: Golly's QuickLife and HashLife run them all.
         // (Hensel's letters: c e k a i n y q j r t w z.)
-        if upper.wholeMatch(of: /B[0-9CEKAINYQJRTWZ\-]*\/?_?S[0-9CEKAINYQJRTWZ\-]*[HV]?|S?[0-9]*\/B?[0-9]*[HV]?|W\d+|LIFE/) != nil
+        // Births alone (persian-rugs.lif's `B234`) are a rule Golly reads too.
+        if upper.wholeMatch(of: /B[0-9CEKAINYQJRTWZ\-]*(\/?_?S[0-9CEKAINYQJRTWZ\-]*)?[HV]?|S?[0-9]*\/B?[0-9]*[HV]?|W\d+|LIFE/) != nil
             || core.hasPrefix("MAP") {
             return [.quickLife, .hashLife]
         }
