@@ -273,27 +273,46 @@ public enum RLE {
     /// header names the bounded grid and `#CXRLE Pos` its top-left. Rows go in one at a
     /// time, so a board can be written band by band without being held whole.
     public struct Encoder: BoardEncoder {
-        private var out: String
-        private var line = ""
+        /// The text since the last `take()`, as bytes: a large board's RLE is tens of
+        /// megabytes of runs, each a few characters, which Strings appended one by one
+        /// spent most of the writer's time on.
+        private var out: [UInt8] = []
+        /// Characters on the line being written.
+        private var lineLength = 0
         private var pendingRows = 0
         private let width: Int
 
         public init(shape: BoardShape, rule: Rule, generation: UInt64) {
             // Golly names the generation only past 0.
-            out = "#CXRLE Pos=\(shape.left),\(shape.top)\(generation > 0 ? " Gen=\(generation)" : "")\n"
-            out += "x = \(shape.width), y = \(shape.height), rule = \(rule)\(shape.gollySuffix)\n"
+            out.append(contentsOf: "#CXRLE Pos=\(shape.left),\(shape.top)\(generation > 0 ? " Gen=\(generation)" : "")\n".utf8)
+            out.append(contentsOf: "x = \(shape.width), y = \(shape.height), rule = \(rule)\(shape.gollySuffix)\n".utf8)
             width = shape.width
         }
 
-        private mutating func emit(_ count: Int, _ tag: Character) {
-            let digits = count == 1 ? "" : String(count)
-            if line.utf8.count + digits.utf8.count + 1 > 70 {
-                out += line
-                out += "\n"
-                line = ""
+        /// A run of `count` cells tagged `tag`, on a new line where it would take the line
+        /// past 70 characters (as Golly's writer wraps).
+        private mutating func emit(_ count: Int, _ tag: UInt8) {
+            var digits = 0
+            if count > 1 {
+                var rest = count
+                while rest > 0 { (digits, rest) = (digits + 1, rest / 10) }
             }
-            line += digits
-            line.append(tag)
+            if lineLength + digits + 1 > 70 {
+                out.append(UInt8(ascii: "\n"))
+                lineLength = 0
+            }
+            if digits > 0 {
+                let end = out.count + digits
+                out.append(contentsOf: repeatElement(0, count: digits))
+                var (rest, at) = (count, end)
+                while rest > 0 {
+                    at -= 1
+                    out[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            out.append(tag)
+            lineLength += digits + 1
         }
 
         public mutating func append(_ words: ArraySlice<UInt64>) {
@@ -330,17 +349,17 @@ public enum RLE {
                     continue
                 }
                 if pendingRows > 0 {
-                    emit(pendingRows, "$")
+                    emit(pendingRows, UInt8(ascii: "$"))
                     pendingRows = 0
                 }
-                if row.live > 0 { emit(row.live, "o") }
-                if start > row.x { emit(start - row.x, "b") }
+                if row.live > 0 { emit(row.live, UInt8(ascii: "o")) }
+                if start > row.x { emit(start - row.x, UInt8(ascii: "b")) }
                 (row.live, row.x) = (run.count, start + run.count)
             }
         }
 
         private mutating func end(_ row: RowRuns) {
-            if row.live > 0 { emit(row.live, "o") }
+            if row.live > 0 { emit(row.live, UInt8(ascii: "o")) }
             pendingRows += 1
         }
 
@@ -349,15 +368,14 @@ public enum RLE {
 
         public mutating func finish() {
             // The closing `!` wraps like a run, as Golly's writer wraps it.
-            emit(1, "!")
-            out += line
-            out += "\n"
-            line = ""
+            emit(1, UInt8(ascii: "!"))
+            out.append(UInt8(ascii: "\n"))
+            lineLength = 0
         }
 
         public mutating func take() -> String {
-            defer { out = "" }
-            return out
+            defer { out.removeAll(keepingCapacity: true) }
+            return String(decoding: out, as: UTF8.self)
         }
     }
 
