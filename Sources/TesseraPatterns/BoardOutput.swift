@@ -284,51 +284,23 @@ extension BoardOutput {
         if isMacrocell {
             return try writeWhole(Macrocell.string(forStateSquares: squares(), rule: "\(rule)\(shape.gollySuffix)", generation: generation))
         }
-        var text = ""
         guard let box else {
             try writeWhole("#CXRLE Pos=\(emptyAt.x),\(emptyAt.y)\(generation > 0 ? " Gen=\(generation)" : "")\nx = 0, y = 0, rule = \(rule)\(shape.gollySuffix)\n!\n")
             return
         }
-        text = "#CXRLE Pos=\(box.left),\(box.top)\(generation > 0 ? " Gen=\(generation)" : "")\n"
-        text += "x = \(box.width), y = \(box.height), rule = \(rule)\(shape.gollySuffix)\n"
-        var line = 0
-        func run(_ count: Int, _ token: String) {
-            let digits = count > 1 ? String(count) : ""
-            // As Golly's AddRun: one more for the multi-state token, whatever its length.
-            if line + digits.count + 2 > 70 {
-                text += "\n"
-                line = 0
-            }
-            text += digits + token
-            line += digits.count + token.count
-        }
-        func token(_ state: Int) -> String {
-            let letter = String(UnicodeScalar(UInt8(ascii: "A") + UInt8((state - 1) % 24)))
-            return state > 24 ? String(UnicodeScalar(UInt8(ascii: "p") + UInt8((state - 25) / 24))) + letter : letter
-        }
-        var newlines = 0
-        // A row's runs as its cells come, never the row itself (a tape's row may hold
-        // millions): the run being gathered, and where the one before it ended.
-        var (start, length, state, end) = (0, 0, 0, 0)
-        func flush() {
-            guard length > 0 else { return }
-            if newlines > 0 { run(newlines, "$"); newlines = 0 }
-            if start > end { run(start - end, ".") }
-            run(length, token(state))
-            (end, length) = (start + length, 0)
-        }
+        let file = try OutputFile(path)
+        var runs = StateRuns(header: "#CXRLE Pos=\(box.left),\(box.top)\(generation > 0 ? " Gen=\(generation)" : "")\n"
+            + "x = \(box.width), y = \(box.height), rule = \(rule)\(shape.gollySuffix)\n")
         for y in box.top..<box.top + box.height {
-            (length, end) = (0, box.left)
-            row(y) { x, cellState in
-                if length > 0, x == start + length, cellState == state { return length += 1 }
-                flush()
-                (start, length, state) = (x, 1, cellState)
-            }
-            flush()
-            newlines += 1
+            runs.startRow(at: box.left)
+            row(y) { x, state in runs.add(x, state) }
+            runs.endRow()
+            // Handed to the file a megabyte at a time.
+            if runs.text.count >= 1 << 20 { try file.write(runs.take()) }
         }
-        run(1, "!")
-        try writeWhole(text + "\n")
+        runs.finish()
+        try file.write(runs.take())
+        try file.commit()
     }
 }
 
@@ -355,5 +327,65 @@ private struct PartsByTop {
     mutating func take() -> PlacedCells {
         defer { next += 1 }
         return band[next]
+    }
+}
+
+/// A multi-state RLE's text as its cells come, row by row, never a row itself (a tape's
+/// row may hold millions): runs and line breaks as Golly's writer makes them. Its state
+/// is one value, so that a cell costs one access to it, not one to each of its parts.
+private struct StateRuns {
+    private(set) var text: [UInt8]
+    private var line = 0, newlines = 0
+    /// The run being gathered, and where the one before it ended.
+    private var start = 0, length = 0, state = 0, end = 0
+
+    init(header: String) { text = Array(header.utf8) }
+
+    mutating func startRow(at left: Int) { (length, end) = (0, left) }
+
+    /// The next live cell of the row, west to east.
+    mutating func add(_ x: Int, _ cellState: Int) {
+        if length > 0, x == start + length, cellState == state { return length += 1 }
+        flush()
+        (start, length, state) = (x, 1, cellState)
+    }
+
+    mutating func endRow() {
+        flush()
+        newlines += 1
+    }
+
+    mutating func finish() {
+        run(1, UInt8(ascii: "!"))
+        text.append(UInt8(ascii: "\n"))
+    }
+
+    /// The text so far, let go.
+    mutating func take() -> String {
+        defer { text.removeAll(keepingCapacity: true) }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private mutating func flush() {
+        guard length > 0 else { return }
+        if newlines > 0 { run(newlines, UInt8(ascii: "$")); newlines = 0 }
+        if start > end { run(start - end, UInt8(ascii: ".")) }
+        // `A`..`X` for states 1 to 24, then `pA`.. : a letter before them past 24.
+        run(length, UInt8(ascii: "A") + UInt8((state - 1) % 24), prefix: state > 24 ? UInt8(ascii: "p") + UInt8((state - 25) / 24) : 0)
+        (end, length) = (start + length, 0)
+    }
+
+    /// A run of `count` cells tagged `letter` (after `prefix`, where not 0).
+    private mutating func run(_ count: Int, _ letter: UInt8, prefix: UInt8 = 0) {
+        let digits = count > 1 ? RLE.digits(of: count) : 0
+        // As Golly's AddRun: one more for the multi-state token, whatever its length.
+        if line + digits + 2 > 70 {
+            text.append(UInt8(ascii: "\n"))
+            line = 0
+        }
+        if count > 1 { RLE.append(count, digits: digits, to: &text) }
+        if prefix != 0 { text.append(prefix) }
+        text.append(letter)
+        line += digits + (prefix != 0 ? 2 : 1)
     }
 }

@@ -292,25 +292,12 @@ public enum RLE {
         /// A run of `count` cells tagged `tag`, on a new line where it would take the line
         /// past 70 characters (as Golly's writer wraps).
         private mutating func emit(_ count: Int, _ tag: UInt8) {
-            var digits = 0
-            if count > 1 {
-                var rest = count
-                while rest > 0 { (digits, rest) = (digits + 1, rest / 10) }
-            }
+            let digits = count > 1 ? RLE.digits(of: count) : 0
             if lineLength + digits + 1 > 70 {
                 out.append(UInt8(ascii: "\n"))
                 lineLength = 0
             }
-            if digits > 0 {
-                let end = out.count + digits
-                out.append(contentsOf: repeatElement(0, count: digits))
-                var (rest, at) = (count, end)
-                while rest > 0 {
-                    at -= 1
-                    out[at] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
-            }
+            if count > 1 { RLE.append(count, digits: digits, to: &out) }
             out.append(tag)
             lineLength += digits + 1
         }
@@ -377,6 +364,25 @@ public enum RLE {
             defer { out.removeAll(keepingCapacity: true) }
             return String(decoding: out, as: UTF8.self)
         }
+    }
+
+    /// The decimal digits of `count` (at least 1).
+    static func digits(of count: Int) -> Int {
+        var (digits, rest) = (0, count)
+        repeat { (digits, rest) = (digits + 1, rest / 10) } while rest > 0
+        return digits
+    }
+
+    /// `count` in decimal, its `digits` digits, at the end of `text`: a run's length,
+    /// written in place rather than made a String.
+    static func append(_ count: Int, digits: Int, to text: inout [UInt8]) {
+        var at = text.count + digits, rest = count
+        text.append(contentsOf: repeatElement(0, count: digits))
+        repeat {
+            at -= 1
+            text[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
     }
 
     /// A `BitGrid` board as RLE (see `Encoder`).
