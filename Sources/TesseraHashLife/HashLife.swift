@@ -392,7 +392,7 @@ public struct HashLife: ~Copyable {
             var counts = occupiedCounts
             occupiedCounts = [:]
             defer { occupiedCounts = counts }
-            return liveSquares(level: 5, counts: &counts)
+            return liveSquareCount(level: 5, counts: &counts)
         }
     }
 
@@ -498,7 +498,7 @@ public struct HashLife: ~Copyable {
         // tenth of them: one grid over the box would be mostly zeros, made and read for
         // nothing.
         var counts: [UInt32: Int] = [:]
-        guard overflow || area > Self.largestGrid || area > 2 * (liveSquares(level: partLevel, counts: &counts) << (2 * partLevel)) else {
+        guard overflow || area > Self.largestGrid || area > 2 * (liveSquareCount(level: partLevel, counts: &counts) << (2 * partLevel)) else {
             return [PlacedCells(cells: cells(in: bounds), left: bounds.left, top: bounds.top)]
         }
         return liveSquares(level: partLevel).map { placedCells(in: $0) }
@@ -527,8 +527,8 @@ public struct HashLife: ~Copyable {
     /// first to the last where at least half of that span is live squares, as a
     /// breeder's rows are (one walk down the tree for the row, and whole rows for the
     /// writer, rather than a walk and a trimmed copy for each square), else one for each.
-    public func placedCells(inRow row: some Collection<CellBounds>) -> [PlacedCells] {
-        guard let first = row.first, let last = row.max(by: { $0.right < $1.right }) else { return [] }
+    public func placedCells(inRow row: some BidirectionalCollection<CellBounds>) -> [PlacedCells] {
+        guard let first = row.first, let last = row.last else { return [] }
         let span = CellBounds(left: first.left, top: first.top, width: last.right - first.left, height: first.height)
         guard 2 * row.count * first.width >= span.width else { return row.map { placedCells(in: $0) } }
         return [placedCells(in: span)]
@@ -537,7 +537,7 @@ public struct HashLife: ~Copyable {
     /// Squares of `level` (aligned to the root's corner) that hold a live cell, at most
     /// `Int.max`; a root smaller than one counts as one. `counts` keeps what each larger
     /// square was found to hold, so a square is counted once however often it occurs.
-    private func liveSquares(level squareLevel: Int, counts: inout [UInt32: Int]) -> Int {
+    private func liveSquareCount(level squareLevel: Int, counts: inout [UInt32: Int]) -> Int {
         func count(_ index: UInt32, level: Int) -> Int {
             guard store[index].population != 0 else { return 0 }
             if level <= squareLevel { return 1 }

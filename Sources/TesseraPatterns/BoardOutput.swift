@@ -127,7 +127,7 @@ public struct BoardOutput: Sendable {
         }
         if shape.topology != .infinite {
             precondition(!isPlainText, "a bounded grid's .cells file is written band by band")
-            return try sweep(parts, rule: rule, generation: generation,
+            return try sweep(PartsByTop(parts), rule: rule, generation: generation,
                              box: CellBounds(left: shape.left, top: shape.top, width: shape.width, height: shape.height))
         }
         let box = CellBounds.enclosing(parts.map(\.bounds)) ?? CellBounds(left: 0, top: 0, width: 0, height: 0)
@@ -144,7 +144,7 @@ public struct BoardOutput: Sendable {
             return try placed.write(board, generation: generation)
         }
         try placed.checkGollyReadsPosition()
-        try placed.sweep(parts, rule: rule, generation: generation, box: box)
+        try placed.sweep(PartsByTop(parts), rule: rule, generation: generation, box: box)
     }
 
     /// Writes the live cells of the unbounded plane, whose bounding box is `box` (nil:
@@ -164,13 +164,8 @@ public struct BoardOutput: Sendable {
         try withoutActuallyEscaping(nextBand) { try placed.sweep(PartsByTop($0), rule: rule, generation: generation, box: box) }
     }
 
-    /// Writes `parts` as RLE of this file's board, whose cells `box` spans, in a sweep
-    /// down the rows.
-    private func sweep(_ parts: [PlacedCells], rule: Rule, generation: UInt64, box: CellBounds) throws {
-        var whole: [PlacedCells]? = parts
-        try sweep(PartsByTop { defer { whole = nil }; return whole }, rule: rule, generation: generation, box: box)
-    }
-
+    /// Writes the parts `pending` gives as RLE of this file's board, whose cells `box`
+    /// spans, in a sweep down the rows.
     private func sweep(_ pending: PartsByTop, rule: Rule, generation: UInt64, box: CellBounds) throws {
         var pending = pending
         let file = try OutputFile(path)
@@ -296,10 +291,10 @@ extension BoardOutput {
             row(y) { x, state in runs.add(x, state) }
             runs.endRow()
             // Handed to the file a megabyte at a time.
-            if runs.text.count >= 1 << 20 { try file.write(runs.take()) }
+            if runs.text.bytes.count >= 1 << 20 { try file.write(runs.text.take()) }
         }
         runs.finish()
-        try file.write(runs.take())
+        try file.write(runs.text.take())
         try file.commit()
     }
 }
@@ -312,6 +307,12 @@ private struct PartsByTop {
     private var band: [PlacedCells] = [], next = 0
 
     init(_ nextBand: @escaping () throws -> [PlacedCells]?) { self.nextBand = nextBand }
+
+    /// All of `parts` as one band.
+    init(_ parts: [PlacedCells]) {
+        self.init { nil }
+        band = parts.sorted { ($0.top, $0.left) < ($1.top, $1.left) }
+    }
 
     /// The next part's top row, fetching the bands it needs; nil when none is left.
     mutating func nextTop() throws -> Int? {
@@ -334,12 +335,12 @@ private struct PartsByTop {
 /// row may hold millions): runs and line breaks as Golly's writer makes them. Its state
 /// is one value, so that a cell costs one access to it, not one to each of its parts.
 private struct StateRuns {
-    private(set) var text: [UInt8]
-    private var line = 0, newlines = 0
+    var text: RLE.RunText
+    private var newlines = 0
     /// The run being gathered, and where the one before it ended.
     private var start = 0, length = 0, state = 0, end = 0
 
-    init(header: String) { text = Array(header.utf8) }
+    init(header: String) { text = RLE.RunText(header: header) }
 
     mutating func startRow(at left: Int) { (length, end) = (0, left) }
 
@@ -357,13 +358,7 @@ private struct StateRuns {
 
     mutating func finish() {
         run(1, UInt8(ascii: "!"))
-        text.append(UInt8(ascii: "\n"))
-    }
-
-    /// The text so far, let go.
-    mutating func take() -> String {
-        defer { text.removeAll(keepingCapacity: true) }
-        return String(decoding: text, as: UTF8.self)
+        text.endLine()
     }
 
     private mutating func flush() {
@@ -375,17 +370,6 @@ private struct StateRuns {
         (end, length) = (start + length, 0)
     }
 
-    /// A run of `count` cells tagged `letter` (after `prefix`, where not 0).
-    private mutating func run(_ count: Int, _ letter: UInt8, prefix: UInt8 = 0) {
-        let digits = count > 1 ? RLE.digits(of: count) : 0
-        // As Golly's AddRun: one more for the multi-state token, whatever its length.
-        if line + digits + 2 > 70 {
-            text.append(UInt8(ascii: "\n"))
-            line = 0
-        }
-        if count > 1 { RLE.append(count, digits: digits, to: &text) }
-        if prefix != 0 { text.append(prefix) }
-        text.append(letter)
-        line += digits + (prefix != 0 ? 2 : 1)
-    }
+    /// A run wrapped as Golly's AddRun wraps it: room for two characters of token.
+    private mutating func run(_ count: Int, _ letter: UInt8, prefix: UInt8 = 0) { text.run(count, letter, prefix: prefix, room: 2) }
 }

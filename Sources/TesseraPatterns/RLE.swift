@@ -273,34 +273,20 @@ public enum RLE {
     /// header names the bounded grid and `#CXRLE Pos` its top-left. Rows go in one at a
     /// time, so a board can be written band by band without being held whole.
     public struct Encoder: BoardEncoder {
-        /// The text since the last `take()`, as bytes: a large board's RLE is tens of
-        /// megabytes of runs, each a few characters, which Strings appended one by one
-        /// spent most of the writer's time on.
-        private var out: [UInt8] = []
-        /// Characters on the line being written.
-        private var lineLength = 0
+        /// The text since the last `take()`.
+        private var text: RunText
         private var pendingRows = 0
         private let width: Int
 
         public init(shape: BoardShape, rule: Rule, generation: UInt64) {
             // Golly names the generation only past 0.
-            out.append(contentsOf: "#CXRLE Pos=\(shape.left),\(shape.top)\(generation > 0 ? " Gen=\(generation)" : "")\n".utf8)
-            out.append(contentsOf: "x = \(shape.width), y = \(shape.height), rule = \(rule)\(shape.gollySuffix)\n".utf8)
+            text = RunText(header: "#CXRLE Pos=\(shape.left),\(shape.top)\(generation > 0 ? " Gen=\(generation)" : "")\n"
+                + "x = \(shape.width), y = \(shape.height), rule = \(rule)\(shape.gollySuffix)\n")
             width = shape.width
         }
 
-        /// A run of `count` cells tagged `tag`, on a new line where it would take the line
-        /// past 70 characters (as Golly's writer wraps).
-        private mutating func emit(_ count: Int, _ tag: UInt8) {
-            let digits = count > 1 ? RLE.digits(of: count) : 0
-            if lineLength + digits + 1 > 70 {
-                out.append(UInt8(ascii: "\n"))
-                lineLength = 0
-            }
-            if count > 1 { RLE.append(count, digits: digits, to: &out) }
-            out.append(tag)
-            lineLength += digits + 1
-        }
+        /// A run of `count` cells tagged `tag`, wrapped as Golly's two-state writer wraps.
+        private mutating func emit(_ count: Int, _ tag: UInt8) { text.run(count, tag, room: 1) }
 
         public mutating func append(_ words: ArraySlice<UInt64>) {
             append(words, at: 0, width: width)
@@ -356,33 +342,57 @@ public enum RLE {
         public mutating func finish() {
             // The closing `!` wraps like a run, as Golly's writer wraps it.
             emit(1, UInt8(ascii: "!"))
-            out.append(UInt8(ascii: "\n"))
+            text.endLine()
+        }
+
+        public mutating func take() -> String { text.take() }
+    }
+
+    /// An RLE's text as bytes, its runs wrapped as Golly's writers wrap them: a large
+    /// board's RLE is tens of megabytes of runs, each a few characters, which Strings
+    /// appended one by one spent most of the writer's time on.
+    struct RunText {
+        /// The text since the last `take()`.
+        private(set) var bytes: [UInt8]
+        /// Characters on the line being written.
+        private var lineLength = 0
+
+        init(header: String) { bytes = Array(header.utf8) }
+
+        /// A run of `count` cells tagged `letter` (after `prefix`, where not 0), on a new
+        /// line where its count and `room` more would take the line past 70 characters:
+        /// Golly's two-state writer counts 1 for the tag, its AddRun 2 for a multi-state
+        /// token, whatever its length.
+        mutating func run(_ count: Int, _ letter: UInt8, prefix: UInt8 = 0, room: Int) {
+            var digits = 0
+            if count > 1 {
+                var rest = count
+                repeat { (digits, rest) = (digits + 1, rest / 10) } while rest > 0
+            }
+            if lineLength + digits + room > 70 { endLine() }
+            // The count's digits written in place, last first, rather than made a String.
+            let first = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: digits))
+            var rest = count
+            for at in stride(from: first + digits - 1, through: first, by: -1) {
+                bytes[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            if prefix != 0 { bytes.append(prefix) }
+            bytes.append(letter)
+            lineLength += digits + (prefix != 0 ? 2 : 1)
+        }
+
+        mutating func endLine() {
+            bytes.append(UInt8(ascii: "\n"))
             lineLength = 0
         }
 
-        public mutating func take() -> String {
-            defer { out.removeAll(keepingCapacity: true) }
-            return String(decoding: out, as: UTF8.self)
+        /// The text so far, let go.
+        mutating func take() -> String {
+            defer { bytes.removeAll(keepingCapacity: true) }
+            return String(decoding: bytes, as: UTF8.self)
         }
-    }
-
-    /// The decimal digits of `count` (at least 1).
-    static func digits(of count: Int) -> Int {
-        var (digits, rest) = (0, count)
-        repeat { (digits, rest) = (digits + 1, rest / 10) } while rest > 0
-        return digits
-    }
-
-    /// `count` in decimal, its `digits` digits, at the end of `text`: a run's length,
-    /// written in place rather than made a String.
-    static func append(_ count: Int, digits: Int, to text: inout [UInt8]) {
-        var at = text.count + digits, rest = count
-        text.append(contentsOf: repeatElement(0, count: digits))
-        repeat {
-            at -= 1
-            text[at] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-        } while rest > 0
     }
 
     /// A `BitGrid` board as RLE (see `Encoder`).

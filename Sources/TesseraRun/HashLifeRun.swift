@@ -116,30 +116,22 @@ package enum HashLifeRun {
     /// run, so that one step alone does not decide (the step that rebuilds the store's
     /// table as it passes 2^20 squares costs five times its neighbours).
     struct StepCosts {
-        /// The generations done and the seconds spent when each step ended, from the
-        /// start of the window on.
+        /// The generations done and the seconds spent when each step ended, the first
+        /// where the window starts: the last mark at or before three quarters of the
+        /// generations done, or the one before the last step.
         private var marks: [(generation: UInt64, seconds: Double)] = [(0, 0)]
 
         /// Notes that `generation` generations were done in `seconds` in all.
         mutating func took(generation: UInt64, seconds: Double) {
             marks.append((generation, seconds))
-            // Marks before the window's start are never read again: it only moves on.
-            let start = windowStart
-            if start > 0 { marks.removeFirst(start) }
-        }
-
-        /// The mark the window starts at: the last one at or before three quarters of
-        /// the generations done, or the one before the last step.
-        private var windowStart: Int {
-            guard let last = marks.last, marks.count > 1 else { return 0 }
-            let from = last.generation - last.generation / 4
-            return min(marks.lastIndex { $0.generation <= from } ?? 0, marks.count - 2)
+            // The window only moves on: the marks before its start go.
+            let from = generation - generation / 4
+            marks.removeFirst(min(marks.lastIndex { $0.generation <= from } ?? 0, marks.count - 2))
         }
 
         /// Seconds a generation over the window.
         var perGeneration: Double {
-            guard let last = marks.last, marks.count > 1 else { return 0 }
-            let first = marks[windowStart]
+            guard let first = marks.first, let last = marks.last, marks.count > 1 else { return 0 }
             return (last.seconds - first.seconds) / Double(last.generation - first.generation)
         }
     }
