@@ -5,8 +5,9 @@ import CTesseraKernel
 import Synchronization
 import TesseraCore
 
-/// What the threads of one step share: the store's squares, the rule, the step's size
-/// and its limits, and whether the step is over. The rule's compiled form outlives the
+/// What the threads of one step share: the store's squares (as counted; each thread
+/// makes its own through `Stepper.squares`), the rule, the step's size and its limits,
+/// and whether the step is over. The rule's compiled form outlives the
 /// step (the universe's rule holds it), and the rest is immutable or atomic; the run's
 /// own stop check is called only on the thread that made it. Hence `Sendable`.
 final class StepShared: @unchecked Sendable {
@@ -60,14 +61,17 @@ struct Stepper {
         init(helper: Int = 0) { backwards = helper % 2 == 1 }
     }
     let order: Order
+    /// The squares as this walk's thread finds and makes them.
+    let squares: Squares
     private var untilLook = 4096
 
-    init(shared: StepShared, order: Order = Order()) { (self.shared, self.order) = (shared, order) }
+    init(shared: StepShared, squares: Squares, order: Order = Order()) {
+        (self.shared, self.squares, self.order) = (shared, squares, order)
+    }
 
     /// The centre half of a square of `level` ≥ 5, 2^min(exponent, level − 2)
     /// generations on: memoised in the node.
     mutating func result(_ index: UInt32, level: Int) throws -> UInt32 {
-        let squares = shared.squares
         let known = squares.result(of: index)
         if known != 0 { return known }
         try look()
@@ -121,7 +125,7 @@ struct Stepper {
 
     /// A sub-square's result: most are known, and looked up here without a call.
     @inline(__always) private mutating func sub(_ index: UInt32, level: Int) throws -> UInt32 {
-        let known = shared.squares.result(of: index)
+        let known = squares.result(of: index)
         return known != 0 ? known : try result(index, level: level)
     }
 
@@ -145,7 +149,6 @@ struct Stepper {
     /// The result of a square of level 5, computed from its sixteen leaves in one go
     /// (`tessera_square_result`): no square of level 4 is made on the way.
     private func baseResult(_ index: UInt32) -> UInt32 {
-        let squares = shared.squares
         let node = squares.quadrants(index)
         let (nw, ne, sw, se) = (squares.quadrants(node.nw), squares.quadrants(node.ne),
                                 squares.quadrants(node.sw), squares.quadrants(node.se))

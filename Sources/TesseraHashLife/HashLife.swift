@@ -46,8 +46,9 @@ public struct HashLife: ~Copyable {
     /// Nodes the store has room for past `nodeLimit`: a thread past its last look at the
     /// count (`Stepper.look`) still makes the squares of its way back up, known results
     /// below it (up to 19 at the bottom and 5 a level: about 320 at the highest level),
-    /// and sixteen threads may do so at once. Address space only (`NodeStore`).
-    static let headroom = 16 * 512
+    /// and sixteen threads may do so at once, each in runs of indices it reserved
+    /// (`Squares.reservedRun`). Address space only (`NodeStore`).
+    static let headroom = 16 * (512 + Squares.reservedRun)
 
     /// Coordinates stay within ±2^62, so a root square may be at most 2^62 a side
     /// (its corner then anywhere within ±2^62 still fits an `Int`).
@@ -288,22 +289,24 @@ public struct HashLife: ~Copyable {
         // The count of nodes at which `made` reaches `madeAtMost`.
         let budget = madeAtMost == .max ? Int.max : madeAtMost - (store.made - store.count)
         while true {
-            let squares = helpers == nil ? store.squares : store.sharedSquares
+            let (exponent, isStopped) = (exponent, isStopped)
+            let (ceiling, nodeLimit) = (min(nodeLimit, store.capacity), nodeLimit)
             do {
                 return try rule.withKernelRule { kernelRule in
-                    let shared = StepShared(squares: squares, rule: kernelRule, exponent: exponent,
-                                            ceiling: min(nodeLimit, store.capacity), nodeLimit: nodeLimit, budget: budget,
-                                            isRunStopped: isStopped)
-                    var walker = Stepper(shared: shared)
-                    guard let helpers else { return try walker.result(root, level: level) }
-                    return try helpers.run {
-                        try walker.result(root, level: level)
-                    } helping: { helper in
-                        var helping = Stepper(shared: shared, order: Stepper.Order(helper: helper))
-                        // Whatever stops a helper stops the walker too, or is none of its business.
-                        _ = try? helping.result(root, level: level)
-                    } stop: {
-                        shared.end()
+                    try store.sharing(threads: 1 + (helpers?.count ?? 0)) { squares in
+                        let shared = StepShared(squares: squares[0], rule: kernelRule, exponent: exponent, ceiling: ceiling,
+                                                nodeLimit: nodeLimit, budget: budget, isRunStopped: isStopped)
+                        var walker = Stepper(shared: shared, squares: squares[0])
+                        guard let helpers else { return try walker.result(root, level: level) }
+                        return try helpers.run {
+                            try walker.result(root, level: level)
+                        } helping: { helper in
+                            var helping = Stepper(shared: shared, squares: squares[helper], order: Stepper.Order(helper: helper))
+                            // Whatever stops a helper stops the walker too, or is none of its business.
+                            _ = try? helping.result(root, level: level)
+                        } stop: {
+                            shared.end()
+                        }
                     }
                 }
             } catch is StoreFull {

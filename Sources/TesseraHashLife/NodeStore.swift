@@ -24,8 +24,26 @@ struct NodeStore: ~Copyable {
 
     /// The nodes and buckets as this owner finds them; made anew when the buckets grow.
     private(set) var squares: Squares
-    /// The same as the threads of a step find them, all at once.
-    var sharedSquares: Squares { squares.shared }
+    /// Runs `step` with the squares as each of `threads` threads finds and makes them,
+    /// all at once (`Squares.shared`), or as this thread alone for one; then marks the
+    /// indices they reserved and did not use as lost nodes, which no chain holds and
+    /// `made` does not count.
+    mutating func sharing<Value>(threads: Int, _ step: ([Squares]) throws -> Value) rethrows -> Value {
+        guard threads > 1 else { return try step([squares]) }
+        // A slot of 64 bytes each, so that no two threads write one cache line.
+        let stride = 64 / MemoryLayout<Squares.Reserved>.stride
+        let slots = UnsafeMutablePointer<Squares.Reserved>.allocate(capacity: threads * stride)
+        slots.initialize(repeating: Squares.Reserved(), count: threads * stride)
+        defer {
+            for thread in 0..<threads {
+                let unused = slots[thread * stride]
+                for index in unused.next..<unused.end { nodes[index].sw = 0 }
+                madeBefore -= unused.end - unused.next
+            }
+            slots.deallocate()
+        }
+        return try step((0..<threads).map { squares.shared(reserving: slots + $0 * stride) })
+    }
     var nodes: UnsafeMutablePointer<Node> { squares.nodes }
     /// Nodes the buckets are sized for: doubles as the store fills, up to `limit`.
     private(set) var capacity: Int
@@ -117,16 +135,28 @@ struct NodeStore: ~Copyable {
         rebucket()
     }
 
+    /// Chains every node anew into buckets for `capacity`. The nodes are read in order,
+    /// but their buckets lie anywhere: each is asked for `rebucketAhead` nodes before it
+    /// is written, so that the misses of a store larger than the caches overlap rather
+    /// than come one after another.
     private mutating func rebucket() {
         squares = Squares(nodes: nodes, bucketCount: Self.bucketCount(for: capacity), counter: counter, limit: limit)
-        squares.buckets.initialize(repeating: 0, count: squares.bucketCount)
-        for index in 1..<count where !squares.isLost(UInt32(index)) {
-            let node = nodes[index]
-            let slot = Squares.bucket(node.nw, node.ne, node.sw, node.se, shift: squares.bucketShift)
-            nodes[index].next = squares.buckets[slot]
-            squares.buckets[slot] = UInt32(index)
+        let (buckets, shift, count) = (squares.buckets, squares.bucketShift, count)
+        buckets.initialize(repeating: 0, count: squares.bucketCount)
+        @inline(__always) func slot(_ index: Int) -> Int {
+            let node = nodes + index
+            return Squares.bucket(node.pointee.nw, node.pointee.ne, node.pointee.sw, node.pointee.se, shift: shift)
+        }
+        for index in 1..<count {
+            if index + Self.rebucketAhead < count { tessera_prefetch(buckets + slot(index + Self.rebucketAhead)) }
+            if nodes[index].sw == 0 { continue }  // lost (`Squares.isLost`)
+            let slot = slot(index)
+            nodes[index].next = buckets[slot]
+            buckets[slot] = UInt32(index)
         }
     }
+
+    private static let rebucketAhead = 16
 
     @inline(__always) mutating func leaf(_ cells: UInt64) -> UInt32 {
         find(UInt32(truncatingIfNeeded: cells), UInt32(truncatingIfNeeded: cells >> 32), Self.leafMark, Self.leafMark)
@@ -250,25 +280,40 @@ struct Squares: @unchecked Sendable {
     /// 64 − log2 of the bucket count.
     let bucketShift: Int
     private let counter: UnsafeMutablePointer<Int64>
+    /// Where other threads find and make squares at the same time, the indices this
+    /// thread reserved and has not used yet (`Reserved`); nil on one thread.
+    private var reserved: UnsafeMutablePointer<Reserved>?
     /// Whether other threads find and make squares at the same time: a locked exchange
     /// waits for the node's own write to reach memory, which alone made a step on one
     /// thread a tenth slower.
-    private(set) var isShared: Bool
+    var isShared: Bool { reserved != nil }
     /// The nodes the buffer holds.
     let limit: Int
 
-    init(nodes: UnsafeMutablePointer<Node>, bucketCount: Int, counter: UnsafeMutablePointer<Int64>, limit: Int, isShared: Bool = false) {
+    init(nodes: UnsafeMutablePointer<Node>, bucketCount: Int, counter: UnsafeMutablePointer<Int64>, limit: Int) {
         precondition(MemoryLayout<Node>.offset(of: \Node.result) == Self.resultOffset)
-        (self.nodes, self.bucketCount, self.counter, self.limit, self.isShared) = (nodes, bucketCount, counter, limit, isShared)
+        (self.nodes, self.bucketCount, self.counter, self.limit) = (nodes, bucketCount, counter, limit)
         buckets = (UnsafeMutableRawPointer(nodes) - bucketCount * MemoryLayout<UInt32>.stride)
             .bindMemory(to: UInt32.self, capacity: bucketCount)
         bucketShift = 64 - bucketCount.trailingZeroBitCount
     }
 
-    /// The same nodes and buckets, found and made by several threads at once.
-    var shared: Squares {
+    /// A run of node indices one thread of a shared step took at once and makes its
+    /// squares at, one after another: threads that took every index from the counter in
+    /// turn wrote their nodes side by side, two to a cache line, and each index and
+    /// each node moved the line from the other core first.
+    struct Reserved {
+        var next = 0, end = 0
+    }
+
+    /// Indices a thread reserves at a time: 3.5 KiB of nodes, 56 cache lines.
+    static let reservedRun = 128
+
+    /// The same nodes and buckets, found and made by several threads at once, this one
+    /// making its squares at the indices it reserves in `reserved`.
+    func shared(reserving reserved: UnsafeMutablePointer<Reserved>) -> Squares {
         var shared = self
-        shared.isShared = true
+        shared.reserved = reserved
         return shared
     }
 
@@ -348,8 +393,13 @@ struct Squares: @unchecked Sendable {
             population = UInt32(min(all, UInt64(UInt32.max)))
         }
         let index: Int
-        if isShared {
-            index = Int(tessera_fetch_add_i64(counter, 1))
+        if let reserved {
+            if reserved.pointee.next == reserved.pointee.end {
+                let first = Int(tessera_fetch_add_i64(counter, Int64(Self.reservedRun)))
+                reserved.pointee = Reserved(next: first, end: first + Self.reservedRun)
+            }
+            index = reserved.pointee.next
+            reserved.pointee.next += 1
         } else {
             index = Int(counter.pointee)
             counter.pointee += 1

@@ -17,7 +17,7 @@ package final class StepHelpers: @unchecked Sendable {
     package static let shared: StepHelpers? = CPUAffinity.usableCount > 1
         ? StepHelpers(count: min(CPUAffinity.usableCount - 1, 15)) : nil
 
-    let count: Int
+    package let count: Int
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let posted = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// The job of the step under way, for helpers that have not taken it yet.
