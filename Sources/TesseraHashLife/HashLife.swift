@@ -350,7 +350,8 @@ public struct HashLife: ~Copyable {
 
     /// Drops every square the root no longer reaches.
     private mutating func collect() {
-        root = store.collect(keeping: [root])[0]
+        root = store.collect(keeping: [root], results: true)[0]
+        if store.count > nodeLimit / 4 { root = store.collect(keeping: [root])[0] }
         occupiedCounts = [:]
         collections += 1
     }

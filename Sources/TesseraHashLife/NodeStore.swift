@@ -206,12 +206,15 @@ struct NodeStore: ~Copyable {
         }
     }
 
-    /// Keeps only the nodes `roots` reach (their quadrants, not their results), renumbered;
-    /// returns the roots' new indices. Results are forgotten.
-    mutating func collect(keeping roots: [UInt32]) -> [UInt32] {
+    /// Keeps only the nodes `roots` reach, renumbered; returns the roots' new indices.
+    /// With `results`, a kept node keeps its result too, and what that reaches (as
+    /// Golly's collection keeps them: the steps to come find them made); without, every
+    /// result is forgotten.
+    mutating func collect(keeping roots: [UInt32], results: Bool = false) -> [UInt32] {
         var newIndex = [UInt32](repeating: 0, count: count)
         var order: [UInt32] = []
-        // Children before parents, so the copy below can renumber quadrants as it goes.
+        // Quadrants before the squares they make up, as when they were made, so that one
+        // pass in index order knows every square's level (`forgetResults`).
         var stack: [(index: UInt32, expanded: Bool)] = roots.map { ($0, false) }
         while let (index, expanded) = stack.popLast() {
             if newIndex[Int(index)] != 0 { continue }
@@ -223,6 +226,8 @@ struct NodeStore: ~Copyable {
             }
             stack.append((index, true))
             for child in [node.se, node.sw, node.ne, node.nw] where newIndex[Int(child)] == 0 { stack.append((child, false)) }
+            // A result need not come before its square: it is renumbered once all are.
+            if results, node.result != 0, newIndex[Int(node.result)] == 0 { stack.append((node.result, false)) }
         }
         var kept = [Node](repeating: Node(nw: 0, ne: 0, sw: 0, se: 0, next: 0, result: 0, population: 0), count: order.count + 1)
         for (position, index) in order.enumerated() {
@@ -233,7 +238,7 @@ struct NodeStore: ~Copyable {
                 node.sw = newIndex[Int(node.sw)]
                 node.se = newIndex[Int(node.se)]
             }
-            node.result = 0
+            node.result = results && node.sw != Self.leafMark ? newIndex[Int(node.result)] : 0
             kept[position + 1] = node
         }
         for (position, node) in kept.enumerated() { nodes[position] = node }

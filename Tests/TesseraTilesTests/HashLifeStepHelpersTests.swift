@@ -185,3 +185,30 @@ final class LeafSlots: @unchecked Sendable {
         set { values.withUnsafeMutableBufferPointer { $0[index] = newValue } }
     }
 }
+
+/// A collection keeps the squares its roots reach, renumbered, and, where asked (as
+/// Golly's keeps them), the results of those squares and what they reach: the steps
+/// after it find them made rather than make them again.
+@Suite struct StoreCollectionTests {
+    static func cells(_ leaf: Int) -> UInt64 { UInt64(leaf) &* 0x9E37_79B9_7F4A_7C15 }
+
+    @Test(arguments: [false, true])
+    func aCollectionKeepsResultsWhereAsked(results: Bool) throws {
+        var store = try NodeStore(limit: 1 << 16, capacity: 1 << 10)
+        for leaf in 0..<100 { _ = store.leaf(Self.cells(leaf)) }  // what nothing reaches
+        let leaves = (1000..<1004).map { store.leaf(Self.cells($0)) }
+        let square = store.find(leaves[0], leaves[1], leaves[2], leaves[3])
+        let root = store.find(square, square, square, square)
+        // A result made of squares nothing else reaches.
+        let made = (2000..<2004).map { store.leaf(Self.cells($0)) }
+        store.squares.setResult(root, store.find(made[0], made[1], made[2], made[3]))
+        let kept = store.collect(keeping: [root], results: results)[0]
+        // Node 0, the four leaves, the square and the root; and the result's five.
+        #expect(store.count == (results ? 12 : 7))
+        let result = store.squares.result(of: kept)
+        guard results else { return #expect(result == 0) }
+        let quadrants = store[result]
+        let cells = [quadrants.nw, quadrants.ne, quadrants.sw, quadrants.se].map { store.cells(ofLeaf: $0) }
+        #expect(cells == (2000..<2004).map(Self.cells))
+    }
+}
