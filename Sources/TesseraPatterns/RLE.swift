@@ -224,8 +224,9 @@ public enum RLE {
             for i in 0..<run { states![x + i, y] = state }
         }
 
-        /// The pattern, once the data has ended with `!`.
-        func pattern() throws -> Pattern {
+        /// The pattern, once the data has ended with `!`. Its states are taken from the
+        /// reader, not copied (a million-cell-wide JvN tape's planes are 100 MB).
+        mutating func pattern() throws -> Pattern {
             guard ended else {
                 throw TesseraError("RLE ends without '!'", fix: "end the pattern data with '!' (the file may be truncated)")
             }
@@ -237,11 +238,8 @@ public enum RLE {
             var pattern = Pattern(cells: grid, position: header.position, rule: header.rule, board: header.board,
                                   generation: header.generation, comments: header.comments)
             if let most = header.rule?.states, most > 2 {
-                // State 1 where no other was given.
-                var all = states ?? StateGrid(width: grid.width, height: grid.height, states: most)
-                var ones = grid
-                ones.subtract(all.occupied)
-                all.place(StateGrid(ones: ones, states: most), atX: 0, y: 0)
+                var all = states.take() ?? StateGrid(width: grid.width, height: grid.height, states: most)
+                all.setOnes(grid)
                 pattern.states = all
             }
             return pattern

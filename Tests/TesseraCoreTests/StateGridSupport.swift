@@ -1,3 +1,4 @@
+import Testing
 @testable import TesseraCore
 
 extension StateGrid {
@@ -17,5 +18,21 @@ func nextState(_ state: Int, decided: Bool, states: Int) -> Int {
     case 0: decided ? 1 : 0
     case 1: decided ? 1 : 2
     default: state + 1 < states ? state + 1 : 0
+    }
+}
+
+@Suite struct StateGridOnesTests {
+    /// What a multi-state reader does with the cells it read as live without a state
+    /// (`o`, `A`): those in state 0 become 1, and every cell already in a state keeps it.
+    @Test func onesGoWhereNoStateIs() {
+        var generator = SplitMix64(seed: 5)
+        let soup = StateGrid.soup(width: 70, height: 9, states: 7, using: &generator)
+        var ones = BitGrid(width: 70, height: 9)
+        for y in 0..<9 where y % 2 == 0 { ones.setRun(y: y, x: 0, count: 70) }
+        var grid = soup
+        grid.setOnes(ones)
+        for y in 0..<9 {
+            for x in 0..<70 { #expect(grid[x, y] == (soup[x, y] == 0 && ones[x, y] ? 1 : soup[x, y]), "(\(x), \(y))") }
+        }
     }
 }

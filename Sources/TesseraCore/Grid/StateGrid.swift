@@ -171,6 +171,17 @@ public struct StateGrid: Hashable, Sendable {
         self.init(width: layers[0].width, height: layers[0].height, planes: layers)
     }
 
+    /// The cells of `cells` (the same size) that are in state 0 set to state 1, the
+    /// rest as they are: plane 0 gains the cells no plane holds yet. One grid more than
+    /// the planes, where placing a grid of ones would take as many again.
+    public mutating func setOnes(_ cells: BitGrid) {
+        precondition(cells.width == width && cells.height == height)
+        (madeAs, madeFrom) = (0, 0)
+        var ones = cells
+        for plane in planes.dropFirst() { ones.subtract(plane) }
+        planes[0].formUnion(ones)
+    }
+
     /// `other`'s cells not in state 0 written over these, with its top-left at (x, y).
     public mutating func place(_ other: StateGrid, atX x: Int, y: Int) {
         precondition(other.planes.count <= planes.count)
