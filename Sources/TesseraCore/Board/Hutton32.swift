@@ -56,22 +56,52 @@ enum Hutton32 {
             (self.pointing, self.ordinaryPointing, self.beside) = (pointing, ordinaryPointing, beside)
             let feeding = [2, 3, 0, 1].first { (ordinaryArrows | specialArrows) & 1 << $0 != 0 }
             feed = feeding.map { lying[$0] } ?? 0
-            // What `next` reads: the masks, the feed, whether two transmissions point in
-            // and two lie beside (a crossing), and each neighbour as a cell's output:
-            // 0, 1...3, 4, 5, 6, 7, 8, a quiescent special transmission, or anything else.
-            var key = UInt64(ordinaryArrows) | UInt64(specialArrows) << 4 | UInt64(emitting) << 8 | UInt64(ordinaryPointing) << 12
-            key |= UInt64(feed) << 16
-            if pointing.nonzeroBitCount == 2 && beside.nonzeroBitCount == 2 { key |= 1 << 21 }
-            for lies in 0..<4 {
-                let state = lying[lies]
-                let output = switch state {
-                case 0...8: [0, 1, 1, 1, 2, 3, 4, 5, 6][state]
+            behaviour = Self.behaviour(north: north, west: west, east: east, south: south)
+            assert(behaviour & 0xFFFF == UInt64(ordinaryArrows | specialArrows << 4 | emitting << 8 | ordinaryPointing << 12))
+        }
+
+        /// What `next` reads of the neighbours, as one key: the masks above, the feed,
+        /// whether two transmissions point in and two lie beside (a crossing), and each
+        /// neighbour as a cell's output: 0, 1...3, 4, 5, 6, 7, 8, a quiescent special
+        /// transmission, or anything else. From a table of what each state lying in each
+        /// direction adds, so that the tree's 32^4 neighbourhoods each cost a few loads,
+        /// not a `Neighbours`.
+        static func behaviour(north: Int, west: Int, east: Int, south: Int) -> UInt64 {
+            let parts = Self.parts
+            let key = parts[east] | parts[32 + north] | parts[64 + west] | parts[96 + south]
+            let arrows = Int(truncatingIfNeeded: (key | key >> 4) & 0xF)
+            // The first pointing at the cell of west, south, east and north, as Golly looks.
+            let feed = arrows & 4 != 0 ? west : arrows & 8 != 0 ? south : arrows & 1 != 0 ? east : arrows & 2 != 0 ? north : 0
+            let crossing = (key >> 40 & 0xF).nonzeroBitCount == 2 && (key >> 44 & 0xF).nonzeroBitCount == 2
+            return key & (1 << 40 - 1) | UInt64(feed) << 16 | (crossing ? 1 << 21 : 0)
+        }
+
+        /// What a neighbour in `state` lying in direction `lies` adds to the key, at
+        /// `32 * lies + state`: its bits of the masks, its output, and (past bit 40, for
+        /// the crossing) its bits of `pointing` and `beside`.
+        private static let parts: [UInt64] = (0..<4).flatMap { lies in
+            (0..<32).map { state -> UInt64 in
+                let bit = UInt64(1) << lies
+                var part: UInt64 = 0
+                if isTransmission(state) {
+                    if direction(state) == lies ^ 2 {
+                        part |= bit << 40
+                        if isOrdinary(state) { part |= bit << 12 }
+                        if isExcited(state) { part |= isOrdinary(state) ? bit : bit << 4 }
+                    } else {
+                        part |= bit << 44
+                    }
+                }
+                if Hutton32.emits(state, towards: lies ^ 2) { part |= bit << 8 }
+                let output: UInt64 = switch state {
+                case 0: 0
+                case 1...3: 1
+                case 4...8: UInt64(state - 2)
                 case 17...20: 7
                 default: 8
                 }
-                key |= UInt64(output) << (22 + 4 * lies)
+                return part | output << (22 + 4 * lies)
             }
-            behaviour = key
         }
 
         func at(_ direction: Int) -> Int { lying[direction] }
@@ -186,20 +216,21 @@ enum Hutton32 {
     static func build() -> RuleTree {
         let states = 32
         var store = RuleTree.NodeStore(states: states)
-        var leaves: [UInt64: UInt32] = [:]
+        var leaves = LeafTable()
         var entries = [[UInt32]](repeating: [UInt32](repeating: 0, count: states), count: 5)
         for north in 0..<states {
             for west in 0..<states {
                 for east in 0..<states {
                     for south in 0..<states {
-                        let neighbours = Neighbours(north: north, west: west, east: east, south: south)
-                        if let leaf = leaves[neighbours.behaviour] {
+                        let key = Neighbours.behaviour(north: north, west: west, east: east, south: south)
+                        if let leaf = leaves[key] {
                             entries[3][south] = leaf
                             continue
                         }
+                        let neighbours = Neighbours(north: north, west: west, east: east, south: south)
                         for cell in 0..<states { entries[4][cell] = UInt32(next(cell, neighbours)) }
                         let leaf = store.node(4, entries[4])
-                        leaves[neighbours.behaviour] = leaf
+                        leaves[key] = leaf
                         entries[3][south] = leaf
                     }
                     entries[2][east] = store.node(3, entries[3])
@@ -210,5 +241,43 @@ enum Hutton32 {
         }
         let root = store.node(0, entries[0])
         return RuleTree(name: "Hutton32", states: states, neighbourhood: .vonNeumann, nodes: store.nodes, root: root)
+    }
+
+    /// The leaf each behaviour made, open-addressed: a dictionary hashed each of the
+    /// 32^4 keys with SipHash, a third of the tree's making.
+    private struct LeafTable {
+        private var keys = [UInt64](repeating: .max, count: 1 << 10), leaves = [UInt32](repeating: 0, count: 1 << 10)
+        private var count = 0
+
+        subscript(key: UInt64) -> UInt32? {
+            get {
+                var slot = Self.slot(key, keys.count)
+                while keys[slot] != .max {
+                    if keys[slot] == key { return leaves[slot] }
+                    slot = (slot + 1) & (keys.count - 1)
+                }
+                return nil
+            }
+            set {
+                guard let newValue else { preconditionFailure("leaves are only added") }
+                if 2 * (count + 1) > keys.count { grow() }
+                var slot = Self.slot(key, keys.count)
+                while keys[slot] != .max && keys[slot] != key { slot = (slot + 1) & (keys.count - 1) }
+                if keys[slot] == .max { count += 1 }
+                (keys[slot], leaves[slot]) = (key, newValue)
+            }
+        }
+
+        private static func slot(_ key: UInt64, _ size: Int) -> Int {
+            Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - size.trailingZeroBitCount))
+        }
+
+        private mutating func grow() {
+            let (oldKeys, oldLeaves) = (keys, leaves)
+            keys = [UInt64](repeating: .max, count: 2 * oldKeys.count)
+            leaves = [UInt32](repeating: 0, count: 2 * oldKeys.count)
+            count = 0
+            for (key, leaf) in zip(oldKeys, oldLeaves) where key != .max { self[key] = leaf }
+        }
     }
 }
