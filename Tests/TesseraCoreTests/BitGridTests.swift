@@ -14,6 +14,33 @@ import Testing
         }
     }
 
+    /// A grid's cells under a mask set as another grid has them (or dead), at offsets
+    /// aligned and not, partly past every edge, against one cell at a time.
+    @Test func overwriteUnderAMaskMatchesCellByCell() {
+        var generator = SplitMix64(seed: 13)
+        func random(_ width: Int, _ height: Int) -> BitGrid {
+            var grid = BitGrid(width: width, height: height)
+            for y in 0..<height { for x in 0..<width where generator.next() % 2 == 0 { grid[x, y] = true } }
+            return grid
+        }
+        for (width, height) in [(70, 5), (130, 4), (64, 3)] {
+            for (x, y) in [(0, 0), (1, 1), (63, 0), (64, 2), (-5, -1), (100, 2), (-70, 0), (200, 0)] {
+                let target = random(150, 6), mask = random(width, height), values = random(width, height)
+                for cells in [values, nil] {
+                    var fast = target
+                    fast.overwrite(cells, under: mask, atX: x, y: y)
+                    var slow = target
+                    for row in 0..<height where row + y >= 0 && row + y < 6 {
+                        for column in 0..<width where column + x >= 0 && column + x < 150 && mask[column, row] {
+                            slow[column + x, row + y] = cells?[column, row] ?? false
+                        }
+                    }
+                    #expect(fast == slow, "\(width)x\(height) at (\(x), \(y)), \(cells == nil ? "dead" : "cells")")
+                }
+            }
+        }
+    }
+
     /// Every path of BitCopy (word-aligned both sides, target aligned, neither) against
     /// one bit at a time, with the target's other bits kept.
     @Test func bitCopyMatchesCopyingBitByBit() {

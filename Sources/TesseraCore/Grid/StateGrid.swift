@@ -187,12 +187,7 @@ public struct StateGrid: Hashable, Sendable {
         precondition(other.planes.count <= planes.count)
         (madeAs, madeFrom) = (0, 0)
         let occupied = other.occupied
-        for k in planes.indices {
-            var region = planes[k].cropped(x: x, y: y, width: other.width, height: other.height)
-            region.subtract(occupied)
-            if k < other.planes.count { region.formUnion(other.planes[k]) }
-            region.copy(into: &planes[k], atX: x, y: y)
-        }
+        for k in planes.indices { planes[k].overwrite(k < other.planes.count ? other.planes[k] : nil, under: occupied, atX: x, y: y) }
     }
 
     /// One generation of Larger than Life with history states into `next`, the same
