@@ -289,6 +289,7 @@ public struct HashLife: ~Copyable {
         // The count of nodes at which `made` reaches `madeAtMost`.
         let budget = madeAtMost == .max ? Int.max : madeAtMost - (store.made - store.count)
         while true {
+            // Copies: the closures below run while `store` is lent to `sharing`.
             let (exponent, isStopped) = (exponent, isStopped)
             let (ceiling, nodeLimit) = (min(nodeLimit, store.capacity), nodeLimit)
             do {

@@ -184,24 +184,37 @@ struct NodeStore: ~Copyable {
 
     /// Forgets the memoised results of squares of `level` or more (a leaf is level 3):
     /// they were for another number of generations. A square's level is its north-west
-    /// quadrant's plus one, and a square is made after its quadrants, so one pass in
-    /// index order knows every level it needs.
+    /// quadrant's plus one. Threads that make squares at once make them in the runs of
+    /// indices each reserved (`Squares.Reserved`), so a square may lie before its
+    /// quadrants: a level not known yet is found down the north-west quadrants, and
+    /// each square's level is worked out once.
     mutating func forgetResults(fromLevel lowest: Int) {
         guard lowest > 3 else {
             for index in 0..<count { nodes[index].result = 0 }
             return
         }
         let count = count
-        var levels = [UInt8](repeating: 0, count: count)
+        var levels = [UInt8](repeating: 0, count: count), below: [Int] = []
         levels.withUnsafeMutableBufferPointer { levels in
             for index in 1..<max(count, 1) {
                 let node = nodes + index
                 // A node that lost the race to be made (`sw` 0) has no result and may
                 // be a leaf, whose `nw` holds cells.
                 if node.pointee.sw == 0 { continue }
-                let level = node.pointee.sw == Self.leafMark ? 3 : levels[Int(node.pointee.nw)] &+ 1
-                levels[index] = level
-                if Int(level) >= lowest { node.pointee.result = 0 }
+                if levels[index] == 0 {
+                    var square = index
+                    while levels[square] == 0 && nodes[square].sw != Self.leafMark {
+                        below.append(square)
+                        square = Int(nodes[square].nw)
+                    }
+                    var level = levels[square] == 0 ? 3 : levels[square]
+                    levels[square] = level
+                    while let above = below.popLast() {
+                        level &+= 1
+                        levels[above] = level
+                    }
+                }
+                if Int(levels[index]) >= lowest { node.pointee.result = 0 }
             }
         }
     }
@@ -213,8 +226,7 @@ struct NodeStore: ~Copyable {
     mutating func collect(keeping roots: [UInt32], results: Bool = false) -> [UInt32] {
         var newIndex = [UInt32](repeating: 0, count: count)
         var order: [UInt32] = []
-        // Quadrants before the squares they make up, as when they were made, so that one
-        // pass in index order knows every square's level (`forgetResults`).
+        // Quadrants numbered before the squares they make up (a walk that finishes them first).
         var stack: [(index: UInt32, expanded: Bool)] = roots.map { ($0, false) }
         while let (index, expanded) = stack.popLast() {
             if newIndex[Int(index)] != 0 { continue }

@@ -212,3 +212,27 @@ final class LeafSlots: @unchecked Sendable {
         #expect(cells == (2000..<2004).map(Self.cells))
     }
 }
+
+/// Squares made by two threads at once lie in the runs of indices each reserved, so a
+/// square may lie before its quadrants: forgetting the results of a level still finds
+/// every square's level (one pass in index order, each from its quadrant's, took such a
+/// square for a low one, kept its result for the wrong number of generations, and
+/// metapixels and guns stepped on two cores came out wrong).
+@Suite struct StoreLevelsTests {
+    @Test func resultsAreForgottenByLevelWhereSquaresLieBeforeTheirQuadrants() throws {
+        var store = try NodeStore(limit: 1 << 16, capacity: 1 << 10)
+        var leaves: [UInt32] = [], squares4: [UInt32] = [], square5: UInt32 = 0
+        store.sharing(threads: 2) { squares in
+            _ = squares[0].leaf(StoreCollectionTests.cells(1))  // the first thread's run comes first
+            leaves = (0..<16).map { squares[1].leaf(StoreCollectionTests.cells(100 + $0)) }
+            squares4 = (0..<4).map { squares[0].find(leaves[4 * $0], leaves[4 * $0 + 1], leaves[4 * $0 + 2], leaves[4 * $0 + 3]) }
+            square5 = squares[0].find(squares4[0], squares4[1], squares4[2], squares4[3])
+        }
+        #expect(square5 < leaves.min()!)
+        store.squares.setResult(square5, squares4[0])
+        store.squares.setResult(squares4[1], leaves[0])
+        store.forgetResults(fromLevel: 5)
+        #expect(store.squares.result(of: square5) == 0, "a square of level 5 forgets")
+        #expect(store.squares.result(of: squares4[1]) == leaves[0], "a square of level 4 keeps")
+    }
+}
