@@ -351,8 +351,8 @@ public struct HashLife: ~Copyable {
 
     /// Drops every square the root no longer reaches.
     private mutating func collect() {
-        root = store.collect(keeping: [root], results: true)[0]
-        if store.count > nodeLimit / 4 { root = store.collect(keeping: [root])[0] }
+        // With the results where they leave three quarters of the store free.
+        root = store.collect(keeping: [root], resultsUpTo: nodeLimit / 4)[0]
         occupiedCounts = [:]
         collections += 1
     }

@@ -149,7 +149,7 @@ struct NodeStore: ~Copyable {
         }
         for index in 1..<count {
             if index + Self.rebucketAhead < count { tessera_prefetch(buckets + slot(index + Self.rebucketAhead)) }
-            if nodes[index].sw == 0 { continue }  // lost (`Squares.isLost`)
+            if squares.isLost(UInt32(index)) { continue }
             let slot = slot(index)
             nodes[index].next = buckets[slot]
             buckets[slot] = UInt32(index)
@@ -220,27 +220,33 @@ struct NodeStore: ~Copyable {
     }
 
     /// Keeps only the nodes `roots` reach, renumbered; returns the roots' new indices.
-    /// With `results`, a kept node keeps its result too, and what that reaches (as
-    /// Golly's collection keeps them: the steps to come find them made); without, every
-    /// result is forgotten.
-    mutating func collect(keeping roots: [UInt32], results: Bool = false) -> [UInt32] {
-        var newIndex = [UInt32](repeating: 0, count: count)
-        var order: [UInt32] = []
-        // Quadrants numbered before the squares they make up (a walk that finishes them first).
-        var stack: [(index: UInt32, expanded: Bool)] = roots.map { ($0, false) }
-        while let (index, expanded) = stack.popLast() {
-            if newIndex[Int(index)] != 0 { continue }
-            let node = nodes[Int(index)]
-            if expanded || node.sw == Self.leafMark {
-                newIndex[Int(index)] = UInt32(order.count + 1)
-                order.append(index)
-                continue
+    /// A kept node keeps its result too, and what that reaches (as Golly's collection
+    /// keeps them: the steps to come find them made), where that keeps at most
+    /// `resultsUpTo` nodes in all; else every result is forgotten.
+    mutating func collect(keeping roots: [UInt32], resultsUpTo most: Int = 0) -> [UInt32] {
+        // The nodes kept, quadrants numbered before the squares they make up (a walk that
+        // finishes them first), and each one's new index.
+        func walk(results: Bool) -> (order: [UInt32], newIndex: [UInt32]) {
+            var newIndex = [UInt32](repeating: 0, count: count), order: [UInt32] = []
+            var stack: [(index: UInt32, expanded: Bool)] = roots.map { ($0, false) }
+            while let (index, expanded) = stack.popLast() {
+                if newIndex[Int(index)] != 0 { continue }
+                let node = nodes[Int(index)]
+                if expanded || node.sw == Self.leafMark {
+                    newIndex[Int(index)] = UInt32(order.count + 1)
+                    order.append(index)
+                    continue
+                }
+                stack.append((index, true))
+                for child in [node.se, node.sw, node.ne, node.nw] where newIndex[Int(child)] == 0 { stack.append((child, false)) }
+                // A result need not come before its square: it is renumbered once all are.
+                if results, node.result != 0, newIndex[Int(node.result)] == 0 { stack.append((node.result, false)) }
             }
-            stack.append((index, true))
-            for child in [node.se, node.sw, node.ne, node.nw] where newIndex[Int(child)] == 0 { stack.append((child, false)) }
-            // A result need not come before its square: it is renumbered once all are.
-            if results, node.result != 0, newIndex[Int(node.result)] == 0 { stack.append((node.result, false)) }
+            return (order, newIndex)
         }
+        var (order, newIndex) = walk(results: most > 0)
+        let results = most > 0 && order.count <= most
+        if most > 0 && !results { (order, newIndex) = walk(results: false) }
         var kept = [Node](repeating: Node(nw: 0, ne: 0, sw: 0, se: 0, next: 0, result: 0, population: 0), count: order.count + 1)
         for (position, index) in order.enumerated() {
             var node = nodes[Int(index)]

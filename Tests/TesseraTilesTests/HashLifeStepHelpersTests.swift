@@ -192,8 +192,10 @@ final class LeafSlots: @unchecked Sendable {
 @Suite struct StoreCollectionTests {
     static func cells(_ leaf: Int) -> UInt64 { UInt64(leaf) &* 0x9E37_79B9_7F4A_7C15 }
 
-    @Test(arguments: [false, true])
-    func aCollectionKeepsResultsWhereAsked(results: Bool) throws {
+    /// Results kept where they and what they reach keep `resultsUpTo` nodes or fewer
+    /// (the five squares and six of the root come to eleven).
+    @Test(arguments: [(0, false), (10, false), (11, true), (Int.max, true)])
+    func aCollectionKeepsResultsWhereAsked(resultsUpTo: Int, results: Bool) throws {
         var store = try NodeStore(limit: 1 << 16, capacity: 1 << 10)
         for leaf in 0..<100 { _ = store.leaf(Self.cells(leaf)) }  // what nothing reaches
         let leaves = (1000..<1004).map { store.leaf(Self.cells($0)) }
@@ -202,7 +204,7 @@ final class LeafSlots: @unchecked Sendable {
         // A result made of squares nothing else reaches.
         let made = (2000..<2004).map { store.leaf(Self.cells($0)) }
         store.squares.setResult(root, store.find(made[0], made[1], made[2], made[3]))
-        let kept = store.collect(keeping: [root], results: results)[0]
+        let kept = store.collect(keeping: [root], resultsUpTo: resultsUpTo)[0]
         // Node 0, the four leaves, the square and the root; and the result's five.
         #expect(store.count == (results ? 12 : 7))
         let result = store.squares.result(of: kept)
