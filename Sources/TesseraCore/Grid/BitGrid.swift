@@ -220,11 +220,7 @@ public struct BitGrid: Hashable, Sendable {
     }
 
     /// Makes alive every cell under a live cell of `other` placed with its top-left at (x, y).
-    public mutating func formUnion(_ other: BitGrid, atX x: Int, y: Int) {
-        var part = cropped(x: x, y: y, width: other.width, height: other.height)
-        part.formUnion(other)
-        part.copy(into: &self, atX: x, y: y)
-    }
+    public mutating func formUnion(_ other: BitGrid, atX x: Int, y: Int) { overwrite(other, under: other, atX: x, y: y) }
 
     /// The `width`×`height` rectangle whose top-left is (x, y).
     public func cropped(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
