@@ -34,30 +34,13 @@ enum Hutton32 {
         let behaviour: UInt64
 
         init(north: Int, west: Int, east: Int, south: Int) {
-            let lying = SIMD4(east, north, west, south)
-            self.lying = lying
-            var (ordinaryArrows, specialArrows, emitting, pointing, ordinaryPointing, beside) = (0, 0, 0, 0, 0, 0)
-            for lies in 0..<4 {
-                let state = lying[lies], bit = 1 << lies
-                if isTransmission(state) {
-                    if direction(state) == lies ^ 2 {
-                        pointing |= bit
-                        if isOrdinary(state) { ordinaryPointing |= bit }
-                        if isExcited(state) {
-                            if isOrdinary(state) { ordinaryArrows |= bit } else { specialArrows |= bit }
-                        }
-                    } else {
-                        beside |= bit
-                    }
-                }
-                if Hutton32.emits(state, towards: lies ^ 2) { emitting |= bit }
-            }
-            (self.ordinaryArrows, self.specialArrows, self.emitting) = (ordinaryArrows, specialArrows, emitting)
-            (self.pointing, self.ordinaryPointing, self.beside) = (pointing, ordinaryPointing, beside)
-            let feeding = [2, 3, 0, 1].first { (ordinaryArrows | specialArrows) & 1 << $0 != 0 }
-            feed = feeding.map { lying[$0] } ?? 0
-            behaviour = Self.behaviour(north: north, west: west, east: east, south: south)
-            assert(behaviour & 0xFFFF == UInt64(ordinaryArrows | specialArrows << 4 | emitting << 8 | ordinaryPointing << 12))
+            lying = SIMD4(east, north, west, south)
+            let key = Self.key(north: north, west: west, east: east, south: south)
+            func mask(_ at: UInt64) -> Int { Int(truncatingIfNeeded: key >> at & 0xF) }
+            (ordinaryArrows, specialArrows, emitting, ordinaryPointing) = (mask(0), mask(4), mask(8), mask(12))
+            (pointing, beside) = (mask(40), mask(44))
+            feed = Int(truncatingIfNeeded: key >> 16 & 0x1F)
+            behaviour = key & (1 << 40 - 1)
         }
 
         /// What `next` reads of the neighbours, as one key: the masks above, the feed,
@@ -67,18 +50,23 @@ enum Hutton32 {
         /// direction adds, so that the tree's 32^4 neighbourhoods each cost a few loads,
         /// not a `Neighbours`.
         static func behaviour(north: Int, west: Int, east: Int, south: Int) -> UInt64 {
+            key(north: north, west: west, east: east, south: south) & (1 << 40 - 1)
+        }
+
+        /// `behaviour`, and past bit 40 the masks of `pointing` and `beside`.
+        private static func key(north: Int, west: Int, east: Int, south: Int) -> UInt64 {
             let parts = Self.parts
             let key = parts[east] | parts[32 + north] | parts[64 + west] | parts[96 + south]
             let arrows = Int(truncatingIfNeeded: (key | key >> 4) & 0xF)
             // The first pointing at the cell of west, south, east and north, as Golly looks.
             let feed = arrows & 4 != 0 ? west : arrows & 8 != 0 ? south : arrows & 1 != 0 ? east : arrows & 2 != 0 ? north : 0
             let crossing = (key >> 40 & 0xF).nonzeroBitCount == 2 && (key >> 44 & 0xF).nonzeroBitCount == 2
-            return key & (1 << 40 - 1) | UInt64(feed) << 16 | (crossing ? 1 << 21 : 0)
+            return key | UInt64(feed) << 16 | (crossing ? 1 << 21 : 0)
         }
 
         /// What a neighbour in `state` lying in direction `lies` adds to the key, at
-        /// `32 * lies + state`: its bits of the masks, its output, and (past bit 40, for
-        /// the crossing) its bits of `pointing` and `beside`.
+        /// `32 * lies + state`: its bits of the masks, its output, and past bit 40 its
+        /// bits of `pointing` and `beside`.
         private static let parts: [UInt64] = (0..<4).flatMap { lies in
             (0..<32).map { state -> UInt64 in
                 let bit = UInt64(1) << lies
