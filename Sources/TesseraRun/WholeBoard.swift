@@ -33,6 +33,10 @@ protocol BoardCells: Sendable {
     /// changed: what a pattern's states, a viewer's edit and rewind go by.
     var asStates: StateGrid { get }
     init(_ cells: StateGrid, states: Int)
+    /// The cells' bit planes (bit k of each cell's state; one for two states), and cells
+    /// made of such.
+    var bitPlanes: [BitGrid] { get }
+    init(bitPlanes: [BitGrid])
 }
 
 extension BitGrid: BoardCells {
@@ -49,6 +53,8 @@ extension BitGrid: BoardCells {
     func dotsInStates(_ view: Viewport, left: Int, top: Int) -> [UInt8]? { nil }
     var asStates: StateGrid { StateGrid(ones: self, states: 2) }
     init(_ cells: StateGrid, states: Int) { self = cells.occupied }
+    var bitPlanes: [BitGrid] { [self] }
+    init(bitPlanes: [BitGrid]) { self = bitPlanes[0] }
 }
 
 extension StateGrid: BoardCells {
@@ -62,6 +68,8 @@ extension StateGrid: BoardCells {
         planes.count > 1 ? stateDots(in: view, left: left, top: top) : nil
     }
     var asStates: StateGrid { self }
+    var bitPlanes: [BitGrid] { planes }
+    init(bitPlanes: [BitGrid]) { self.init(layers: bitPlanes) }
 
     init(_ cells: StateGrid, states: Int) {
         guard cells.planes.count != Self.planes(for: states) else {
@@ -125,6 +133,10 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// macrocell's squares (`Pattern.stateTree`) or HashLife ran all the generations a
     /// leap was asked: stepped by HashLife from then on, and read from the squares.
     private var life: StateHashLife?
+    /// The unbounded plane as a sparse map of tiles, in place of a window (`cells` then
+    /// empty), for an engine with nothing else to it (no HashLife, no record of what
+    /// changed, no B0) whose reach a tile's border holds.
+    private var plane: StackedPlane?
 
     /// The run's starting cells as `start` makes them from its live cells (`ones`: state
     /// 1, where there are states), with the pattern's own `states` laid over them.
@@ -148,10 +160,16 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             let (left, top) = pattern.topLeft(on: setup.shape.topology)
             cells.place(states, atX: left - origin.x, y: top - origin.y)
         }
+        if board == nil, edges == nil, life == nil, engine.leap == nil, !engine.tracksChanges, !engine.changesAlone,
+           engine.reach <= StackedPlane.mostReach {
+            plane = StackedPlane(planes: cells.bitPlanes, origin: origin, reach: engine.reach)
+            cells = cells.empty(width: 0, height: 0)
+        }
     }
 
     func advance(_ generations: UInt64) async throws {
         if life != nil { return try stepSquares(generations) }
+        if plane != nil { return try stepPlane(generations) }
         guard let leap = engine.leap, board == nil, edges == nil, generations >= Self.leastLeap else {
             return try stepWindow(generations)
         }
@@ -192,6 +210,24 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             if next == exponent { exponent += 1 }
         }
         return done
+    }
+
+    /// Steps the sparse plane `generations` generations.
+    private func stepPlane(_ generations: UInt64) throws {
+        for done in 0..<generations {
+            if done % 64 == 0 { try Task.checkCancellation() }
+            guard !plane!.isEmpty else {
+                generation += generations - done
+                return
+            }
+            try plane!.advance { planes in
+                let board = Cells(bitPlanes: planes)
+                var next = board.empty(width: board.width, height: board.height)
+                try engine.step(board, &next, false)
+                return next.bitPlanes
+            }
+            generation += 1
+        }
     }
 
     /// Steps the window (or the bounded board) `generations` generations.
@@ -306,7 +342,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     /// The cells in any state but 0.
-    func countPopulation() -> Int { life != nil ? life!.population() : cells.occupied.population }
+    func countPopulation() -> Int { life != nil ? life!.population() : plane?.population ?? cells.occupied.population }
     func fill() -> Double { 1 }
 
     // MARK: As viewers and files see it
@@ -316,6 +352,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         if life != nil {
             return Viewport.board(fitting: life!.liveBounds().map { CellBounds(left: $0.x, top: $0.y, width: $0.width, height: $0.height) })
         }
+        if let plane { return Viewport.board(fitting: plane.bounds) }
         return Viewport.board(fitting: cells.occupied.liveBounds.map {
             CellBounds(left: origin.x + $0.x, top: origin.y + $0.y, width: $0.width, height: $0.height)
         })
@@ -331,7 +368,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// bounded grid's own coordinates, or Golly's.
     func frame(_ viewport: Viewport) -> BitGrid {
         if life != nil { return life!.dots(in: viewport) }
-        let corner = corner(of: viewport)
+        let (cells, corner) = cellsUnder(viewport)
         return cells.occupied.dots(in: viewport, left: corner.x, top: corner.y)
     }
 
@@ -339,24 +376,40 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     func stateFrame(_ viewport: Viewport) -> (dots: [UInt8], states: Int)? {
         guard engine.states > 2 else { return nil }
         if life != nil { return (life!.stateDots(in: viewport), engine.states) }
-        let corner = corner(of: viewport)
+        let (cells, corner) = cellsUnder(viewport)
         return cells.dotsInStates(viewport, left: corner.x, top: corner.y).map { ($0, engine.states) }
     }
 
-    /// Where `viewport` starts in `cells`: its coordinates are a bounded grid's own, or Golly's.
-    private func corner(of viewport: Viewport) -> (x: Int, y: Int) {
-        board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
+    /// The cells a viewport shows, and where it starts in them: its coordinates are a
+    /// bounded grid's own, or Golly's. The sparse plane's are made for the frame, of the
+    /// live cells it covers.
+    private func cellsUnder(_ viewport: Viewport) -> (cells: Cells, corner: (x: Int, y: Int)) {
+        guard let plane else {
+            return (cells, board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y))
+        }
+        let seen = CellBounds(left: viewport.x, top: viewport.y, width: viewport.width * viewport.cellsPerDot,
+                              height: viewport.height * viewport.cellsPerDot)
+        guard let area = plane.bounds?.intersection(seen) else { return (cells.empty(width: 0, height: 0), (0, 0)) }
+        return (Cells(bitPlanes: plane.planes(in: area)), (viewport.x - area.left, viewport.y - area.top))
+    }
+
+    /// The sparse plane's cells as a window of their box, and Golly's coordinates of its
+    /// top-left; or the window itself.
+    private var window: (cells: Cells, origin: (x: Int, y: Int)) {
+        guard let plane else { return (cells, origin) }
+        guard let box = plane.bounds else { return (cells.empty(width: 0, height: 0), (0, 0)) }
+        return (Cells(bitPlanes: plane.planes(in: box)), (box.left, box.top))
     }
 
     func liveBounds() -> TileRect? { board == nil ? nil : cells.liveBounds }
     func cells(in rect: TileRect) throws -> BitGrid {
         try checkHeldAsCells()
-        return cells.occupied.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
+        return window.cells.occupied.cropped(x: rect.x, y: rect.y, width: rect.width, height: rect.height)
     }
 
     func collect() throws -> BitGrid {
         try checkHeldAsCells()
-        return cells.occupied
+        return window.cells.occupied
     }
 
     private func checkHeldAsCells() throws {
@@ -367,7 +420,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
 
     func collectStates() throws -> StateGrid {
         try checkHeldAsCells()
-        return cells.asStates
+        return window.cells.asStates
     }
 
     /// Cells of two states come in state 1.
@@ -392,7 +445,19 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
                              squares: { held.gollySquares() }, row: { held.forEachCell(inRow: $0, $1) })
             return
         }
+        if let plane { return try write(plane, to: output) }
         try await engine.write(output, cells, origin, board != nil, generation)
+    }
+
+    /// Writes the sparse plane tile by tile, never as a window of its box: two states as
+    /// parts, more as rows of cells (a macrocell from its box's cells).
+    private func write(_ plane: StackedPlane, to output: BoardOutput) throws {
+        guard engine.states > 2 else { return try output.write(parts: plane.parts, rule: rule, generation: generation) }
+        let box = plane.bounds, columns = plane.columnsByRow
+        try output.write(statesIn: box, rule: rule, generation: generation, squares: {
+            Macrocell.squares(ofStates: box.map { StateGrid(layers: plane.planes(in: $0)) } ?? StateGrid(width: 0, height: 0, states: engine.states),
+                              left: box?.left ?? 0, top: box?.top ?? 0)
+        }) { y, body in plane.forEachCell(inRow: y, columns: columns, body) }
     }
 }
 

@@ -144,6 +144,24 @@ extension RuleFamilyTests {
 }
 
 extension RuleFamilyTests {
+    /// Patterns that send ships away on the unbounded plane, as a sparse map of tiles
+    /// (`StackedPlane`): Golly's Sawfish (Generations) and Bosco's-rule gun without its
+    /// bounded grid (Larger than Life), bgolly's RLE line for line: its box, its cells,
+    /// its states.
+    @Test(arguments: [("Generations/Sawfish.rle", "Generations", "", 1200), ("Larger-than-Life/BugGun.rle", "Larger than Life", ":P200,200", 1500)])
+    func shipsSentAwayAreGollysLineForLine(file: String, engine: String, bounded: String, generations: Int) throws {
+        let dir = try Harness.temporaryDirectory()
+        let text = try String(contentsOfFile: "/usr/share/golly/Patterns/\(file)", encoding: .utf8)
+        let input = dir.appendingPathComponent("unbounded.rle")
+        try (bounded.isEmpty ? text : text.replacingOccurrences(of: bounded, with: "")).write(to: input, atomically: true, encoding: .utf8)
+        let (ours, theirs) = try Harness.runBoth(input, generations: generations, bgolly: ["-a", engine], in: dir, context: file)
+        let lines = { (url: URL) in try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") } }
+        let (mine, golly) = (try lines(ours), try lines(theirs))
+        #expect(mine.count > 10 && mine == golly, "\(file): \(mine.first ?? "") against \(golly.first ?? "")")
+    }
+}
+
+extension RuleFamilyTests {
     /// Every file of Golly's Generations folder (MCell and RLE; bounded and unbounded,
     /// up to 25 states) at 100 generations: bgolly's cells in bgolly's states (shapes,
     /// as bgolly's RLE keeps no position) and bgolly's rule line.

@@ -1,0 +1,297 @@
+import TesseraCore
+import TesseraPatterns
+
+/// The unbounded plane for an engine that steps a board whole (Generations, Larger than
+/// Life): a sparse map of 64x64 tiles, each its cells' bit planes, kept where a cell is
+/// in a state but 0. Memory and time follow the live cells, not their box: ships flying
+/// apart from a puffer cost the ships and the puffer, not the square between them.
+///
+/// A generation stacks each tile that may change (one with cells, or a neighbour's
+/// cells within reach of it), with a border of the cells around it as wide as the
+/// neighbourhood reaches, into one board of blocks one above another, and steps that
+/// board once with dead edges. A cell of a block's tile reads only its own block, whose
+/// border holds what lies around the tile, so the seams between blocks change nothing
+/// that is kept, and the engine steps every block at its own speed in one call.
+struct StackedPlane {
+    static var side: Int { 64 }
+    /// The widest reach a block's border holds: a block's row is two words.
+    static var mostReach: Int { 32 }
+
+    struct Key: Hashable {
+        var x: Int, y: Int
+
+        /// One word hashed, not two: a generation looks up nine keys a tile.
+        func hash(into hasher: inout Hasher) { hasher.combine(x &* 0x9E37_79B9 ^ y) }
+    }
+
+    let reach: Int
+    let planes: Int
+    /// Tile `key`'s slot in `words`.
+    private var slots: [Key: Int] = [:]
+    private var keys: [Key] = []
+    /// Each slot's planes: row y of plane p at word `64 (slot · planes + p) + y`, bit k
+    /// the cell k columns from the tile's left.
+    private var words: [UInt64] = []
+
+    var isEmpty: Bool { keys.isEmpty }
+    var tileCount: Int { keys.count }
+
+    /// The cells of `planes` (bit k of each cell's state) in any state but 0, their
+    /// top-left cell at Golly's `origin`.
+    init(planes grids: [BitGrid], origin: (x: Int, y: Int), reach: Int) {
+        precondition((1...Self.mostReach).contains(reach) && !grids.isEmpty)
+        (self.reach, planes) = (reach, grids.count)
+        let (width, height, side) = (grids[0].width, grids[0].height, Self.side)
+        guard width > 0, height > 0 else { return }
+        for ty in Self.tile(origin.y)...Self.tile(origin.y + height - 1) {
+            for tx in Self.tile(origin.x)...Self.tile(origin.x + width - 1) {
+                let (left, top) = (tx * side - origin.x, ty * side - origin.y)
+                var tile = [UInt64](repeating: 0, count: planes * side), any: UInt64 = 0
+                for p in 0..<planes {
+                    for y in 0..<side {
+                        tile[p * side + y] = grids[p].bits(x: left, y: top + y, count: side)
+                        any |= tile[p * side + y]
+                    }
+                }
+                if any != 0 { add(Key(x: tx, y: ty), tile[...]) }
+            }
+        }
+    }
+
+    /// The tile holding Golly's coordinate `x` (or `y`).
+    static func tile(_ x: Int) -> Int { x >> 6 }
+
+    private mutating func add(_ key: Key, _ tile: ArraySlice<UInt64>) {
+        slots[key] = keys.count
+        keys.append(key)
+        words.append(contentsOf: tile)
+    }
+
+    // MARK: Stepping
+
+    /// One generation by `step`, which steps a board of these planes with dead edges
+    /// and gives the next generation's planes.
+    mutating func advance(by step: ([BitGrid]) throws -> [BitGrid]) throws {
+        let due = dueTiles()
+        guard !due.isEmpty else { return }
+        let (side, r, planes) = (Self.side, reach, self.planes)
+        // Blocks side by side in rows some 2048 cells wide: long rows, as the kernels
+        // like them, and few words that are part border.
+        let block = side + 2 * r, perRow = max(1, min(due.count, Self.rowCells / block))
+        let (width, height) = (perRow * block, (due.count + perRow - 1) / perRow * block)
+        let stride = (width + 63) / 64
+        // The slots of the 3x3 tiles around each (-1: none), row by row of tiles.
+        var around = [Int](repeating: -1, count: 9 * due.count)
+        for (k, key) in due.enumerated() {
+            for dy in -1...1 {
+                for dx in -1...1 { around[9 * k + 3 * (dy + 1) + dx + 1] = slots[Key(x: key.x + dx, y: key.y + dy)] ?? -1 }
+            }
+        }
+        var stacked = (0..<planes).map { _ in BitGrid(width: width, height: height) }
+        let (shift, back) = (UInt64(r), UInt64(64 - r))
+        let borderMask: UInt64 = 2 * r == 64 ? ~0 : (1 << UInt64(2 * r)) - 1
+        let blank = [UInt64](repeating: 0, count: side)
+        blank.withUnsafeBufferPointer { blank in
+            words.withUnsafeBufferPointer { tiles in
+                for p in 0..<planes {
+                    stacked[p].withUnsafeMutableWords { out in
+                        func plane(_ k: Int, _ i: Int) -> UnsafePointer<UInt64> {
+                            let slot = around[9 * k + i]
+                            return slot < 0 ? blank.baseAddress! : tiles.baseAddress! + (slot * planes + p) * side
+                        }
+                        for k in 0..<due.count {
+                            let column = k % perRow * block
+                            var at = k / perRow * block * stride
+                            // The block's rows: r from the tiles above, the tile's, r from those below.
+                            for (tiles, rows) in [(0, side - r..<side), (3, 0..<side), (6, 0..<r)] {
+                                let (west, centre, east) = (plane(k, tiles), plane(k, tiles + 1), plane(k, tiles + 2))
+                                for y in rows {
+                                    Self.put(centre[y] &<< shift | west[y] &>> back, into: out, at: at, bit: column)
+                                    Self.put((centre[y] &>> back | east[y] &<< shift) & borderMask, into: out, at: at, bit: column &+ 64)
+                                    at &+= stride
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let result = try step(stacked)
+        var (nextSlots, nextKeys, nextWords) = ([Key: Int](minimumCapacity: due.count), [Key](), [UInt64]())
+        nextKeys.reserveCapacity(due.count)
+        nextWords.reserveCapacity(words.count + side * planes * 8)
+        var tile = [UInt64](repeating: 0, count: planes * side)
+        for (k, key) in due.enumerated() {
+            var any: UInt64 = 0
+            let column = k % perRow * block + r
+            for p in 0..<planes {
+                result[p].words.withUnsafeBufferPointer { stepped in
+                    var at = (k / perRow * block + r) * stride
+                    for y in 0..<side {
+                        let word = Self.take(stepped, at: at, bit: column)
+                        tile[p * side + y] = word
+                        any |= word
+                        at += stride
+                    }
+                }
+            }
+            guard any != 0 else { continue }
+            nextSlots[key] = nextKeys.count
+            nextKeys.append(key)
+            nextWords.append(contentsOf: tile)
+        }
+        (slots, keys, words) = (nextSlots, nextKeys, nextWords)
+    }
+
+    /// About how wide the stacked board is.
+    private static var rowCells: Int { 2048 }
+
+    /// `value` set into the row at word `at` from bit `bit` on (the bits there clear).
+    @inline(__always)
+    private static func put(_ value: UInt64, into row: UnsafeMutableBufferPointer<UInt64>, at: Int, bit: Int) {
+        let (word, offset) = (at &+ bit &>> 6, UInt64(bit & 63))
+        row[word] |= value &<< offset
+        if offset != 0, value &>> (64 &- offset) != 0 { row[word &+ 1] |= value &>> (64 &- offset) }
+    }
+
+    /// The 64 bits of the row at word `at` from bit `bit` on.
+    @inline(__always)
+    private static func take(_ row: UnsafeBufferPointer<UInt64>, at: Int, bit: Int) -> UInt64 {
+        let (word, offset) = (at &+ bit &>> 6, UInt64(bit & 63))
+        return offset == 0 ? row[word] : row[word] &>> offset | row[word &+ 1] &<< (64 &- offset)
+    }
+
+    /// The tiles that may change this generation: each with cells, and each neighbour
+    /// with one of them within reach of its side or corner.
+    private func dueTiles() -> [Key] {
+        let (side, r) = (Self.side, reach)
+        var due = keys
+        var seen = Set(keys)
+        let westMask: UInt64 = (1 << UInt64(r)) - 1, eastMask = westMask << UInt64(side - r)
+        words.withUnsafeBufferPointer { tiles in
+            for (slot, key) in keys.enumerated() {
+                // The tile's cells in any state but 0 where they reach each side.
+                var (north, south, columns, northColumns, southColumns): (Bool, Bool, UInt64, UInt64, UInt64) = (false, false, 0, 0, 0)
+                let tile = tiles.baseAddress! + slot * planes * side
+                for y in 0..<side {
+                    var cells: UInt64 = 0
+                    for p in 0..<planes { cells |= tile[p * side + y] }
+                    columns |= cells
+                    if y < r, cells != 0 { (north, northColumns) = (true, northColumns | cells) }
+                    if y >= side - r, cells != 0 { (south, southColumns) = (true, southColumns | cells) }
+                }
+                func reaches(_ dx: Int, _ dy: Int) {
+                    let neighbour = Key(x: key.x + dx, y: key.y + dy)
+                    if seen.insert(neighbour).inserted { due.append(neighbour) }
+                }
+                if north { reaches(0, -1) }
+                if south { reaches(0, 1) }
+                if columns & westMask != 0 { reaches(-1, 0) }
+                if columns & eastMask != 0 { reaches(1, 0) }
+                if northColumns & westMask != 0 { reaches(-1, -1) }
+                if northColumns & eastMask != 0 { reaches(1, -1) }
+                if southColumns & westMask != 0 { reaches(-1, 1) }
+                if southColumns & eastMask != 0 { reaches(1, 1) }
+            }
+        }
+        return due
+    }
+
+    // MARK: Reading
+
+    /// Calls `body` with each tile's key and its cells in any state but 0, row by row.
+    private func forEachTile(_ body: (Key, _ occupiedRow: (Int) -> UInt64) -> Void) {
+        let side = Self.side
+        words.withUnsafeBufferPointer { tiles in
+            for (slot, key) in keys.enumerated() {
+                body(key) { y in
+                    var cells: UInt64 = 0
+                    for p in 0..<planes { cells |= tiles[(slot * planes + p) * side + y] }
+                    return cells
+                }
+            }
+        }
+    }
+
+    /// The cells in any state but 0.
+    var population: Int {
+        var count = 0
+        forEachTile { _, row in for y in 0..<Self.side { count += row(y).nonzeroBitCount } }
+        return count
+    }
+
+    /// The box of the cells in any state but 0, in Golly's coordinates.
+    var bounds: CellBounds? {
+        var (left, top, right, bottom) = (Int.max, Int.max, Int.min, Int.min)
+        forEachTile { key, row in
+            var columns: UInt64 = 0
+            for y in 0..<Self.side {
+                let cells = row(y)
+                guard cells != 0 else { continue }
+                columns |= cells
+                top = min(top, key.y * Self.side + y)
+                bottom = max(bottom, key.y * Self.side + y + 1)
+            }
+            left = min(left, key.x * Self.side + columns.trailingZeroBitCount)
+            right = max(right, key.x * Self.side + 64 - columns.leadingZeroBitCount)
+        }
+        guard left <= right else { return nil }
+        return CellBounds(left: left, top: top, width: right - left, height: bottom - top)
+    }
+
+    /// The bit planes of the cells of Golly's rectangle `area`.
+    func planes(in area: CellBounds) -> [BitGrid] {
+        let side = Self.side
+        var grids = (0..<planes).map { _ in BitGrid(width: area.width, height: area.height) }
+        for (slot, key) in keys.enumerated() {
+            let (left, top) = (key.x * side, key.y * side)
+            guard left < area.left + area.width, left + side > area.left, top < area.top + area.height, top + side > area.top else { continue }
+            for p in 0..<planes {
+                for y in max(top, area.top)..<min(top + side, area.top + area.height) {
+                    grids[p].insertBits(words[(slot * planes + p) * side + y - top], count: side, x: left - area.left, y: y - area.top)
+                }
+            }
+        }
+        return grids
+    }
+
+    /// The tiles as parts of two-state cells (any state but 0 alive), in Golly's
+    /// coordinates, each cut to its live cells' box.
+    var parts: [PlacedCells] {
+        var parts: [PlacedCells] = []
+        forEachTile { key, row in
+            let cells = BitGrid(width: Self.side, height: Self.side, words: (0..<Self.side).map(row))
+            if let part = PlacedCells(trimming: cells, left: key.x * Self.side, top: key.y * Self.side) { parts.append(part) }
+        }
+        return parts
+    }
+
+    /// Calls `body` with the column and state of each cell of Golly's row `y` in a state
+    /// but 0, from west to east; `columns` the tiles' columns of each row of tiles, sorted.
+    func forEachCell(inRow y: Int, columns: [Int: [Int]], _ body: (Int, Int) -> Void) {
+        let side = Self.side, ty = Self.tile(y), row = y - ty * side
+        for tx in columns[ty] ?? [] {
+            guard let slot = slots[Key(x: tx, y: ty)] else { continue }
+            var planeWords = [UInt64](repeating: 0, count: planes), occupied: UInt64 = 0
+            for p in 0..<planes {
+                planeWords[p] = words[(slot * planes + p) * side + row]
+                occupied |= planeWords[p]
+            }
+            while occupied != 0 {
+                let bit = occupied.trailingZeroBitCount
+                occupied &= occupied - 1
+                var state = 0
+                for p in 0..<planes { state |= Int(planeWords[p] >> UInt64(bit) & 1) << p }
+                body(tx * side + bit, state)
+            }
+        }
+    }
+
+    /// The tiles' columns in each row of tiles, west to east.
+    var columnsByRow: [Int: [Int]] {
+        var columns: [Int: [Int]] = [:]
+        for key in keys { columns[key.y, default: []].append(key.x) }
+        for y in columns.keys { columns[y]!.sort() }
+        return columns
+    }
+}

@@ -1,0 +1,111 @@
+import Testing
+import TesseraCore
+@testable import TesseraRun
+
+/// The unbounded plane of the whole-board engines as a sparse map of tiles stepped as
+/// one stack of blocks (`StackedPlane`), against the same engine stepping one dense board
+/// with room around everything: cells, states, population and box, generation by
+/// generation, for soups astride tile corners at negative coordinates and a patch far
+/// off; and tiles kept only where a cell is.
+@Suite struct StackedPlaneTests {
+    /// The engine's step of a board with dead edges, as `WholeBoard` hands it over.
+    static func step(_ rule: Rule) -> ([BitGrid]) throws -> [BitGrid] {
+        if let generations = rule.generations {
+            let alive = generations.alive
+            return { planes in
+                var next = StateGrid(width: planes[0].width, height: planes[0].height, states: generations.states)
+                try StateGrid(layers: planes).step(alive: alive, states: generations.states, into: &next, wraps: false)
+                return next.planes
+            }
+        }
+        let ltl = rule.largerThanLife!
+        if ltl.states > 2 {
+            return { planes in
+                var next = StateGrid(width: planes[0].width, height: planes[0].height, states: ltl.states)
+                try StateGrid(layers: planes).step(ltl, into: &next, wraps: false)
+                return next.planes
+            }
+        }
+        return { planes in
+            var next = BitGrid(width: planes[0].width, height: planes[0].height)
+            try ltl.step(planes[0], into: &next, wraps: false)
+            return [next]
+        }
+    }
+
+    /// Seeded cells in every state of `states`, in a few patches, on a board whose
+    /// top-left cell is at Golly's `origin`.
+    static func start(states: Int, width: Int, height: Int, origin: (x: Int, y: Int), seed: UInt64) -> StateGrid {
+        var random = SplitMix64(seed: seed)
+        var grid = StateGrid(width: width, height: height, states: states)
+        // Astride the tiles' corner at (0, 0), then (-64, -128), and one far to the east.
+        let patches = [(x: -40, y: -30, width: 90, height: 70), (x: -100, y: -150, width: 60, height: 40),
+                       (x: 700, y: -380, width: 24, height: 30)]
+        for patch in patches {
+            for y in patch.y..<patch.y + patch.height {
+                for x in patch.x..<patch.x + patch.width where random.next() % 100 < 40 {
+                    // Mostly live cells, some in the other states.
+                    let state = random.next() % 4 == 0 ? 1 + Int(random.next() % UInt64(states - 1)) : 1
+                    grid[x - origin.x, y - origin.y] = state
+                }
+            }
+        }
+        return grid
+    }
+
+    @Test(arguments: [("345/3/6", 30), ("3458/37/4", 40), ("R5,C0,M1,S34..58,B34..45,NM", 24), ("R2,C4,M1,S3..6,B4..5,NM", 30),
+                      ("R32,C0,M1,S800..2000,B700..1200,NM", 6)])
+    func tilesStepAsOneBoard(rule text: String, generations: Int) throws {
+        let rule = try Rule(parsing: text)
+        let reach = rule.largerThanLife?.range ?? 1
+        // Room for everything to spread by its reach each generation.
+        let room = reach * (generations + 1) + 8
+        let origin = (x: -150 - room, y: -400 - room)
+        let (width, height) = (724 + 150 + 2 * room, 440 + 2 * room)
+        var dense = Self.start(states: rule.states, width: width, height: height, origin: origin, seed: 26).planes
+        if rule.states == 2 { dense = [dense[0]] }
+        var plane = StackedPlane(planes: dense, origin: origin, reach: reach)
+        let step = Self.step(rule)
+        let whole = CellBounds(left: origin.x, top: origin.y, width: width, height: height)
+        for generation in 1...generations {
+            dense = try step(dense)
+            try plane.advance(by: step)
+            let occupied = StateGrid(layers: dense).occupied
+            let same = plane.planes(in: whole) == dense  // (not in the expectation: it would print every word)
+            #expect(same, "\(text): generation \(generation)")
+            #expect(plane.population == occupied.population, "\(text): generation \(generation)")
+            #expect(plane.bounds == occupied.liveBounds.map {
+                CellBounds(left: origin.x + $0.x, top: origin.y + $0.y, width: $0.width, height: $0.height)
+            }, "\(text): generation \(generation)")
+            // A tile is kept where a cell is, and nowhere else.
+            var tiles = Set<StackedPlane.Key>()
+            for y in 0..<height {
+                occupied.forEachLive(inRow: y) { x in tiles.insert(StackedPlane.Key(x: (origin.x + x) >> 6, y: (origin.y + y) >> 6)) }
+            }
+            #expect(plane.tileCount == tiles.count, "\(text): generation \(generation)")
+        }
+        #expect(!plane.isEmpty, "\(text): something lives to the end")
+    }
+}
+
+extension StackedPlaneTests {
+    /// A lone cell at each corner of a tile, under a rule born of one neighbour: its
+    /// births reach into the tiles across the corners (and only a tile's own corner
+    /// cell could have made them).
+    @Test(arguments: ["12/1/3", "R2,C0,M1,S1..3,B1..1,NM"])
+    func aCornerReachesTheTileAcrossIt(rule text: String) throws {
+        let rule = try Rule(parsing: text)
+        let reach = rule.largerThanLife?.range ?? 1
+        let origin = (x: -64, y: -64)
+        var dense = StateGrid(width: 192, height: 192, states: rule.states)
+        for (x, y) in [(64, 64), (127, 64), (64, 127), (127, 127)] { dense[x, y] = 1 }
+        var planes = rule.states == 2 ? [dense.planes[0]] : dense.planes
+        var plane = StackedPlane(planes: planes, origin: origin, reach: reach)
+        let step = Self.step(rule)
+        planes = try step(planes)
+        try plane.advance(by: step)
+        let same = plane.planes(in: CellBounds(left: origin.x, top: origin.y, width: 192, height: 192)) == planes
+        #expect(same)
+        #expect(plane.tileCount == 9)
+    }
+}
