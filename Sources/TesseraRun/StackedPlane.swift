@@ -36,24 +36,50 @@ struct StackedPlane {
     var isEmpty: Bool { keys.isEmpty }
     var tileCount: Int { keys.count }
 
+    /// No cells, in `planes` bit planes.
+    init(planes: Int, reach: Int) {
+        precondition((1...Self.mostReach).contains(reach) && planes > 0)
+        (self.reach, self.planes) = (reach, planes)
+    }
+
     /// The cells of `planes` (bit k of each cell's state) in any state but 0, their
     /// top-left cell at Golly's `origin`.
     init(planes grids: [BitGrid], origin: (x: Int, y: Int), reach: Int) {
-        precondition((1...Self.mostReach).contains(reach) && !grids.isEmpty)
-        (self.reach, planes) = (reach, grids.count)
+        self.init(planes: grids.count, reach: reach)
+        place(grids, origin: origin)
+    }
+
+    /// The cells of `grids` (bit k of each cell's state; as many as this plane's) in
+    /// any state but 0 written over these, their top-left cell at Golly's `origin`.
+    mutating func place(_ grids: [BitGrid], origin: (x: Int, y: Int)) {
+        precondition(grids.count == planes)
         let (width, height, side) = (grids[0].width, grids[0].height, Self.side)
         guard width > 0, height > 0 else { return }
+        var tile = [UInt64](repeating: 0, count: planes * side)
         for ty in Self.tile(origin.y)...Self.tile(origin.y + height - 1) {
             for tx in Self.tile(origin.x)...Self.tile(origin.x + width - 1) {
                 let (left, top) = (tx * side - origin.x, ty * side - origin.y)
-                var tile = [UInt64](repeating: 0, count: planes * side), any: UInt64 = 0
+                var any: UInt64 = 0
                 for p in 0..<planes {
                     for y in 0..<side {
                         tile[p * side + y] = grids[p].bits(x: left, y: top + y, count: side)
                         any |= tile[p * side + y]
                     }
                 }
-                if any != 0 { add(Key(x: tx, y: ty), tile[...]) }
+                guard any != 0 else { continue }
+                let key = Key(x: tx, y: ty)
+                guard let slot = slots[key] else {
+                    add(key, tile[...])
+                    continue
+                }
+                for y in 0..<side {
+                    var placed: UInt64 = 0
+                    for p in 0..<planes { placed |= tile[p * side + y] }
+                    for p in 0..<planes {
+                        let at = (slot * planes + p) * side + y
+                        words[at] = words[at] & ~placed | tile[p * side + y]
+                    }
+                }
             }
         }
     }

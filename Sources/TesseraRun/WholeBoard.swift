@@ -142,6 +142,20 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// 1, where there are states), with the pattern's own `states` laid over them.
     init(_ setup: RunSetup, engine: Engine, start: (BitGrid) -> Cells, states: Cells?, life: StateHashLife? = nil) throws {
         (self.engine, rule, generation, self.life) = (engine, setup.rule, setup.generation, life)
+        // The unbounded plane as tiles, for an engine with nothing else to it.
+        let tiled = setup.isUnbounded && setup.shape.edges == nil && life == nil && engine.leap == nil && !engine.tracksChanges
+            && !engine.changesAlone && engine.reach <= StackedPlane.mostReach
+        if tiled {
+            (board, edges, origin) = (nil, nil, (0, 0))
+            cells = start(BitGrid(width: 0, height: 0))
+            var plane = StackedPlane(planes: cells.bitPlanes.count, reach: engine.reach)
+            for part in setup.startingParts { plane.place(start(part.cells).bitPlanes, origin: (part.left, part.top)) }
+            if let states, let pattern = setup.pattern, !pattern.hasParts {
+                plane.place(states.bitPlanes, origin: pattern.topLeft(on: setup.shape.topology))
+            }
+            self.plane = plane
+            return
+        }
         if setup.isUnbounded {
             board = nil
             edges = setup.shape.edges
@@ -159,11 +173,6 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         if let states, let pattern = setup.pattern, !pattern.hasParts, cells.width > 0 {
             let (left, top) = pattern.topLeft(on: setup.shape.topology)
             cells.place(states, atX: left - origin.x, y: top - origin.y)
-        }
-        if board == nil, edges == nil, life == nil, engine.leap == nil, !engine.tracksChanges, !engine.changesAlone,
-           engine.reach <= StackedPlane.mostReach {
-            plane = StackedPlane(planes: cells.bitPlanes, origin: origin, reach: engine.reach)
-            cells = cells.empty(width: 0, height: 0)
         }
     }
 

@@ -33,14 +33,16 @@ import TesseraCore
         }
     }
 
-    /// Seeded cells in every state of `states`, in a few patches, on a board whose
-    /// top-left cell is at Golly's `origin`.
-    static func start(states: Int, width: Int, height: Int, origin: (x: Int, y: Int), seed: UInt64) -> StateGrid {
+    /// Astride the tiles' corner at (0, 0), then (-64, -128), and one far to the east.
+    static let patches = [(x: -40, y: -30, width: 90, height: 70), (x: -100, y: -150, width: 60, height: 40),
+                          (x: 700, y: -380, width: 24, height: 30)]
+
+    /// Seeded cells in every state of `states`, in `patches` (Golly's coordinates), on a
+    /// board whose top-left cell is at Golly's `origin`.
+    static func start(states: Int, width: Int, height: Int, origin: (x: Int, y: Int), seed: UInt64,
+                      patches: [(x: Int, y: Int, width: Int, height: Int)] = patches) -> StateGrid {
         var random = SplitMix64(seed: seed)
         var grid = StateGrid(width: width, height: height, states: states)
-        // Astride the tiles' corner at (0, 0), then (-64, -128), and one far to the east.
-        let patches = [(x: -40, y: -30, width: 90, height: 70), (x: -100, y: -150, width: 60, height: 40),
-                       (x: 700, y: -380, width: 24, height: 30)]
         for patch in patches {
             for y in patch.y..<patch.y + patch.height {
                 for x in patch.x..<patch.x + patch.width where random.next() % 100 < 40 {
@@ -107,5 +109,32 @@ extension StackedPlaneTests {
         let same = plane.planes(in: CellBounds(left: origin.x, top: origin.y, width: 192, height: 192)) == planes
         #expect(same)
         #expect(plane.tileCount == 9)
+    }
+}
+
+extension StackedPlaneTests {
+    /// Cells placed 2^40 cells apart cost their tiles alone and step as each would
+    /// alone; cells placed over others write their states over them, as `StateGrid.place`.
+    @Test func partsFarApartStepAsEachAlone() throws {
+        let rule = try Rule(parsing: "345/3/6")
+        let step = Self.step(rule)
+        let soup = Self.start(states: 6, width: 200, height: 160, origin: (-100, -80), seed: 7,
+                              patches: [(x: -70, y: -50, width: 140, height: 100)])
+        let far = (x: 1 << 40, y: -(1 << 40))
+        var both = StackedPlane(planes: 3, reach: 1)
+        for origin in [(x: -100, y: -80), (x: far.x - 100, y: far.y - 80)] {
+            both.place(StateGrid(ones: soup.occupied, states: 6).planes, origin: origin)
+            both.place(soup.planes, origin: origin)
+        }
+        var alone = StackedPlane(planes: soup.planes, origin: (-100, -80), reach: 1)
+        #expect(both.tileCount == 2 * alone.tileCount)
+        for _ in 0..<20 {
+            try both.advance(by: step)
+            try alone.advance(by: step)
+        }
+        let near = try #require(alone.bounds)
+        let there = CellBounds(left: near.left + far.x, top: near.top + far.y, width: near.width, height: near.height)
+        #expect(both.planes(in: near) == alone.planes(in: near) && both.planes(in: there) == alone.planes(in: near))
+        #expect(both.tileCount == 2 * alone.tileCount && both.population == 2 * alone.population)
     }
 }
