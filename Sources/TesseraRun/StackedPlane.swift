@@ -313,6 +313,32 @@ struct StackedPlane {
         }
     }
 
+    /// Calls `body` with the column, row and state of each cell of Golly's rectangle
+    /// `area` in a state but 0, tile by tile: what a frame reads, never more than the
+    /// cells under it.
+    func forEachCell(in area: CellBounds, _ body: (Int, Int, Int) -> Void) {
+        let side = Self.side
+        for (slot, key) in keys.enumerated() {
+            let (left, top) = (key.x * side, key.y * side)
+            let (x0, x1) = (max(left, area.left), min(left + side, area.right))
+            let (y0, y1) = (max(top, area.top), min(top + side, area.bottom))
+            guard x0 < x1, y0 < y1 else { continue }
+            let columns = x1 - x0 == 64 ? ~UInt64(0) : ((1 << UInt64(x1 - x0)) - 1) << UInt64(x0 - left)
+            for y in y0..<y1 {
+                var occupied: UInt64 = 0
+                for p in 0..<planes { occupied |= words[(slot * planes + p) * side + y - top] }
+                occupied &= columns
+                while occupied != 0 {
+                    let bit = occupied.trailingZeroBitCount
+                    occupied &= occupied - 1
+                    var state = 0
+                    for p in 0..<planes { state |= Int(words[(slot * planes + p) * side + y - top] >> UInt64(bit) & 1) << p }
+                    body(left + bit, y, state)
+                }
+            }
+        }
+    }
+
     /// The tiles' columns in each row of tiles, west to east.
     var columnsByRow: [Int: [Int]] {
         var columns: [Int: [Int]] = [:]

@@ -377,7 +377,13 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// bounded grid's own coordinates, or Golly's.
     func frame(_ viewport: Viewport) -> BitGrid {
         if life != nil { return life!.dots(in: viewport) }
-        let (cells, corner) = cellsUnder(viewport)
+        if let plane {
+            var dots = BitGrid(width: viewport.width, height: viewport.height)
+            let z = viewport.cellsPerDot
+            plane.forEachCell(in: Self.cells(under: viewport)) { x, y, _ in dots[(x - viewport.x) / z, (y - viewport.y) / z] = true }
+            return dots
+        }
+        let corner = corner(of: viewport)
         return cells.occupied.dots(in: viewport, left: corner.x, top: corner.y)
     }
 
@@ -385,21 +391,29 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     func stateFrame(_ viewport: Viewport) -> (dots: [UInt8], states: Int)? {
         guard engine.states > 2 else { return nil }
         if life != nil { return (life!.stateDots(in: viewport), engine.states) }
-        let (cells, corner) = cellsUnder(viewport)
+        if let plane {
+            // Each dot the lowest state but 0 under it, as `StateGrid.stateDots`.
+            var dots = [UInt8](repeating: 0, count: viewport.width * viewport.height)
+            let z = viewport.cellsPerDot
+            plane.forEachCell(in: Self.cells(under: viewport)) { x, y, state in
+                let at = (y - viewport.y) / z * viewport.width + (x - viewport.x) / z
+                if dots[at] == 0 || Int(dots[at]) > state { dots[at] = UInt8(clamping: state) }
+            }
+            return (dots, engine.states)
+        }
+        let corner = corner(of: viewport)
         return cells.dotsInStates(viewport, left: corner.x, top: corner.y).map { ($0, engine.states) }
     }
 
-    /// The cells a viewport shows, and where it starts in them: its coordinates are a
-    /// bounded grid's own, or Golly's. The sparse plane's are made for the frame, of the
-    /// live cells it covers.
-    private func cellsUnder(_ viewport: Viewport) -> (cells: Cells, corner: (x: Int, y: Int)) {
-        guard let plane else {
-            return (cells, board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y))
-        }
-        let seen = CellBounds(left: viewport.x, top: viewport.y, width: viewport.width * viewport.cellsPerDot,
-                              height: viewport.height * viewport.cellsPerDot)
-        guard let area = plane.bounds?.intersection(seen) else { return (cells.empty(width: 0, height: 0), (0, 0)) }
-        return (Cells(bitPlanes: plane.planes(in: area)), (viewport.x - area.left, viewport.y - area.top))
+    /// Where `viewport` starts in `cells`: its coordinates are a bounded grid's own, or Golly's.
+    private func corner(of viewport: Viewport) -> (x: Int, y: Int) {
+        board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
+    }
+
+    /// The cells under a viewport's dots, in its coordinates.
+    private static func cells(under viewport: Viewport) -> CellBounds {
+        CellBounds(left: viewport.x, top: viewport.y, width: viewport.width * viewport.cellsPerDot,
+                   height: viewport.height * viewport.cellsPerDot)
     }
 
     /// The sparse plane's cells as a window of their box, and Golly's coordinates of its

@@ -138,3 +138,23 @@ extension StackedPlaneTests {
         #expect(both.tileCount == 2 * alone.tileCount && both.population == 2 * alone.population)
     }
 }
+
+extension StackedPlaneTests {
+    /// A frame reads the cells of a rectangle tile by tile: those of the grid the plane
+    /// was made from, in their states, in a rectangle that cuts through tiles.
+    @Test func aRectanglesCellsAreTheGridsCells() {
+        let origin = (x: -200, y: -450)
+        let grid = Self.start(states: 5, width: 1000, height: 500, origin: origin, seed: 11)
+        let plane = StackedPlane(planes: grid.planes, origin: origin, reach: 1)
+        let area = CellBounds(left: -77, top: -141, width: 813, height: 150)
+        var seen: [[Int]] = [], expected: [[Int]] = []
+        plane.forEachCell(in: area) { x, y, state in seen.append([x, y, state]) }
+        for y in area.top..<area.bottom {
+            for x in area.left..<area.right where grid[x - origin.x, y - origin.y] != 0 {
+                expected.append([x, y, grid[x - origin.x, y - origin.y]])
+            }
+        }
+        #expect(expected.count > 100)
+        #expect(seen.sorted { ($0[1], $0[0]) < ($1[1], $1[0]) } == expected)
+    }
+}
