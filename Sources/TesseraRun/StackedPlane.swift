@@ -11,7 +11,9 @@ import TesseraPatterns
 /// neighbourhood reaches, into one board of blocks one above another, and steps that
 /// board once with dead edges. A cell of a block's tile reads only its own block, whose
 /// border holds what lies around the tile, so the seams between blocks change nothing
-/// that is kept, and the engine steps every block at its own speed in one call.
+/// that is kept, and the engine steps every block at its own speed in one call. Where a
+/// small pattern's box grown by the reach holds fewer cells than those blocks (a ship),
+/// that box is stepped as one board instead, as a window would be.
 struct StackedPlane {
     static var side: Int { 64 }
     /// The widest reach a block's border holds: a block's row is two words.
@@ -32,6 +34,9 @@ struct StackedPlane {
     /// Each slot's planes: row y of plane p at word `64 (slot · planes + p) + y`, bit k
     /// the cell k columns from the tile's left.
     private var words: [UInt64] = []
+
+    /// The most cells a box stepped as one board holds.
+    var largestBox = 1 << 16
 
     var isEmpty: Bool { keys.isEmpty }
     var tileCount: Int { keys.count }
@@ -101,9 +106,20 @@ struct StackedPlane {
         let due = dueTiles()
         guard !due.isEmpty else { return }
         let (side, r, planes) = (Self.side, reach, self.planes)
+        let block = side + 2 * r
+        // A small pattern's box, grown by the reach, may hold fewer cells than its tiles'
+        // blocks: then that box is the board (a ship astride four tiles). Past a few
+        // tiles, reading the box out of the tiles and back costs more than the borders.
+        if let box = bounds, box.width <= largestBox, box.height <= largestBox,
+           (box.width + 2 * r) * (box.height + 2 * r) <= min(due.count * block * block, largestBox) {
+            let area = CellBounds(left: box.left - r, top: box.top - r, width: box.width + 2 * r, height: box.height + 2 * r)
+            let next = try step(self.planes(in: area))
+            self = StackedPlane(planes: next, origin: (area.left, area.top), reach: r)
+            return
+        }
         // Blocks side by side in rows some 2048 cells wide: long rows, as the kernels
         // like them, and few words that are part border.
-        let block = side + 2 * r, perRow = max(1, min(due.count, Self.rowCells / block))
+        let perRow = max(1, min(due.count, Self.rowCells / block))
         let (width, height) = (perRow * block, (due.count + perRow - 1) / perRow * block)
         let stride = (width + 63) / 64
         // The slots of the 3x3 tiles around each (-1: none), row by row of tiles.

@@ -55,18 +55,26 @@ import TesseraCore
         return grid
     }
 
-    @Test(arguments: [("345/3/6", 30), ("3458/37/4", 40), ("R5,C0,M1,S34..58,B34..45,NM", 24), ("R2,C4,M1,S3..6,B4..5,NM", 30),
-                      ("R32,C0,M1,S800..2000,B700..1200,NM", 6)])
-    func tilesStepAsOneBoard(rule text: String, generations: Int) throws {
+    /// The rules, and how many generations each.
+    static let rules = [("345/3/6", 30), ("3458/37/4", 40), ("R5,C0,M1,S34..58,B34..45,NM", 24), ("R2,C4,M1,S3..6,B4..5,NM", 30),
+                        ("R32,C0,M1,S800..2000,B700..1200,NM", 6)]
+
+    /// Tiles as blocks (`largestBox` 0), and a small pattern's box as one board where
+    /// that is smaller (the first patch alone).
+    @Test(arguments: rules, [0, 1 << 16])
+    func tilesStepAsOneBoard(rule: (text: String, generations: Int), largestBox: Int) throws {
+        let (text, generations) = rule
         let rule = try Rule(parsing: text)
         let reach = rule.largerThanLife?.range ?? 1
         // Room for everything to spread by its reach each generation.
         let room = reach * (generations + 1) + 8
         let origin = (x: -150 - room, y: -400 - room)
         let (width, height) = (724 + 150 + 2 * room, 440 + 2 * room)
-        var dense = Self.start(states: rule.states, width: width, height: height, origin: origin, seed: 26).planes
+        let patches = largestBox == 0 ? Self.patches : [Self.patches[0]]
+        var dense = Self.start(states: rule.states, width: width, height: height, origin: origin, seed: 26, patches: patches).planes
         if rule.states == 2 { dense = [dense[0]] }
         var plane = StackedPlane(planes: dense, origin: origin, reach: reach)
+        plane.largestBox = largestBox
         let step = Self.step(rule)
         let whole = CellBounds(left: origin.x, top: origin.y, width: width, height: height)
         for generation in 1...generations {
@@ -103,6 +111,7 @@ extension StackedPlaneTests {
         for (x, y) in [(64, 64), (127, 64), (64, 127), (127, 127)] { dense[x, y] = 1 }
         var planes = rule.states == 2 ? [dense.planes[0]] : dense.planes
         var plane = StackedPlane(planes: planes, origin: origin, reach: reach)
+        plane.largestBox = 0  // (the four corners' box would be stepped as one board)
         let step = Self.step(rule)
         planes = try step(planes)
         try plane.advance(by: step)
