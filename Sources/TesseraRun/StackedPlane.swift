@@ -8,7 +8,7 @@ import TesseraPatterns
 ///
 /// A generation stacks each tile that may change (one with cells, or a neighbour's
 /// cells within reach of it), with a border of the cells around it as wide as the
-/// neighbourhood reaches, into one board of blocks one above another, and steps that
+/// neighbourhood reaches, into one board of blocks side by side in rows, and steps that
 /// board once with dead edges. A cell of a block's tile reads only its own block, whose
 /// border holds what lies around the tile, so the seams between blocks change nothing
 /// that is kept, and the engine steps every block at its own speed in one call. Where a
@@ -89,7 +89,7 @@ struct StackedPlane {
         }
     }
 
-    /// The tile holding Golly's coordinate `x` (or `y`).
+    /// The tile holding Golly's coordinate `x` (or `y`): x / 64, rounded down.
     static func tile(_ x: Int) -> Int { x >> 6 }
 
     private mutating func add(_ key: Key, _ tile: ArraySlice<UInt64>) {
@@ -113,8 +113,9 @@ struct StackedPlane {
         if let box = bounds, box.width <= largestBox, box.height <= largestBox,
            (box.width + 2 * r) * (box.height + 2 * r) <= min(due.count * block * block, largestBox) {
             let area = CellBounds(left: box.left - r, top: box.top - r, width: box.width + 2 * r, height: box.height + 2 * r)
-            let next = try step(self.planes(in: area))
-            self = StackedPlane(planes: next, origin: (area.left, area.top), reach: r)
+            var next = StackedPlane(planes: try step(self.planes(in: area)), origin: (area.left, area.top), reach: r)
+            next.largestBox = largestBox
+            self = next
             return
         }
         // Blocks side by side in rows some 2048 cells wide: long rows, as the kernels
@@ -145,8 +146,8 @@ struct StackedPlane {
                             let column = k % perRow * block
                             var at = k / perRow * block * stride
                             // The block's rows: r from the tiles above, the tile's, r from those below.
-                            for (tiles, rows) in [(0, side - r..<side), (3, 0..<side), (6, 0..<r)] {
-                                let (west, centre, east) = (plane(k, tiles), plane(k, tiles + 1), plane(k, tiles + 2))
+                            for (band, rows) in [(0, side - r..<side), (3, 0..<side), (6, 0..<r)] {
+                                let (west, centre, east) = (plane(k, band), plane(k, band + 1), plane(k, band + 2))
                                 for y in rows {
                                     Self.put(centre[y] &<< shift | west[y] &>> back, into: out, at: at, bit: column)
                                     Self.put((centre[y] &>> back | east[y] &<< shift) & borderMask, into: out, at: at, bit: column &+ 64)
