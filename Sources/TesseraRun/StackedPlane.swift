@@ -118,6 +118,10 @@ struct StackedPlane {
             self = next
             return
         }
+        // The tiles as they are and as they will be, and the board of blocks twice over.
+        try MemoryBudget.check(bytes: 2 * words.count * 8 + 2 * due.count * planes * (block * block / 8 + 16),
+                               what: "a step of the unbounded plane's \(due.count) tiles of \(Self.side)x\(Self.side) cells",
+                               fix: "give the rule a bounded grid (a suffix such as :T4096,4096), or fewer generations")
         // Blocks side by side in rows some 2048 cells wide: long rows, as the kernels
         // like them, and few words that are part border.
         let perRow = max(1, min(due.count, Self.rowCells / block))

@@ -162,6 +162,24 @@ extension RuleFamilyTests {
 }
 
 extension RuleFamilyTests {
+    /// A Generations rule that grows without end on the unbounded plane stops, once its
+    /// tiles would take more than the machine allows, in one line naming the tiles and
+    /// the fix, exit 2, and no output file.
+    @Test func aPlaneGrowingPastMemoryStopsInOneLine() throws {
+        let dir = try Harness.temporaryDirectory()
+        let (input, output) = (dir.appendingPathComponent("grows.rle"), dir.appendingPathComponent("out.rle"))
+        try "x = 3, y = 3, rule = 012345678/2/3\nobo$bo$obo!\n".write(to: input, atomically: true, encoding: .utf8)
+        let run = try Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                  ["TESSERA_MEMORY_LIMIT_MB=1", Harness.tessera.path, "run", input.path, "--generations", "1000000",
+                                   "--output", output.path])
+        #expect(run.status == 2 && run.stderr.contains("tiles of 64x64 cells needs") && run.stderr.contains("bounded grid"),
+                "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+}
+
+extension RuleFamilyTests {
     /// Every file of Golly's Generations folder (MCell and RLE; bounded and unbounded,
     /// up to 25 states) at 100 generations: bgolly's cells in bgolly's states (shapes,
     /// as bgolly's RLE keeps no position) and bgolly's rule line.
