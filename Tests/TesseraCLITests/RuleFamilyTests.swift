@@ -159,9 +159,7 @@ extension RuleFamilyTests {
         let (mine, golly) = (try lines(ours), try lines(theirs))
         #expect(mine.count > 10 && mine == golly, "\(file): \(mine.first ?? "") against \(golly.first ?? "")")
     }
-}
 
-extension RuleFamilyTests {
     /// A Generations rule that grows without end on the unbounded plane stops, once its
     /// tiles would take more than the machine allows, in one line naming the tiles and
     /// the fix, exit 2, and no output file.
