@@ -248,16 +248,7 @@ struct StackedPlane {
 
     /// Calls `body` with each tile's key and its cells in any state but 0, row by row.
     private func forEachTile(_ body: (Key, _ occupiedRow: (Int) -> UInt64) -> Void) {
-        let side = Self.side
-        words.withUnsafeBufferPointer { tiles in
-            for (slot, key) in keys.enumerated() {
-                body(key) { y in
-                    var cells: UInt64 = 0
-                    for p in 0..<planes { cells |= tiles[(slot * planes + p) * side + y] }
-                    return cells
-                }
-            }
-        }
+        for (slot, key) in keys.enumerated() { body(key) { occupied(slot: slot, row: $0) } }
     }
 
     /// The cells in any state but 0.
@@ -319,17 +310,11 @@ struct StackedPlane {
         let side = Self.side, ty = Self.tile(y), row = y - ty * side
         for tx in columns[ty] ?? [] {
             guard let slot = slots[Key(x: tx, y: ty)] else { continue }
-            var planeWords = [UInt64](repeating: 0, count: planes), occupied: UInt64 = 0
-            for p in 0..<planes {
-                planeWords[p] = words[(slot * planes + p) * side + row]
-                occupied |= planeWords[p]
-            }
+            var occupied = occupied(slot: slot, row: row)
             while occupied != 0 {
                 let bit = occupied.trailingZeroBitCount
                 occupied &= occupied - 1
-                var state = 0
-                for p in 0..<planes { state |= Int(planeWords[p] >> UInt64(bit) & 1) << p }
-                body(tx * side + bit, state)
+                body(tx * side + bit, state(slot: slot, row: row, bit: bit))
             }
         }
     }
@@ -346,18 +331,28 @@ struct StackedPlane {
             guard x0 < x1, y0 < y1 else { continue }
             let columns = x1 - x0 == 64 ? ~UInt64(0) : ((1 << UInt64(x1 - x0)) - 1) << UInt64(x0 - left)
             for y in y0..<y1 {
-                var occupied: UInt64 = 0
-                for p in 0..<planes { occupied |= words[(slot * planes + p) * side + y - top] }
-                occupied &= columns
+                var occupied = occupied(slot: slot, row: y - top) & columns
                 while occupied != 0 {
                     let bit = occupied.trailingZeroBitCount
                     occupied &= occupied - 1
-                    var state = 0
-                    for p in 0..<planes { state |= Int(words[(slot * planes + p) * side + y - top] >> UInt64(bit) & 1) << p }
-                    body(left + bit, y, state)
+                    body(left + bit, y, state(slot: slot, row: y - top, bit: bit))
                 }
             }
         }
+    }
+
+    /// Row `y`'s cells in a state but 0 of the tile in `slot`.
+    private func occupied(slot: Int, row y: Int) -> UInt64 {
+        var cells: UInt64 = 0
+        for p in 0..<planes { cells |= words[(slot * planes + p) * Self.side + y] }
+        return cells
+    }
+
+    /// The state of the cell at bit `bit` of row `y` of the tile in `slot`.
+    private func state(slot: Int, row y: Int, bit: Int) -> Int {
+        var state = 0
+        for p in 0..<planes { state |= Int(words[(slot * planes + p) * Self.side + y] >> UInt64(bit) & 1) << p }
+        return state
     }
 
     /// The tiles' columns in each row of tiles, west to east.
