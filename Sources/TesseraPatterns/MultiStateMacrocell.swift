@@ -139,23 +139,32 @@ extension Macrocell {
     public static func squares(ofStates states: StateGrid, left: Int, top: Int) -> StateQuadTree {
         let occupied = states.occupied
         guard let live = occupied.liveBounds else { return StateQuadTree(nodes: [], left: 0, top: 0) }
-        let span = CellBounds(left: left + live.x, top: top + live.y, width: live.width, height: live.height)
+        return squares(span: CellBounds(left: left + live.x, top: top + live.y, width: live.width, height: live.height),
+                       isEmpty: { rect in
+                           let (x0, y0) = (max(rect.left - left, 0), max(rect.top - top, 0))
+                           let (x1, y1) = (min(rect.right - left, states.width), min(rect.bottom - top, states.height))
+                           return x0 >= x1 || y0 >= y1 || occupied.isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+                       },
+                       state: { x, y in
+                           let (gx, gy) = (x - left, y - top)
+                           return gx >= 0 && gy >= 0 && gx < states.width && gy < states.height ? states[gx, gy] : 0
+                       })
+    }
+
+    /// The squares of cells whose box (Golly's coordinates) is `span`, as Golly writes
+    /// them, read through `isEmpty` (whether no cell of a rectangle is in a state but 0)
+    /// and `state` (one cell's): what a sparse map of them gives without a grid of its box.
+    public static func squares(span: CellBounds, isEmpty: (CellBounds) -> Bool, state: (Int, Int) -> Int) -> StateQuadTree {
         let level = QuadTree.gollyRootLevel(holding: span, least: 2)
         let (rootLeft, rootTop) = QuadTree.gollyRootCorner(level: level)
         var nodes: [StateQuadTree.Node] = [], numbers: [Int: [SIMD4<UInt32>: UInt32]] = [:]
         // The node of `level` whose corner is Golly (x, y): its number, 0 where empty.
         func node(_ level: Int, _ x: Int, _ y: Int) -> UInt32 {
             let size = 1 << level
-            let (gx, gy) = (x - left, y - top)
-            let (x0, y0) = (max(gx, 0), max(gy, 0))
-            let (x1, y1) = (min(gx + size, states.width), min(gy + size, states.height))
-            guard x0 < x1, y0 < y1, !occupied.isEmpty(x: x0, y: y0, width: x1 - x0, height: y1 - y0) else { return 0 }
+            guard !isEmpty(CellBounds(left: x, top: y, width: size, height: size)) else { return 0 }
             var children = SIMD4<UInt32>()
             if level == 1 {
-                for (i, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].enumerated() {
-                    let (cx, cy) = (gx + dx, gy + dy)
-                    children[i] = cx >= 0 && cy >= 0 && cx < states.width && cy < states.height ? UInt32(states[cx, cy]) : 0
-                }
+                for (i, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1)].enumerated() { children[i] = UInt32(state(x + dx, y + dy)) }
             } else {
                 let half = size / 2
                 children = SIMD4(node(level - 1, x, y), node(level - 1, x + half, y), node(level - 1, x, y + half),

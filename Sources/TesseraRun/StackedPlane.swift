@@ -341,6 +341,48 @@ struct StackedPlane {
         }
     }
 
+    /// The cells as a macrocell's squares, read tile by tile, never as a grid of their
+    /// box: whether a rectangle is empty from the tiles in its rows of tiles (found by
+    /// halving), a cell's state from its tile.
+    func squares() -> StateQuadTree {
+        guard let box = bounds else { return StateQuadTree(nodes: [], left: 0, top: 0) }
+        let side = Self.side
+        let index = columnsByRow.sorted { $0.key < $1.key }
+        let rows = index.map(\.key)
+        /// The first place in `sorted` holding `value` or more.
+        func firstAtLeast(_ value: Int, in sorted: [Int]) -> Int {
+            var (low, high) = (0, sorted.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] < value { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        return Macrocell.squares(span: box, isEmpty: { rect in
+            let (lastRow, firstColumn, lastColumn) = (Self.tile(rect.bottom - 1), Self.tile(rect.left), Self.tile(rect.right - 1))
+            var i = firstAtLeast(Self.tile(rect.top), in: rows)
+            while i < rows.count, rows[i] <= lastRow {
+                let (ty, columns) = (rows[i], index[i].value)
+                let (y0, y1) = (max(rect.top - ty * side, 0), min(rect.bottom - ty * side, side))
+                var j = firstAtLeast(firstColumn, in: columns)
+                while j < columns.count, columns[j] <= lastColumn {
+                    let tx = columns[j]
+                    let (x0, x1) = (max(rect.left - tx * side, 0), min(rect.right - tx * side, side))
+                    let mask = x1 - x0 == 64 ? ~UInt64(0) : ((1 << UInt64(x1 - x0)) - 1) << UInt64(x0)
+                    let slot = slots[Key(x: tx, y: ty)]!
+                    for y in y0..<y1 where occupied(slot: slot, row: y) & mask != 0 { return false }
+                    j += 1
+                }
+                i += 1
+            }
+            return true
+        }, state: { x, y in
+            let (tx, ty) = (Self.tile(x), Self.tile(y))
+            guard let slot = slots[Key(x: tx, y: ty)] else { return 0 }
+            return state(slot: slot, row: y - ty * side, bit: x - tx * side)
+        })
+    }
+
     /// Row `y`'s cells in a state but 0 of the tile in `slot`.
     private func occupied(slot: Int, row y: Int) -> UInt64 {
         var cells: UInt64 = 0

@@ -473,14 +473,13 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     }
 
     /// Writes the sparse plane tile by tile, never as a window of its box: two states as
-    /// parts, more as rows of cells (a macrocell from its box's cells).
+    /// parts, more as rows of cells or a macrocell's squares.
     private func write(_ plane: StackedPlane, to output: BoardOutput) throws {
         guard engine.states > 2 else { return try output.write(parts: plane.parts, rule: rule, generation: generation) }
-        let box = plane.bounds, columns = plane.columnsByRow
-        try output.write(statesIn: box, rule: rule, generation: generation, squares: {
-            Macrocell.squares(ofStates: box.map { StateGrid(layers: plane.planes(in: $0)) } ?? StateGrid(width: 0, height: 0, states: engine.states),
-                              left: box?.left ?? 0, top: box?.top ?? 0)
-        }) { y, body in plane.forEachCell(inRow: y, columns: columns, body) }
+        let columns = plane.columnsByRow
+        try output.write(statesIn: plane.bounds, rule: rule, generation: generation, squares: { plane.squares() }) { y, body in
+            plane.forEachCell(inRow: y, columns: columns, body)
+        }
     }
 }
 

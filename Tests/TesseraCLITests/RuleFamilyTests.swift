@@ -158,6 +158,14 @@ extension RuleFamilyTests {
         let lines = { (url: URL) in try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") } }
         let (mine, golly) = (try lines(ours), try lines(theirs))
         #expect(mine.count > 10 && mine == golly, "\(file): \(mine.first ?? "") against \(golly.first ?? "")")
+        // And as a macrocell of states (read tile by tile, `StackedPlane.squares`), node for
+        // node (bgolly's Larger than Life writes no macrocell).
+        guard engine == "Generations", let bgolly = Harness.bgolly else { return }
+        let (ourTree, gollyTree) = (dir.appendingPathComponent("ours.mc"), dir.appendingPathComponent("golly.mc"))
+        #expect(try Harness.tessera(["run", input.path, "--generations", "\(generations)", "--output", ourTree.path]).status == 0)
+        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", engine, "-m", "\(generations)", "-o", gollyTree.path, input.path]).status == 0)
+        let nodes = { (url: URL) in try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("[M2]") } }
+        #expect(try nodes(ourTree).count > 10 && nodes(ourTree) == nodes(gollyTree), "\(file)")
     }
 
     /// A Generations rule that grows without end on the unbounded plane stops, once its

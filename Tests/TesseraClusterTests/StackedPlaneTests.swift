@@ -1,5 +1,6 @@
 import Testing
 import TesseraCore
+import TesseraPatterns
 @testable import TesseraRun
 
 /// The unbounded plane of the whole-board engines as a sparse map of tiles stepped as
@@ -165,5 +166,20 @@ extension StackedPlaneTests {
         }
         #expect(expected.count > 100)
         #expect(seen.sorted { ($0[1], $0[0]) < ($1[1], $1[0]) } == expected)
+    }
+}
+
+extension StackedPlaneTests {
+    /// A macrocell read tile by tile is the one read from a grid of the same cells: the
+    /// same squares in the same order, under the same root (Golly's root corner lies a
+    /// row off the tiles).
+    @Test func squaresReadFromTilesAreTheGridsSquares() {
+        let origin = (x: -200, y: -450)
+        let grid = Self.start(states: 5, width: 1000, height: 500, origin: origin, seed: 12)
+        let plane = StackedPlane(planes: grid.planes, origin: origin, reach: 1)
+        let squares = plane.squares()
+        #expect(squares.nodes.count > 1000)
+        #expect(squares == Macrocell.squares(ofStates: grid, left: origin.x, top: origin.y))
+        #expect(StackedPlane(planes: 3, reach: 1).squares().nodes.isEmpty)
     }
 }
