@@ -19,18 +19,11 @@ struct StackedPlane {
     /// The widest reach a block's border holds: a block's row is two words.
     static var mostReach: Int { 32 }
 
-    struct Key: Hashable {
-        var x: Int, y: Int
-
-        /// One word hashed, not two: a generation looks up nine keys a tile.
-        func hash(into hasher: inout Hasher) { hasher.combine(x &* 0x9E37_79B9 ^ y) }
-    }
-
     let reach: Int
     let planes: Int
     /// Tile `key`'s slot in `words`.
-    private var slots: [Key: Int] = [:]
-    private var keys: [Key] = []
+    private var slots: [TileKey: Int] = [:]
+    private var keys: [TileKey] = []
     /// Each slot's planes: row y of plane p at word `64 (slot · planes + p) + y`, bit k
     /// the cell k columns from the tile's left.
     private var words: [UInt64] = []
@@ -72,7 +65,7 @@ struct StackedPlane {
                     }
                 }
                 guard any != 0 else { continue }
-                let key = Key(x: tx, y: ty)
+                let key = TileKey(x: tx, y: ty)
                 guard let slot = slots[key] else {
                     add(key, tile[...])
                     continue
@@ -89,10 +82,10 @@ struct StackedPlane {
         }
     }
 
-    /// The tile holding Golly's coordinate `x` (or `y`): x / 64, rounded down.
+    /// The tile holding Golly's coordinate `x` (or `y`): x / 64, rounded down, as `TileKey`.
     static func tile(_ x: Int) -> Int { x >> 6 }
 
-    private mutating func add(_ key: Key, _ tile: ArraySlice<UInt64>) {
+    private mutating func add(_ key: TileKey, _ tile: ArraySlice<UInt64>) {
         slots[key] = keys.count
         keys.append(key)
         words.append(contentsOf: tile)
@@ -131,7 +124,7 @@ struct StackedPlane {
         var around = [Int](repeating: -1, count: 9 * due.count)
         for (k, key) in due.enumerated() {
             for dy in -1...1 {
-                for dx in -1...1 { around[9 * k + 3 * (dy + 1) + dx + 1] = slots[Key(x: key.x + dx, y: key.y + dy)] ?? -1 }
+                for dx in -1...1 { around[9 * k + 3 * (dy + 1) + dx + 1] = slots[TileKey(x: key.x + dx, y: key.y + dy)] ?? -1 }
             }
         }
         var stacked = (0..<planes).map { _ in BitGrid(width: width, height: height) }
@@ -164,7 +157,7 @@ struct StackedPlane {
             }
         }
         let result = try step(stacked)
-        var (nextSlots, nextKeys, nextWords) = ([Key: Int](minimumCapacity: due.count), [Key](), [UInt64]())
+        var (nextSlots, nextKeys, nextWords) = ([TileKey: Int](minimumCapacity: due.count), [TileKey](), [UInt64]())
         nextKeys.reserveCapacity(due.count)
         nextWords.reserveCapacity(words.count + side * planes * 8)
         var tile = [UInt64](repeating: 0, count: planes * side)
@@ -210,7 +203,7 @@ struct StackedPlane {
 
     /// The tiles that may change this generation: each with cells, and each neighbour
     /// with one of them within reach of its side or corner.
-    private func dueTiles() -> [Key] {
+    private func dueTiles() -> [TileKey] {
         let (side, r) = (Self.side, reach)
         var due = keys
         var seen = Set(keys)
@@ -228,7 +221,7 @@ struct StackedPlane {
                     if y >= side - r, cells != 0 { (south, southColumns) = (true, southColumns | cells) }
                 }
                 func reaches(_ dx: Int, _ dy: Int) {
-                    let neighbour = Key(x: key.x + dx, y: key.y + dy)
+                    let neighbour = TileKey(x: key.x + dx, y: key.y + dy)
                     if seen.insert(neighbour).inserted { due.append(neighbour) }
                 }
                 if north { reaches(0, -1) }
@@ -247,7 +240,7 @@ struct StackedPlane {
     // MARK: Reading
 
     /// Calls `body` with each tile's key and its cells in any state but 0, row by row.
-    private func forEachTile(_ body: (Key, _ occupiedRow: (Int) -> UInt64) -> Void) {
+    private func forEachTile(_ body: (TileKey, _ occupiedRow: (Int) -> UInt64) -> Void) {
         for (slot, key) in keys.enumerated() { body(key) { occupied(slot: slot, row: $0) } }
     }
 
@@ -309,7 +302,7 @@ struct StackedPlane {
     func forEachCell(inRow y: Int, columns: [Int: [Int]], _ body: (Int, Int) -> Void) {
         let side = Self.side, ty = Self.tile(y), row = y - ty * side
         for tx in columns[ty] ?? [] {
-            guard let slot = slots[Key(x: tx, y: ty)] else { continue }
+            guard let slot = slots[TileKey(x: tx, y: ty)] else { continue }
             var occupied = occupied(slot: slot, row: row)
             while occupied != 0 {
                 let bit = occupied.trailingZeroBitCount
@@ -369,7 +362,7 @@ struct StackedPlane {
                     let tx = columns[j]
                     let (x0, x1) = (max(rect.left - tx * side, 0), min(rect.right - tx * side, side))
                     let mask = x1 - x0 == 64 ? ~UInt64(0) : ((1 << UInt64(x1 - x0)) - 1) << UInt64(x0)
-                    let slot = slots[Key(x: tx, y: ty)]!
+                    let slot = slots[TileKey(x: tx, y: ty)]!
                     for y in y0..<y1 where occupied(slot: slot, row: y) & mask != 0 { return false }
                     j += 1
                 }
@@ -378,7 +371,7 @@ struct StackedPlane {
             return true
         }, state: { x, y in
             let (tx, ty) = (Self.tile(x), Self.tile(y))
-            guard let slot = slots[Key(x: tx, y: ty)] else { return 0 }
+            guard let slot = slots[TileKey(x: tx, y: ty)] else { return 0 }
             return state(slot: slot, row: y - ty * side, bit: x - tx * side)
         })
     }

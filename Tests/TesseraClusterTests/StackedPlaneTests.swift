@@ -89,9 +89,9 @@ import TesseraPatterns
                 CellBounds(left: origin.x + $0.x, top: origin.y + $0.y, width: $0.width, height: $0.height)
             }, "\(text): generation \(generation)")
             // A tile is kept where a cell is, and nowhere else.
-            var tiles = Set<StackedPlane.Key>()
+            var tiles = Set<TileKey>()
             for y in 0..<height {
-                occupied.forEachLive(inRow: y) { x in tiles.insert(StackedPlane.Key(x: (origin.x + x) >> 6, y: (origin.y + y) >> 6)) }
+                occupied.forEachLive(inRow: y) { x in tiles.insert(TileKey(x: (origin.x + x) >> 6, y: (origin.y + y) >> 6)) }
             }
             #expect(plane.tileCount == tiles.count, "\(text): generation \(generation)")
         }

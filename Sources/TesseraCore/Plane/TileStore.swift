@@ -14,6 +14,9 @@ public struct TileKey: Hashable, Sendable, Comparable {
     func neighbour(_ k: Int) -> TileKey { TileKey(x: x + k % 3 - 1, y: y + k / 3 - 1) }
 
     public static func < (a: TileKey, b: TileKey) -> Bool { (a.y, a.x) < (b.y, b.x) }
+
+    /// One word hashed, not two: a generation looks up several keys a tile.
+    @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(x &* 0x9E37_79B9 ^ y) }
 }
 
 /// Where tiles may lie: anywhere on the unbounded plane, or on a bounded grid's
