@@ -54,8 +54,9 @@ struct StackedPlane {
         let (width, height, side) = (grids[0].width, grids[0].height, Self.side)
         guard width > 0, height > 0 else { return }
         var tile = [UInt64](repeating: 0, count: planes * side)
-        for ty in Self.tile(origin.y)...Self.tile(origin.y + height - 1) {
-            for tx in Self.tile(origin.x)...Self.tile(origin.x + width - 1) {
+        let (first, last) = (TileKey(cellX: origin.x, y: origin.y), TileKey(cellX: origin.x + width - 1, y: origin.y + height - 1))
+        for ty in first.y...last.y {
+            for tx in first.x...last.x {
                 let (left, top) = (tx * side - origin.x, ty * side - origin.y)
                 var any: UInt64 = 0
                 for p in 0..<planes {
@@ -81,9 +82,6 @@ struct StackedPlane {
             }
         }
     }
-
-    /// The tile holding Golly's coordinate `x` (or `y`): x / 64, rounded down, as `TileKey`.
-    static func tile(_ x: Int) -> Int { x >> 6 }
 
     private mutating func add(_ key: TileKey, _ tile: ArraySlice<UInt64>) {
         slots[key] = keys.count
@@ -129,7 +127,7 @@ struct StackedPlane {
         }
         var stacked = (0..<planes).map { _ in BitGrid(width: width, height: height) }
         let (shift, back) = (UInt64(r), UInt64(64 - r))
-        let borderMask: UInt64 = 2 * r == 64 ? ~0 : (1 << UInt64(2 * r)) - 1
+        let borderMask = BitCopy.bits(from: 0, to: 2 * r)
         let blank = [UInt64](repeating: 0, count: side)
         blank.withUnsafeBufferPointer { blank in
             words.withUnsafeBufferPointer { tiles in
@@ -300,7 +298,7 @@ struct StackedPlane {
     /// Calls `body` with the column and state of each cell of Golly's row `y` in a state
     /// but 0, from west to east; `columns` the tiles' columns of each row of tiles, sorted.
     func forEachCell(inRow y: Int, columns: [Int: [Int]], _ body: (Int, Int) -> Void) {
-        let side = Self.side, ty = Self.tile(y), row = y - ty * side
+        let side = Self.side, ty = TileKey(cellX: 0, y: y).y, row = y - ty * side
         for tx in columns[ty] ?? [] {
             guard let slot = slots[TileKey(x: tx, y: ty)] else { continue }
             var occupied = occupied(slot: slot, row: row)
@@ -322,7 +320,7 @@ struct StackedPlane {
             let (x0, x1) = (max(left, area.left), min(left + side, area.right))
             let (y0, y1) = (max(top, area.top), min(top + side, area.bottom))
             guard x0 < x1, y0 < y1 else { continue }
-            let columns = x1 - x0 == 64 ? ~UInt64(0) : ((1 << UInt64(x1 - x0)) - 1) << UInt64(x0 - left)
+            let columns = BitCopy.bits(from: x0 - left, to: x1 - left)
             for y in y0..<y1 {
                 var occupied = occupied(slot: slot, row: y - top) & columns
                 while occupied != 0 {
@@ -352,16 +350,16 @@ struct StackedPlane {
             return low
         }
         return Macrocell.squares(span: box, isEmpty: { rect in
-            let (lastRow, firstColumn, lastColumn) = (Self.tile(rect.bottom - 1), Self.tile(rect.left), Self.tile(rect.right - 1))
-            var i = firstAtLeast(Self.tile(rect.top), in: rows)
-            while i < rows.count, rows[i] <= lastRow {
+            let (first, last) = (TileKey(cellX: rect.left, y: rect.top), TileKey(cellX: rect.right - 1, y: rect.bottom - 1))
+            var i = firstAtLeast(first.y, in: rows)
+            while i < rows.count, rows[i] <= last.y {
                 let (ty, columns) = (rows[i], index[i].value)
                 let (y0, y1) = (max(rect.top - ty * side, 0), min(rect.bottom - ty * side, side))
-                var j = firstAtLeast(firstColumn, in: columns)
-                while j < columns.count, columns[j] <= lastColumn {
+                var j = firstAtLeast(first.x, in: columns)
+                while j < columns.count, columns[j] <= last.x {
                     let tx = columns[j]
                     let (x0, x1) = (max(rect.left - tx * side, 0), min(rect.right - tx * side, side))
-                    let mask = x1 - x0 == 64 ? ~UInt64(0) : ((1 << UInt64(x1 - x0)) - 1) << UInt64(x0)
+                    let mask = BitCopy.bits(from: x0, to: x1)
                     let slot = slots[TileKey(x: tx, y: ty)]!
                     for y in y0..<y1 where occupied(slot: slot, row: y) & mask != 0 { return false }
                     j += 1
@@ -370,9 +368,9 @@ struct StackedPlane {
             }
             return true
         }, state: { x, y in
-            let (tx, ty) = (Self.tile(x), Self.tile(y))
-            guard let slot = slots[TileKey(x: tx, y: ty)] else { return 0 }
-            return state(slot: slot, row: y - ty * side, bit: x - tx * side)
+            let key = TileKey(cellX: x, y: y)
+            guard let slot = slots[key] else { return 0 }
+            return state(slot: slot, row: y - key.y * side, bit: x - key.x * side)
         })
     }
 

@@ -91,7 +91,7 @@ import TesseraPatterns
             // A tile is kept where a cell is, and nowhere else.
             var tiles = Set<TileKey>()
             for y in 0..<height {
-                occupied.forEachLive(inRow: y) { x in tiles.insert(TileKey(x: (origin.x + x) >> 6, y: (origin.y + y) >> 6)) }
+                occupied.forEachLive(inRow: y) { x in tiles.insert(TileKey(cellX: origin.x + x, y: origin.y + y)) }
             }
             #expect(plane.tileCount == tiles.count, "\(text): generation \(generation)")
         }

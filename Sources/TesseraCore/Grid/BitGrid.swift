@@ -54,7 +54,7 @@ public struct BitGrid: Hashable, Sendable {
         let base = y * wordsPerRow
         while x < end {
             let bits = min(64 - x & 63, end - x)
-            let mask = bits == 64 ? ~UInt64(0) : ((UInt64(1) << UInt64(bits)) - 1) << UInt64(x & 63)
+            let mask = BitCopy.bits(from: x & 63, to: x & 63 + bits)
             words[base + x >> 6] |= mask
             x += bits
         }
@@ -77,7 +77,7 @@ public struct BitGrid: Hashable, Sendable {
     public mutating func insertBits(_ value: UInt64, count: Int, x: Int, y: Int) {
         let start = max(x, 0), end = min(x + count, width)
         guard y >= 0, y < height, start < end else { return }
-        let kept = value >> UInt64(start - x) & (end - start == 64 ? ~0 : (1 << UInt64(end - start)) - 1)
+        let kept = value >> UInt64(start - x) & BitCopy.bits(from: 0, to: end - start)
         let base = y * wordsPerRow + start >> 6, shift = UInt64(start & 63)
         words[base] |= kept << shift
         if shift != 0, start & 63 + (end - start) > 64 { words[base + 1] |= kept >> (64 - shift) }
@@ -241,6 +241,12 @@ public struct BitGrid: Hashable, Sendable {
 
 /// Runs of bits in word arrays at any bit offsets: copied, cleared and scanned.
 package enum BitCopy {
+    /// A word with bits `from..<to` set (0 ≤ from ≤ to ≤ 64).
+    @inline(__always)
+    package static func bits(from: Int, to: Int) -> UInt64 {
+        to - from == 64 ? ~0 : ((1 << UInt64(to - from)) - 1) << UInt64(from)
+    }
+
     /// The smallest rectangle holding every live cell of columns `x..<x+width` of
     /// `rows`, each row's words at `row(y)`; nil when none is alive.
     package static func liveBounds(x: Int, width: Int, rows: Range<Int>,
@@ -309,7 +315,7 @@ package enum BitCopy {
         let word = bit >> 6, shift = bit & 63
         var value = p[word] >> UInt64(shift)
         if shift != 0 && shift + count > 64 { value |= p[word + 1] << UInt64(64 - shift) }
-        return count == 64 ? value : value & ((1 << UInt64(count)) - 1)
+        return value & bits(from: 0, to: count)
     }
 
     /// Stores only words that change: writing dead cells over memory never written keeps
@@ -317,7 +323,7 @@ package enum BitCopy {
     @inline(__always)
     static func write(_ p: UnsafeMutablePointer<UInt64>, bit: Int, count: Int, value: UInt64) {
         let word = bit >> 6, shift = bit & 63
-        let mask: UInt64 = count == 64 ? ~0 : (1 << UInt64(count)) - 1
+        let mask = bits(from: 0, to: count)
         let old = p[word], new = old & ~(mask << UInt64(shift)) | (value & mask) << UInt64(shift)
         if new != old { p[word] = new }
         if shift != 0 && shift + count > 64 {

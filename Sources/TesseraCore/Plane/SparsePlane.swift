@@ -476,8 +476,7 @@ public final class SparsePlane {
                 for column in firstColumn...lastColumn where !dots[column, row] {
                     // The tile's columns under this dot.
                     let (from, to) = (max(0, column * z - x0), min(64, (column + 1) * z - x0))
-                    let bits = to - from == 64 ? ~UInt64(0) : ((UInt64(1) << UInt64(to - from)) - 1) << UInt64(from)
-                    if cells[r] & bits != 0 { dots[column, row] = true }
+                    if cells[r] & BitCopy.bits(from: from, to: to) != 0 { dots[column, row] = true }
                 }
             }
         }

@@ -39,7 +39,7 @@ struct TileSpace {
         guard !wraps || (width % 64 == 0 && height % 64 == 0) else { return nil }
         let (columnCells, rowCells) = ((width - 1) % 64 + 1, (height - 1) % 64 + 1)
         self.init(columns: (width + 63) / 64, rows: (height + 63) / 64, wraps: wraps,
-                  lastColumnBits: columnCells == 64 ? ~0 : (1 << UInt64(columnCells)) - 1, lastRowRows: rowCells)
+                  lastColumnBits: BitCopy.bits(from: 0, to: columnCells), lastRowRows: rowCells)
     }
 
     private init(columns: Int?, rows: Int?, wraps: Bool, lastColumnBits: UInt64, lastRowRows: Int) {
