@@ -198,9 +198,9 @@ struct NodeStore: ~Copyable {
         levels.withUnsafeMutableBufferPointer { levels in
             for index in 1..<max(count, 1) {
                 let node = nodes + index
-                // A node that lost the race to be made (`sw` 0) has no result and may
-                // be a leaf, whose `nw` holds cells.
-                if node.pointee.sw == 0 { continue }
+                // A node that lost the race to be made has no result and may be a leaf,
+                // whose `nw` holds cells.
+                if squares.isLost(UInt32(index)) { continue }
                 if levels[index] == 0 {
                     var square = index
                     while levels[square] == 0 && nodes[square].sw != Self.leafMark {
