@@ -90,7 +90,7 @@ package struct StateHashLife {
 
     mutating func make(_ level: Int, _ quadrants: SIMD4<UInt32>) -> UInt32 {
         let mask = slots.count - 1
-        var slot = Self.hash(level, quadrants) & mask
+        var slot = StateQuadTree.hash(level: level, children: quadrants) & mask
         while true {
             let found = slots[slot]
             if found == Self.none { break }
@@ -106,17 +106,11 @@ package struct StateHashLife {
         return made
     }
 
-    private static func hash(_ level: Int, _ q: SIMD4<UInt32>) -> Int {
-        var h = UInt64(level) &+ 0x9E37_79B9_7F4A_7C15
-        for i in 0..<4 { h = (h ^ UInt64(q[i])) &* 0xFF51_AFD7_ED55_8CCD }
-        return Int(truncatingIfNeeded: h ^ h >> 29)
-    }
-
     private mutating func grow() {
         slots = [UInt32](repeating: Self.none, count: 2 * slots.count)
         let mask = slots.count - 1
         for square in levels.indices {
-            var slot = Self.hash(Int(levels[square]), quadrants[square]) & mask
+            var slot = StateQuadTree.hash(level: Int(levels[square]), children: quadrants[square]) & mask
             while slots[slot] != Self.none { slot = (slot + 1) & mask }
             slots[slot] = UInt32(square)
         }

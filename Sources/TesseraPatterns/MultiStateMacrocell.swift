@@ -77,18 +77,21 @@ extension Pattern {
             bounds.append(box)
         }
         var made = self
-        made.stateTree = nil
-        guard let live = bounds[nodes.count] else {
+        (made.stateTree, made.extent) = (nil, nil)
+        // An RLE's squares (`StateTreeRows`) are made into the box it declared, from its
+        // top-left, for a grid to place as Golly places the file; a macrocell's into
+        // the box of its cells.
+        guard let live = extent.map({ (x0: 0, y0: 0, x1: $0.width, y1: $0.height) }) ?? bounds[nodes.count] else {
             made.states = StateGrid(width: 0, height: 0, states: most)
             return made
         }
         let (width, height) = (live.x1 - live.x0, live.y1 - live.y0)
         guard Double(width) * Double(height) <= Double(StateGrid.mostCells) else {
-            throw TesseraError("the macrocell's cells span \(width)x\(height), past the \(StateGrid.mostCells) cells of more than two states Tessera holds as a grid",
+            throw TesseraError("the pattern's cells span \(width)x\(height), past the \(StateGrid.mostCells) cells of more than two states Tessera holds as a grid",
                                fix: "run it under its own rule on the unbounded plane, which steps its squares as they are, or crop it in Golly first")
         }
         try MemoryBudget.check(bytes: (width + 63) / 64 * 8 * height * (1 + StateGrid.planes(for: most)),
-                               what: "the macrocell's \(width)x\(height) cells of \(most) states", fix: "crop the pattern in Golly first")
+                               what: "the pattern's \(width)x\(height) cells of \(most) states", fix: "crop the pattern in Golly first")
         var states = StateGrid(width: width, height: height, states: most)
         var occupied = BitGrid(width: width, height: height)
         // Paints node `index` with its corner at (x, y) from the live box's, skipping what lies outside.
@@ -107,7 +110,8 @@ extension Pattern {
             for q in 0..<4 { paint(Int(node.children[q]), x + q % 2 * half, y + q / 2 * half) }
         }
         paint(nodes.count, -live.x0, -live.y0)
-        (made.cells, made.position, made.states) = (occupied, (squares.left + live.x0, squares.top + live.y0), states)
+        (made.cells, made.states) = (occupied, states)
+        if extent == nil { made.position = (squares.left + live.x0, squares.top + live.y0) }
         return made
     }
 }

@@ -35,6 +35,10 @@ public enum RLE {
         var width = 0, height = 0
         /// Whether the declared box is larger than `largestWhole` (`largestWholeOnPlane`).
         var isSparse = false
+        /// Whether the cells, of more than two states under a rule tree on the unbounded
+        /// plane, are read into a quadtree (`StateTreeRows`) as a macrocell's are: past
+        /// `largestWholeOnPlane` cells, HashLife steps them as they are.
+        var isTree = false
         var rule: Rule?, board: BoardShape?
         var position: (x: Int, y: Int)?
         var generation: UInt64 = 0
@@ -127,14 +131,16 @@ public enum RLE {
             }
             let (cells, overflow) = width.multipliedReportingOverflow(by: height)
             // Cells of more states are read whole, as their engine steps them (WholeBoard):
-            // a bit a cell, and the bit planes of their states.
+            // a bit a cell, and the bit planes of their states; or, under a rule tree on
+            // the unbounded plane, as squares.
             let states = rule?.states ?? 2
             isSparse = states <= 2 && Self.holdsInBlocks(width: width, height: height, board: board, states: states)
-            if states > 2, overflow || cells > StateGrid.mostCells {
+            isTree = states > 2 && rule?.tree != nil && board == nil && (overflow || cells > Self.largestWholeOnPlane)
+            if states > 2, !isTree, overflow || cells > StateGrid.mostCells {
                 throw TesseraError("RLE header declares a \(width)x\(height) pattern of \(states) states, past the \(StateGrid.mostCells) cells of more than two states Tessera holds",
                                    fix: "crop the pattern in Golly first")
             }
-            if !isSparse {
+            if !isSparse, !isTree {
                 try MemoryBudget.check(bytes: overflow ? .max : Pattern.bytesHeld(width: width, height: height, states: states),
                                        what: "the RLE header's \(width)x\(height) pattern",
                                        fix: "declare the pattern's real size, or load it on a machine with more memory")
@@ -148,6 +154,7 @@ public enum RLE {
         private let header: Header
         private var grid: BitGrid
         private var blocks: SparseBlocks?
+        private var tree: StateTreeRows?
         private var x = 0, y = 0, count: Int? = nil, line: Int
         private var ended = false
         /// Cells past state 1 (`A`..`X`, `pA`..`yO`), in a pattern of more states.
@@ -157,7 +164,10 @@ public enum RLE {
 
         init(_ header: Header) {
             self.header = header
-            grid = BitGrid(width: header.isSparse ? 0 : header.width, height: header.isSparse ? 0 : header.height)
+            let held = !header.isSparse && !header.isTree
+            grid = BitGrid(width: held ? header.width : 0, height: held ? header.height : 0)
+            if header.isTree { tree = StateTreeRows(width: header.width, height: header.height,
+                                                    what: "the squares of the RLE's \(header.width)x\(header.height) box") }
             if header.isSparse { blocks = SparseBlocks(what: "the live cells of the RLE's \(header.width)x\(header.height) box",
                                                           width: header.width, height: header.height) }
             line = header.bodyLine
@@ -187,10 +197,13 @@ public enum RLE {
                     let isLetter = (UInt8(ascii: "A")...UInt8(ascii: "X")).contains(byte)
                     let state = byte == UInt8(ascii: "o") ? 1 : isLetter ? (statePrefix ?? 0) + Int(byte - UInt8(ascii: "A")) + 1 : 0
                     guard statePrefix == nil || state > 0 else { throw fail("a state letter p..y with no A..X after it") }
-                    if state > 0 {
+                    if state > 0, tree != nil {
+                        guard state < header.rule!.states else { throw outOfRange(state) }
+                        try tree!.setRun(y: y, x: x, count: run, state: state)
+                    } else if state > 0 {
                         if blocks != nil { try blocks!.setRun(y: y, x: x, count: run) } else { grid.setRun(y: y, x: x, count: run) }
                     }
-                    if state > 1 { try setState(state, run: run) }
+                    if state > 1, tree == nil { try setState(state, run: run) }
                     x += run
                     count = nil
                     statePrefix = nil
@@ -219,9 +232,13 @@ public enum RLE {
         private mutating func setState(_ state: Int, run: Int) throws {
             guard blocks == nil else { throw fail("cells of more than two states in a box this large are not read yet") }
             let most = header.rule?.states ?? 2
-            guard state < most else { throw fail("cell state \(state) is out of range for rule \(header.rule ?? .life)") }
+            guard state < most else { throw outOfRange(state) }
             if states == nil { states = StateGrid(width: header.width, height: header.height, states: most) }
             for i in 0..<run { states![x + i, y] = state }
+        }
+
+        private func outOfRange(_ state: Int) -> TesseraError {
+            fail("cell state \(state) is out of range for rule \(header.rule ?? .life)")
         }
 
         /// The pattern, once the data has ended with `!`. Its states are taken from the
@@ -229,6 +246,14 @@ public enum RLE {
         mutating func pattern() throws -> Pattern {
             guard ended else {
                 throw TesseraError("RLE ends without '!'", fix: "end the pattern data with '!' (the file may be truncated)")
+            }
+            if tree != nil {
+                // On the unbounded plane the box's top-left is at its position, or the origin.
+                var pattern = Pattern(cells: BitGrid(width: 0, height: 0), position: header.position, rule: header.rule,
+                                      board: header.board, generation: header.generation, comments: header.comments)
+                (pattern.stateTree, pattern.extent) = (try tree!.tree(left: header.position?.x ?? 0, top: header.position?.y ?? 0),
+                                                       (header.width, header.height))
+                return pattern
             }
             if let blocks {
                 return Pattern(parts: blocks.parts(), extent: (header.width, header.height),

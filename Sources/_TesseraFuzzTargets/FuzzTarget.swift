@@ -44,7 +44,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let shape = BoardShape(width: pattern.cells.width, height: pattern.cells.height,
                                topology: pattern.board == nil ? .infinite : .plane)
         let written = RLE.string(for: pattern.cells, shape: shape, rule: pattern.rule ?? .life, generation: pattern.generation)
-        guard let again = try? RLE.parse(written) else { preconditionFailure("a pattern written as RLE does not read back") }
+        guard let again = try? RLE.parse(written).withStatesMade() else { preconditionFailure("a pattern written as RLE does not read back") }
         var cells = again.cells
         if again.hasParts {
             // Parts lie from the declared box's top-left.

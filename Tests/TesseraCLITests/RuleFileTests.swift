@@ -9,13 +9,12 @@ import TesseraPatterns
     static let patterns = "/usr/share/golly/Patterns"
     static let rules = ["-a", "RuleLoader", "-s", "/usr/share/golly/Rules/"]
 
-    /// Files stepped fewer generations, by their path under their folder: a 106968x244
-    /// board of eight states is read whole and stepped whole. Banks-IV-constructor,
-    /// 1214233x66, takes 9 s to read in a debug build and is left to `tessera bench
-    /// corpus`; Goucher's replicator, whose result as RLE is 6 billion cells of box, to
-    /// `aMacrocellTooLargeForAGridRunsAsSquares`. (The JvN folder's rules are bgolly's
-    /// JvN engine's, not RuleLoader's: VonNeumannRuleTests.)
-    static let fewer = ["Devore/Devore-rep.rle": 2, "Banks/Banks-IV-constructor.rle.gz": 0, "Codd/Goucher-replicator.mc.gz": 0]
+    /// Files stepped fewer generations, by their path under their folder: Goucher's
+    /// replicator, whose result as RLE is 6 billion cells of box, is left to
+    /// `aMacrocellTooLargeForAGridRunsAsSquares`. (The wide RLEs, Devore-rep's 106968x244
+    /// and Banks-IV-constructor's 1214233x66, are read as squares and run here. The JvN
+    /// folder's rules are bgolly's JvN engine's, not RuleLoader's: VonNeumannRuleTests.)
+    static let fewer = ["Codd/Goucher-replicator.mc.gz": 0]
 
     /// Every pattern file of Golly's folders of rule-file rules (loops, Margolus
     /// emulations, turmites, worms, WireWorld, self-replicators, LifeHistory on a Klein

@@ -4,12 +4,12 @@ import TesseraCore
 
 /// JvN29, Nobili32 and Hutton32 against bgolly's JvN engine (`-a JvN`).
 extension RuleFileTests {
-    /// Golly's JvN29, Nobili32 and Hutton32 machines small enough for a debug build, 200
-    /// generations (stepped by HashLife, `StateHashLife`): bgolly's cells in bgolly's
-    /// states, and its rule line. (The replicators a million cells wide are `tessera
-    /// bench corpus`'s.)
+    /// Golly's JvN29, Nobili32 and Hutton32 machines, 200 generations (stepped by
+    /// HashLife, `StateHashLife`): bgolly's cells in bgolly's states, and its rule line.
+    /// The replicators up to a million cells wide are read as squares (`StateTreeRows`).
     @Test(arguments: ["counter-demo.rle", "cell-coders-demo.rle", "read-arm-demo.rle", "construction-arm-demo.rle",
-                      "small-JvN-self-replicator.rle", "Hutton-replicator.rle", "Boustrophedon-replicator.rle"])
+                      "small-JvN-self-replicator.rle", "Hutton-replicator.rle", "Boustrophedon-replicator.rle",
+                      "NP-replicator.rle.gz", "N-compressed-replicator.rle", "NP-mutation.rle.gz", "JvN-loop-replicator.rle.gz"])
     func jvnDemonstrationsAreGollys(file: String) throws {
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent(file)

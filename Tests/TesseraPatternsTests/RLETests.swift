@@ -311,3 +311,69 @@ import TesseraCore
                                                                  CellBounds(left: -300_000, top: 5, width: 3, height: 1)])
     }
 }
+
+/// Cells of many states in a box past `largestWholeOnPlane`, under a rule tree on the
+/// unbounded plane, are read into squares (`StateTreeRows`), never a grid of the box.
+@Suite struct StateSquaresReadingTests {
+    /// One state as RLE writes it: 1..24 as `A`..`X`, past that a `p`..`y` first.
+    private static func letter(_ state: Int) -> String {
+        let prefix = (state - 1) / 24, letter = Character(UnicodeScalar(UInt8(ascii: "A") + UInt8((state - 1) % 24)))
+        return (prefix > 0 ? String(Character(UnicodeScalar(UInt8(ascii: "p") + UInt8(prefix - 1)))) : "") + String(letter)
+    }
+
+    /// Seeded rows of runs of JvN29's states, gaps and runs long and short, across a box
+    /// of 700001 x 5: the squares made into cells are every cell in its state and no
+    /// other, in the box the file declared, placed where the file put it.
+    @Test(arguments: [1, 2, 3])
+    func squaresHoldEveryCellInItsState(seed: UInt64) throws {
+        var generator = SplitMix64(seed: seed)
+        let (width, height) = (700_001, 5)
+        var expected: [(x: Int, y: Int, state: Int)] = []
+        var body = ""
+        for y in 0..<height {
+            var x = Int.random(in: 0..<70_000, using: &generator)
+            body += x > 0 ? "\(x)." : ""
+            while true {
+                let count = Bool.random(using: &generator) ? Int.random(in: 1...3, using: &generator) : Int.random(in: 1...200_000, using: &generator)
+                guard x + count <= width else { break }
+                let state = Int.random(in: 1...28, using: &generator)
+                expected += (x..<x + count).map { (x: $0, y: y, state: state) }
+                body += "\(count)\(Self.letter(state))"
+                x += count
+                let gap = Int.random(in: 0...5000, using: &generator)
+                guard x + gap < width else { break }
+                body += gap > 0 ? "\(gap)." : ""
+                x += gap
+            }
+            body += y < height - 1 ? "$\n" : "!\n"
+        }
+        let pattern = try RLE.parse("#CXRLE Pos=-5,7\nx = \(width), y = \(height), rule = JvN29\n" + body)
+        let squares = try #require(pattern.stateTree)
+        #expect(pattern.cells.width == 0 && pattern.extent?.width == width && pattern.extent?.height == height)
+        #expect(squares.left == -5 && squares.top == 7)
+        // Each square once.
+        #expect(Set(squares.nodes.map { [$0.level, Int($0.children[0]), Int($0.children[1]), Int($0.children[2]), Int($0.children[3])] }).count
+                == squares.nodes.count)
+        let made = try pattern.withStatesMade()
+        let states = try #require(made.states)
+        #expect(made.position?.x == -5 && made.position?.y == 7 && states.width == width && states.height == height)
+        #expect(made.cells.population == expected.count)
+        let wrong = expected.filter { states[$0.x, $0.y] != $0.state }
+        #expect(wrong.isEmpty, "\(wrong.count) cells in another state, first \(wrong.prefix(3))")
+    }
+
+    /// A wire a million cells long is a few squares a level, not a square per 2x2 cells;
+    /// a file with no position keeps none (a bounded grid centres it); a box up to
+    /// `largestWholeOnPlane`, or on a bounded grid, is read whole as before.
+    @Test func aLongWireIsAFewSquares() throws {
+        let wire = try RLE.parse("x = 1000000, y = 3, rule = JvN29\n$3.999990C!\n")
+        let squares = try #require(wire.stateTree)
+        #expect(squares.nodes.count < 100, "\(squares.nodes.count) squares")
+        let made = try wire.withStatesMade()
+        #expect(made.position == nil && made.cells.population == 999_990 && made.states?[3, 1] == 3 && made.states?[2, 1] == 0)
+        let small = try RLE.parse("x = 1000, y = 3, rule = JvN29\n$3.990C!\n")
+        #expect(small.stateTree == nil && small.states?[3, 1] == 3)
+        let bounded = try RLE.parse("x = 1000000, y = 3, rule = JvN29:P1000000,3\n$3.999990C!\n")
+        #expect(bounded.stateTree == nil && bounded.states?[999_992, 1] == 3)
+    }
+}

@@ -18,6 +18,15 @@ public struct StateQuadTree: Sendable, Equatable {
 
     public init(nodes: [Node], left: Int, top: Int) { (self.nodes, self.left, self.top) = (nodes, left, top) }
 
+    /// A square's hash, by its level and children, for the tables that make each square
+    /// once (the reader's, HashLife's).
+    @inlinable
+    package static func hash(level: Int, children: SIMD4<UInt32>) -> Int {
+        var h = UInt64(level) &+ 0x9E37_79B9_7F4A_7C15
+        for i in 0..<4 { h = (h ^ UInt64(children[i])) &* 0xFF51_AFD7_ED55_8CCD }
+        return Int(truncatingIfNeeded: h ^ h >> 29)
+    }
+
     /// The highest state a cell holds.
     public var highestState: Int {
         Int(nodes.lazy.filter { $0.level == 1 }.map { $0.children.max() }.max() ?? 0)
