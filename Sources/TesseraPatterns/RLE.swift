@@ -35,9 +35,10 @@ public enum RLE {
         var width = 0, height = 0
         /// Whether the declared box is larger than `largestWhole` (`largestWholeOnPlane`).
         var isSparse = false
-        /// Whether the cells, of more than two states under a rule tree on the unbounded
-        /// plane, are read into a quadtree (`StateTreeRows`) as a macrocell's are: past
-        /// `largestWholeOnPlane` cells, HashLife steps them as they are.
+        /// Whether the cells, of more than two states on the unbounded plane, are read
+        /// into a quadtree (`StateTreeRows`) as a macrocell's are, past
+        /// `largestWholeOnPlane` cells: HashLife steps them as they are, or tiles take
+        /// them where they lie.
         var isTree = false
         var rule: Rule?, board: BoardShape?
         var position: (x: Int, y: Int)?
@@ -130,12 +131,12 @@ public enum RLE {
                                    fix: "declare the pattern's real size")
             }
             let (cells, overflow) = width.multipliedReportingOverflow(by: height)
-            // Cells of more states are read whole, as their engine steps them (WholeBoard):
-            // a bit a cell, and the bit planes of their states; or, under a rule tree on
-            // the unbounded plane, as squares.
+            // Cells of more states are read whole, a bit a cell and the bit planes of
+            // their states, as a bounded grid's engine steps them (WholeBoard); or, on the
+            // unbounded plane, as squares.
             let states = rule?.states ?? 2
             isSparse = states <= 2 && Self.holdsInBlocks(width: width, height: height, board: board, states: states)
-            isTree = states > 2 && rule?.tree != nil && board == nil && (overflow || cells > Self.largestWholeOnPlane)
+            isTree = states > 2 && board == nil && (overflow || cells > Self.largestWholeOnPlane)
             if states > 2, !isTree, overflow || cells > StateGrid.mostCells {
                 throw TesseraError("RLE header declares a \(width)x\(height) pattern of \(states) states, past the \(StateGrid.mostCells) cells of more than two states Tessera holds",
                                    fix: "crop the pattern in Golly first")

@@ -111,9 +111,11 @@ package struct RunSetup: Sendable {
         let unboundedByDefault = pattern != nil && board == nil && choices.size == nil
         let topology = choices.topology ?? board?.topology ?? (unboundedByDefault ? .infinite : .torus)
         let rule = choices.rule?.rule ?? pattern?.rule ?? .life
-        // A macrocell's squares run as they are by HashLife over a rule tree's states on the
-        // unbounded plane (`WholeBoard.ruleTree`); anywhere else, as cells.
-        if pattern?.stateTree != nil, topology != .infinite || board?.edges != nil || rule.tree == nil || choices.soup != nil {
+        // Squares of states (a macrocell's, a wide RLE's) run as they are by HashLife over a
+        // rule tree's states on the unbounded plane (`WholeBoard.ruleTree`), or fill the
+        // tiles of Generations and Larger than Life there (`StackedPlane`); anywhere
+        // else, as cells.
+        if pattern?.stateTree != nil, topology != .infinite || board?.edges != nil || choices.soup != nil || !Self.takesSquares(rule) {
             pattern = try pattern?.withStatesMade()
         }
         let shape: BoardShape
@@ -177,6 +179,13 @@ package struct RunSetup: Sendable {
         self.init(name: choices.pattern?.name ?? "soup", shape: shape, rule: rule,
                   tiling: tiling, halo: halo, generation: pattern?.generation ?? 0, pattern: placed, soup: soup)
         chosenHalo = choices.halo
+    }
+
+    /// Whether `rule`'s engine on the unbounded plane takes a pattern's squares of states
+    /// as they are, never as a grid of their box.
+    static func takesSquares(_ rule: Rule) -> Bool {
+        rule.tree != nil || rule.generations != nil
+            || rule.largerThanLife.map { $0.states > 2 && $0.range <= StackedPlane.mostReach } ?? false
     }
 
     /// Whether `pattern`'s grid and `area` lie near enough together for one grid of both

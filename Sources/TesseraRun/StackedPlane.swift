@@ -83,6 +83,37 @@ struct StackedPlane {
         }
     }
 
+    /// The cells of a quadtree of states (`Pattern.stateTree`), each in its state,
+    /// written over these: tile by tile as its squares lie, never a grid of its box.
+    mutating func place(_ squares: StateQuadTree) {
+        guard let root = squares.nodes.last else { return }
+        var last: (key: TileKey, slot: Int)?
+        func visit(_ number: UInt32, _ level: Int, _ x: Int, _ y: Int) {
+            let node = squares.nodes[Int(number) - 1]
+            guard level > 1 else {
+                for i in 0..<4 where node.children[i] != 0 { set(x + (i & 1), y + (i >> 1), Int(node.children[i])) }
+                return
+            }
+            let half = 1 << (level - 1)
+            for i in 0..<4 where node.children[i] != 0 {
+                visit(node.children[i], level - 1, x + (i & 1) * half, y + (i >> 1) * half)
+            }
+        }
+        func set(_ x: Int, _ y: Int, _ state: Int) {
+            let key = TileKey(cellX: x, y: y)
+            if last?.key != key {
+                if slots[key] == nil { add(key, [UInt64](repeating: 0, count: planes * Self.side)[...]) }
+                last = (key, slots[key]!)
+            }
+            let (row, bit) = (y - key.y * Self.side, UInt64(1) << UInt64(x - key.x * Self.side))
+            for p in 0..<planes {
+                let at = (last!.slot * planes + p) * Self.side + row
+                words[at] = state >> p & 1 != 0 ? words[at] | bit : words[at] & ~bit
+            }
+        }
+        visit(UInt32(squares.nodes.count), root.level, squares.left, squares.top)
+    }
+
     private mutating func add(_ key: TileKey, _ tile: ArraySlice<UInt64>) {
         slots[key] = keys.count
         keys.append(key)

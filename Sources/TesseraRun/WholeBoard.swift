@@ -153,9 +153,16 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             if let states, let pattern = setup.pattern, !pattern.hasParts {
                 plane.place(states.bitPlanes, origin: pattern.topLeft(on: setup.shape.topology))
             }
+            if let squares = setup.pattern?.stateTree {
+                let highest = squares.highestState
+                guard highest < engine.states else { throw Self.pastStates(highest, of: setup.rule) }
+                plane.place(squares)
+            }
             self.plane = plane
             return
         }
+        // Squares are kept only where the tiles or HashLife take them (`RunSetup`).
+        precondition(setup.pattern?.stateTree == nil || life != nil, "a pattern's squares on a board that holds cells")
         if setup.isUnbounded {
             board = nil
             edges = setup.shape.edges
@@ -619,13 +626,6 @@ extension WholeBoard where Cells == StateGrid {
                               states: try setup.pattern?.states.map { try fitted($0, to: rule) }, life: life)
     }
 
-    /// A pattern read under one rule and run under another (`--rule`) holding a state
-    /// this one has not.
-    private static func pastStates(_ state: Int, of rule: Rule) -> TesseraError {
-        TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
-                     fix: "run it under its own rule, or one with more states")
-    }
-
     /// A pattern's states as the run's rule holds them: a file read under one rule and
     /// run under another (`--rule`) may hold states this one has not, which is refused.
     static func fitted(_ states: StateGrid, to rule: Rule) throws -> StateGrid {
@@ -640,6 +640,13 @@ extension WholeBoard where Cells == StateGrid {
 }
 
 extension WholeBoard {
+    /// A pattern read under one rule and run under another (`--rule`) holding a state
+    /// this one has not.
+    static func pastStates(_ state: Int, of rule: Rule) -> TesseraError {
+        TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
+                     fix: "run it under its own rule, or one with more states")
+    }
+
     /// Refuses B0 on the unbounded plane, as Golly does.
     static func checkRuns(_ ltl: LargerThanLife, _ setup: RunSetup) throws {
         if setup.isUnbounded, ltl.bornFromNothing {

@@ -168,6 +168,29 @@ extension RuleFamilyTests {
         #expect(try nodes(ourTree).count > 10 && nodes(ourTree) == nodes(gollyTree), "\(file)")
     }
 
+    /// Two of Golly's Sawfish a billion cells apart in one RLE, past the cells of states
+    /// a grid holds: read as squares (`StateTreeRows`) into the tiles where they lie, in
+    /// a few MB, and after 500 generations bgolly's macrocell node for node (bgolly
+    /// writes no RLE that wide).
+    @Test func shipsABillionCellsApartInOneFileAreGollys() throws {
+        guard let bgolly = Harness.bgolly else { throw TesseraError("bgolly is not installed", fix: "apt-get install golly") }
+        let dir = try Harness.temporaryDirectory()
+        let rows = ["4.CA", "4.B3A", ".B3.C2A", "C7A", ".2ACA", "4.A", "3.C4A", "3.B.C2A", "4.B3A", "4.CA"]
+        // Each row's run of dead cells to the second copy's column, 1000000008 on.
+        let width = { (row: String) in row.matches(of: /(\d*)[A-C.]/).reduce(0) { $0 + (Int($1.1) ?? 1) } }
+        let body = rows.map { "\($0)\(1_000_000_008 - width($0)).\($0)" }.joined(separator: "$")
+        let input = dir.appendingPathComponent("two-sawfish.rle")
+        try "x = 1000000016, y = 10, rule = 3458/37/4\n\(body)!\n".write(to: input, atomically: true, encoding: .utf8)
+        let (ours, golly) = (dir.appendingPathComponent("ours.mc"), dir.appendingPathComponent("golly.mc"))
+        let run = try Harness.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                  ["TESSERA_MEMORY_LIMIT_MB=64", Harness.tessera.path, "run", input.path, "--generations", "500",
+                                   "--output", ours.path])
+        #expect(run.status == 0 && run.stdout.contains("population 2632"), "\(run.stdout)\(run.stderr)")
+        #expect(try Harness.run(bgolly, ["-q", "-q", "-a", "Generations", "-m", "500", "-o", golly.path, input.path]).status == 0)
+        let nodes = { (url: URL) in try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.hasPrefix("[M2]") } }
+        #expect(try nodes(ours).count > 10 && nodes(ours) == nodes(golly))
+    }
+
     /// A Generations rule that grows without end on the unbounded plane stops, once its
     /// tiles would take more than the machine allows, in one line naming the tiles and
     /// the fix, exit 2, and no output file.

@@ -183,3 +183,18 @@ extension StackedPlaneTests {
         #expect(StackedPlane(planes: 3, reach: 1).squares().nodes.isEmpty)
     }
 }
+
+extension StackedPlaneTests {
+    /// A pattern's squares (`Pattern.stateTree`) fill the tiles their cells lie in, each
+    /// cell in its state: the plane made from the grid of the same cells, tile for tile.
+    @Test func squaresPlacedFillTheTilesTheGridWould() throws {
+        let origin = (x: -200, y: -450)
+        let grid = Self.start(states: 5, width: 1000, height: 500, origin: origin, seed: 13)
+        let expected = StackedPlane(planes: grid.planes, origin: origin, reach: 1)
+        var placed = StackedPlane(planes: 3, reach: 1)
+        placed.place(Macrocell.squares(ofStates: grid, left: origin.x, top: origin.y))
+        let box = try #require(expected.bounds)
+        #expect(placed.tileCount == expected.tileCount && placed.population == expected.population && placed.bounds == box)
+        #expect(placed.planes(in: box) == expected.planes(in: box))
+    }
+}
