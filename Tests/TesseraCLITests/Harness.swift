@@ -42,6 +42,20 @@ enum Harness {
         try run(tessera, arguments, in: directory)
     }
 
+    /// `generations`, or more where this machine runs `tessera run ARGUMENTS
+    /// --generations N` in under `seconds`: enough, at the speed that run showed, to last
+    /// half as long again. A test that interrupts a run mid-way (a worker killed, tiles
+    /// moved by measured load) needs it to last, and a fast machine ended the runs these
+    /// tests were sized for before the interruption came.
+    static func generations(_ generations: Int, lasting seconds: Double, _ arguments: [String]) throws -> Int {
+        let clock = ContinuousClock(), start = clock.now
+        let run = try tessera(arguments + ["--generations", "\(generations)"])
+        guard run.status == 0 else { throw TesseraError("a run to time failed: \(run.stderr)") }
+        let took = (clock.now - start) / .seconds(1)
+        guard took < seconds else { return generations }
+        return Int((Double(generations) * 1.5 * seconds / max(took, 0.01)).rounded(.up))
+    }
+
     /// A new directory for one test's files, removed when the test process exits: every
     /// run of the suite had left hundreds in /tmp. (Each stays directly in /tmp: ZeroMQ
     /// ipc:// paths inside must keep within the 107 bytes a socket's path may have.)

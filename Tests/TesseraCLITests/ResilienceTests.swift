@@ -15,7 +15,9 @@ import TesseraCore
         let dir = try Harness.temporaryDirectory()
         let input = dir.appendingPathComponent("acorn.rle")
         try "x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n".write(to: input, atomically: true, encoding: .utf8)
-        let golly = try Harness.golly(input, generations: 3000)
+        // Long enough that a worker steps for 1.2 s of its CPU before the end.
+        let generations = try Harness.generations(3000, lasting: 3.5, ["run", input.path, "--tiles", "4x2", "--workers", "3"])
+        let golly = try Harness.golly(input, generations: generations)
         var generator = SplitMix64(seed: 20261123)
         var survived = 0, fromMemory = 0
         for run in 0..<20 {
@@ -23,7 +25,7 @@ import TesseraCore
             let losses = workers == 3 && Bool.random(using: &generator) ? 2 : 1
             let store = dir.appendingPathComponent("ck-\(run)"), output = dir.appendingPathComponent("out-\(run).rle")
             let every = [250, 500, 1000].randomElement(using: &generator)!
-            let tessera = try RunningTessera(["run", input.path, "--generations", "3000", "--tiles", "4x2", "--workers", "\(workers)",
+            let tessera = try RunningTessera(["run", input.path, "--generations", "\(generations)", "--tiles", "4x2", "--workers", "\(workers)",
                                               "--checkpoint", store.path, "--checkpoint-every", "\(every)", "--max-restarts", "3",
                                               "--silence", "1", "--output", output.path, "--report"])
             var alive = try tessera.workerPids(workers)
@@ -63,8 +65,10 @@ import TesseraCore
     @Test(.timeLimit(.minutes(2)))
     func aLostWorkersTilesComeBackFromItsBuddy() throws {
         let dir = try Harness.temporaryDirectory()
-        // Some 9 s alone in a debug build: long enough to lose a worker after 4.
-        let board = ["--soup", "0.35", "--seed", "5", "--size", "1024x512", "--tiles", "4x2", "--generations", "10000"]
+        // Long enough to lose a worker after 4 s.
+        let soup = ["--soup", "0.35", "--seed", "5", "--size", "1024x512", "--tiles", "4x2"]
+        let generations = try Harness.generations(10000, lasting: 8, ["run"] + soup + ["--workers", "3"])
+        let board = soup + ["--generations", "\(generations)"]
         let (undisturbed, output) = try Self.undisturbed(board, in: dir)
         let tessera = try RunningTessera(["run"] + board + ["--workers", "3", "--output", output.path, "--report"])
         // Past the first snapshot (taken once the workers have stepped for 2 s).
@@ -135,14 +139,15 @@ import TesseraCore
         let dir = try Harness.temporaryDirectory()
         let input = try Harness.soupPatch(density: "0.35", seed: 3, rule: "B3/S23:T1024,768", in: dir)
         let output = dir.appendingPathComponent("out.rle")
-        let tessera = try RunningTessera(["run", input.path, "--generations", "30000", "--workers", "3", "--output", output.path, "--report"])
+        let generations = try Harness.generations(30000, lasting: 4, ["run", input.path, "--workers", "3"])
+        let tessera = try RunningTessera(["run", input.path, "--generations", "\(generations)", "--workers", "3", "--output", output.path, "--report"])
         try Self.killTheBusiestWorker(of: tessera, count: 3, after: 1.5)
         #expect(tessera.wait(timeout: 90) == 0, "\(tessera.errorText)")
         // The run's generations, not those stepped again after the rollback.
-        #expect(tessera.outputText.contains("30000 generations on the unbounded plane") && tessera.outputText.contains("survived 1 lost worker"),
-                "\(tessera.outputText)")
+        #expect(tessera.outputText.contains("\(generations) generations on the unbounded plane")
+                    && tessera.outputText.contains("survived 1 lost worker"), "\(tessera.outputText)")
         #expect(tessera.outputText.contains("rolled back to 0 "), "\(tessera.outputText)")
-        #expect(try Harness.cells(ofPatternFile: output) == Harness.golly(input, generations: 30000))
+        #expect(try Harness.cells(ofPatternFile: output) == Harness.golly(input, generations: generations))
     }
 
     /// A run serving viewers loses a worker: the viewers' frames pause and go on, at

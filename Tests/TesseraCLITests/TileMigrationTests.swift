@@ -61,8 +61,10 @@ import TesseraPatterns
         // Workers from the first generation: a head start in this process could take most of
         // the run before the workers load, leaving the balancer too few rounds to measure.
         let onWorkers = ["--tiles", "4x4", "--halo", "8", "--no-head-start"]
-        let (balanced, report) = try run(half, generations: 300, onWorkers + ["--report"], in: dir)
-        let (pinned, plain) = try run(half, generations: 300, onWorkers + ["--no-balance"], in: dir)
+        // Stretches of a quarter second for the balancer to measure.
+        let generations = try Harness.generations(300, lasting: 2, ["run", half.path] + onWorkers + ["--no-balance"])
+        let (balanced, report) = try run(half, generations: generations, onWorkers + ["--report"], in: dir)
+        let (pinned, plain) = try run(half, generations: generations, onWorkers + ["--no-balance"], in: dir)
         #expect(balanced == pinned)
         #expect(!plain.contains("tile move"))
         let moves = report.split(separator: "\n").filter { $0.contains("moved") }
