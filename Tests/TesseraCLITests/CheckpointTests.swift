@@ -179,7 +179,10 @@ import TesseraPatterns
     @Test func checkpointsByWallTimeHoldGollysBoardsAtTheirGenerations() throws {
         let dir = try Harness.temporaryDirectory()
         let input = try acorn(in: dir), store = dir.appendingPathComponent("ck")
-        let run = try Harness.tessera(["run", input.path, "--generations", "3000", "--checkpoint", store.path,
+        // Long enough for a few stops 0.3 s apart.
+        let length = try Harness.generations(3000, lasting: 1, ["run", input.path, "--checkpoint", dir.appendingPathComponent("timing").path,
+                                                                 "--checkpoint-every", "0.3s"])
+        let run = try Harness.tessera(["run", input.path, "--generations", "\(length)", "--checkpoint", store.path,
                                        "--checkpoint-every", "0.3s"])
         #expect(run.status == 0, "\(run.stderr)")
         let newest = try #require(generations(in: store).last)

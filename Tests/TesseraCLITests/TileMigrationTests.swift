@@ -120,7 +120,9 @@ import TesseraPatterns
         let dir = try Harness.temporaryDirectory()
         let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
         let output = dir.appendingPathComponent("joined.rle")
-        let coordinator = try RunningTessera(["coordinator", acorn.path, "--workers", "2", "--tiles", "4x2", "--generations", "6000",
+        // Long enough for a worker that joins once the first have stepped 0.5 s.
+        let generations = try Harness.generations(6000, lasting: 3, ["run", acorn.path, "--workers", "2", "--tiles", "4x2", "--no-head-start"])
+        let coordinator = try RunningTessera(["coordinator", acorn.path, "--workers", "2", "--tiles", "4x2", "--generations", "\(generations)",
                                               "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"])
         let endpoint = try coordinator.workerEndpoint()
         let first = try (0..<2).map { _ in try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"]) }
@@ -132,7 +134,7 @@ import TesseraPatterns
         #expect(report.contains(", 3 workers,"), "\(report)")
         #expect(report.split(separator: "\n").contains { $0.contains("→2") }, "\(report)")
         for worker in first + [late] { #expect(worker.wait(timeout: 20) == 0) }
-        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 6000)))
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: generations)))
     }
 
     /// With a tile for every worker, one that joins could get none by moves: the board is
@@ -142,8 +144,10 @@ import TesseraPatterns
         let dir = try Harness.temporaryDirectory()
         let acorn = try write("x = 7, y = 3, rule = B3/S23:T512,256\nbo$3bo$2o2b3o!\n", "acorn.rle", in: dir)
         let output = dir.appendingPathComponent("recut.rle")
-        // One worker steps the 100000 generations in some 1 s, two (halos between them) in 10 s.
-        let coordinator = try RunningTessera(["coordinator", acorn.path, "--workers", "1", "--generations", "100000",
+        // One worker steps 100000 generations in some 1 s (and two, with halos between
+        // them, in 10 s): as many as one worker takes 1.5 s over, for a joiner.
+        let generations = try Harness.generations(100_000, lasting: 1.5, ["run", acorn.path, "--workers", "1", "--no-head-start"])
+        let coordinator = try RunningTessera(["coordinator", acorn.path, "--workers", "1", "--generations", "\(generations)",
                                               "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"])
         let endpoint = try coordinator.workerEndpoint()
         let first = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
@@ -155,7 +159,7 @@ import TesseraPatterns
         #expect(report.contains(", 2 workers, tiles 1x1, cut again into 2x1"), "\(report)")
         #expect(report.contains("tiles (1,0)"), "the joiner holds a tile: \(report)")
         for worker in [first, late] { #expect(worker.wait(timeout: 20) == 0) }
-        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: 100000)))
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(acorn, generations: generations)))
     }
 
     /// On the unbounded plane the workers hold shards of a sparse map: one that joins
@@ -167,8 +171,9 @@ import TesseraPatterns
         let dir = try Harness.temporaryDirectory()
         let patch = try Harness.soupPatch(density: "0.35", seed: 11, rule: "B3/S23:T1024,768", in: dir)
         let output = dir.appendingPathComponent("patch-out.rle")
-        // One worker steps the 150000 generations in some 3.5 s, two in 7 s: time for a joiner.
-        let coordinator = try RunningTessera(["coordinator", patch.path, "--workers", "1", "--generations", "150000",
+        // One worker steps 150000 generations in some 3.5 s, two in 7 s: time for a joiner.
+        let generations = try Harness.generations(150_000, lasting: 3, ["run", patch.path, "--workers", "1", "--no-head-start"])
+        let coordinator = try RunningTessera(["coordinator", patch.path, "--workers", "1", "--generations", "\(generations)",
                                               "--listen", "tcp://127.0.0.1:*", "--output", output.path, "--report"])
         let endpoint = try coordinator.workerEndpoint()
         let first = try RunningTessera(["worker", "--coordinator", endpoint, "--advertise", "127.0.0.1"])
@@ -182,6 +187,6 @@ import TesseraPatterns
         // The joiner (worker 1) holds tiles of its own.
         #expect(report.split(separator: "\n").contains { $0.contains("worker 1 (") && !$0.contains("a shard of 0 tiles") }, "\(report)")
         for worker in [first, late] { #expect(worker.wait(timeout: 20) == 0) }
-        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(patch, generations: 150000)))
+        #expect(try Harness.cells(ofPatternFile: output) == (try Harness.golly(patch, generations: generations)))
     }
 }
