@@ -344,9 +344,9 @@ struct StackedPlane {
     /// Calls `body` with the column, row and state of each cell of Golly's rectangle
     /// `area` in a state but 0, tile by tile: what a frame reads, never more than the
     /// cells under it.
-    func forEachCell(in area: CellBounds, _ body: (Int, Int, Int) -> Void) {
+    func forEachCell(in area: CellBounds, skipping skipped: (TileKey) -> Bool = { _ in false }, _ body: (Int, Int, Int) -> Void) {
         let side = Self.side
-        for (slot, key) in keys.enumerated() {
+        for (slot, key) in keys.enumerated() where !skipped(key) {
             let (left, top) = (key.x * side, key.y * side)
             let (x0, x1) = (max(left, area.left), min(left + side, area.right))
             let (y0, y1) = (max(top, area.top), min(top + side, area.bottom))
@@ -361,6 +361,37 @@ struct StackedPlane {
                 }
             }
         }
+    }
+
+    /// Calls `body` with the column and row of each dot of `view` (Golly's coordinates)
+    /// over a cell in a state but 0, and a state under it; the lowest of the states a
+    /// dot is called with is the lowest under it. A tile that lies under one dot is read
+    /// only until a cell in state 1: zoomed out, a frame costs the tiles in view, not
+    /// their cells.
+    func forEachDot(in view: Viewport, _ body: (Int, Int, Int) -> Void) {
+        let (side, z) = (Self.side, view.cellsPerDot)
+        let area = CellBounds(left: view.x, top: view.y, width: view.width * z, height: view.height * z)
+        for (slot, key) in keys.enumerated() {
+            let (left, top) = (key.x * side - view.x, key.y * side - view.y)
+            let (column, row) = (floorDiv(left, z), floorDiv(top, z))
+            guard column == floorDiv(left + side - 1, z), row == floorDiv(top + side - 1, z),
+                  (0..<view.width).contains(column), (0..<view.height).contains(row) else { continue }
+            var lowest = Int.max
+            rows: for y in 0..<side {
+                var occupied = occupied(slot: slot, row: y)
+                while occupied != 0 {
+                    lowest = min(lowest, state(slot: slot, row: y, bit: occupied.trailingZeroBitCount))
+                    if lowest == 1 { break rows }
+                    occupied &= occupied - 1
+                }
+            }
+            body(column, row, lowest)
+        }
+        // Tiles across dots, cell by cell.
+        forEachCell(in: area, skipping: { key in
+            let (left, top) = (key.x * side - view.x, key.y * side - view.y)
+            return floorDiv(left, z) == floorDiv(left + side - 1, z) && floorDiv(top, z) == floorDiv(top + side - 1, z)
+        }) { x, y, state in body((x - view.x) / z, (y - view.y) / z, state) }
     }
 
     /// The cells as a macrocell's squares, read tile by tile, never as a grid of their

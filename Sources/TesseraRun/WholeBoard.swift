@@ -386,8 +386,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         if life != nil { return life!.dots(in: viewport) }
         if let plane {
             var dots = BitGrid(width: viewport.width, height: viewport.height)
-            let z = viewport.cellsPerDot
-            plane.forEachCell(in: Self.cells(under: viewport)) { x, y, _ in dots[(x - viewport.x) / z, (y - viewport.y) / z] = true }
+            plane.forEachDot(in: viewport) { column, row, _ in dots[column, row] = true }
             return dots
         }
         let corner = corner(of: viewport)
@@ -401,9 +400,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         if let plane {
             // Each dot the lowest state but 0 under it, as `StateGrid.stateDots`.
             var dots = [UInt8](repeating: 0, count: viewport.width * viewport.height)
-            let z = viewport.cellsPerDot
-            plane.forEachCell(in: Self.cells(under: viewport)) { x, y, state in
-                let at = (y - viewport.y) / z * viewport.width + (x - viewport.x) / z
+            plane.forEachDot(in: viewport) { column, row, state in
+                let at = row * viewport.width + column
                 if dots[at] == 0 || Int(dots[at]) > state { dots[at] = UInt8(clamping: state) }
             }
             return (dots, engine.states)
@@ -415,12 +413,6 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     /// Where `viewport` starts in `cells`: its coordinates are a bounded grid's own, or Golly's.
     private func corner(of viewport: Viewport) -> (x: Int, y: Int) {
         board == nil ? (viewport.x - origin.x, viewport.y - origin.y) : (viewport.x, viewport.y)
-    }
-
-    /// The cells under a viewport's dots, in its coordinates.
-    private static func cells(under viewport: Viewport) -> CellBounds {
-        CellBounds(left: viewport.x, top: viewport.y, width: viewport.width * viewport.cellsPerDot,
-                   height: viewport.height * viewport.cellsPerDot)
     }
 
     /// The sparse plane's cells as a window of their box, and Golly's coordinates of its

@@ -198,3 +198,26 @@ extension StackedPlaneTests {
         #expect(placed.planes(in: box) == expected.planes(in: box))
     }
 }
+
+extension StackedPlaneTests {
+    /// A frame's dots from the tiles (`forEachDot`: a tile under one dot by its lowest
+    /// state, read until a cell in state 1; others cell by cell) are the grid's, each the
+    /// lowest state under it, at every zoom, from views that cut through tiles.
+    @Test(arguments: [1, 3, 64, 100, 256])
+    func dotsFromTilesAreTheGridsDots(cellsPerDot: Int) {
+        let origin = (x: -200, y: -450)
+        let grid = Self.start(states: 5, width: 1000, height: 500, origin: origin, seed: 14)
+        let plane = StackedPlane(planes: grid.planes, origin: origin, reach: 1)
+        for (x, y) in [(-30, -20), (-95, -145), (705, -375)] {
+            let view = Viewport(x: x, y: y, cellsPerDot: cellsPerDot, width: 40, height: 25)
+            var dots = [UInt8](repeating: 0, count: view.width * view.height)
+            plane.forEachDot(in: view) { column, row, state in
+                let at = row * view.width + column
+                if dots[at] == 0 || Int(dots[at]) > state { dots[at] = UInt8(state) }
+            }
+            let expected = grid.stateDots(in: view, left: view.x - origin.x, top: view.y - origin.y)
+            #expect(dots == expected, "view at (\(x), \(y))")
+            #expect(dots.contains { $0 > 1 } || cellsPerDot > 3)
+        }
+    }
+}

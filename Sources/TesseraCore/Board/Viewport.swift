@@ -85,5 +85,5 @@ public struct Viewport: Hashable, Sendable {
     public func cells(underRow dot: Int) -> Range<Int> { (y + dot * cellsPerDot)..<(y + (dot + 1) * cellsPerDot) }
 }
 
-func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
-func ceilDiv(_ a: Int, _ b: Int) -> Int { -floorDiv(-a, b) }
+package func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+package func ceilDiv(_ a: Int, _ b: Int) -> Int { -floorDiv(-a, b) }
