@@ -1,3 +1,4 @@
+import CTesseraKernel
 import TesseraCore
 
 /// HashLife over the states of a rule tree (a Golly rule file, JvN29, Nobili32) on the
@@ -116,6 +117,29 @@ package struct StateHashLife {
         }
     }
 
+    /// Starts loading what making these squares of `level` reads (each one's slot, then
+    /// the square that slot holds, where most makes end): a square's sub-squares are made
+    /// independently, and their misses then overlap rather than follow one another, as
+    /// in the two-state store (`NodeStore.prefetch`).
+    @inline(__always) private func prefetch(_ level: Int, _ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>, _ c: SIMD4<UInt32>, _ d: SIMD4<UInt32>,
+                                            _ e: SIMD4<UInt32>? = nil) {
+        slots.withUnsafeBufferPointer { slots in
+            quadrants.withUnsafeBufferPointer { stored in
+                let mask = slots.count - 1
+                @inline(__always) func slot(_ square: SIMD4<UInt32>) -> Int { StateQuadTree.hash(level: level, children: square) & mask }
+                @inline(__always) func head(_ slot: Int) {
+                    if slots[slot] != Self.none { tessera_prefetch(stored.baseAddress! + Int(slots[slot])) }
+                }
+                let (sa, sb, sc, sd, se) = (slot(a), slot(b), slot(c), slot(d), e.map(slot))
+                tessera_prefetch(slots.baseAddress! + sa); tessera_prefetch(slots.baseAddress! + sb)
+                tessera_prefetch(slots.baseAddress! + sc); tessera_prefetch(slots.baseAddress! + sd)
+                if let se { tessera_prefetch(slots.baseAddress! + se) }
+                head(sa); head(sb); head(sc); head(sd)
+                if let se { head(se) }
+            }
+        }
+    }
+
     mutating func empty(_ level: Int) -> UInt32 {
         while empties.count <= level {
             let below = empties.count - 1
@@ -190,11 +214,11 @@ package struct StateHashLife {
             let l = level - 1
             // The nine overlapping squares of level `level` - 1.
             let n00 = q[0], n02 = q[1], n20 = q[2], n22 = q[3]
-            let n01 = make(l, SIMD4(nw[1], ne[0], nw[3], ne[2]))
-            let n10 = make(l, SIMD4(nw[2], nw[3], sw[0], sw[1]))
-            let n11 = make(l, SIMD4(nw[3], ne[2], sw[1], se[0]))
-            let n12 = make(l, SIMD4(ne[2], ne[3], se[0], se[1]))
-            let n21 = make(l, SIMD4(sw[1], se[0], sw[3], se[2]))
+            let k01 = SIMD4(nw[1], ne[0], nw[3], ne[2]), k10 = SIMD4(nw[2], nw[3], sw[0], sw[1])
+            let k11 = SIMD4(nw[3], ne[2], sw[1], se[0]), k12 = SIMD4(ne[2], ne[3], se[0], se[1])
+            let k21 = SIMD4(sw[1], se[0], sw[3], se[2])
+            prefetch(l, k01, k10, k11, k12, k21)
+            let (n01, n10, n11, n12, n21) = (make(l, k01), make(l, k10), make(l, k11), make(l, k12), make(l, k21))
             // At full speed each of the nine is stepped, and then the four they make;
             // slower, the nine give their centres and only the four are stepped. (In
             // fixed lanes, not arrays: two allocations a square were a tenth of a run.)
@@ -204,10 +228,14 @@ package struct StateHashLife {
             (r[0], r[1], r[2]) = (inner(n00), inner(n01), inner(n02))
             (r[3], r[4], r[5]) = (inner(n10), inner(n11), inner(n12))
             (r[6], r[7], r[8]) = (inner(n20), inner(n21), inner(n22))
-            let c00 = result(make(l, SIMD4(r[0], r[1], r[3], r[4])), l)
-            let c01 = result(make(l, SIMD4(r[1], r[2], r[4], r[5])), l)
-            let c10 = result(make(l, SIMD4(r[3], r[4], r[6], r[7])), l)
-            let c11 = result(make(l, SIMD4(r[4], r[5], r[7], r[8])), l)
+            let (ka, kb) = (SIMD4(r[0], r[1], r[3], r[4]), SIMD4(r[1], r[2], r[4], r[5]))
+            let (kc, kd) = (SIMD4(r[3], r[4], r[6], r[7]), SIMD4(r[4], r[5], r[7], r[8]))
+            prefetch(l, ka, kb, kc, kd)
+            let (a, b, c, d) = (make(l, ka), make(l, kb), make(l, kc), make(l, kd))
+            let c00 = result(a, l)
+            let c01 = result(b, l)
+            let c10 = result(c, l)
+            let c11 = result(d, l)
             made = make(l, SIMD4(c00, c01, c10, c11))
         }
         results[Int(square)] = made
