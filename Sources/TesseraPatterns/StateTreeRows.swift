@@ -2,7 +2,8 @@ import TesseraCore
 
 /// Cells of many states given row by row, top to bottom, made into a quadtree of squares
 /// (`StateQuadTree`), each distinct square once: what a reader holds of a large
-/// box under a rule tree on the unbounded plane, which HashLife then steps as it is.
+/// box of states on the unbounded plane, which a rule tree's HashLife steps as it is and
+/// Generations' and Larger than Life's tiles take where its cells lie.
 /// Nothing the size of the box is ever held: at each level, one row of squares waits
 /// for the row below it, as runs of equal squares, so that a wire a million cells long
 /// costs a few runs a level (NP-replicator declares 145411 x 170 cells, 24 MB as planes,
