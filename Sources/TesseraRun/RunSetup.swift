@@ -27,6 +27,13 @@ package struct RunSetup: Sendable {
     /// Whether tiles step a board of a family with an engine of its own (`onTiles()`),
     /// which this process otherwise steps whole.
     package private(set) var familyOnTiles = false
+    /// HashLife's step over a rule tree's states (`--step`, as bgolly's `-i`), where the
+    /// run is HashLife's throughout; nil: steps growing from 16 generations.
+    package var stateHashLifeStep: UInt64?
+
+    /// Whether HashLife over a rule tree's states may run this: a rule file's or a JvN
+    /// rule on Golly's unbounded plane (`WholeBoard.ruleTree`).
+    package var runsStateHashLife: Bool { rule.tree != nil && isUnbounded && shape.edges == nil }
 
     package init(name: String, shape: BoardShape, rule: Rule, tiling: Tiling, halo: Int, generation: UInt64,
                  pattern: Pattern?, soup: Soup?) {

@@ -110,6 +110,10 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         let step: @Sendable (Cells, inout Cells, Bool) throws -> Void
         /// Many generations of the unbounded plane at once, where the family has a HashLife.
         var leap: Leap?
+        /// HashLife's step, 2^fixedStep generations (`--step`): HashLife from the first
+        /// generation to the last, as bgolly's `-i`; nil: steps growing from 16, after
+        /// the window's first, for as long as HashLife keeps ahead.
+        var fixedStep: Int?
         /// Writes the cells, whose top-left is at Golly's (x, y), of a bounded grid or not.
         let write: @Sendable (BoardOutput, Cells, (x: Int, y: Int), _ bounded: Bool, UInt64) async throws -> Void
     }
@@ -186,6 +190,13 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
     func advance(_ generations: UInt64) async throws {
         if life != nil { return try stepSquares(generations) }
         if plane != nil { return try stepPlane(generations) }
+        if let leap = engine.leap, engine.fixedStep != nil, board == nil, edges == nil {
+            // HashLife throughout: the window only as it was read.
+            if cells.width > 0 {
+                (cells, origin, life) = try { let leapt = try leap(cells, origin, 0, .infinity); return (leapt.cells, leapt.origin, leapt.life) }()
+            }
+            if life != nil { return try stepSquares(generations) }
+        }
         guard let leap = engine.leap, board == nil, edges == nil, generations >= Self.leastLeap else {
             return try stepWindow(generations)
         }
@@ -207,23 +218,30 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
 
     /// Steps `life` by HashLife, in `hashLifeSteps`.
     private func stepSquares(_ generations: UInt64) throws {
-        generation += try Self.hashLifeSteps(generations) { life!.step(exponent: $0) }
+        generation += try Self.hashLifeSteps(generations, fixed: engine.fixedStep, growing: false) { life!.step(exponent: $0) }
     }
 
     /// Takes `generations` in HashLife's steps, each `step(exponent)` 2^exponent
-    /// generations: 16 generations doubling, as the count left allows, and its binary
-    /// digits at the end; stops early where `goesOn`, asked after each step with the
-    /// generations done, says no. The generations done.
-    static func hashLifeSteps(_ generations: UInt64, step: (Int) throws -> Void,
+    /// generations: an eighth of the run (at least 16), or where `growing` 16 doubling up
+    /// to that (a HashLife that may be behind learns it in its first steps), or
+    /// `fixed`'s throughout (`--step`); as the count left allows, and its binary digits
+    /// at the end. Stops early where `goesOn`, asked after each step with the generations
+    /// done, says no. The generations done. A new step size forgets every result
+    /// HashLife remembers, so the sizes change as seldom as that allows: doubling to the
+    /// end changed them ten times in 1000 generations, and a machine's static parts were
+    /// worked out again each time (Goucher's Codd replicator 0.19 s of user time against
+    /// 0.08 in steps of 64; steps of 8, 0.05, left JvN-loop-replicator 4.7 s against 1.0).
+    static func hashLifeSteps(_ generations: UInt64, fixed: Int? = nil, growing: Bool = true, step: (Int) throws -> Void,
                               goesOn: (UInt64) -> Bool = { _ in true }) throws -> UInt64 {
-        var done: UInt64 = 0, exponent = 4
+        let most = fixed ?? max(4, Int.bitWidth - 1 - max(1, generations / 8).leadingZeroBitCount)
+        var done: UInt64 = 0, exponent = fixed ?? (growing ? 4 : most)
         while done < generations {
             try Task.checkCancellation()
             let next = min(exponent, Int.bitWidth - 1 - (generations - done).leadingZeroBitCount)
             try step(next)
             done += 1 << UInt64(next)
             if !goesOn(done) { break }
-            if next == exponent { exponent += 1 }
+            if next == exponent, exponent < most { exponent += 1 }
         }
         return done
     }
@@ -565,7 +583,8 @@ extension WholeBoard where Cells == StateGrid {
             guard highest < tree.states else { throw pastStates(highest, of: setup.rule) }
             return StateHashLife(tree: tree, squares: squares)
         }
-        return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true, leap: leap, life: life) {
+        return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true, leap: leap, life: life,
+                          fixedStep: setup.stateHashLifeStep.map { $0.trailingZeroBitCount }) {
             try $0.step(tree, into: &$1, wraps: $2, onEveryCore: true)
         }
     }
@@ -601,7 +620,7 @@ extension WholeBoard where Cells == StateGrid {
     }
 
     private static func states(_ setup: RunSetup, reach: Int, changesAlone: Bool, tracksChanges: Bool = false,
-                               leap: Leap? = nil, life: StateHashLife? = nil,
+                               leap: Leap? = nil, life: StateHashLife? = nil, fixedStep: Int? = nil,
                                step: @escaping @Sendable (StateGrid, inout StateGrid, Bool) throws -> Void) throws -> WholeBoard<StateGrid> {
         let rule = setup.rule
         var engine = Engine(reach: reach, states: rule.states, changesAlone: changesAlone, step: step,
@@ -612,8 +631,7 @@ extension WholeBoard where Cells == StateGrid {
             }
             try output.write(states: cells, left: origin.x, top: origin.y, rule: rule, generation: generation)
         })
-        engine.tracksChanges = tracksChanges
-        engine.leap = leap
+        (engine.tracksChanges, engine.leap, engine.fixedStep) = (tracksChanges, leap, fixedStep)
         return try WholeBoard(setup, engine: engine, start: { StateGrid(ones: $0, states: rule.states) },
                               states: try setup.pattern?.states.map { try fitted($0, to: rule) }, life: life)
     }

@@ -61,6 +61,27 @@ import TesseraPatterns
         #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs))
     }
 
+    /// `--step` over a rule tree's states, as bgolly's `-i`: HashLife throughout in
+    /// steps of that size, Golly's cells and states (Codd's decoder, 300 generations);
+    /// where no HashLife runs (Generations, a bounded grid, workers), one line.
+    @Test func aChosenStepRunsARuleFileAndIsRefusedWhereNoHashLifeRuns() throws {
+        let dir = try Harness.temporaryDirectory()
+        let input = dir.appendingPathComponent("decoder.rle.gz")
+        try FileManager.default.copyItem(atPath: "\(Self.patterns)/Self-Rep/Codd/decoder-4bit-demo.rle.gz", toPath: input.path)
+        for step in ["1", "8", "64"] {
+            let (ours, theirs) = try Harness.runBoth(input, generations: 300, bgolly: Self.rules, in: dir, context: "--step \(step)",
+                                                     flags: ["--step", step])
+            #expect(try Harness.statesShape(of: ours) == Harness.statesShape(of: theirs), "--step \(step)")
+        }
+        let sawfish = dir.appendingPathComponent("sawfish.rle")
+        try FileManager.default.copyItem(atPath: "\(Self.patterns)/Generations/Sawfish.rle", toPath: sawfish.path)
+        for arguments in [[sawfish.path], ["--soup", "0.3", "--size", "256"], ["--soup", "0.3", "--size", "256", "--topology", "infinite", "--workers", "2"]] {
+            let run = try Harness.tessera(["run"] + arguments + ["--generations", "10", "--step", "8"])
+            #expect(run.status == 2 && run.stderr.contains("has no HashLife") && run.stderr.split(separator: "\n").count == 1,
+                    "\(arguments): \(run.stderr)")
+        }
+    }
+
     /// Two-state and Generations rules on each of Golly's other grids: a soup laid on
     /// the grid, 100 generations, bgolly's cells (QuickLife and Generations; their RLE
     /// keeps no position, so grids are compared by the cells' shape).

@@ -407,3 +407,48 @@ import TesseraWire
         #expect(written.hasPrefix("#CXRLE Pos=-70000,-100\n"))
     }
 }
+
+/// HashLife's steps over a rule tree's states (`WholeBoard.hashLifeSteps`): a step size
+/// changed forgets every result, so the sizes change seldom.
+@Suite struct StateHashLifeStepsTests {
+    static func steps(_ generations: UInt64, fixed: Int? = nil, growing: Bool = true) throws -> [Int] {
+        var taken: [Int] = []
+        let done = try WholeBoard<StateGrid>.hashLifeSteps(generations, fixed: fixed, growing: growing) { taken.append($0) }
+        #expect(done == generations && taken.reduce(UInt64(0)) { $0 + (1 << UInt64($1)) } == generations)
+        return taken
+    }
+
+    /// An eighth of the run at the top (at least 16 generations), whole steps of it, then
+    /// the rest by its binary digits, largest first: a size is never taken up again once
+    /// left. Growing, from 16 doubling to that top.
+    @Test(arguments: [1, 15, 100, 1000, 1023, 4096, 100_000, 1 << 40] as [UInt64])
+    func stepsChangeSizeSeldom(generations: UInt64) throws {
+        for growing in [false, true] {
+            let taken = try Self.steps(generations, growing: growing)
+            let top = max(4, 63 - (max(1, generations / 8)).leadingZeroBitCount)
+            #expect(taken.max()! <= top, "\(taken)")
+            if generations >= 1 << top { #expect(taken.max() == top, "\(taken)") }
+            // Up to the top's steps by one size at a time (growing) or at once; after them,
+            // each size smaller than the one before.
+            let end = taken.lastIndex(of: taken.max()!)! + 1
+            let (rising, tail) = (taken[..<end], taken[end...])
+            #expect(zip(rising, rising.dropFirst()).allSatisfy { $1 == $0 || $1 == $0 + 1 }, "\(taken)")
+            #expect(zip(tail, tail.dropFirst()).allSatisfy { $1 < $0 } && tail.allSatisfy { $0 < taken.max()! }, "\(taken)")
+            if growing, generations >= 16 { #expect(taken.first == 4, "\(taken)") }
+            if !growing { #expect(Set(rising).count == 1, "\(taken)") }
+        }
+        // 1000 generations: 15 steps of 64, then 32 and 8; growing, 16 and 32 first.
+        #expect(try Self.steps(1000, growing: false) == Array(repeating: 6, count: 15) + [5, 3])
+        #expect(try Self.steps(1000) == [4, 5] + Array(repeating: 6, count: 14) + [5, 4, 3])
+    }
+
+    /// `--step 2^k`: whole steps of that size, then the rest by its binary digits; a step
+    /// that `goesOn` refuses is the last.
+    @Test func aChosenStepIsKeptAndAStopEndsTheSteps() throws {
+        #expect(try Self.steps(1000, fixed: 3) == Array(repeating: 3, count: 125))
+        #expect(try Self.steps(21, fixed: 3) == [3, 3, 2, 0])
+        var taken: [Int] = []
+        let done = try WholeBoard<StateGrid>.hashLifeSteps(1000, step: { taken.append($0) }, goesOn: { $0 < 40 })
+        #expect(done == 48 && taken == [4, 5])
+    }
+}

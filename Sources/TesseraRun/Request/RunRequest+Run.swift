@@ -59,10 +59,19 @@ extension RunRequest {
     /// The run's board, length and output made ready, and whether HashLife starts it.
     private func pendingRun() throws -> PendingRun {
         let usable = workers ?? CPUAffinity.usableCount
-        let (setup, generations, origin) = try start(defaultTiles: max(1, usable))
+        var (setup, generations, origin) = try start(defaultTiles: max(1, usable))
         let output = try boardOutput(for: setup)
-        return PendingRun(setup: setup, generations: generations, output: output, workers: usable,
-                          hashLife: try hashLifeStart(for: setup), origin: origin)
+        let hashLife = try hashLifeStart(for: setup)
+        // A step no HashLife takes would be ignored: HashLife over a rule tree's states takes
+        // it where HashLife proper does not run.
+        if let step, hashLife == nil {
+            guard setup.runsStateHashLife else {
+                throw TesseraError("--step sets HashLife's step, and this run of \(setup.rule) on \(setup.isUnbounded ? "the unbounded plane" : "a \(setup.shape)") has no HashLife",
+                                   fix: "leave out --step (HashLife runs two-state rules and rule files on Golly's unbounded plane, for their result)")
+            }
+            setup.stateHashLifeStep = step
+        }
+        return PendingRun(setup: setup, generations: generations, output: output, workers: usable, hashLife: hashLife, origin: origin)
     }
 
     /// The output file asked for, made ready to write `setup`'s board.
