@@ -22,7 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "HashLife's memory in MiB, as bgolly's -M (default: 256, as bgolly's): where it fills, HashLife drops the squares its pattern no longer reaches, and takes smaller steps where one needs more.")
     var memory: Int?
 
-    @Option(parsing: .unconditional, help: "HashLife's step in generations, a power of two, as bgolly's -i, and HashLife throughout (default: growing from 1 to a 256th of the run, and tiles where they are faster): a pattern whose results repeat at large scales can run faster in larger steps.")
+    @Option(parsing: .unconditional, help: "HashLife's step in generations, a power of two, as bgolly's -i, and HashLife throughout (default: growing from 1 to a 256th of the run, and tiles where they are faster; a rule file's, an eighth of the run): a pattern whose results repeat at large scales can run faster in larger steps.")
     var step: UInt64?
 
     @Flag(inversion: .prefixedNo,
