@@ -380,16 +380,17 @@ import Testing
         }
     }
 
-    /// A board large enough to be stepped in bands on every core (`RowBands`) gives the
-    /// states, and the record of what changed, of stepping it on one thread, skipping
-    /// what did not change as it goes. (One core steps it in one band: the same call.)
-    @Test(arguments: [false, true])
-    func bandsOnEveryCoreGiveTheOneThreadStep(wraps: Bool) throws {
+    /// A board large enough to be stepped in bands on every core (`RowBands`; a rule
+    /// tree's from `leastTreeCells`, 150x130 here) gives the states, and the record of
+    /// what changed, of stepping it on one thread, skipping what did not change as it
+    /// goes. (One core steps it in one band: the same call.)
+    @Test(arguments: [false, true], [(600, 451), (150, 130)])
+    func bandsOnEveryCoreGiveTheOneThreadStep(wraps: Bool, size: (Int, Int)) throws {
         for tree in [try RuleTree(parsing: Self.signals), try RuleTree(twoState: .life)] {
             var generator = SplitMix64(seed: 13)
-            let (width, height) = (600, 451)
+            let (width, height) = size
             var banded = StateGrid.soup(width: width, height: height, states: tree.states, using: &generator)
-            for y in 0..<height { for x in 0..<200 { banded[x, y] = 0 } }
+            for y in 0..<height { for x in 0..<width / 3 { banded[x, y] = 0 } }
             var alone = banded
             var (bandedNext, aloneNext) = (StateGrid(width: width, height: height, states: tree.states),
                                            StateGrid(width: width, height: height, states: tree.states))

@@ -232,6 +232,9 @@ public struct StateGrid: Hashable, Sendable {
         precondition(planes.count <= 8, "a rule tree's states fit a byte")
         var changed = BitGrid(width: width, height: height)
         let holdsBefore = madeFrom != 0 && next.madeAs == madeFrom
+        // The step looks up only the words near a change: bands only where those are
+        // many (a quiet circuit's step costs less than waking the helpers).
+        let busy = (changes.map { $0.words.reduce(0) { $0 + ($1 != 0 ? 64 : 0) } } ?? width * height) >= RowBands.leastTreeCells
         let stepped = stepPlanes(into: &next, fillsEveryWord: true) { sources, targets in
             tree.nodes.withUnsafeBufferPointer { nodes in
                 changed.withUnsafeMutableWords { changed in
@@ -241,7 +244,8 @@ public struct StateGrid: Hashable, Sendable {
                     func step(_ changes: UnsafePointer<UInt64>?) -> Bool {
                         let memory = BandMemory(rule: nodes.baseAddress!, sources: sources, targets: targets, changes: changes,
                                                 changed: changed.baseAddress)
-                        return RowBands.step(rows: Int(height), width: Int(width), onEveryCore: onEveryCore) { rows in
+                        return RowBands.step(rows: Int(height), width: Int(width), onEveryCore: onEveryCore && busy,
+                                             least: RowBands.leastTreeCells) { rows in
                             tessera_tree_step(memory.rule, root, moore, memory.sources, memory.targets, bits, stride, width, height,
                                               wraps ? 1 : 0, memory.changes, memory.changes != nil && holdsBefore ? 1 : 0,
                                               memory.changed, Int32(rows.lowerBound), Int32(rows.upperBound)) != 0

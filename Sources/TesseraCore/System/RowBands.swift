@@ -9,12 +9,16 @@ package enum RowBands {
     /// cells of Generations at 6 G cell-updates/s: 44 µs), of the order of waking a
     /// helper thread.
     static let leastCells = 1 << 18
+    /// The same for a rule tree's step, which looks each cell up in the tree, some 5 ns
+    /// a cell where it changes (Margolus/DLA's 75 thousand cells: 0.37 ms a generation).
+    static let leastTreeCells = 1 << 14
 
     /// Runs `body` over all of `rows`, as bands on every core (`StepHelpers`) where
-    /// `onEveryCore` and the board is large enough, else once on this thread. Whether
-    /// `body` returned true for every band.
-    static func step(rows: Int, width: Int, onEveryCore: Bool, _ body: @escaping @Sendable (Range<Int>) -> Bool) -> Bool {
-        guard onEveryCore, rows * width >= leastCells, rows >= 128, let helpers = StepHelpers.shared else { return body(0..<rows) }
+    /// `onEveryCore` and the board has `least` cells or more, else once on this thread.
+    /// Whether `body` returned true for every band.
+    static func step(rows: Int, width: Int, onEveryCore: Bool, least: Int = leastCells,
+                     _ body: @escaping @Sendable (Range<Int>) -> Bool) -> Bool {
+        guard onEveryCore, rows * width >= least, rows >= 128, let helpers = StepHelpers.shared else { return body(0..<rows) }
         // A few bands a thread, so that one that starts late or runs slower evens out;
         // whole 64-row blocks, as Generations steps them.
         let band = max(64, rows / (4 * (helpers.count + 1)) / 64 * 64)
