@@ -23,7 +23,8 @@ actor HashLifePlane: LocalUniverse {
     var tiles: (columns: Int, rows: Int) { (0, 0) }
 
     /// In steps of the size asked for (`--step`), else in `WholeBoard.hashLifeSteps`: 16
-    /// generations doubling, then the count's digits.
+    /// generations doubling up to an eighth of the generations asked, then the count's
+    /// digits.
     func advance(_ generations: UInt64) async throws {
         do {
             if settings.stepPower != nil {

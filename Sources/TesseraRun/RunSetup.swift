@@ -28,7 +28,7 @@ package struct RunSetup: Sendable {
     /// which this process otherwise steps whole.
     package private(set) var familyOnTiles = false
     /// HashLife's step over a rule tree's states (`--step`, as bgolly's `-i`), where the
-    /// run is HashLife's throughout; nil: steps growing from 16 generations.
+    /// run is HashLife's throughout; nil: an eighth of the run (`WholeBoard.hashLifeSteps`).
     package var stateHashLifeStep: UInt64?
 
     /// Whether HashLife over a rule tree's states may run this: a rule file's or a JvN

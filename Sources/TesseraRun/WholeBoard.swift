@@ -193,7 +193,8 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
         if let leap = engine.leap, engine.fixedStep != nil, board == nil, edges == nil {
             // HashLife throughout: the window only as it was read.
             if cells.width > 0 {
-                (cells, origin, life) = try { let leapt = try leap(cells, origin, 0, .infinity); return (leapt.cells, leapt.origin, leapt.life) }()
+                let leapt = try leap(cells, origin, 0, .infinity)
+                (cells, origin, life) = (leapt.cells, leapt.origin, leapt.life)
             }
             if life != nil { return try stepSquares(generations) }
         }
