@@ -152,6 +152,8 @@ struct StackedPlane {
         // The slots of the 3x3 tiles around each (-1: none), row by row of tiles.
         var around = [Int](repeating: -1, count: 9 * due.count)
         for (k, key) in due.enumerated() {
+            // (Not `TileKey.neighbour`: its division by 3 across modules made Sawfish's
+            // 5000 generations 8% slower.)
             for dy in -1...1 {
                 for dx in -1...1 { around[9 * k + 3 * (dy + 1) + dx + 1] = slots[TileKey(x: key.x + dx, y: key.y + dy)] ?? -1 }
             }
@@ -344,21 +346,24 @@ struct StackedPlane {
     /// Calls `body` with the column, row and state of each cell of Golly's rectangle
     /// `area` in a state but 0, tile by tile: what a frame reads, never more than the
     /// cells under it.
-    func forEachCell(in area: CellBounds, skipping skipped: (TileKey) -> Bool = { _ in false }, _ body: (Int, Int, Int) -> Void) {
+    func forEachCell(in area: CellBounds, _ body: (Int, Int, Int) -> Void) {
+        for (slot, key) in keys.enumerated() { forEachCell(ofSlot: slot, key, in: area, body) }
+    }
+
+    /// The same for the tile `key` in `slot` alone.
+    private func forEachCell(ofSlot slot: Int, _ key: TileKey, in area: CellBounds, _ body: (Int, Int, Int) -> Void) {
         let side = Self.side
-        for (slot, key) in keys.enumerated() where !skipped(key) {
-            let (left, top) = (key.x * side, key.y * side)
-            let (x0, x1) = (max(left, area.left), min(left + side, area.right))
-            let (y0, y1) = (max(top, area.top), min(top + side, area.bottom))
-            guard x0 < x1, y0 < y1 else { continue }
-            let columns = BitCopy.bits(from: x0 - left, to: x1 - left)
-            for y in y0..<y1 {
-                var occupied = occupied(slot: slot, row: y - top) & columns
-                while occupied != 0 {
-                    let bit = occupied.trailingZeroBitCount
-                    occupied &= occupied - 1
-                    body(left + bit, y, state(slot: slot, row: y - top, bit: bit))
-                }
+        let (left, top) = (key.x * side, key.y * side)
+        let (x0, x1) = (max(left, area.left), min(left + side, area.right))
+        let (y0, y1) = (max(top, area.top), min(top + side, area.bottom))
+        guard x0 < x1, y0 < y1 else { return }
+        let columns = BitCopy.bits(from: x0 - left, to: x1 - left)
+        for y in y0..<y1 {
+            var occupied = occupied(slot: slot, row: y - top) & columns
+            while occupied != 0 {
+                let bit = occupied.trailingZeroBitCount
+                occupied &= occupied - 1
+                body(left + bit, y, state(slot: slot, row: y - top, bit: bit))
             }
         }
     }
@@ -374,8 +379,12 @@ struct StackedPlane {
         for (slot, key) in keys.enumerated() {
             let (left, top) = (key.x * side - view.x, key.y * side - view.y)
             let (column, row) = (floorDiv(left, z), floorDiv(top, z))
-            guard column == floorDiv(left + side - 1, z), row == floorDiv(top + side - 1, z),
-                  (0..<view.width).contains(column), (0..<view.height).contains(row) else { continue }
+            // A tile across dots, cell by cell.
+            guard column == floorDiv(left + side - 1, z), row == floorDiv(top + side - 1, z) else {
+                forEachCell(ofSlot: slot, key, in: area) { x, y, state in body((x - view.x) / z, (y - view.y) / z, state) }
+                continue
+            }
+            guard (0..<view.width).contains(column), (0..<view.height).contains(row) else { continue }
             var lowest = Int.max
             rows: for y in 0..<side {
                 var occupied = occupied(slot: slot, row: y)
@@ -387,11 +396,6 @@ struct StackedPlane {
             }
             body(column, row, lowest)
         }
-        // Tiles across dots, cell by cell.
-        forEachCell(in: area, skipping: { key in
-            let (left, top) = (key.x * side - view.x, key.y * side - view.y)
-            return floorDiv(left, z) == floorDiv(left + side - 1, z) && floorDiv(top, z) == floorDiv(top + side - 1, z)
-        }) { x, y, state in body((x - view.x) / z, (y - view.y) / z, state) }
     }
 
     /// The cells as a macrocell's squares, read tile by tile, never as a grid of their
