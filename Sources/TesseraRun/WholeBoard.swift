@@ -157,11 +157,7 @@ actor WholeBoard<Cells: BoardCells>: LocalUniverse {
             if let states, let pattern = setup.pattern, !pattern.hasParts {
                 plane.place(states.bitPlanes, origin: pattern.topLeft(on: setup.shape.topology))
             }
-            if let squares = setup.pattern?.stateTree {
-                let highest = squares.highestState
-                guard highest < engine.states else { throw Self.pastStates(highest, of: setup.rule) }
-                plane.place(squares)
-            }
+            if let squares = setup.pattern?.stateTree { plane.place(try Self.fitted(squares, to: setup.rule)) }
             self.plane = plane
             return
         }
@@ -579,11 +575,7 @@ extension WholeBoard where Cells == StateGrid {
         if quiet == 0 { leap = { try hashLife(tree, $0, from: $1, generations: $2, perGeneration: $3) } }
         // A macrocell's squares stay squares (`RunSetup` makes them cells anywhere but
         // on the unbounded plane).
-        let life = try setup.pattern?.stateTree.map { squares in
-            let highest = squares.highestState
-            guard highest < tree.states else { throw pastStates(highest, of: setup.rule) }
-            return StateHashLife(tree: tree, squares: squares)
-        }
+        let life = try setup.pattern?.stateTree.map { StateHashLife(tree: tree, squares: try fitted($0, to: setup.rule)) }
         return try states(setup, reach: 1, changesAlone: quiet != 0, tracksChanges: true, leap: leap, life: life,
                           fixedStep: setup.stateHashLifeStep.map { $0.trailingZeroBitCount }) {
             try $0.step(tree, into: &$1, wraps: $2, onEveryCore: true)
@@ -664,6 +656,14 @@ extension WholeBoard {
     static func pastStates(_ state: Int, of rule: Rule) -> TesseraError {
         TesseraError("the pattern has cells in state \(state), past the \(rule.states) states of \(rule)",
                      fix: "run it under its own rule, or one with more states")
+    }
+
+    /// A pattern's squares as the run's rule holds them: refused where they hold a state
+    /// it has not (a file read under one rule and run under another, `--rule`).
+    static func fitted(_ squares: StateQuadTree, to rule: Rule) throws -> StateQuadTree {
+        let highest = squares.highestState
+        guard highest < rule.states else { throw pastStates(highest, of: rule) }
+        return squares
     }
 
     /// Refuses B0 on the unbounded plane, as Golly does.
