@@ -233,8 +233,10 @@ public struct StateGrid: Hashable, Sendable {
         var changed = BitGrid(width: width, height: height)
         let holdsBefore = madeFrom != 0 && next.madeAs == madeFrom
         // The step looks up only the words near a change: bands only where those are
-        // many (a quiet circuit's step costs less than waking the helpers).
-        let busy = (changes.map { $0.words.reduce(0) { $0 + ($1 != 0 ? 64 : 0) } } ?? width * height) >= RowBands.leastTreeCells
+        // many (a quiet circuit's step costs less than waking the helpers), counted only
+        // where a board is large enough for bands at all.
+        let banded = onEveryCore && width * height >= RowBands.leastTreeCells
+            && (changes.map { $0.words.reduce(0) { $0 + ($1 != 0 ? 64 : 0) } } ?? width * height) >= RowBands.leastTreeCells
         let stepped = stepPlanes(into: &next, fillsEveryWord: true) { sources, targets in
             tree.nodes.withUnsafeBufferPointer { nodes in
                 changed.withUnsafeMutableWords { changed in
@@ -244,7 +246,7 @@ public struct StateGrid: Hashable, Sendable {
                     func step(_ changes: UnsafePointer<UInt64>?) -> Bool {
                         let memory = BandMemory(rule: nodes.baseAddress!, sources: sources, targets: targets, changes: changes,
                                                 changed: changed.baseAddress)
-                        return RowBands.step(rows: Int(height), width: Int(width), onEveryCore: onEveryCore && busy,
+                        return RowBands.step(rows: Int(height), width: Int(width), onEveryCore: banded,
                                              least: RowBands.leastTreeCells) { rows in
                             tessera_tree_step(memory.rule, root, moore, memory.sources, memory.targets, bits, stride, width, height,
                                               wraps ? 1 : 0, memory.changes, memory.changes != nil && holdsBefore ? 1 : 0,
