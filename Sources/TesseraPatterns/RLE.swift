@@ -203,8 +203,8 @@ public enum RLE {
                         try tree!.setRun(y: y, x: x, count: run, state: state)
                     } else if state > 0 {
                         if blocks != nil { try blocks!.setRun(y: y, x: x, count: run) } else { grid.setRun(y: y, x: x, count: run) }
+                        if state > 1 { try setState(state, run: run) }
                     }
-                    if state > 1, tree == nil { try setState(state, run: run) }
                     x += run
                     count = nil
                     statePrefix = nil
