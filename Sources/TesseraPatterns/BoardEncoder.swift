@@ -9,6 +9,9 @@ public protocol BoardEncoder {
     /// Adds the next row, of which `words` hold the `width` cells from `x` on; the rest
     /// is empty.
     mutating func append(_ words: ArraySlice<UInt64>, at x: Int, width: Int)
+    /// Adds the next row, given as pieces that start `x` cells from its left, in order
+    /// and apart: the row of a board that is mostly empty space.
+    mutating func append(segments: [(x: Int, words: ArraySlice<UInt64>, width: Int)])
     /// Adds `count` empty rows.
     mutating func skip(rows count: Int)
     /// Ends the text, after the last row.

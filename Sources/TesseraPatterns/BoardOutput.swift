@@ -126,7 +126,6 @@ public struct BoardOutput: Sendable {
             return try writeMacrocell(parts, rule: rule, generation: generation)
         }
         if shape.topology != .infinite {
-            precondition(!isPlainText, "a bounded grid's .cells file is written band by band")
             return try sweep(PartsByTop(parts), rule: rule, generation: generation,
                              box: CellBounds(left: shape.left, top: shape.top, width: shape.width, height: shape.height))
         }
@@ -134,18 +133,16 @@ public struct BoardOutput: Sendable {
         // A tube's box keeps the tube in its rule line.
         let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top,
                                            edges: shape.edges))
-        guard parts.count <= 1 || !isPlainText else {
-            throw TesseraError("the live cells lie \(box.width)x\(box.height) cells apart, too far for a .cells file, which spells out every cell",
-                               fix: "name the output *.rle or *.mc")
-        }
         if parts.count <= 1 {
             var board = BitGrid(width: box.width, height: box.height)
             if let part = parts.first { board = part.cells }
             return try placed.write(board, generation: generation)
         }
-        try placed.checkGollyReadsPosition()
         try placed.sweep(PartsByTop(parts), rule: rule, generation: generation, box: box)
     }
+
+    /// The most cells a `.cells` file of parts apart spells out: a GiB of text.
+    static let plainTextCells = 1 << 30
 
     /// Writes the live cells of the unbounded plane, whose bounding box is `box` (nil:
     /// none is alive), a band of rows at a time: `nextBand()` gives each band's parts in
@@ -153,23 +150,27 @@ public struct BoardOutput: Sendable {
     /// reaching into a later band's rows, so that an RLE holds one band's cells at once (a breeder's 100000
     /// generations: 25000² cells, 80 MiB as one grid). As `write(parts:)` otherwise.
     public func write(box: CellBounds?, rule: Rule, generation: UInt64, nextBand: () throws -> [PlacedCells]?) throws {
-        guard let box, !isMacrocell, !isPlainText, shape.topology == .infinite else {
+        guard let box, !isMacrocell, shape.topology == .infinite else {
             var parts: [PlacedCells] = []
             while let band = try nextBand() { parts += band }
             return try write(parts: parts, rule: rule, generation: generation)
         }
         let placed = placed(on: BoardShape(width: box.width, height: box.height, topology: .infinite, left: box.left, top: box.top,
                                            edges: shape.edges))
-        try placed.checkGollyReadsPosition()
         try withoutActuallyEscaping(nextBand) { try placed.sweep(PartsByTop($0), rule: rule, generation: generation, box: box) }
     }
 
-    /// Writes the parts `pending` gives as RLE of this file's board, whose cells `box`
-    /// spans, in a sweep down the rows.
+    /// Writes the parts `pending` gives as this file's board, whose cells `box` spans, in
+    /// a sweep down the rows.
     private func sweep(_ pending: PartsByTop, rule: Rule, generation: UInt64, box: CellBounds) throws {
+        let (cells, overflow) = box.width.multipliedReportingOverflow(by: box.height)
+        guard !isPlainText || (!overflow && cells <= Self.plainTextCells) else {
+            throw TesseraError("the live cells lie \(box.width)x\(box.height) cells apart, too far for a .cells file, which spells out every cell",
+                               fix: "name the output *.rle or *.mc")
+        }
         var pending = pending
+        var encoder = try encoder(generation: generation)
         let file = try OutputFile(path)
-        var encoder = RLE.Encoder(shape: shape, rule: rule, generation: generation)
         // A sweep down the rows: the parts whose rows these are, in order of columns,
         // change only where one begins or ends.
         var open: [PlacedCells] = [], y = box.top
@@ -181,8 +182,11 @@ public struct BoardOutput: Sendable {
             open.removeAll { $0.bounds.bottom <= y }
             let nextTop = try pending.nextTop() ?? box.bottom
             guard let firstEnd = open.map(\.bounds.bottom).min() else {
-                encoder.skip(rows: nextTop - y)
-                y = nextTop
+                // A few hundred at a time where a .cells file spells each one out.
+                let rows = isPlainText ? min(nextTop - y, 256) : nextTop - y
+                encoder.skip(rows: rows)
+                try file.write(encoder.take())
+                y += rows
                 continue
             }
             let end = min(nextTop, firstEnd)

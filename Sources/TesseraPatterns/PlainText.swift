@@ -47,9 +47,16 @@ public enum PlainText {
         }
 
         public mutating func append(_ words: ArraySlice<UInt64>, at x: Int, width part: Int) {
+            append(segments: [(x, words, part)])
+        }
+
+        public mutating func append(segments: [(x: Int, words: ArraySlice<UInt64>, width: Int)]) {
             var line = [UInt8](repeating: UInt8(ascii: "."), count: width)
-            for run in Runs(words: words, width: part) {
-                for cell in (x + run.start)..<(x + run.start + run.count) { line[cell] = UInt8(ascii: "O") }
+            for segment in segments {
+                for run in Runs(words: segment.words, width: segment.width) {
+                    let start = segment.x + run.start
+                    for cell in start..<start + run.count { line[cell] = UInt8(ascii: "O") }
+                }
             }
             out += String(decoding: line, as: UTF8.self)
             out += "\n"

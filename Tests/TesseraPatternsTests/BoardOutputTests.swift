@@ -49,16 +49,37 @@ import TesseraCore
         var whole = BitGrid(width: 40, height: 6)
         for (x, y) in [(19, 0), (20, 0), (21, 0), (0, 2), (39, 2), (18, 4), (19, 4), (20, 5), (21, 5), (22, 5)] { whole[x, y] = true }
         let shape = BoardShape(width: 40, height: 6, topology: .infinite, left: -20, top: 3)
-        func text(_ parts: [PlacedCells]) throws -> String {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-parts-\(getpid())-\(UUID()).rle").path
-            defer { unlink(path) }
-            try BoardOutput(path: path, shape: shape, rule: .life, name: "test").write(parts: parts, rule: .life, generation: 9)
-            return try String(contentsOfFile: path, encoding: .utf8)
-        }
         let halves = [PlacedCells(cells: whole.cropped(x: 0, y: 0, width: 20, height: 6), left: -20, top: 3),
                       PlacedCells(cells: whole.cropped(x: 20, y: 0, width: 20, height: 6), left: 0, top: 3)]
-        let one = try text([PlacedCells(cells: whole, left: -20, top: 3)])
-        #expect(try text(halves) == one)
-        #expect(one.contains("19b3o2$"))
+        for format in ["rle", "cells"] {
+            let one = try text([PlacedCells(cells: whole, left: -20, top: 3)], shape: shape, format: format)
+            #expect(try text(halves, shape: shape, format: format) == one)
+            if format == "rle" { #expect(one.contains("19b3o2$")) }
+        }
+    }
+
+    /// Parts apart on the unbounded plane (a soup's gliders flown off, kept in windows of
+    /// their own) are one `.cells` file of their box, as the box written whole; a box past
+    /// a GiB of text is refused, naming the formats that hold it.
+    @Test func partsApartAreOnePlainTextFileOfTheirBox() throws {
+        var whole = BitGrid(width: 300, height: 700)
+        let glider = [(1, 0), (2, 1), (0, 2), (1, 2), (2, 2)]
+        for (x, y) in glider { whole[x, y] = true; whole[297 + x, 697 + y] = true; whole[150 + x, 300 + y] = true }
+        let shape = BoardShape(width: 0, height: 0, topology: .infinite)
+        let parts = [(0, 0), (297, 697), (150, 300)].map { PlacedCells(cells: whole.cropped(x: $0.0, y: $0.1, width: 3, height: 3), left: $0.0 - 5, top: $0.1 + 8) }
+        let apart = try text(parts, shape: shape, format: "cells")
+        #expect(apart == (try text([PlacedCells(cells: whole, left: -5, top: 8)], shape: shape, format: "cells")))
+        #expect(apart.split(separator: "\n").count == 1 + 700)
+        let far = [parts[0], PlacedCells(cells: parts[1].cells, left: 40_000, top: 40_000)]
+        #expect(throws: TesseraError.self) { try text(far, shape: shape, format: "cells") }
+        #expect(try text(far, shape: shape, format: "rle").contains("x = 40008, y = 39995"))
+    }
+
+    /// `parts` written by `BoardOutput` for a board of `shape`, as the file's text.
+    func text(_ parts: [PlacedCells], shape: BoardShape, format: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-parts-\(getpid())-\(UUID()).\(format)").path
+        defer { unlink(path) }
+        try BoardOutput(path: path, shape: shape, rule: .life, name: "test").write(parts: parts, rule: .life, generation: 9)
+        return try String(contentsOfFile: path, encoding: .utf8)
     }
 }
