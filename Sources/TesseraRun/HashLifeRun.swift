@@ -26,7 +26,10 @@ package enum Algorithm: String, Sendable, CaseIterable {
 /// What tiles spend goes with the area they step, not the live cells: a soup and a
 /// spray of gliders of one population cost HashLife about the same squares, and tiles
 /// twenty-five times less for the soup. So the measure is the 32×32 squares holding
-/// live cells (`HashLife.occupiedSquares`), each generation.
+/// live cells (`HashLife.occupiedSquares`), each generation. A store grown past what
+/// the live cells warrant must also step faster than tiles do on the same cells,
+/// measured then (`TilesProbe`), as no fixed cost per square is right for every
+/// pattern and machine.
 package enum HashLifeRun {
     /// Where a run by HashLife ended.
     package enum Ending: Sendable {
@@ -85,30 +88,42 @@ package enum HashLifeRun {
         Double(squares) > Double(squaresHeldAlways) + squaresHeldPerOccupied * occupied
     }
 
-    /// Seconds tiles spend on an occupied 32×32 square a generation, where a pattern is
-    /// spread thin (the sparse map's 64×64 tiles: about 0.2 µs each, a quarter of it per
-    /// square).
-    static let tileSecondsPerOccupied = 50e-9
-
-    /// How many times what tiles would spend HashLife may spend a generation, holding
-    /// more than the live cells warrant, before it hands over. A gun pays for its squares
-    /// after the store has outgrown them: 7-in-a-row-Cordership-V-gun's steps of 256
-    /// generations cost 1.1–1.3 times tiles' estimate while its store passed a million
-    /// squares, and a tenth of it from there on (one core: 1.2 s by HashLife, 7.4 s
-    /// handed over at 10655 generations, bgolly 3.9 s); a store that has outgrown the
-    /// caches for good costs 2.8 times it (triple-Snark-wick-extruder).
+    /// How many times what tiles spend HashLife may spend a generation, holding more
+    /// than the live cells warrant, before it hands over (tiles' cost measured on the
+    /// same cells, `TilesProbe`). A gun pays for its squares after the store has outgrown
+    /// them: 7-in-a-row-Cordership-V-gun's steps cost up to 1.6 times tiles' while its
+    /// store passed a million squares, and 0.6 times from there on; a growing pattern
+    /// that never repeats (triple-Snark-wick-extruder, single-channel-spiral-growth)
+    /// costs 2.2 to 3.2 times them, its store past the caches for good.
     static let handOverMargin = 2.0
 
-    /// Whether tiles should take on a pattern filling `occupied` squares from HashLife,
-    /// which holds `squares` and spent `seconds` a generation (`StepCosts`): where it
-    /// holds more than the live cells warrant and steps slower than tiles would, by
-    /// `handOverMargin`. A store that outgrew the caches costs about a microsecond a
-    /// square (a wick extruder's 19 million squares: 20 s for 100000 generations, tiles
-    /// 7 s), but a large store that still repeats is the fastest way on
-    /// (loafer-gun-p8388608-linear's 3.9 million squares: 2^20 generations in 4 s,
-    /// against bgolly's 3.3; tiles did not finish in 120 s).
-    static func shouldHandOver(squares: Int, occupied: Double, seconds: Double) -> Bool {
-        holdsTooMany(squares: squares, occupied: occupied) && seconds > handOverMargin * tileSecondsPerOccupied * occupied
+    /// Whether tiles, which spend `tiles` seconds a generation on the cells, should take
+    /// them on from HashLife, which holds `squares` for a pattern filling `occupied`
+    /// squares and spent `seconds` a generation (`StepCosts`): where it holds more than
+    /// the live cells warrant and steps slower than tiles, by `handOverMargin`. A store
+    /// that outgrew the caches costs about a microsecond a square (a wick extruder's 19
+    /// million squares: 20 s for 100000 generations, tiles 7 s), but a large store that
+    /// still repeats is the fastest way on (loafer-gun-p8388608-linear's 3.9 million
+    /// squares: 2^20 generations in 4 s, against bgolly's 3.3; tiles did not finish in
+    /// 120 s).
+    static func shouldHandOver(squares: Int, occupied: Double, seconds: Double, tiles: Double) -> Bool {
+        holdsTooMany(squares: squares, occupied: occupied) && seconds > handOverMargin * tiles
+    }
+
+    /// What tiles spend a generation on the cells HashLife holds, measured again where
+    /// the pattern has changed: its area halved or doubled, or the generations done
+    /// doubled, since the last measure.
+    struct TilesPace {
+        private(set) var seconds = 0.0
+        private var occupied = 0.0, generation: UInt64 = 0
+
+        func isStale(occupied now: Double, generation done: UInt64) -> Bool {
+            generation == 0 || now > 2 * occupied || now < occupied / 2 || done >= 2 * generation
+        }
+
+        mutating func measured(_ seconds: Double, occupied: Double, generation: UInt64) {
+            (self.seconds, self.occupied, self.generation) = (seconds, occupied, max(generation, 1))
+        }
     }
 
     /// What HashLife's steps have cost, for the cost a generation over the latest quarter
@@ -321,6 +336,8 @@ package enum HashLifeRun {
         let clock = ContinuousClock(), start = clock.now
         let (madeBefore, cpuAtStart) = (life.squaresMade, CPUClock.process)
         var costs = StepCosts()
+        // Tiles' pace, and the CPU time its measures took, which is not HashLife's.
+        var tiles = TilesPace(), measuring = Duration.zero
         // Occupied squares times generations: the area tiles would have stepped.
         var stepped = 0.0, done: UInt64 = 0
         var occupied = budgeted ? Double(life.occupiedSquares) : 0
@@ -382,9 +399,18 @@ package enum HashLifeRun {
                     // processes kept both cores busy. By this thread's time alone, the
                     // helpers' share went unseen, and a run on one core handed over where
                     // the same run on two kept on. (The steps never await.)
-                    costs.took(generation: done, seconds: (CPUClock.process - cpuAtStart).seconds)
-                    if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: costs.perGeneration) {
-                        return try handOver()
+                    costs.took(generation: done, seconds: (CPUClock.process - cpuAtStart - measuring).seconds)
+                    if holdsTooMany(squares: life.nodeCount, occupied: after) {
+                        if tiles.isStale(occupied: after, generation: done) {
+                            let before = CPUClock.process
+                            let seconds = try TilesProbe.secondsPerGeneration(of: life.placedCells(), rule: setup.rule,
+                                                                              generation: life.generation)
+                            tiles.measured(seconds, occupied: after, generation: done)
+                            measuring += CPUClock.process - before
+                        }
+                        if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: costs.perGeneration, tiles: tiles.seconds) {
+                            return try handOver()
+                        }
                     }
                     if let tiles = settings.tiles, isBehind(tiles, seconds: (clock.now - start).seconds, generations: done) {
                         return try handOver()
