@@ -193,6 +193,39 @@ static int counts_decide_most(const table512 *t, int mask) {
     return mixed <= 6;
 }
 
+// The counted diagram's cost hangs on its inputs' order, and no fixed order suits
+// every rule. From `start` (the best of the fixed orders), two inputs trade places
+// wherever that makes the gates cheaper, until no trade does or `DESCENT` orders were
+// compiled (25 µs each; 156 to 312 on Golly's non-totalistic rules). It finds what the
+// best of 4000 random orders finds, within a few operations: B2ce3-k/S23 90 -> 74,
+// B3/S23-q 66 -> 59, B2-a/S12 71 -> 65.
+enum { DESCENT = 400 };
+static void descend(const uint64_t table[8], int neighbours, const int start[13], tessera_rule *candidate,
+                    uint8_t levels[TESSERA_MAX_GATES], tessera_rule *rule, uint8_t bestLevels[TESSERA_MAX_GATES], int *best) {
+    int order[13];
+    memcpy(order, start, sizeof order);
+    int compiled = 0, improved = 1;
+    while (improved && compiled < DESCENT) {
+        improved = 0;
+        for (int i = 0; i < 13 && compiled < DESCENT; i++) {
+            for (int j = i + 1; j < 13 && compiled < DESCENT; j++) {
+                int t = order[i];
+                order[i] = order[j], order[j] = t;
+                compiled++;
+                if (tessera_rule_compile_counted(table, neighbours, order, candidate, levels)) {
+                    drop_unread(candidate, levels);
+                    int c = cost(candidate);
+                    if (c < *best) {
+                        *rule = *candidate, *best = c, memcpy(bestLevels, levels, TESSERA_MAX_GATES), improved = 1;
+                        continue;
+                    }
+                }
+                order[j] = order[i], order[i] = t;
+            }
+        }
+    }
+}
+
 int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     table512 t;
     memcpy(t.w, table, sizeof t.w);
@@ -217,7 +250,7 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     builder *scratch = malloc(sizeof *scratch);
     tessera_rule *candidate = malloc(sizeof *candidate);
     uint8_t levels[TESSERA_MAX_GATES], bestLevels[TESSERA_MAX_GATES];
-    int found = 0, best = 0;
+    int found = 0, best = 0, counted = -1;
     for (size_t o = 0; scratch && candidate && o < sizeof orders / sizeof orders[0]; o++) {
         if (!compile_in_order(&t, orders[o], candidate, levels, scratch)) continue;
         int c = cost(candidate);
@@ -232,12 +265,14 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
         if (!tessera_rule_compile_counted(table, neighbours, countedOrders[o], candidate, levels)) continue;
         drop_unread(candidate, levels);
         int c = cost(candidate);
-        if (c < best) *rule = *candidate, best = c, memcpy(bestLevels, levels, sizeof levels);
+        if (c < best) *rule = *candidate, best = c, memcpy(bestLevels, levels, sizeof levels), counted = (int)o;
     }
+    if (counted >= 0) descend(table, neighbours, countedOrders[counted], candidate, levels, rule, bestLevels, &best);
     free(scratch);
     free(candidate);
     if (!found) return 0;
     sort_by_level(rule, bestLevels);
+    rule->cost = (uint16_t)best;
     rule->code = machine_code(&t, rule->program, rule->gates, rule->output);
     reuse_registers(rule);
     return 1;

@@ -24,11 +24,13 @@ enum { TESSERA_MAX_GATES = 200 };
 /// 6 SW, 7 S, 8 SE); the gates use `registers` registers in all, and the next state is
 /// register `output` after the last. `code`, where not NULL, is the same gates as machine
 /// code, which the AVX2 kernels run instead; it belongs to the rule (`tessera_rule_release`).
+/// `cost` is what the gates cost a vector of cells: operations of machine code where the
+/// CPU runs AVX2, else gates.
 typedef struct {
     uint16_t birth, survive;
     uint8_t compiled;
     uint8_t output;
-    uint16_t gates, registers;
+    uint16_t gates, registers, cost;
     tessera_gate program[TESSERA_MAX_GATES];
     void *code;
 } tessera_rule;
@@ -37,7 +39,8 @@ enum { TESSERA_FIRST_GATE = 11 };
 
 /// Compiles the truth table `table` (bit i of word i / 64 is the next state of a cell
 /// whose neighbourhood is i, input k as bit k) into `rule`'s gates: a reduced ordered
-/// decision diagram, in whichever of a few input orders needs the fewest. Returns 0 if
+/// decision diagram, in whichever input order needs the fewest of those it tries (a
+/// few fixed ones, then trades of two inputs from the best of them). Returns 0 if
 /// the table has B0 (entry 0 set), which the kernels never see.
 int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule);
 
