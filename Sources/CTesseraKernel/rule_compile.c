@@ -194,13 +194,14 @@ static int counts_decide_most(const table512 *t, int mask) {
 }
 
 // The counted diagram's cost hangs on its inputs' order, and no fixed order suits
-// every rule. From `start` (the best of the fixed orders), two inputs trade places
-// wherever that makes the gates cheaper, until no trade does or `DESCENT` orders were
-// compiled (25 µs each; 156 to 312 on Golly's non-totalistic rules). It finds what the
-// best of 4000 random orders finds, within a few operations: B2ce3-k/S23 90 -> 74,
-// B3/S23-q 66 -> 59, B2-a/S12 71 -> 65.
-enum { DESCENT = 400 };
-static void descend(const uint64_t table[8], int neighbours, const int start[13], tessera_rule *candidate,
+// every rule. From `start` (the best of the fixed orders), two inputs at most `SPAN`
+// places apart trade places wherever that makes the gates cheaper, until no trade does
+// or `DESCENT` orders were compiled (40 µs each; 66 to 132 on Golly's non-totalistic
+// rules, 3-5 ms of a process's start). It comes within a few operations of the best
+// of 4000 random orders, and of trading any two inputs (twice the compiles):
+// B2ce3-k/S23 90 -> 76 operations a vector, B3/S23-q 66 -> 59, B2-a/S12 71 -> 65.
+enum { DESCENT = 400, SPAN = 3 };
+static void descend(const uint64_t table[8], int neighbours, const int start[13], void *room, tessera_rule *candidate,
                     uint8_t levels[TESSERA_MAX_GATES], tessera_rule *rule, uint8_t bestLevels[TESSERA_MAX_GATES], int *best) {
     int order[13];
     memcpy(order, start, sizeof order);
@@ -208,11 +209,11 @@ static void descend(const uint64_t table[8], int neighbours, const int start[13]
     while (improved && compiled < DESCENT) {
         improved = 0;
         for (int i = 0; i < 13 && compiled < DESCENT; i++) {
-            for (int j = i + 1; j < 13 && compiled < DESCENT; j++) {
+            for (int j = i + 1; j < 13 && j <= i + SPAN && compiled < DESCENT; j++) {
                 int t = order[i];
                 order[i] = order[j], order[j] = t;
                 compiled++;
-                if (tessera_rule_compile_counted(table, neighbours, order, candidate, levels)) {
+                if (tessera_rule_compile_counted(table, neighbours, order, candidate, levels, room)) {
                     drop_unread(candidate, levels);
                     int c = cost(candidate);
                     if (c < *best) {
@@ -249,6 +250,7 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     // 14 KiB of tables, off the stack of whichever thread compiles.
     builder *scratch = malloc(sizeof *scratch);
     tessera_rule *candidate = malloc(sizeof *candidate);
+    void *room = malloc(tessera_counted_room());
     uint8_t levels[TESSERA_MAX_GATES], bestLevels[TESSERA_MAX_GATES];
     int found = 0, best = 0, counted = -1;
     for (size_t o = 0; scratch && candidate && o < sizeof orders / sizeof orders[0]; o++) {
@@ -260,16 +262,17 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     // The count pays where the count decides most of the table: at most a few numbers
     // with some of their letters (not a random table, whose every number has some).
     int neighbours = neighbours_read(&t);
-    for (size_t o = 0; found && counts_decide_most(&t, neighbours) && o < sizeof countedOrders / sizeof countedOrders[0];
+    for (size_t o = 0; found && room && counts_decide_most(&t, neighbours) && o < sizeof countedOrders / sizeof countedOrders[0];
          o++) {
-        if (!tessera_rule_compile_counted(table, neighbours, countedOrders[o], candidate, levels)) continue;
+        if (!tessera_rule_compile_counted(table, neighbours, countedOrders[o], candidate, levels, room)) continue;
         drop_unread(candidate, levels);
         int c = cost(candidate);
         if (c < best) *rule = *candidate, best = c, memcpy(bestLevels, levels, sizeof levels), counted = (int)o;
     }
-    if (counted >= 0) descend(table, neighbours, countedOrders[counted], candidate, levels, rule, bestLevels, &best);
+    if (counted >= 0) descend(table, neighbours, countedOrders[counted], room, candidate, levels, rule, bestLevels, &best);
     free(scratch);
     free(candidate);
+    free(room);
     if (!found) return 0;
     sort_by_level(rule, bestLevels);
     rule->cost = (uint16_t)best;

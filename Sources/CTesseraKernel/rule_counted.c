@@ -162,10 +162,13 @@ static int build(builder *b, const table8k *function, const table8k *careSet, in
     }
 }
 
+size_t tessera_counted_room(void) { return sizeof(builder); }
+
 int tessera_rule_compile_counted(const uint64_t table[8], int neighbours, const int order[VARIABLES],
-                                 tessera_rule *rule, uint8_t levels[TESSERA_MAX_GATES]) {
-    builder *b = calloc(1, sizeof *b);
-    if (!b) return 0;
+                                 tessera_rule *rule, uint8_t levels[TESSERA_MAX_GATES], void *room) {
+    // Every table is written before it is read: only the count of known ones starts at 0.
+    builder *b = room;
+    b->count = 0;
     memset(rule, 0, sizeof *rule);
     rule->compiled = 1;
     b->rule = rule;
@@ -193,6 +196,5 @@ int tessera_rule_compile_counted(const uint64_t table[8], int neighbours, const 
         rule->output = b->registers[output];
         memcpy(levels, b->levels, sizeof b->levels);
     }
-    free(b);
     return output >= 0;
 }
