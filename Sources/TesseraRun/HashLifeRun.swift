@@ -337,7 +337,7 @@ package enum HashLifeRun {
         let (madeBefore, cpuAtStart) = (life.squaresMade, CPUClock.process)
         var costs = StepCosts()
         // Tiles' pace, and the CPU time its measures took, which is not HashLife's.
-        var tiles = TilesPace(), measuring = Duration.zero
+        var tilesPace = TilesPace(), measuring = Duration.zero
         // Occupied squares times generations: the area tiles would have stepped.
         var stepped = 0.0, done: UInt64 = 0
         var occupied = budgeted ? Double(life.occupiedSquares) : 0
@@ -401,14 +401,16 @@ package enum HashLifeRun {
                     // the same run on two kept on. (The steps never await.)
                     costs.took(generation: done, seconds: (CPUClock.process - cpuAtStart - measuring).seconds)
                     if holdsTooMany(squares: life.nodeCount, occupied: after) {
-                        if tiles.isStale(occupied: after, generation: done) {
+                        if tilesPace.isStale(occupied: after, generation: done) {
                             let before = CPUClock.process
-                            let seconds = try TilesProbe.secondsPerGeneration(of: life.placedCells(), rule: setup.rule,
-                                                                              generation: life.generation)
-                            tiles.measured(seconds, occupied: after, generation: done)
+                            // Cells tiles cannot hold stay with HashLife.
+                            let seconds = (try? TilesProbe.secondsPerGeneration(of: life.placedCells(), rule: setup.rule,
+                                                                                generation: life.generation)) ?? .infinity
+                            tilesPace.measured(seconds, occupied: after, generation: done)
                             measuring += CPUClock.process - before
                         }
-                        if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: costs.perGeneration, tiles: tiles.seconds) {
+                        if shouldHandOver(squares: life.nodeCount, occupied: after, seconds: costs.perGeneration,
+                                          tiles: tilesPace.seconds) {
                             return try handOver()
                         }
                     }
