@@ -2,8 +2,10 @@
 // cells passes through stay in the sixteen ymm registers: the interpreter loads two
 // operands and stores the result of every gate (three operations of work), the code
 // does the three operations and touches memory only where sixteen registers are not
-// enough. The code is checked against the rule's truth table before it is used, and a
-// rule without it (no AVX2, no executable memory, a failed check) runs the interpreter.
+// enough. Where the CPU has AVX-512 (VL), a multiplexer is one vpternlogq on the same
+// 256-bit registers. The code is checked against the rule's truth table before it is
+// used, and a rule without it (no AVX2, no executable memory, a failed check) runs the
+// interpreter.
 //
 // The code is `void f(const __m256i *inputs, __m256i *next, size_t count, size_t stride,
 // __m256i *spill)`: for each of `count` vectors of cells, its nine inputs (k as in
@@ -73,6 +75,35 @@ static void move(emitter *e, uint8_t opcode, int reg, int base, int32_t offset) 
 }
 
 enum { AND = 0xDB, ANDN = 0xDF, OR = 0xEB, XOR = 0xEF, EQUAL = 0x76, LOAD = 0x6F, STORE = 0x7F };
+
+// vmovdqa ymm `dst`, ymm `src`: a copy the CPU makes by renaming, not on an ALU.
+static void copy_register(emitter *e, int dst, int src) {
+    vex(e, 1, dst, 0, src, 0x6F);
+    byte(e, (uint8_t)(0xC0 | (dst & 7) << 3 | (src & 7)));
+}
+
+// Where the CPU has AVX-512 with its 256-bit forms (VL), vpternlogq computes any
+// function of three vectors in one operation: a multiplexer is one, not three.
+static int has_ternary(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+}
+
+// vpternlogq ymm `dst`, ymm `a`, ymm `b`, `table` (EVEX.256.66.0F3A.W1 25 /r ib), on
+// ymm0-15: each bit of `dst` becomes bit 4·dst + 2·a + b of `table`.
+static void ternary(emitter *e, int dst, int a, int b, uint8_t table) {
+    byte(e, 0x62);
+    byte(e, (uint8_t)((dst & 8 ? 0 : 0x80) | 0x40 | (b & 8 ? 0 : 0x20) | 0x10 | 0x03));  // R X B R' 0 0 map 0F3A
+    byte(e, (uint8_t)(0x80 | (~a & 15) << 3 | 0x04 | 0x01));                            // W1 vvvv 1 66
+    byte(e, 0x28);                                                                      // 256 bits, no mask
+    byte(e, 0x25);
+    byte(e, (uint8_t)(0xC0 | (dst & 7) << 3 | (b & 7)));
+    byte(e, table);
+}
+
+// vpternlogq's tables, `dst` first holding s (a copy: vpternlogq reads its `dst`, and
+// a register's old value would hold it back): s ? h : l of (s, l, h), ~s | h of (s, h, h).
+enum { TABLE_MUX = 0xAC, TABLE_ORN = 0xAF };
 
 // Where value `v` lives in memory: an input among the inputs, a gate's result in `spill`.
 static void load(emitter *e, int reg, int value) {
@@ -164,7 +195,7 @@ int tessera_rule_jit_cost(const tessera_gate *program, int gates) {
 }
 
 // The operations for one vector, the value `output` stored as its next state.
-static void emit_body(emitter *e, const operation *program, int count, int output) {
+static void emit_body(emitter *e, const operation *program, int count, int output, int ternaries) {
     allocator a;
     memset(&a, 0, sizeof a);
     int reads[VALUES + 1] = {0};
@@ -191,9 +222,17 @@ static void emit_body(emitter *e, const operation *program, int count, int outpu
         memset(a.pinned, 0, sizeof a.pinned);
         int x[3];
         for (int k = 0; k < o.operands; k++) x[k] = in_register(&a, o.operand[k]);
-        int ones = o.kind == NOT || o.kind == ORN_ ? in_register(&a, 1) : -1;
+        int ones = o.kind == NOT || (!ternaries && o.kind == ORN_) ? in_register(&a, 1) : -1;
         int t = free_register(&a);
-        switch (o.kind) {
+        switch (ternaries ? o.kind | 8 : o.kind) {
+        case MUX | 8: copy_register(e, t, x[0]), ternary(e, t, x[1], x[2], TABLE_MUX); break;
+        case ORN_ | 8: copy_register(e, t, x[0]), ternary(e, t, x[1], x[1], TABLE_ORN); break;
+        case NOT | 8: alu(e, XOR, t, x[0], ones); break;
+        case COPY | 8: alu(e, AND, t, x[0], x[0]); break;
+        case AND_ | 8: alu(e, AND, t, x[0], x[1]); break;
+        case ANDN_ | 8: alu(e, ANDN, t, x[0], x[1]); break;
+        case OR_ | 8: alu(e, OR, t, x[0], x[1]); break;
+        case XOR_ | 8: alu(e, XOR, t, x[0], x[1]); break;
         case COPY: alu(e, AND, t, x[0], x[0]); break;
         case NOT: alu(e, XOR, t, x[0], ones); break;
         case AND_: alu(e, AND, t, x[0], x[1]); break;
@@ -269,7 +308,7 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     size_t skip = e.length;
     int32(&e, 0);
     size_t top = e.length;
-    emit_body(&e, program, w.count, output);
+    emit_body(&e, program, w.count, output, has_ternary());
     // add rdi, rcx; add rsi, 32; dec rdx; jnz top
     byte(&e, 0x48), byte(&e, 0x01), byte(&e, 0xCF);
     byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, 0x20);
