@@ -9,7 +9,12 @@
 
 #include "rule_modes.h"
 
-#define AVX2 __attribute__((target("avx2"), always_inline)) static inline
+// The instructions the kernels may use: AVX2, or with AVX-512 (VL) as well where a file
+// compiles them again for it (step_ternary.c), Life's adders then as vpternlogq.
+#ifndef TESSERA_TARGET
+#define TESSERA_TARGET "avx2"
+#endif
+#define AVX2 __attribute__((target(TESSERA_TARGET), always_inline)) static inline
 
 // Horizontal sums of a row as 2-bit numbers: `three` = west + centre + east (for the rows
 // above and below a cell), `two` = west + east (for the cell's own row), and the row.
@@ -37,8 +42,13 @@ AVX2 row_sums sums_of(__m256i before, __m256i c, __m256i after) {
     __m256i west = cells[0], east = cells[2];
     s.two0 = _mm256_xor_si256(west, east);
     s.two1 = _mm256_and_si256(west, east);
+#ifdef TESSERA_TERNARY
+    s.three0 = _mm256_ternarylogic_epi64(west, c, east, 0x96);  // exclusive or of three
+    s.three1 = _mm256_ternarylogic_epi64(west, c, east, 0xE8);  // majority of three
+#else
     s.three0 = _mm256_xor_si256(s.two0, c);
     s.three1 = _mm256_or_si256(s.two1, _mm256_and_si256(s.two0, c));
+#endif
     s.centre = c;
     return s;
 }
@@ -97,6 +107,17 @@ AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_s
                         int mode, const tessera_rule *rule) {
     __m256i a0 = above->three0, b0 = here->two0, c0 = below->three0;
     __m256i a1 = above->three1, b1 = here->two1, c1 = below->three1;
+#ifdef TESSERA_TERNARY
+    if (mode == MODE_LIFE) {
+        // The count's bits as full adders, one vpternlogq each: n = n0 + 2(p + k) + 4q.
+        __m256i n0 = _mm256_ternarylogic_epi64(a0, b0, c0, 0x96), k = _mm256_ternarylogic_epi64(a0, b0, c0, 0xE8);
+        __m256i p = _mm256_ternarylogic_epi64(a1, b1, c1, 0x96), q = _mm256_ternarylogic_epi64(a1, b1, c1, 0xE8);
+        __m256i atLeast4 = _mm256_ternarylogic_epi64(q, p, k, 0xF8);                  // q | (p & k)
+        __m256i n1 = _mm256_xor_si256(p, k);
+        __m256i three = _mm256_ternarylogic_epi64(n1, n0, here->centre, 0xE0);         // n1 & (n0 | alive)
+        return _mm256_andnot_si256(atLeast4, three);
+    }
+#endif
     __m256i x0 = _mm256_xor_si256(a0, b0), x1 = _mm256_xor_si256(a1, b1);
     __m256i n0 = _mm256_xor_si256(x0, c0);
     __m256i k = _mm256_or_si256(_mm256_and_si256(a0, b0), _mm256_and_si256(x0, c0));

@@ -10,10 +10,23 @@
 
 #ifdef TESSERA_X86
 
+#ifndef TESSERA_TERNARY
 int tessera_cpu_has_avx2(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");
 }
+
+int tessera_cpu_has_ternary(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+}
+
+// The same kernels compiled for AVX-512 (step_ternary.c).
+int tessera_step_tracked_ternary(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
+                                 size_t rowEnd, uint32_t rowMask, const tessera_rule *rule, uint64_t *flags);
+int tessera_step_rows_ternary(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
+                              size_t rowEnd, const tessera_rule *rule);
+#endif
 
 #include "life_avx2.h"
 
@@ -83,7 +96,7 @@ AVX2 void step_columns(const uint64_t *src, uint64_t *dst, size_t stride, size_t
 }
 
 #define SPECIALISED(name, mode)                                                                       \
-    __attribute__((target("avx2"))) static void name(const uint64_t *src, uint64_t *dst, size_t stride, \
+    __attribute__((target(TESSERA_TARGET))) static void name(const uint64_t *src, uint64_t *dst, size_t stride, \
                                                      size_t words, size_t rowBegin, size_t rowEnd,      \
                                                      const tessera_rule *rule) {                        \
         step_columns(src, dst, stride, words, rowBegin, rowEnd, mode, rule);                           \
@@ -171,7 +184,7 @@ AVX2 void step_tracked(const uint64_t *src, uint64_t *dst, size_t stride, size_t
 }
 
 #define SPECIALISED(name, mode)                                                                               \
-    __attribute__((target("avx2"))) static void name(const uint64_t *src, uint64_t *dst, size_t stride,         \
+    __attribute__((target(TESSERA_TARGET))) static void name(const uint64_t *src, uint64_t *dst, size_t stride,         \
                                                      size_t words, size_t rowBegin, size_t rowEnd, uint32_t mask, \
                                                      const tessera_rule *rule, uint64_t *flags) {               \
         step_tracked(src, dst, stride, words, rowBegin, rowEnd, mask, mode, rule, flags);                      \
@@ -185,6 +198,10 @@ int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                               size_t rowBegin, size_t rowEnd, uint32_t rowMask, const tessera_rule *rule,
                               uint64_t *flags) {
     if (rowBegin >= rowEnd) return 1;
+#ifndef TESSERA_TERNARY
+    if (tessera_is_life(rule) && tessera_cpu_has_ternary())
+        return tessera_step_tracked_ternary(src, dst, stride, words, rowBegin, rowEnd, rowMask, rule, flags);
+#endif
     if (rule->compiled)
         step_tracked_gates(src, dst, stride, words, rowBegin, rowEnd, rowMask, rule, flags);
     else if (tessera_is_life(rule))
@@ -197,6 +214,10 @@ int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                            size_t rowBegin, size_t rowEnd, const tessera_rule *rule) {
     if (rowBegin >= rowEnd) return 1;
+#ifndef TESSERA_TERNARY
+    if (tessera_is_life(rule) && tessera_cpu_has_ternary())
+        return tessera_step_rows_ternary(src, dst, stride, words, rowBegin, rowEnd, rule);
+#endif
     if (rule->compiled)
         step_gates(src, dst, stride, words, rowBegin, rowEnd, rule);
     else if (tessera_is_life(rule))
@@ -206,7 +227,7 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
     return 1;
 }
 
-#else
+#elif !defined(TESSERA_TERNARY)
 
 int tessera_cpu_has_avx2(void) { return 0; }
 

@@ -95,6 +95,7 @@ static uint32_t tile_step_portable(const uint64_t *const around[9], uint64_t *ne
         | (edges(liveFirst, liveLast, liveAny) | side_edges(liveWest, liveEast)) << 16;
 }
 
+#ifndef TESSERA_TERNARY
 uint32_t tessera_tile_alive(const uint64_t *cells) {
     uint64_t any = 0, west = 0, east = 0;
     for (int r = 0; r < ROWS; r++) {
@@ -104,6 +105,9 @@ uint32_t tessera_tile_alive(const uint64_t *cells) {
     }
     return edges(cells[0], cells[ROWS - 1], any) | side_edges(west, east);
 }
+#else
+uint32_t tessera_tile_alive(const uint64_t *cells);
+#endif
 
 // The rows of the tile in `slot` whose next generation may differ from what its older
 // buffer holds: those within a row of a cell that changed (see the top of this file),
@@ -301,7 +305,7 @@ AVX2 void tiles_step(const int32_t *due, size_t count, const int32_t *neighbours
 }
 
 #define SPECIALISED(name, mode)                                                                                   \
-    __attribute__((target("avx2"))) static void name(const int32_t *due, size_t count, const int32_t *neighbours,   \
+    __attribute__((target(TESSERA_TARGET))) static void name(const int32_t *due, size_t count, const int32_t *neighbours,   \
                                                      uint64_t *const *chunks, int parity, const uint64_t *zero,      \
                                                      const uint64_t *const *masks, tessera_tile_changes *changes,    \
                                                      uint64_t generation, const tessera_rule *rule,                  \
@@ -313,9 +317,22 @@ SPECIALISED(tiles_step_counts, MODE_COUNTS)
 SPECIALISED(tiles_step_gates, MODE_GATES)
 #undef SPECIALISED
 
+#ifndef TESSERA_TERNARY
+int tessera_cpu_has_ternary(void);
+void tessera_tiles_step_ternary(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
+                                int parity, const uint64_t *zero, const uint64_t *const *masks,
+                                tessera_tile_changes *changes, uint64_t generation, const tessera_rule *rule, int avx2,
+                                uint32_t *reports);
+#endif
+
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
                         int parity, const uint64_t *zero, const uint64_t *const *masks, tessera_tile_changes *changes,
                         uint64_t generation, const tessera_rule *rule, int avx2, uint32_t *reports) {
+#ifndef TESSERA_TERNARY
+    if (avx2 && tessera_is_life(rule) && tessera_cpu_has_ternary())
+        return tessera_tiles_step_ternary(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule,
+                                          avx2, reports);
+#endif
     if (!avx2) {
         tiles_step_portable(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule, reports);
     } else if (rule->compiled) {
@@ -327,7 +344,7 @@ void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbo
     }
 }
 
-#else
+#elif !defined(TESSERA_TERNARY)
 
 void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
                         int parity, const uint64_t *zero, const uint64_t *const *masks, tessera_tile_changes *changes,
