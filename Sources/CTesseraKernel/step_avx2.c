@@ -199,7 +199,7 @@ int tessera_step_tracked_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                               uint64_t *flags) {
     if (rowBegin >= rowEnd) return 1;
 #ifndef TESSERA_TERNARY
-    if (tessera_is_life(rule) && tessera_cpu_has_ternary())
+    if (!rule->compiled && tessera_cpu_has_ternary())
         return tessera_step_tracked_ternary(src, dst, stride, words, rowBegin, rowEnd, rowMask, rule, flags);
 #endif
     if (rule->compiled)
@@ -215,7 +215,7 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
                            size_t rowBegin, size_t rowEnd, const tessera_rule *rule) {
     if (rowBegin >= rowEnd) return 1;
 #ifndef TESSERA_TERNARY
-    if (tessera_is_life(rule) && tessera_cpu_has_ternary())
+    if (!rule->compiled && tessera_cpu_has_ternary())
         return tessera_step_rows_ternary(src, dst, stride, words, rowBegin, rowEnd, rule);
 #endif
     if (rule->compiled)

@@ -329,7 +329,7 @@ void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbo
                         int parity, const uint64_t *zero, const uint64_t *const *masks, tessera_tile_changes *changes,
                         uint64_t generation, const tessera_rule *rule, int avx2, uint32_t *reports) {
 #ifndef TESSERA_TERNARY
-    if (avx2 && tessera_is_life(rule) && tessera_cpu_has_ternary())
+    if (avx2 && !rule->compiled && tessera_cpu_has_ternary())
         return tessera_tiles_step_ternary(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule,
                                           avx2, reports);
 #endif
