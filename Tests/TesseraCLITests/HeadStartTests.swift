@@ -126,9 +126,12 @@ import TesseraCore
         let dir = try Harness.temporaryDirectory()
         let engines = try write("x = 6002, y = 2, rule = B3/S23\n8ob5o3b3o6b7ob5o5961b2o$6000b2o!\n", "engines.rle", in: dir)
         let undisturbed = dir.appendingPathComponent("undisturbed.rle"), output = dir.appendingPathComponent("out.rle")
-        #expect(try Harness.tessera(["run", engines.path, "--generations", "100000", "--workers", "0",
+        // Long enough on this machine for the loss to come mid-run: 100000 generations
+        // took 0.37 s with AVX-512's kernel, before the kill at 0.4.
+        let generations = "\(try Harness.generations(100_000, lasting: 2.5, ["run", engines.path, "--hand-over-at", "100"]))"
+        #expect(try Harness.tessera(["run", engines.path, "--generations", generations, "--workers", "0",
                                      "--output", undisturbed.path]).status == 0)
-        let run = try RunningTessera(["run", engines.path, "--generations", "100000", "--hand-over-at", "100",
+        let run = try RunningTessera(["run", engines.path, "--generations", generations, "--hand-over-at", "100",
                                       "--output", output.path, "--report"])
         try ResilienceTests.killTheBusiestWorker(of: run, count: 2, after: 0.4)
         #expect(run.wait(timeout: 90) == 0, "\(run.errorText)")
