@@ -100,38 +100,37 @@ AVX2 void gates_next(const tessera_rule *rule, const __m256i *inputs, size_t str
     }
 }
 
+// Whether all four vectors hold a cell: one vpternlogq and an and where the file is
+// compiled for AVX-512.
+AVX2 __m256i all4(__m256i a, __m256i b, __m256i c, __m256i d) {
+#ifdef TESSERA_TERNARY
+    return _mm256_and_si256(_mm256_ternarylogic_epi64(a, b, c, 0x80), d);
+#else
+    return _mm256_and_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, d));
+#endif
+}
+
 // Next state from the sums above, beside and below (Life or counts; gates go by
 // `gates_next`): the eight-neighbour count n is added with full adders. Life needs only n's low two bits and whether n ≥ 4:
-// alive next = (n | alive) == 3.
+// alive next = (n | alive) == 3. Compiled for AVX-512, each full adder's sum (an
+// exclusive or of three) and carry (a majority of three) is one vpternlogq.
 AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_sums *below,
                         int mode, const tessera_rule *rule) {
     __m256i a0 = above->three0, b0 = here->two0, c0 = below->three0;
     __m256i a1 = above->three1, b1 = here->two1, c1 = below->three1;
+    __m256i alive = here->centre;
 #ifdef TESSERA_TERNARY
-    // The count's bits as full adders, one vpternlogq each: n = n0 + 2(p + k) + 4q.
+    // n = n0 + 2(p + k) + 4q.
     __m256i n0 = _mm256_ternarylogic_epi64(a0, b0, c0, 0x96), k = _mm256_ternarylogic_epi64(a0, b0, c0, 0xE8);
     __m256i p = _mm256_ternarylogic_epi64(a1, b1, c1, 0x96), q = _mm256_ternarylogic_epi64(a1, b1, c1, 0xE8);
-    __m256i n1 = _mm256_xor_si256(p, k), alive = here->centre;
+    __m256i n1 = _mm256_xor_si256(p, k);
     if (mode == MODE_LIFE) {
-        __m256i atLeast4 = _mm256_ternarylogic_epi64(q, p, k, 0xF8);  // q | (p & k)
+        __m256i atLeast4 = _mm256_ternarylogic_epi64(q, p, k, 0xF8);     // q | (p & k)
         __m256i three = _mm256_ternarylogic_epi64(n1, n0, alive, 0xE0);  // n1 & (n0 | alive)
         return _mm256_andnot_si256(atLeast4, three);
     }
     __m256i n2 = _mm256_ternarylogic_epi64(q, p, k, 0x78);  // q ^ (p & k)
     __m256i n3 = _mm256_ternarylogic_epi64(q, p, k, 0x80);  // q & p & k
-    __m256i ones = _mm256_set1_epi64x(-1);
-    __m256i bits[4][2] = {{_mm256_xor_si256(n0, ones), n0}, {_mm256_xor_si256(n1, ones), n1},
-                          {_mm256_xor_si256(n2, ones), n2}, {_mm256_xor_si256(n3, ones), n3}};
-    __m256i born = _mm256_setzero_si256(), stays = _mm256_setzero_si256();
-    uint16_t birth = rule->birth, survive = rule->survive;
-    for (int n = 0; n <= 8; n++) {
-        if (!((birth | survive) >> n & 1)) continue;
-        __m256i is = _mm256_and_si256(_mm256_ternarylogic_epi64(bits[0][n & 1], bits[1][n >> 1 & 1], bits[2][n >> 2 & 1], 0x80),
-                                      bits[3][n >> 3 & 1]);
-        if (birth >> n & 1) born = _mm256_or_si256(born, is);
-        if (survive >> n & 1) stays = _mm256_or_si256(stays, is);
-    }
-    return _mm256_ternarylogic_epi64(alive, stays, born, 0xCA);  // alive ? stays : born
 #else
     __m256i x0 = _mm256_xor_si256(a0, b0), x1 = _mm256_xor_si256(a1, b1);
     __m256i n0 = _mm256_xor_si256(x0, c0);
@@ -140,12 +139,12 @@ AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_s
     __m256i q = _mm256_or_si256(_mm256_and_si256(a1, b1), _mm256_and_si256(x1, c1));
     __m256i n1 = _mm256_xor_si256(p, k);
     __m256i carry = _mm256_and_si256(p, k);
-    __m256i alive = here->centre;
     if (mode == MODE_LIFE) {
         __m256i atLeast4 = _mm256_or_si256(q, carry);
         return _mm256_andnot_si256(atLeast4, _mm256_and_si256(n1, _mm256_or_si256(n0, alive)));
     }
     __m256i n2 = _mm256_xor_si256(q, carry), n3 = _mm256_and_si256(q, carry);
+#endif
     __m256i ones = _mm256_set1_epi64x(-1);
     __m256i bits[4][2] = {{_mm256_xor_si256(n0, ones), n0}, {_mm256_xor_si256(n1, ones), n1},
                           {_mm256_xor_si256(n2, ones), n2}, {_mm256_xor_si256(n3, ones), n3}};
@@ -153,11 +152,13 @@ AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_s
     uint16_t birth = rule->birth, survive = rule->survive;
     for (int n = 0; n <= 8; n++) {
         if (!((birth | survive) >> n & 1)) continue;
-        __m256i is = _mm256_and_si256(_mm256_and_si256(bits[0][n & 1], bits[1][n >> 1 & 1]),
-                                      _mm256_and_si256(bits[2][n >> 2 & 1], bits[3][n >> 3 & 1]));
+        __m256i is = all4(bits[0][n & 1], bits[1][n >> 1 & 1], bits[2][n >> 2 & 1], bits[3][n >> 3 & 1]);
         if (birth >> n & 1) born = _mm256_or_si256(born, is);
         if (survive >> n & 1) stays = _mm256_or_si256(stays, is);
     }
+#ifdef TESSERA_TERNARY
+    return _mm256_ternarylogic_epi64(alive, stays, born, 0xCA);  // alive ? stays : born
+#else
     return _mm256_or_si256(_mm256_andnot_si256(alive, born), _mm256_and_si256(alive, stays));
 #endif
 }

@@ -82,12 +82,6 @@ static void copy_register(emitter *e, int dst, int src) {
     byte(e, (uint8_t)(0xC0 | (dst & 7) << 3 | (src & 7)));
 }
 
-// Where the CPU has AVX-512 with its 256-bit forms (VL), vpternlogq computes any
-// function of three vectors in one operation: a multiplexer is one, not three.
-static int has_ternary(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
-}
 
 // vpternlogq ymm `dst`, ymm `a`, ymm `b`, `table` (EVEX.256.66.0F3A.W1 25 /r ib), on
 // ymm0-15: each bit of `dst` becomes bit 4·dst + 2·a + b of `table`.
@@ -308,7 +302,7 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     size_t skip = e.length;
     int32(&e, 0);
     size_t top = e.length;
-    emit_body(&e, program, w.count, output, has_ternary());
+    emit_body(&e, program, w.count, output, tessera_cpu_has_ternary());
     // add rdi, rcx; add rsi, 32; dec rdx; jnz top
     byte(&e, 0x48), byte(&e, 0x01), byte(&e, 0xCF);
     byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, 0x20);

@@ -231,6 +231,8 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
 
 int tessera_cpu_has_avx2(void) { return 0; }
 
+int tessera_cpu_has_ternary(void) { return 0; }
+
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                            size_t rowBegin, size_t rowEnd, const tessera_rule *rule) {
     (void)src; (void)dst; (void)stride; (void)words; (void)rowBegin; (void)rowEnd; (void)rule;

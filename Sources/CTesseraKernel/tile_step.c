@@ -318,7 +318,6 @@ SPECIALISED(tiles_step_gates, MODE_GATES)
 #undef SPECIALISED
 
 #ifndef TESSERA_TERNARY
-int tessera_cpu_has_ternary(void);
 void tessera_tiles_step_ternary(const int32_t *due, size_t count, const int32_t *neighbours, uint64_t *const *chunks,
                                 int parity, const uint64_t *zero, const uint64_t *const *masks,
                                 tessera_tile_changes *changes, uint64_t generation, const tessera_rule *rule, int avx2,

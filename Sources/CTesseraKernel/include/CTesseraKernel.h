@@ -6,6 +6,9 @@
 
 /// Nonzero when this CPU can run `tessera_step_rows_avx2`.
 int tessera_cpu_has_avx2(void);
+/// Whether the CPU has AVX-512 with its 256-bit forms (VL): vpternlogq, any function of
+/// three vectors in one operation, which Life's kernels and compiled rules' code then use.
+int tessera_cpu_has_ternary(void);
 
 /// One multiplexer of a compiled rule: register `result` becomes register `low` where
 /// register `select` is 0 and `high` where it is 1, bit by bit.
