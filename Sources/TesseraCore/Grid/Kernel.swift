@@ -15,6 +15,12 @@ public enum Kernel {
         /// Whether this CPU runs it.
         public var isSupported: Bool { self == .portable || Kernel.hasAVX2 }
 
+        /// What it runs here, for a bench's line: the AVX2 kernel uses AVX-512's
+        /// vpternlogq where the CPU has it.
+        public var name: String {
+            self == .avx2 && tessera_cpu_has_ternary() != 0 ? "avx2 (with AVX-512's vpternlogq)" : rawValue
+        }
+
         /// Refuses an implementation this CPU cannot run, before anything steps with it.
         public func checkSupported() throws {
             guard isSupported else {

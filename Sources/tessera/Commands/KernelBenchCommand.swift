@@ -47,7 +47,7 @@ struct KernelBenchCommand: AsyncParsableCommand {
         }
         let ours = try await measure(blocking: blocks)
         let schedule = blocks ? "temporal blocking, \(KernelBenchmark.depth(size: size)) generations per sweep" : "one sweep per generation"
-        print("tessera  \(implementation.rawValue) kernel, \(rule.rule), \(size)x\(size) torus soup \(density), "
+        print("tessera  \(implementation.name) kernel, \(rule.rule), \(size)x\(size) torus soup \(density), "
             + "\(generations) generations, \(schedule): \(Format.rate(ours)) cell-updates/s")
         if compareBlocking {
             let other = try await measure(blocking: !blocks)
