@@ -218,15 +218,13 @@ static void emit_body(emitter *e, const operation *program, int count, int outpu
         for (int k = 0; k < o.operands; k++) x[k] = in_register(&a, o.operand[k]);
         int ones = o.kind == NOT || (!ternaries && o.kind == ORN_) ? in_register(&a, 1) : -1;
         int t = free_register(&a);
-        switch (ternaries ? o.kind | 8 : o.kind) {
-        case MUX | 8: copy_register(e, t, x[0]), ternary(e, t, x[1], x[2], TABLE_MUX); break;
-        case ORN_ | 8: copy_register(e, t, x[0]), ternary(e, t, x[1], x[1], TABLE_ORN); break;
-        case NOT | 8: alu(e, XOR, t, x[0], ones); break;
-        case COPY | 8: alu(e, AND, t, x[0], x[0]); break;
-        case AND_ | 8: alu(e, AND, t, x[0], x[1]); break;
-        case ANDN_ | 8: alu(e, ANDN, t, x[0], x[1]); break;
-        case OR_ | 8: alu(e, OR, t, x[0], x[1]); break;
-        case XOR_ | 8: alu(e, XOR, t, x[0], x[1]); break;
+        // With vpternlogq a multiplexer or an OR-NOT is one operation (`ternaries`); the
+        // rest are spelled alike either way.
+        if (ternaries && (o.kind == MUX || o.kind == ORN_)) {
+            copy_register(e, t, x[0]);
+            if (o.kind == MUX) ternary(e, t, x[1], x[2], TABLE_MUX);
+            else ternary(e, t, x[1], x[1], TABLE_ORN);
+        } else switch (o.kind) {
         case COPY: alu(e, AND, t, x[0], x[0]); break;
         case NOT: alu(e, XOR, t, x[0], ones); break;
         case AND_: alu(e, AND, t, x[0], x[1]); break;
