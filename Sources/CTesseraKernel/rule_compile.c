@@ -201,6 +201,17 @@ static int counts_decide_most(const table512 *t, int mask) {
 // of 4000 random orders, and of trading any two inputs (twice the compiles):
 // B2ce3-k/S23 90 -> 76 operations a vector, B3/S23-q 66 -> 59, B2-a/S12 71 -> 65.
 enum { DESCENT = 400, SPAN = 3 };
+
+// The counted diagram of `table` in `order` compiled into `candidate` (`levels` its
+// gates' depths), the gates nothing reads dropped: its cost, or -1 where the gates do
+// not fit.
+static int counted_cost(const uint64_t table[8], int neighbours, const int order[13], void *room,
+                        tessera_rule *candidate, uint8_t levels[TESSERA_MAX_GATES]) {
+    if (!tessera_rule_compile_counted(table, neighbours, order, candidate, levels, room)) return -1;
+    drop_unread(candidate, levels);
+    return cost(candidate);
+}
+
 static void descend(const uint64_t table[8], int neighbours, const int start[13], void *room, tessera_rule *candidate,
                     uint8_t levels[TESSERA_MAX_GATES], tessera_rule *rule, uint8_t bestLevels[TESSERA_MAX_GATES], int *best) {
     int order[13];
@@ -213,13 +224,10 @@ static void descend(const uint64_t table[8], int neighbours, const int start[13]
                 int t = order[i];
                 order[i] = order[j], order[j] = t;
                 compiled++;
-                if (tessera_rule_compile_counted(table, neighbours, order, candidate, levels, room)) {
-                    drop_unread(candidate, levels);
-                    int c = cost(candidate);
-                    if (c < *best) {
-                        *rule = *candidate, *best = c, memcpy(bestLevels, levels, TESSERA_MAX_GATES), improved = 1;
-                        continue;
-                    }
+                int c = counted_cost(table, neighbours, order, room, candidate, levels);
+                if (c >= 0 && c < *best) {
+                    *rule = *candidate, *best = c, memcpy(bestLevels, levels, TESSERA_MAX_GATES), improved = 1;
+                    continue;
                 }
                 order[j] = order[i], order[i] = t;
             }
@@ -264,10 +272,8 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     int neighbours = neighbours_read(&t);
     for (size_t o = 0; found && room && counts_decide_most(&t, neighbours) && o < sizeof countedOrders / sizeof countedOrders[0];
          o++) {
-        if (!tessera_rule_compile_counted(table, neighbours, countedOrders[o], candidate, levels, room)) continue;
-        drop_unread(candidate, levels);
-        int c = cost(candidate);
-        if (c < best) *rule = *candidate, best = c, memcpy(bestLevels, levels, sizeof levels), counted = (int)o;
+        int c = counted_cost(table, neighbours, countedOrders[o], room, candidate, levels);
+        if (c >= 0 && c < best) *rule = *candidate, best = c, memcpy(bestLevels, levels, sizeof levels), counted = (int)o;
     }
     if (counted >= 0) descend(table, neighbours, countedOrders[counted], room, candidate, levels, rule, bestLevels, &best);
     free(scratch);
