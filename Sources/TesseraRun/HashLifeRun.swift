@@ -114,15 +114,19 @@ package enum HashLifeRun {
     /// the pattern has changed: its area halved or doubled, or the generations done
     /// doubled, since the last measure.
     struct TilesPace {
-        private(set) var seconds = 0.0
-        private var occupied = 0.0, generation: UInt64 = 0
+        /// The last measure, and the pattern's area and generations done when it was taken.
+        private var last: (seconds: Double, occupied: Double, generation: UInt64)?
+
+        /// Seconds a generation, as last measured (0 before any measure).
+        var seconds: Double { last?.seconds ?? 0 }
 
         func isStale(occupied now: Double, generation done: UInt64) -> Bool {
-            generation == 0 || now > 2 * occupied || now < occupied / 2 || done >= 2 * generation
+            guard let last else { return true }
+            return now > 2 * last.occupied || now < last.occupied / 2 || done >= 2 * last.generation
         }
 
         mutating func measured(_ seconds: Double, occupied: Double, generation: UInt64) {
-            (self.seconds, self.occupied, self.generation) = (seconds, occupied, max(generation, 1))
+            last = (seconds, occupied, generation)
         }
     }
 
