@@ -29,10 +29,34 @@ LTL_INLINE void ltl_unpack(const uint64_t *row, int width, uint8_t *bytes) {
     for (int k = 0; k < (width + 7) / 8; k++) memcpy(bytes + 8 * k, &ltl_spread[packed[k]], 8);
 }
 
-// The board row that offset row `y` stands for, or -1 beyond a dead edge.
+// The board row that offset row `y` stands for, or -1 beyond a dead edge (divisions
+// only off the board: they cost more than a sparse row's step).
 LTL_INLINE int ltl_row_at(int y, int height, int wraps) {
-    if (wraps) return ((y % height) + height) % height;
-    return y >= 0 && y < height ? y : -1;
+    if (y >= 0 && y < height) return y;
+    return wraps ? ((y % height) + height) % height : -1;
+}
+
+// Whether a row has a live cell.
+LTL_INLINE int ltl_has_cells(const uint64_t *row, int width) {
+    uint64_t any = 0;
+    for (int w = 0; w < width / 64; w++) any |= row[w];
+    if (width & 63) any |= row[width / 64] & ((1ull << (width & 63)) - 1);
+    return any != 0;
+}
+
+// Whether each row from r above `firstRow` to r below `endRow - 1` stands for a board
+// row with a live cell: `occupied[k]` for row firstRow - r + k. A box step skips a row
+// where none of the 2r+1 about it has one: its columns' counts are all 0, and so is
+// the next row where nothing is born from nothing. NULL without memory.
+static inline uint8_t *ltl_occupied_rows(const uint64_t *src, size_t stride, int width, int height, int wraps, int firstRow,
+                                         int endRow, int r) {
+    uint8_t *occupied = malloc((size_t)(endRow - firstRow + 2 * r + 1));
+    if (occupied)
+        for (int y = firstRow - r; y <= endRow + r; y++) {
+            int source = ltl_row_at(y, height, wraps);
+            occupied[y - firstRow + r] = source >= 0 && ltl_has_cells(src + (size_t)source * stride, width);
+        }
+    return occupied;
 }
 
 // The columns a torus's margins stand for: `at[k]` for column -1-k, `at[r + k]` for

@@ -1,3 +1,4 @@
+import CTesseraKernel
 import Testing
 @testable import TesseraCore
 
@@ -159,6 +160,50 @@ import Testing
                 let same = banded == alone  // not the grids themselves in a failure's message
                 #expect(same, "\(text) generation \(generation)")
                 states = banded
+            }
+        }
+    }
+
+    /// Each of the box's SIMD steps where this CPU runs it, called directly (the step
+    /// picks only the widest): bytes in AVX-512 and AVX2 up to range 7, 16 bits in AVX2
+    /// past it; torus and plane, the cell counted and not, widths about a vector's edges,
+    /// and a board stepped in two bands of rows as threads step it. Every third board
+    /// has stretches of empty rows and columns, which the steps skip, and every fifth
+    /// rule births from nothing, where they must not.
+    @Test func eachBoxStepIsTheRule() throws {
+        typealias BoxStep = (UnsafePointer<tessera_ltl_rule>, UnsafePointer<UInt64>, UnsafeMutablePointer<UInt64>, Int, Int32, Int32,
+                             Int32, Int32, Int32) -> Int32
+        var steps: [(String, ClosedRange<Int>, BoxStep)] = []
+        if tessera_cpu_has_avx2() != 0 { steps.append(("avx2", 1...127, tessera_ltl_box_step_avx2)) }
+        if tessera_cpu_has_avx512bw() != 0 { steps.append(("avx512", 1...7, tessera_ltl_box_step_avx512)) }
+        var generator = SplitMix64(seed: 59)
+        for round in 0..<40 {
+            let range = round < 35 ? 1 + round % 7 : 8 + Int(generator.next() % 5)
+            let m = Int(generator.next() % 2), most = (2 * range + 1) * (2 * range + 1)
+            let (s0, s1) = (Int(generator.next() % UInt64(most / 2)), most / 2 + Int(generator.next() % UInt64(most / 2)))
+            let b0 = round % 5 == 4 ? 0 : 1 + Int(generator.next() % UInt64(most / 3))
+            let rule = try #require(try LargerThanLife(parsing: "R\(range),C0,M\(m),S\(s0)..\(s1),B\(b0)..\(b0 + most / 4),NM"))
+            let width = [1, 2 * range + 1, 63, 64, 65, 127, 128, 129, 200][round % 9] + (round % 2)
+            let height = 1 + Int(generator.next() % 40), wraps = round % 3 != 0, sparse = round % 3 == 1
+            var cells = BitGrid(width: width, height: height)
+            for y in 0..<height where !sparse || y % 19 < 3 {
+                for x in 0..<width where (!sparse || x % 150 < 10) && generator.next() % 5 < 2 { cells[x, y] = true }
+            }
+            let expected = Self.naive(cells, rule: rule, wraps: wraps)
+            for (name, ranges, step) in steps where ranges.contains(range) {
+                var next = BitGrid(width: width, height: height)
+                let split = Int32(height / 2)
+                let stepped = rule.withKernelRule { kernelRule in
+                    cells.words.withUnsafeBufferPointer { source in
+                        next.withUnsafeMutableWords { target in
+                            [(0, split), (split, Int32(height))].allSatisfy { band in
+                                step(kernelRule, source.baseAddress!, target.baseAddress!, cells.wordsPerRow, Int32(width),
+                                     Int32(height), wraps ? 1 : 0, band.0, band.1) != 0
+                            }
+                        }
+                    }
+                }
+                #expect(stepped && next == expected, "\(name) \(rule) \(width)x\(height) wraps \(wraps)")
             }
         }
     }

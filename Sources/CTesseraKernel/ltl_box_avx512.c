@@ -1,0 +1,139 @@
+// Larger than Life on the (2r+1)² box up to range 7 in AVX-512 (BW): ltl_box_avx2.c's
+// byte counts, 64 columns a vector. A row's 64 cells are a mask register as they lie in
+// memory, so a row is added to the columns' counts by one masked add, and the rule's two
+// compares give the next row's word with nothing unpacked or packed.
+#include "CTesseraKernel.h"
+#include "ltl_rows.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define AVX512 __attribute__((target("avx512f,avx512bw"))) static
+#define AVX512_INLINE __attribute__((target("avx512f,avx512bw"), always_inline)) static inline
+
+int tessera_cpu_has_avx512bw(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+}
+
+typedef struct { __m512i birthLow, birthSpan, surviveLow, surviveSpan; int itself, quiet; } byte_rule;
+
+// Row `cells` added to the columns' counts.
+AVX512 void add_row(uint8_t *columns, const uint64_t *cells, int width) {
+    const __m512i one = _mm512_set1_epi8(1);
+    for (int w = 0; w < (width + 63) / 64; w++) {
+        uint64_t inside = width - 64 * w >= 64 ? ~0ull : (1ull << (width & 63)) - 1;
+        __m512i c = _mm512_load_si512(columns + 64 * w);
+        _mm512_store_si512(columns + 64 * w, _mm512_mask_add_epi8(c, cells[w] & inside, c, one));
+    }
+}
+
+// The counts of the 64 cells at `here` for range `r`: each window of 2r+1 columns made in
+// registers from the vectors either side (16 bytes on from `here` and 16 before it,
+// what each 16-byte lane's windows straddle).
+AVX512_INLINE __m512i counts_r(__m512i before, __m512i here, __m512i after, const int r) {
+    __m512i east = _mm512_alignr_epi64(after, here, 2), west = _mm512_alignr_epi64(here, before, 6), count = here;
+#define SIDES(j)                                                                                                       \
+    if (j <= r)                                                                                                        \
+        count = _mm512_add_epi8(count, _mm512_add_epi8(_mm512_alignr_epi8(east, here, j), _mm512_alignr_epi8(here, west, 16 - j)));
+    SIDES(1) SIDES(2) SIDES(3) SIDES(4) SIDES(5) SIDES(6) SIDES(7)
+#undef SIDES
+    return count;
+}
+
+// One pass along a row for range `r` (a constant in each copy, so that the windows
+// unroll): row `out` of the next generation from `row`'s cells and the columns' counts
+// about it; and the columns' counts moved down a row, row `arriving` added and row
+// `leaving` taken away. The pass reads each aligned vector of counts before it stores
+// over it: unaligned loads would straddle the previous row's stores (or the margins'),
+// which cannot forward to them.
+AVX512_INLINE void pass_r(const byte_rule *rule, const uint64_t *row, const uint64_t *arriving, const uint64_t *leaving,
+                          uint8_t *columns, int width, uint64_t *out, const int r) {
+    const __m512i one = _mm512_set1_epi8(1);
+    __m512i before = _mm512_load_si512(columns - 64), here = _mm512_load_si512(columns);
+    for (int w = 0; w < (width + 63) / 64; w++) {
+        __m512i after = _mm512_load_si512(columns + 64 * w + 64);
+        uint64_t alive = row[w], next = 0, inside = width - 64 * w >= 64 ? ~0ull : (1ull << (width & 63)) - 1;
+        // No count and no cell: nothing is born where nothing is born from nothing, and
+        // a settled soup is mostly such stretches.
+        __m512i around = _mm512_or_si512(_mm512_or_si512(before, here), after);
+        if (alive || !rule->quiet || _mm512_test_epi8_mask(around, around)) {
+            __m512i count = counts_r(before, here, after, r);
+            if (!rule->itself) count = _mm512_mask_sub_epi8(count, alive, count, one);
+            uint64_t born = _mm512_cmple_epu8_mask(_mm512_sub_epi8(count, rule->birthLow), rule->birthSpan);
+            uint64_t stays = _mm512_cmple_epu8_mask(_mm512_sub_epi8(count, rule->surviveLow), rule->surviveSpan);
+            next = (alive & stays) | (~alive & born);
+        }
+        out[w] = next & inside;
+        __m512i moved = _mm512_mask_add_epi8(here, arriving[w] & inside, here, one);
+        _mm512_store_si512(columns + 64 * w, _mm512_mask_sub_epi8(moved, leaving[w] & inside, moved, one));
+        before = here, here = after;
+    }
+}
+
+AVX512 void pass(const tessera_ltl_rule *rule, const uint64_t *row, const uint64_t *arriving, const uint64_t *leaving,
+                 uint8_t *columns, int width, uint64_t *out) {
+    byte_rule bytes = {_mm512_set1_epi8((char)rule->birthLow), _mm512_set1_epi8((char)(rule->birthHigh - rule->birthLow)),
+                       _mm512_set1_epi8((char)rule->surviveLow), _mm512_set1_epi8((char)(rule->surviveHigh - rule->surviveLow)),
+                       rule->countsItself, rule->birthLow > 0};
+    switch (rule->range) {
+#define RANGE(r) \
+    case r: pass_r(&bytes, row, arriving, leaving, columns, width, out, r); break;
+        RANGE(1) RANGE(2) RANGE(3) RANGE(4) RANGE(5) RANGE(6) RANGE(7)
+#undef RANGE
+    }
+}
+
+// Each column's count a byte, 64-byte aligned, with 64 bytes of margin either side: the
+// wrapped columns on a torus, 0 on a plane, and 0 past them. Rows beyond a dead edge
+// arrive and leave as a row of none; rows with none live about them are skipped
+// (`ltl_occupied_rows`).
+int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                                int height, int wraps, int firstRow, int endRow) {
+    int r = rule->range, words = (width + 63) / 64;
+    if (r < 1 || r > 7) return 0;
+    size_t bytes = 64 * (size_t)words + 2 * 64;
+    uint8_t *memory = aligned_alloc(64, bytes);
+    uint64_t *none = calloc((size_t)words, sizeof *none);
+    int *wrapped = ltl_wrapped_columns(r, width);
+    uint8_t *occupied = ltl_occupied_rows(src, stride, width, height, wraps, firstRow, endRow, r);
+    if (!memory || !none || !wrapped || !occupied) {
+        free(memory), free(none), free(wrapped), free(occupied);
+        return 0;
+    }
+    memset(memory, 0, bytes);
+    uint8_t *columns = memory + 64;
+    int live = 0;  // rows with a live cell among the 2r+1 about the current one
+    for (int dy = -r; dy <= r; dy++) {
+        if (!occupied[dy + r]) continue;
+        add_row(columns, src + (size_t)ltl_row_at(firstRow + dy, height, wraps) * stride, width);
+        live++;
+    }
+    for (int y = firstRow; y < endRow; y++) {
+        int leaving = ltl_row_at(y - r, height, wraps), arriving = ltl_row_at(y + r + 1, height, wraps);
+        int leaves = occupied[y - firstRow], arrives = occupied[y - firstRow + 2 * r + 1];
+        if (live == 0 && rule->birthLow > 0) {
+            memset(dst + (size_t)y * stride, 0, (size_t)words * sizeof *dst);
+            if (arrives) add_row(columns, src + (size_t)arriving * stride, width);
+        } else {
+            if (wraps) ltl_wrap_margins(columns, width, r, wrapped);
+            pass(rule, src + (size_t)y * stride, arrives ? src + (size_t)arriving * stride : none,
+                 leaves ? src + (size_t)leaving * stride : none, columns, width, dst + (size_t)y * stride);
+        }
+        live += arrives - leaves;
+    }
+    free(memory), free(none), free(wrapped), free(occupied);
+    return 1;
+}
+
+#else
+
+int tessera_cpu_has_avx512bw(void) { return 0; }
+
+int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
+                                int height, int wraps, int firstRow, int endRow) {
+    (void)rule, (void)src, (void)dst, (void)stride, (void)width, (void)height, (void)wraps, (void)firstRow, (void)endRow;
+    return 0;
+}
+
+#endif
