@@ -82,7 +82,7 @@ AVX2 void run_gates(const tessera_rule *rule, gate_registers r, int count) {
 // stride]` on, into `next[0..<count]`: by the rule's machine code where it has it.
 AVX2 void gates_next(const tessera_rule *rule, const __m256i *inputs, size_t stride, int count, __m256i *next) {
     if (rule->code) {
-        __m256i spill[TESSERA_FIRST_GATE + TESSERA_MAX_GATES];
+        _Alignas(64) uint8_t spill[TESSERA_JIT_SPILL_BYTES];
         ((tessera_gate_code)rule->code)(inputs, next, (size_t)count, stride * sizeof(__m256i), spill);
         return;
     }

@@ -149,24 +149,27 @@ static void reuse_registers(tessera_rule *rule) {
 }
 
 // The gates as machine code where this CPU runs AVX2, once it gives the table's every
-// entry: the 512 neighbourhoods are two vectors of cells, input k of cell i bit k of i.
+// entry: the 512 neighbourhoods are two vectors of cells, input k of cell i bit k of i,
+// and a third the first again, so that code stepping vectors in pairs steps one alone
+// too.
 static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates, int output) {
     if (!tessera_cpu_has_avx2()) return NULL;
     void *code = tessera_rule_jit(ssa, gates, output);
-    enum { VECTOR = 4, VALUES = TESSERA_FIRST_GATE + TESSERA_MAX_GATES };
-    size_t bytes = (2 * 9 + 2 + VALUES) * VECTOR * sizeof(uint64_t);
-    uint64_t *memory = code ? aligned_alloc(32, bytes) : NULL;
+    enum { VECTOR = 4 };
+    size_t bytes = (3 * 9 + 3) * VECTOR * sizeof(uint64_t) + TESSERA_JIT_SPILL_BYTES;
+    uint64_t *memory = code ? aligned_alloc(64, bytes) : NULL;
     if (!memory) {
         tessera_rule_jit_release(code);
         return NULL;
     }
     memset(memory, 0, bytes);
-    uint64_t *inputs = memory, *next = memory + 2 * 9 * VECTOR, *spill = next + 2 * VECTOR;
+    uint64_t *inputs = memory, *next = memory + 3 * 9 * VECTOR, *spill = next + 3 * VECTOR;
     for (int i = 0; i < 512; i++)
         for (int k = 0; k < 9; k++)
             if (i >> k & 1) inputs[(i / 256 * 9 + k) * VECTOR + i % 256 / 64] |= 1ull << (i % 64);
-    ((tessera_gate_code)code)(inputs, next, 2, 9 * VECTOR * sizeof(uint64_t), spill);
-    int agrees = memcmp(next, t->w, sizeof t->w) == 0;
+    memcpy(inputs + 2 * 9 * VECTOR, inputs, 9 * VECTOR * sizeof(uint64_t));
+    ((tessera_gate_code)code)(inputs, next, 3, 9 * VECTOR * sizeof(uint64_t), spill);
+    int agrees = memcmp(next, t->w, sizeof t->w) == 0 && memcmp(next + 2 * VECTOR, t->w, sizeof t->w / 2) == 0;
     free(memory);
     if (agrees) return code;
     tessera_rule_jit_release(code);

@@ -2,16 +2,17 @@
 // cells passes through stay in the sixteen ymm registers: the interpreter loads two
 // operands and stores the result of every gate (three operations of work), the code
 // does the three operations and touches memory only where sixteen registers are not
-// enough. Where the CPU has AVX-512 (VL), a multiplexer is one vpternlogq on the same
-// 256-bit registers. The code is checked against the rule's truth table before it is
-// used, and a rule without it (no AVX2, no executable memory, a failed check) runs the
-// interpreter.
+// enough. Where the CPU has AVX-512 (F, VL), a multiplexer is one vpternlogq, and the
+// vectors go two at a time in the 32 zmm registers, each input two halves of one: half
+// the operations, and fewer spills. The code is checked against the rule's truth table
+// before it is used, and a rule without it (no AVX2, no executable memory, a failed
+// check) runs the interpreter.
 //
 // The code is `void f(const __m256i *inputs, __m256i *next, size_t count, size_t stride,
-// __m256i *spill)`: for each of `count` vectors of cells, its nine inputs (k as in
+// void *spill)`: for each of `count` vectors of cells, its nine inputs (k as in
 // `tessera_rule`) are `inputs[k]`, its next state goes to `next[0]`, then `inputs`
 // moves on `stride` bytes and `next` one vector. `spill` holds what does not fit in
-// registers, a vector for each of the rule's values.
+// registers, 64 bytes for each of the rule's values.
 #include "CTesseraKernel.h"
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -24,15 +25,17 @@
 
 enum {
     VALUES = TESSERA_FIRST_GATE + TESSERA_MAX_GATES,
-    YMM = 16,
+    REGISTERS = 32,
     // The arguments' registers, as the System V ABI passes them.
     INPUTS = 7, NEXT = 6, COUNT = 2, STRIDE = 1, SPILL = 8,
 };
 
+// `wide`: the body emitted now steps two vectors in zmm registers (AVX-512), else one
+// in ymm registers (`ternaries`: with vpternlogq where the CPU has it).
 typedef struct {
     uint8_t *code;
     size_t length, capacity;
-    int failed;
+    int failed, wide, ternaries;
 } emitter;
 
 static void byte(emitter *e, uint8_t b) {
@@ -61,38 +64,83 @@ static void vex(emitter *e, int pp, int reg, int vvvv, int rm, uint8_t opcode) {
     byte(e, opcode);
 }
 
-// `dst = op(a, b)` on ymm registers: vpand DB, vpandn DF (~a & b), vpor EB, vpxor EF.
-static void alu(emitter *e, uint8_t opcode, int dst, int a, int b) {
-    vex(e, 1, dst, a, b, opcode);
-    byte(e, (uint8_t)(0xC0 | (dst & 7) << 3 | (b & 7)));
+// An EVEX prefix (no mask) and the opcode: `map` 1 for 0F, 3 for 0F3A; `pp` 1 for 66,
+// 2 for F3; `length` 1 for 256 bits, 2 for 512. `reg` and `vvvv` name any of 32
+// registers; `rm` a register too where `direct`, else a base register (an index, if
+// any, below 8).
+static void evex(emitter *e, int map, int pp, int w, int length, int reg, int vvvv, int rm, int direct, uint8_t opcode) {
+    byte(e, 0x62);
+    byte(e, (uint8_t)((reg & 8 ? 0 : 0x80) | (direct && rm & 16 ? 0 : 0x40) | (rm & 8 ? 0 : 0x20) | (reg & 16 ? 0 : 0x10) | map));
+    byte(e, (uint8_t)(w << 7 | (~vvvv & 15) << 3 | 0x04 | pp));
+    byte(e, (uint8_t)(length << 5 | (vvvv & 16 ? 0 : 0x08)));
+    byte(e, opcode);
 }
 
-// vmovdqu between ymm `reg` and [base + offset]: load 6F, store 7F.
-static void move(emitter *e, uint8_t opcode, int reg, int base, int32_t offset) {
-    vex(e, 2, reg, 0, base, opcode);
+// A ModRM byte naming registers `reg` and `rm`.
+static void registers(emitter *e, int reg, int rm) { byte(e, (uint8_t)(0xC0 | (reg & 7) << 3 | (rm & 7))); }
+
+// A ModRM byte naming register `reg` and [base + offset].
+static void memory(emitter *e, int reg, int base, int32_t offset) {
     byte(e, (uint8_t)(0x80 | (reg & 7) << 3 | (base & 7)));
     int32(e, offset);
 }
 
 enum { AND = 0xDB, ANDN = 0xDF, OR = 0xEB, XOR = 0xEF, EQUAL = 0x76, LOAD = 0x6F, STORE = 0x7F };
 
-// vmovdqa ymm `dst`, ymm `src`: a copy the CPU makes by renaming, not on an ALU.
-static void copy_register(emitter *e, int dst, int src) {
-    vex(e, 1, dst, 0, src, 0x6F);
-    byte(e, (uint8_t)(0xC0 | (dst & 7) << 3 | (src & 7)));
+// `dst = op(a, b)`: vpand(q) DB, vpandn(q) DF (~a & b), vpor(q) EB, vpxor(q) EF.
+static void alu(emitter *e, uint8_t opcode, int dst, int a, int b) {
+    if (e->wide) evex(e, 1, 1, 1, 2, dst, a, b, 1, opcode);
+    else vex(e, 1, dst, a, b, opcode);
+    registers(e, dst, b);
 }
 
+// A value's vector between register `reg` and [base + offset]: load 6F, store 7F
+// (vmovdqu, or vmovdqu64 of 512 bits).
+static void move(emitter *e, uint8_t opcode, int reg, int base, int32_t offset) {
+    if (e->wide) evex(e, 1, 2, 1, 2, reg, 0, base, 0, opcode);
+    else vex(e, 2, reg, 0, base, opcode);
+    memory(e, reg, base, offset);
+}
 
-// vpternlogq ymm `dst`, ymm `a`, ymm `b`, `table` (EVEX.256.66.0F3A.W1 25 /r ib), on
-// ymm0-15: each bit of `dst` becomes bit 4·dst + 2·a + b of `table`.
+// vmovdqa(64) `dst`, `src`: a copy the CPU makes by renaming, not on an ALU.
+static void copy_register(emitter *e, int dst, int src) {
+    if (e->wide) evex(e, 1, 1, 1, 2, dst, 0, src, 1, 0x6F);
+    else vex(e, 1, dst, 0, src, 0x6F);
+    registers(e, dst, src);
+}
+
+// vpternlogq `dst`, `a`, `b`, `table` (EVEX.66.0F3A.W1 25 /r ib): each bit of `dst`
+// becomes bit 4·dst + 2·a + b of `table`.
 static void ternary(emitter *e, int dst, int a, int b, uint8_t table) {
-    byte(e, 0x62);
-    byte(e, (uint8_t)((dst & 8 ? 0 : 0x80) | 0x40 | (b & 8 ? 0 : 0x20) | 0x10 | 0x03));  // R X B R' 0 0 map 0F3A
-    byte(e, (uint8_t)(0x80 | (~a & 15) << 3 | 0x04 | 0x01));                            // W1 vvvv 1 66
-    byte(e, 0x28);                                                                      // 256 bits, no mask
-    byte(e, 0x25);
-    byte(e, (uint8_t)(0xC0 | (dst & 7) << 3 | (b & 7)));
+    evex(e, 3, 1, 1, e->wide ? 2 : 1, dst, a, b, 1, 0x25);
+    registers(e, dst, b);
     byte(e, table);
+}
+
+// Input `offset` bytes into a vector's inputs, for two vectors: the first's into the
+// low half of `reg` (vmovdqu64 ymm), the second's, `stride` bytes on, into its high
+// half (vinserti64x4 from [inputs + stride + offset]).
+static void load_pair(emitter *e, int reg, int32_t offset) {
+    evex(e, 1, 2, 1, 1, reg, 0, INPUTS, 0, LOAD);
+    memory(e, reg, INPUTS, offset);
+    evex(e, 3, 1, 0, 2, reg, reg, INPUTS, 0, 0x3A);
+    byte(e, (uint8_t)(0x84 | (reg & 7) << 3)), byte(e, (uint8_t)(STRIDE << 3 | INPUTS));  // [base + index + disp32]
+    int32(e, offset);
+    byte(e, 1);
+}
+
+// Register `reg`'s next states: one vector to next[0], or two to next[0] and next[1]
+// (vmovdqu64 ymm, vextracti64x4).
+static void store_next(emitter *e, int reg) {
+    if (!e->wide) {
+        move(e, STORE, reg, NEXT, 0);
+        return;
+    }
+    evex(e, 1, 2, 1, 1, reg, 0, NEXT, 0, STORE);
+    memory(e, reg, NEXT, 0);
+    evex(e, 3, 1, 0, 2, reg, 0, NEXT, 0, 0x3B);
+    memory(e, reg, NEXT, 32);
+    byte(e, 1);
 }
 
 // vpternlogq's tables, `dst` first holding s (a copy: vpternlogq reads its `dst`, and
@@ -100,24 +148,31 @@ static void ternary(emitter *e, int dst, int a, int b, uint8_t table) {
 enum { TABLE_MUX = 0xAC, TABLE_ORN = 0xAF };
 
 // Where value `v` lives in memory: an input among the inputs, a gate's result in `spill`.
+// (1) AVX-512 has no vector compare into a register, and vpternlogq reads its
+// destination: from the register's old value, often the last vector's result, the
+// ones would chain each pair of vectors behind the one before. The zeroing idiom
+// depends on nothing.
 static void load(emitter *e, int reg, int value) {
     if (value == 0) alu(e, XOR, reg, reg, reg);  // the constants, from nothing
+    else if (value == 1 && e->wide) alu(e, XOR, reg, reg, reg), ternary(e, reg, reg, reg, 0xFF);  // (1)
     else if (value == 1) alu(e, EQUAL, reg, reg, reg);
+    else if (value < TESSERA_FIRST_GATE && e->wide) load_pair(e, reg, (value - 2) * 32);
     else if (value < TESSERA_FIRST_GATE) move(e, LOAD, reg, INPUTS, (value - 2) * 32);
-    else move(e, LOAD, reg, SPILL, value * 32);
+    else move(e, LOAD, reg, SPILL, value * 64);
 }
 
-// Where each value is: a ymm register or -1; and, for gate results, whether its
-// register of the interpreter's layout (its spill slot) holds it. Inputs and constants
-// live in theirs from the start. Registers are handed out by Belady's rule: the one
-// whose value is next read furthest ahead is given up.
+// Where each value is: a vector register or -1; and, for gate results, whether its
+// spill slot holds it. Inputs and constants live in memory from the start. Registers
+// are handed out by Belady's rule: the one whose value is next read furthest ahead is
+// given up.
 typedef struct {
     emitter *e;
     const int *uses;      // the positions reading each value, per value from `first`
     int first[VALUES + 1], next[VALUES];
     int inRegister[VALUES], inMemory[VALUES];
-    int holds[YMM];       // the value in each register, or -1
-    int pinned[YMM];
+    int count;            // registers to use: 16 ymm, or 32 zmm
+    int holds[REGISTERS]; // the value in each register, or -1
+    int pinned[REGISTERS];
 } allocator;
 
 static int next_use(const allocator *a, int value) {
@@ -127,7 +182,7 @@ static int next_use(const allocator *a, int value) {
 
 static int free_register(allocator *a) {
     int best = -1, bestUse = -1;
-    for (int r = 0; r < YMM; r++) {
+    for (int r = 0; r < a->count; r++) {
         if (a->pinned[r]) continue;
         if (a->holds[r] < 0) return r;
         int use = next_use(a, a->holds[r]);
@@ -135,7 +190,7 @@ static int free_register(allocator *a) {
     }
     int value = a->holds[best];
     if (bestUse < 1 << 30 && !a->inMemory[value]) {
-        move(a->e, STORE, best, SPILL, value * 32);
+        move(a->e, STORE, best, SPILL, value * 64);
         a->inMemory[value] = 1;
     }
     a->inRegister[value] = -1;
@@ -188,8 +243,9 @@ int tessera_rule_jit_cost(const tessera_gate *program, int gates) {
     return total;
 }
 
-// The operations for one vector, the value `output` stored as its next state.
-static void emit_body(emitter *e, const operation *program, int count, int output, int ternaries) {
+// The operations for one vector (or two, `wide`), the value `output` stored as its
+// next state.
+static void emit_body(emitter *e, const operation *program, int count, int output) {
     allocator a;
     memset(&a, 0, sizeof a);
     int reads[VALUES + 1] = {0};
@@ -207,20 +263,20 @@ static void emit_body(emitter *e, const operation *program, int count, int outpu
     for (int i = 0; i < count; i++)
         for (int k = 0; k < program[i].operands; k++) uses[fill[program[i].operand[k]]++] = i;
     uses[fill[output]++] = count;
-    a.uses = uses, a.e = e;
+    a.uses = uses, a.e = e, a.count = e->wide ? 32 : 16;
     for (int v = 0; v < VALUES; v++) a.inRegister[v] = -1, a.inMemory[v] = v < TESSERA_FIRST_GATE;
-    for (int r = 0; r < YMM; r++) a.holds[r] = -1;
+    for (int r = 0; r < a.count; r++) a.holds[r] = -1;
 
     for (int i = 0; i < count; i++) {
         operation o = program[i];
         memset(a.pinned, 0, sizeof a.pinned);
         int x[3];
         for (int k = 0; k < o.operands; k++) x[k] = in_register(&a, o.operand[k]);
-        int ones = o.kind == NOT || (!ternaries && o.kind == ORN_) ? in_register(&a, 1) : -1;
+        int ones = o.kind == NOT || (!e->ternaries && o.kind == ORN_) ? in_register(&a, 1) : -1;
         int t = free_register(&a);
         // With vpternlogq a multiplexer or an OR-NOT is one operation (`ternaries`); the
         // rest are spelled alike either way.
-        if (ternaries && (o.kind == MUX || o.kind == ORN_)) {
+        if (e->ternaries && (o.kind == MUX || o.kind == ORN_)) {
             copy_register(e, t, x[0]);
             if (o.kind == MUX) ternary(e, t, x[1], x[2], TABLE_MUX);
             else ternary(e, t, x[1], x[1], TABLE_ORN);
@@ -241,12 +297,11 @@ static void emit_body(emitter *e, const operation *program, int count, int outpu
         a.inRegister[o.result] = t, a.holds[t] = o.result;
         // Past this operation: its operands' next reads, and registers of values read no more.
         for (int k = 0; k < o.operands; k++) a.next[o.operand[k]]++;
-        for (int r = 0; r < YMM; r++)
+        for (int r = 0; r < a.count; r++)
             if (a.holds[r] >= 0 && next_use(&a, a.holds[r]) == 1 << 30) a.inRegister[a.holds[r]] = -1, a.holds[r] = -1;
     }
     memset(a.pinned, 0, sizeof a.pinned);
-    int r = in_register(&a, output);
-    move(e, STORE, r, NEXT, 0);
+    store_next(e, in_register(&a, output));
     free(uses);
 }
 
@@ -293,14 +348,33 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     for (int i = 0; i < gates; i++) w.producer[source[i].result] = i;
     subtree(&w, output);
     finish(&w, output);
-    emitter e = {0};
+    emitter e = {.ternaries = tessera_cpu_has_ternary()};
+    size_t single = 0;
+    if (e.ternaries) {
+        // Two vectors at a time while two are left: cmp rdx, 2; jb single; the body;
+        // lea rdi, [rdi + 2 rcx]; add rsi, 64; sub rdx, 2; jmp pairs.
+        size_t pairs = e.length;
+        byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xFA), byte(&e, 0x02);
+        byte(&e, 0x0F), byte(&e, 0x82);
+        single = e.length;
+        int32(&e, 0);
+        e.wide = 1;
+        emit_body(&e, program, w.count, output);
+        e.wide = 0;
+        byte(&e, 0x48), byte(&e, 0x8D), byte(&e, 0x3C), byte(&e, 0x4F);
+        byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, 0x40);
+        byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xEA), byte(&e, 0x02);
+        byte(&e, 0xE9);
+        int32(&e, (int32_t)((int64_t)pairs - (int64_t)(e.length + 4)));
+    }
+    size_t alone = e.length;
     // test rdx, rdx; jz end
     byte(&e, 0x48), byte(&e, 0x85), byte(&e, 0xD2);
     byte(&e, 0x0F), byte(&e, 0x84);
     size_t skip = e.length;
     int32(&e, 0);
     size_t top = e.length;
-    emit_body(&e, program, w.count, output, tessera_cpu_has_ternary());
+    emit_body(&e, program, w.count, output);
     // add rdi, rcx; add rsi, 32; dec rdx; jnz top
     byte(&e, 0x48), byte(&e, 0x01), byte(&e, 0xCF);
     byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, 0x20);
@@ -314,8 +388,9 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
         free(e.code);
         return NULL;
     }
-    int32_t jump = (int32_t)(end - (skip + 4));
+    int32_t jump = (int32_t)(end - (skip + 4)), toAlone = (int32_t)(alone - (single + 4));
     memcpy(e.code + skip, &jump, 4);
+    if (e.ternaries) memcpy(e.code + single, &toAlone, 4);
 
     // The mapping starts with its own length, for `tessera_rule_release`.
     size_t length = sizeof(size_t) + e.length;

@@ -8,8 +8,10 @@
 enum { MODE_LIFE, MODE_COUNTS, MODE_GATES };
 
 // A rule's gates as machine code (rule_jit.c): the next states of `count` vectors of
-// cells, each vector's nine inputs side by side, `stride` bytes after the last's.
+// cells, each vector's nine inputs side by side, `stride` bytes after the last's;
+// `spill` of TESSERA_JIT_SPILL_BYTES, 64-byte aligned.
 typedef void (*tessera_gate_code)(const void *inputs, void *next, size_t count, size_t stride, void *spill);
+enum { TESSERA_JIT_SPILL_BYTES = 64 * (TESSERA_FIRST_GATE + TESSERA_MAX_GATES) };
 void *tessera_rule_jit(const tessera_gate *program, int gates, int output);
 // What `program`'s machine code costs, in operations on a vector: a multiplexer three,
 // an OR-NOT two, every other gate (a constant input, an exclusive or) one, as AVX2

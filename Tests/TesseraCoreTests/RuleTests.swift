@@ -150,8 +150,9 @@ import CTesseraKernel
         var rules = try ["B2-a/S12", "B37/S2-i34q", "B2-a5/S1e2-a35678", "B3_S23-a4ei6", "B2/S34H", "B2/S013V",
                          "B2aei3r4kn5jnr6k/S2ai3k4iknqr5r6ai"].map { try Rule(parsing: $0) }
         rules += (0..<20).map { _ in Rule(table: RuleTable { $0 != 0 && generator.next() & 1 == 1 }, name: "random") }
-        // Rows of 256 cells between guard words, 34 rows of which 32 are stepped.
-        let (words, stride, rows) = (4, 12, 34)
+        // Rows of 256 cells between guard words, 35 rows of which 33 are stepped: an odd
+        // count, which code stepping vectors in pairs (with AVX-512) ends with one alone.
+        let (words, stride, rows) = (4, 12, 35)
         let soup = UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 32)
         let viaCode = UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 32)
         let viaGates = UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 32)
