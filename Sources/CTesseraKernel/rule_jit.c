@@ -143,9 +143,6 @@ static void store_next(emitter *e, int reg) {
     byte(e, 1);
 }
 
-// vpternlogq's tables, `dst` first holding s (a copy: vpternlogq reads its `dst`, and
-// a register's old value would hold it back): s ? h : l of (s, l, h), ~s | h of (s, h, h).
-enum { TABLE_MUX = 0xAC, TABLE_ORN = 0xAF };
 
 // Where value `v` lives in memory: an input among the inputs, a gate's result in `spill`.
 // (1) AVX-512 has no vector compare into a register, and vpternlogq reads its
@@ -214,6 +211,24 @@ static int in_register(allocator *a, int value) {
 enum { MUX, COPY, NOT, AND_, ANDN_, OR_, ORN_, XOR_ };
 typedef struct { uint8_t kind, operands, operand[3], result; } operation;
 
+// vpternlogq's table for a multiplexer (s ? h : l of operands s, l, h) or an OR-NOT
+// (~s | h of s, h) with operand `d` in its destination and the others, in order, its
+// two sources (the one twice for an OR-NOT).
+static uint8_t ternary_table(operation o, int d) {
+    int other[2], n = 0;
+    for (int k = 0; k < o.operands; k++)
+        if (k != d) other[n++] = k;
+    if (n == 1) other[1] = other[0];
+    uint8_t table = 0;
+    for (int i = 0; i < 8; i++) {
+        int v[3];
+        v[d] = i >> 2 & 1, v[other[0]] = i >> 1 & 1, v[other[1]] = i & 1;
+        int f = o.kind == MUX ? (v[0] ? v[2] : v[1]) : (!v[0] | v[1]);
+        table |= (uint8_t)(f << i);
+    }
+    return table;
+}
+
 static operation lowered(tessera_gate g, const int16_t negates[VALUES]) {
     uint8_t s = g.select, l = g.low, h = g.high;
     if (l == 0 && h == 1) return (operation){COPY, 1, {s}, g.result};
@@ -273,13 +288,22 @@ static void emit_body(emitter *e, const operation *program, int count, int outpu
         int x[3];
         for (int k = 0; k < o.operands; k++) x[k] = in_register(&a, o.operand[k]);
         int ones = o.kind == NOT || (!e->ternaries && o.kind == ORN_) ? in_register(&a, 1) : -1;
-        int t = free_register(&a);
         // With vpternlogq a multiplexer or an OR-NOT is one operation (`ternaries`); the
-        // rest are spelled alike either way.
-        if (e->ternaries && (o.kind == MUX || o.kind == ORN_)) {
-            copy_register(e, t, x[0]);
-            if (o.kind == MUX) ternary(e, t, x[1], x[2], TABLE_MUX);
-            else ternary(e, t, x[1], x[1], TABLE_ORN);
+        // rest are spelled alike either way. vpternlogq reads its destination: it
+        // writes over an operand read here for the last time, else over a copy of the
+        // first (a register's old value would hold it back behind whatever wrote that).
+        int ternaryOp = e->ternaries && (o.kind == MUX || o.kind == ORN_), d = -1;
+        for (int k = 0; ternaryOp && k < o.operands && d < 0; k++) {
+            int v = o.operand[k], here = 0;
+            for (int j = 0; j < o.operands; j++) here += o.operand[j] == v;
+            if (a.first[v + 1] - a.next[v] == here) d = k;
+        }
+        int t = d >= 0 ? x[d] : free_register(&a);
+        if (d >= 0) a.inRegister[o.operand[d]] = -1;
+        if (ternaryOp) {
+            if (d < 0) copy_register(e, t, x[0]), d = 0;
+            int b = d == 0 ? 1 : 0, c = o.operands == 2 ? b : 3 - d - b;
+            ternary(e, t, x[b], x[c], ternary_table(o, d));
         } else switch (o.kind) {
         case COPY: alu(e, AND, t, x[0], x[0]); break;
         case NOT: alu(e, XOR, t, x[0], ones); break;
