@@ -143,7 +143,6 @@ static void store_next(emitter *e, int reg) {
     byte(e, 1);
 }
 
-
 // Where value `v` lives in memory: an input among the inputs, a gate's result in `spill`.
 // (1) AVX-512 has no vector compare into a register, and vpternlogq reads its
 // destination: from the register's old value, often the last vector's result, the

@@ -68,12 +68,14 @@ struct NodeStore: ~Copyable {
     init(limit: Int, capacity: Int = 1 << 14) throws {
         // Address space for the limit, taken as memory only where touched: nodes are
         // made in order and never move (no copy when the store grows). The buckets come
-        // first and grow downwards from the nodes' start. The first 2 MiB of buckets and
-        // of nodes are in 4 KiB pages, and what follows in huge pages where the system
-        // gives them: most of Golly's files make a few thousand squares (eaters.rle 2466,
-        // 80 KB) and the methuselahs tens of thousands, for which a huge page is 2 MiB of
-        // memory, while the millions of a big store cost a fault per 4 KiB in small
-        // pages (this VM: 2 MiB of small pages 1.6 ms, one huge page 0.3 ms).
+        // first and grow downwards from the nodes' start. The first 8 MiB of nodes and
+        // 2 MiB of buckets are in 4 KiB pages, and what follows in huge pages where the
+        // system gives them: most of Golly's files make a few thousand squares
+        // (eaters.rle 2466, 80 KB) and the methuselahs and small breeders tens of
+        // thousands, for which a huge page is 2 MiB of memory mostly unused (with 2 MiB
+        // of small nodes, one-cell-thick-quadratic-growth's 76229 squares took 9.0 MiB
+        // against 6.9), while the millions of a big store cost a fault per 4 KiB in
+        // small pages (this VM: 2 MiB of small pages 1.6 ms, one huge page 0.3 ms).
         var limit = min(limit, Self.largestCount)
         var space: Reservation?, bucketBytes = 0
         while true {
@@ -106,7 +108,7 @@ struct NodeStore: ~Copyable {
     }
 
     /// The nodes' bytes in 4 KiB pages before the first huge page.
-    private static let smallNodeBytes = 2 << 20
+    private static let smallNodeBytes = 8 << 20
     /// The buckets' bytes in 4 KiB pages (those nearest the nodes, which are used first).
     private static let smallBucketBytes = 2 << 20
 
