@@ -1,7 +1,9 @@
-// Larger than Life on the (2r+1)² box up to range 7 in AVX-512 (BW): ltl_box_avx2.c's
-// byte counts, 64 columns a vector. A row's 64 cells are a mask register as they lie in
-// memory, so a row is added to the columns' counts by one masked add, and the rule's two
-// compares give the next row's word with nothing unpacked or packed.
+// Larger than Life on the (2r+1)² box up to range 127 in AVX-512 (BW): ltl_box_avx2.c's
+// column counts in bytes, 64 columns a vector. A row's 64 cells are a mask register as
+// they lie in memory, so a row is added to the columns' counts by one masked add, and
+// the rule's two compares give the next row's word with nothing unpacked or packed. Up
+// to range 7 a count fits a byte and is summed from the columns' bytes; past it, it is
+// a difference of the columns' prefix sums in 16 bits, 32 at a time.
 #include "CTesseraKernel.h"
 #include "ltl_rows.h"
 
@@ -84,25 +86,85 @@ AVX512 void pass(const tessera_ltl_rule *rule, const uint64_t *row, const uint64
     }
 }
 
-// Each column's count a byte, 64-byte aligned, with 64 bytes of margin either side: the
-// wrapped columns on a torus, 0 on a plane, and 0 past them. Rows beyond a dead edge
-// arrive and leave as a row of none; rows with none live about them are skipped
-// (`ltl_occupied_rows`).
+// Past range 7: the columns' counts with row `arriving` added and row `leaving` taken
+// away.
+AVX512 void move_rows(uint8_t *columns, const uint64_t *arriving, const uint64_t *leaving, int width) {
+    const __m512i one = _mm512_set1_epi8(1);
+    for (int w = 0; w < (width + 63) / 64; w++) {
+        uint64_t inside = width - 64 * w >= 64 ? ~0ull : (1ull << (width & 63)) - 1;
+        __m512i c = _mm512_load_si512(columns + 64 * w);
+        c = _mm512_mask_add_epi8(c, arriving[w] & inside, c, one);
+        _mm512_store_si512(columns + 64 * w, _mm512_mask_sub_epi8(c, leaving[w] & inside, c, one));
+    }
+}
+
+// prefix[i] = the sum of columns[0 .. i-1], i ≤ count (count a multiple of 32), modulo
+// 2^16: a window's sum is the difference of two, exact while it is under 2^16. 32 at a
+// time: a scan within each 16-byte lane, then each lane given the totals of those below
+// it and of the vectors before.
+AVX512 void prefix_sums(const uint8_t *columns, int count, uint16_t *prefix) {
+    const __m512i lastWord = _mm512_set1_epi64((long long)0x0F0E0F0E0F0E0F0Eull), last = _mm512_set1_epi16(31), zero = _mm512_setzero_si512();
+    __m512i total = zero;
+    prefix[0] = 0;
+    for (int i = 0; i < count; i += 32) {
+        __m512i v = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(columns + i)));
+        v = _mm512_add_epi16(v, _mm512_bslli_epi128(v, 2));
+        v = _mm512_add_epi16(v, _mm512_bslli_epi128(v, 4));
+        v = _mm512_add_epi16(v, _mm512_bslli_epi128(v, 8));
+        // Each lane's total across it, moved up a lane: the lanes below each one, summed.
+        __m512i below = _mm512_alignr_epi64(_mm512_shuffle_epi8(v, lastWord), zero, 6);
+        below = _mm512_add_epi16(below, _mm512_alignr_epi64(below, zero, 6));
+        below = _mm512_add_epi16(below, _mm512_alignr_epi64(below, zero, 4));
+        v = _mm512_add_epi16(_mm512_add_epi16(v, below), total);
+        _mm512_storeu_si512(prefix + 1 + i, v);
+        total = _mm512_permutexvar_epi16(last, v);
+    }
+}
+
+// Row `out` of the next generation from the row's cells and the prefix sums of the
+// columns from -r on, 32 cells at a time.
+AVX512 void decide(const tessera_ltl_rule *rule, const uint64_t *row, const uint16_t *prefix, int width, uint64_t *out) {
+    const int n = 2 * rule->range + 1;
+    const __m512i one = _mm512_set1_epi16(1), birthLow = _mm512_set1_epi16((short)rule->birthLow),
+                  birthSpan = _mm512_set1_epi16((short)(rule->birthHigh - rule->birthLow)),
+                  surviveLow = _mm512_set1_epi16((short)rule->surviveLow),
+                  surviveSpan = _mm512_set1_epi16((short)(rule->surviveHigh - rule->surviveLow));
+    for (int w = 0; w < (width + 63) / 64; w++) {
+        uint64_t next = 0;
+        for (int half = 0; half < 2; half++) {
+            const uint16_t *at = prefix + 64 * w + 32 * half;
+            uint32_t alive = (uint32_t)(row[w] >> (32 * half));
+            __m512i count = _mm512_sub_epi16(_mm512_loadu_si512(at + n), _mm512_loadu_si512(at));
+            if (!rule->countsItself) count = _mm512_mask_sub_epi16(count, alive, count, one);
+            uint32_t born = _mm512_cmple_epu16_mask(_mm512_sub_epi16(count, birthLow), birthSpan);
+            uint32_t stays = _mm512_cmple_epu16_mask(_mm512_sub_epi16(count, surviveLow), surviveSpan);
+            next |= (uint64_t)((alive & stays) | (~alive & born)) << (32 * half);
+        }
+        out[w] = width - 64 * w >= 64 ? next : next & ((1ull << (width & 63)) - 1);
+    }
+}
+
+// Each column's count a byte, 64-byte aligned, with a margin either side (64 bytes up to
+// range 7, else room for the prefix sums' reads past the row): the wrapped columns on a
+// torus, 0 on a plane, and 0 past them. Rows beyond a dead edge arrive and leave as a
+// row of none; rows with none live about them are skipped (`ltl_occupied_rows`).
 int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                                 int height, int wraps, int firstRow, int endRow) {
     int r = rule->range, words = (width + 63) / 64;
-    if (r < 1 || r > 7) return 0;
-    size_t bytes = 64 * (size_t)words + 2 * 64;
+    if (r < 1 || r > 127) return 0;
+    int margin = r <= 7 ? 64 : (r + 32 + 63) / 64 * 64, scanned = (width + 2 * r + 31) / 32 * 32;
+    size_t bytes = 64 * (size_t)words + 2 * (size_t)margin;
     uint8_t *memory = aligned_alloc(64, bytes);
+    uint16_t *prefix = r > 7 ? malloc(((size_t)scanned + 1) * sizeof *prefix) : NULL;
     uint64_t *none = calloc((size_t)words, sizeof *none);
     int *wrapped = ltl_wrapped_columns(r, width);
     uint8_t *occupied = ltl_occupied_rows(src, stride, width, height, wraps, firstRow, endRow, r);
-    if (!memory || !none || !wrapped || !occupied) {
-        free(memory), free(none), free(wrapped), free(occupied);
+    if (!memory || (r > 7 && !prefix) || !none || !wrapped || !occupied) {
+        free(memory), free(prefix), free(none), free(wrapped), free(occupied);
         return 0;
     }
     memset(memory, 0, bytes);
-    uint8_t *columns = memory + 64;
+    uint8_t *columns = memory + margin;
     int live = 0;  // rows with a live cell among the 2r+1 about the current one
     for (int dy = -r; dy <= r; dy++) {
         if (!occupied[dy + r]) continue;
@@ -117,12 +179,18 @@ int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *sr
             if (arrives) add_row(columns, src + (size_t)arriving * stride, width);
         } else {
             if (wraps) ltl_wrap_margins(columns, width, r, wrapped);
-            pass(rule, src + (size_t)y * stride, arrives ? src + (size_t)arriving * stride : none,
-                 leaves ? src + (size_t)leaving * stride : none, columns, width, dst + (size_t)y * stride);
+            const uint64_t *in = arrives ? src + (size_t)arriving * stride : none, *out = leaves ? src + (size_t)leaving * stride : none;
+            if (r <= 7) {
+                pass(rule, src + (size_t)y * stride, in, out, columns, width, dst + (size_t)y * stride);
+            } else {
+                prefix_sums(columns - r, scanned, prefix);
+                decide(rule, src + (size_t)y * stride, prefix, width, dst + (size_t)y * stride);
+                move_rows(columns, in, out, width);
+            }
         }
         live += arrives - leaves;
     }
-    free(memory), free(none), free(wrapped), free(occupied);
+    free(memory), free(prefix), free(none), free(wrapped), free(occupied);
     return 1;
 }
 

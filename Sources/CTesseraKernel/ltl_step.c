@@ -130,7 +130,7 @@ int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int width) { return !di
 
 int tessera_ltl_step_rows(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                           int height, int wraps, int avx2, int firstRow, int endRow) {
-    if (avx2 && !rule->reach && rule->range <= 7 && tessera_cpu_has_avx512bw())
+    if (avx2 && !rule->reach && rule->range <= 127 && tessera_cpu_has_avx512bw())
         return tessera_ltl_box_step_avx512(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
     if (avx2 && !rule->reach && rule->range <= 127)
         return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps, firstRow, endRow);

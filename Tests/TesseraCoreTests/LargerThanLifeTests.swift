@@ -165,7 +165,7 @@ import Testing
     }
 
     /// Each of the box's SIMD steps where this CPU runs it, called directly (the step
-    /// picks only the widest): bytes in AVX-512 and AVX2 up to range 7, 16 bits in AVX2
+    /// picks only the widest): in AVX-512 and in AVX2, bytes up to range 7 and 16 bits
     /// past it; torus and plane, the cell counted and not, widths about a vector's edges,
     /// and a board stepped in two bands of rows as threads step it. Every third board
     /// has stretches of empty rows and columns, which the steps skip, and every fifth
@@ -175,16 +175,19 @@ import Testing
                              Int32, Int32, Int32) -> Int32
         var steps: [(String, ClosedRange<Int>, BoxStep)] = []
         if tessera_cpu_has_avx2() != 0 { steps.append(("avx2", 1...127, tessera_ltl_box_step_avx2)) }
-        if tessera_cpu_has_avx512bw() != 0 { steps.append(("avx512", 1...7, tessera_ltl_box_step_avx512)) }
+        if tessera_cpu_has_avx512bw() != 0 { steps.append(("avx512", 1...127, tessera_ltl_box_step_avx512)) }
         var generator = SplitMix64(seed: 59)
-        for round in 0..<40 {
-            let range = round < 35 ? 1 + round % 7 : 8 + Int(generator.next() % 5)
+        // Ranges past 7 about the 16-bit sums' vectors (32 counts) and up to the last,
+        // on boards small enough for the naive count.
+        let wide = [8, 9, 10, 15, 16, 17, 31, 32, 33, 63, 64, 100, 127]
+        for round in 0..<35 + wide.count {
+            let range = round < 35 ? 1 + round % 7 : wide[round - 35]
             let m = Int(generator.next() % 2), most = (2 * range + 1) * (2 * range + 1)
             let (s0, s1) = (Int(generator.next() % UInt64(most / 2)), most / 2 + Int(generator.next() % UInt64(most / 2)))
             let b0 = round % 5 == 4 ? 0 : 1 + Int(generator.next() % UInt64(most / 3))
             let rule = try #require(try LargerThanLife(parsing: "R\(range),C0,M\(m),S\(s0)..\(s1),B\(b0)..\(b0 + most / 4),NM"))
-            let width = [1, 2 * range + 1, 63, 64, 65, 127, 128, 129, 200][round % 9] + (round % 2)
-            let height = 1 + Int(generator.next() % 40), wraps = round % 3 != 0, sparse = round % 3 == 1
+            let width = range > 20 ? [1, 31, 64, 65, 97][round % 5] : [1, 2 * range + 1, 63, 64, 65, 127, 128, 129, 200][round % 9] + (round % 2)
+            let height = 1 + Int(generator.next() % (range > 20 ? 6 : 40)), wraps = round % 3 != 0, sparse = round % 3 == 1
             var cells = BitGrid(width: width, height: height)
             for y in 0..<height where !sparse || y % 19 < 3 {
                 for x in 0..<width where (!sparse || x % 150 < 10) && generator.next() % 5 < 2 { cells[x, y] = true }

@@ -77,7 +77,7 @@ typedef struct {
 /// One generation of a width x height board (rows `stride` words apart, bit x of word
 /// x / 64 column x) from `src` into `dst` (not the same memory): a torus where `wraps`,
 /// else dead beyond its edges; the box of range 127 or less in AVX2 where `avx2` (only
-/// where `tessera_cpu_has_avx2()`), up to range 7 in AVX-512 where the CPU has it too.
+/// where `tessera_cpu_has_avx2()`), in AVX-512 where the CPU has it too.
 /// Returns 0 if it could not allocate its scratch rows.
 int tessera_ltl_step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                      int height, int wraps, int avx2);
@@ -93,8 +93,7 @@ int tessera_ltl_step_rows(const tessera_ltl_rule *rule, const uint64_t *src, uin
 
 /// The box's own steps, which `tessera_ltl_step_rows` picks between (declared for tests
 /// that check each where the CPU runs it): range 127 or less in AVX2 (where
-/// `tessera_cpu_has_avx2()`), range 7 or less in AVX-512 (where
-/// `tessera_cpu_has_avx512bw()`). Each returns 0 if it could not allocate or does not
+/// `tessera_cpu_has_avx2()`), or in AVX-512 (where `tessera_cpu_has_avx512bw()`). Each returns 0 if it could not allocate or does not
 /// take the rule.
 int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                               int height, int wraps, int firstRow, int endRow);
