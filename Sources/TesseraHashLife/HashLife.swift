@@ -362,17 +362,16 @@ public struct HashLife: ~Copyable {
 
     // MARK: Reading
 
-    /// Squares in the store: what the universe costs in memory, 28 bytes each and a bucket.
+    /// Squares in the store: what the universe costs in memory, 24 bytes each and a bucket.
     public var nodeCount: Int { store.count }
 
-    /// Live cells in the universe (at most `UInt64.max`).
+    /// Live cells in the universe (at most `UInt64.max`): each distinct square above a
+    /// leaf counted once, however often it occurs.
     public var population: UInt64 {
-        // A node counts up to UInt32.max (a leaf's 64 cells never reach it); past that,
-        // its quadrants' counts add up (each distinct square once, however often it occurs).
         var known: [UInt32: UInt64] = [:]
         func count(_ index: UInt32) -> UInt64 {
             let node = store[index]
-            guard node.population == UInt32.max else { return UInt64(node.population) }
+            if node.sw == NodeStore.leafMark { return UInt64((UInt64(node.nw) | UInt64(node.ne) << 32).nonzeroBitCount) }
             if let total = known[index] { return total }
             var total: UInt64 = 0
             for quadrant in [node.nw, node.ne, node.sw, node.se] {
@@ -407,7 +406,7 @@ public struct HashLife: ~Copyable {
         var boxes: [UInt32: (Int, Int, Int, Int)?] = [:]
         func box(_ index: UInt32, level: Int) -> (Int, Int, Int, Int)? {
             if let known = boxes[index] { return known }
-            guard store[index].population != 0 else { return nil }
+            guard !store.isEmpty(index) else { return nil }
             var found: (Int, Int, Int, Int)? = nil
             if level == 3 {
                 let cells = store.cells(ofLeaf: index)
@@ -441,7 +440,7 @@ public struct HashLife: ~Copyable {
     private func walkLive(_ enter: (_ index: UInt32, _ level: Int, _ x: Int, _ y: Int) -> Bool) {
         func visit(_ index: UInt32, level: Int, x: Int, y: Int) {
             let node = store[index]
-            guard node.population != 0, enter(index, level, x, y), level > 3 else { return }
+            guard !store.isEmpty(index), enter(index, level, x, y), level > 3 else { return }
             let half = 1 << (level - 1)
             visit(node.nw, level: level - 1, x: x, y: y)
             visit(node.ne, level: level - 1, x: x + half, y: y)
@@ -544,7 +543,7 @@ public struct HashLife: ~Copyable {
     /// square was found to hold, so a square is counted once however often it occurs.
     private func liveSquareCount(level squareLevel: Int, counts: inout [UInt32: Int]) -> Int {
         func count(_ index: UInt32, level: Int) -> Int {
-            guard store[index].population != 0 else { return 0 }
+            guard !store.isEmpty(index) else { return 0 }
             if level <= squareLevel { return 1 }
             if let known = counts[index] { return known }
             let node = store[index]

@@ -166,6 +166,19 @@ struct NodeStore: ~Copyable {
 
     @inline(__always) func cells(ofLeaf index: UInt32) -> UInt64 { squares.cells(ofLeaf: index) }
 
+    /// Whether the square holds no live cell: a leaf of no cells, or four quadrants
+    /// alike that are empty (a square is stored once, so an empty one's quadrants are
+    /// one index, and a square of four differing quadrants is never empty).
+    func isEmpty(_ index: UInt32) -> Bool {
+        var square = index
+        while true {
+            let node = nodes[Int(square)]
+            if node.sw == Self.leafMark { return node.nw == 0 && node.ne == 0 }
+            guard node.nw == node.ne, node.nw == node.sw, node.nw == node.se else { return false }
+            square = node.nw
+        }
+    }
+
     /// The centre half of a square above level 4, not stepped (`Squares.centre`).
     mutating func centre(_ index: UInt32) -> UInt32 {
         let centre = squares.centre(index)
@@ -249,7 +262,7 @@ struct NodeStore: ~Copyable {
         var (order, newIndex) = walk(results: most > 0)
         let results = most > 0 && order.count <= most
         if most > 0 && !results { (order, newIndex) = walk(results: false) }
-        var kept = [Node](repeating: Node(nw: 0, ne: 0, sw: 0, se: 0, next: 0, result: 0, population: 0), count: order.count + 1)
+        var kept = [Node](repeating: Node(nw: 0, ne: 0, sw: 0, se: 0, next: 0, result: 0), count: order.count + 1)
         for (position, index) in order.enumerated() {
             var node = nodes[Int(index)]
             if node.sw != Self.leafMark {
@@ -287,11 +300,9 @@ struct Squares: @unchecked Sendable {
         var nw: UInt32, ne: UInt32, sw: UInt32, se: UInt32
         var next: UInt32
         /// The square's centre half, `steps` generations on (see `HashLife`); 0: not known yet.
+        /// (A node keeps no count of its live cells: 24 bytes, not 28, a seventh less
+        /// memory for every store; `HashLife.population` counts them when asked.)
         var result: UInt32
-        /// Live cells, counted once when the node is made, up to `UInt32.max` (from
-        /// which `HashLife.population` counts its quadrants'): 4 bytes, not 8, make a
-        /// node 28 bytes, an eighth less memory for every store.
-        var population: UInt32
     }
 
     static let leafMark = UInt32.max
@@ -409,14 +420,6 @@ struct Squares: @unchecked Sendable {
 
     /// A node of these quadrants at the next index, in no chain yet.
     private func make(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: UInt32) -> UInt32 {
-        let population: UInt32
-        if c == Self.leafMark {
-            population = UInt32((UInt64(a) | UInt64(b) << 32).nonzeroBitCount)
-        } else {
-            let all = UInt64(nodes[Int(a)].population) + UInt64(nodes[Int(b)].population)
-                + UInt64(nodes[Int(c)].population) + UInt64(nodes[Int(d)].population)
-            population = UInt32(min(all, UInt64(UInt32.max)))
-        }
         let index: Int
         if let reserved {
             if reserved.pointee.next == reserved.pointee.end {
@@ -430,7 +433,7 @@ struct Squares: @unchecked Sendable {
             counter.pointee += 1
         }
         precondition(index < limit, "a HashLife step made squares past its store's room")
-        nodes[index] = Node(nw: a, ne: b, sw: c, se: d, next: 0, result: 0, population: population)
+        nodes[index] = Node(nw: a, ne: b, sw: c, se: d, next: 0, result: 0)
         return UInt32(index)
     }
 

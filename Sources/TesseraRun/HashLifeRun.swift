@@ -159,8 +159,9 @@ package enum HashLifeRun {
     /// methuselah's area doubles within some of its steps.
     static let growthRoom = 2.0
 
-    /// Bytes a square takes with its hash bucket.
-    static let bytesPerSquare = 40
+    /// Bytes a square takes with its hash buckets, at most: 24, and two buckets of 4 (the
+    /// buckets double when there are as many squares).
+    static let bytesPerSquare = 32
 
     /// How a user asked HashLife to run.
     package struct Settings: Sendable {
