@@ -163,7 +163,7 @@ AVX2 void decide_in_bytes(const tessera_ltl_rule *rule, const uint64_t *row, con
 // bytes of margin either side: the wrapped columns on a torus, 0 on a plane, and 0
 // past them. A row's counts are summed in bytes up to range 7, else taken from the
 // columns' prefix sums in 16 bits (from column -r on). Rows with none live about them
-// are skipped (`ltl_occupied_rows`).
+// are skipped (`ltl_window`).
 AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width, int height, int wraps,
               int firstRow, int endRow) {
     int r = rule->range, padded = (width + 31) / 32 * 32, margin = (r + 31) / 32 * 32;
@@ -172,23 +172,20 @@ AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, 
     uint8_t *memory = aligned_alloc(32, bytes);
     uint16_t *prefix = r > 7 ? malloc(((size_t)scanned + 16) * 2) : NULL;
     int *wrapped = ltl_wrapped_columns(r, width);
-    uint8_t *occupied = ltl_occupied_rows(src, stride, width, height, wraps, firstRow, endRow, r);
-    if (!memory || (r > 7 && !prefix) || !wrapped || !occupied) {
-        free(memory), free(prefix), free(wrapped), free(occupied);
+    ltl_window window = ltl_window_at(src, stride, width, height, wraps, firstRow, endRow, r);
+    if (!memory || (r > 7 && !prefix) || !wrapped || !window.occupied) {
+        free(memory), free(prefix), free(wrapped), free(window.occupied);
         return 0;
     }
     memset(memory, 0, bytes);
     uint8_t *columns = memory + margin;
-    int live = 0;  // rows with a live cell among the 2r+1 about the current one
-    for (int dy = -r; dy <= r; dy++) {
-        if (!occupied[dy + r]) continue;
-        move_rows(columns, src + (size_t)ltl_row_at(firstRow + dy, height, wraps) * stride, NULL, width);
-        live++;
+    for (int y = firstRow - r; y <= firstRow + r; y++) {
+        const uint64_t *row = ltl_window_row(&window, y);
+        if (row) move_rows(columns, row, NULL, width);
     }
     for (int y = firstRow; y < endRow; y++) {
-        int leaving = ltl_row_at(y - r, height, wraps), arriving = ltl_row_at(y + r + 1, height, wraps);
-        int leaves = occupied[y - firstRow], arrives = occupied[y - firstRow + 2 * r + 1];
-        if (live == 0 && rule->birthLow > 0) {
+        const uint64_t *arriving = ltl_window_row(&window, y + r + 1), *leaving = ltl_window_row(&window, y - r);
+        if (window.live == 0 && rule->birthLow > 0) {
             memset(dst + (size_t)y * stride, 0, (size_t)(width + 63) / 64 * 8);
         } else {
             if (wraps) ltl_wrap_margins(columns, width, r, wrapped);
@@ -199,10 +196,10 @@ AVX2 int step(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, 
                 decide(rule, src + (size_t)y * stride, prefix, width, dst + (size_t)y * stride);
             }
         }
-        move_rows(columns, arrives ? src + (size_t)arriving * stride : NULL, leaves ? src + (size_t)leaving * stride : NULL, width);
-        live += arrives - leaves;
+        move_rows(columns, arriving, leaving, width);
+        ltl_window_move(&window, arriving, leaving);
     }
-    free(memory), free(prefix), free(wrapped), free(occupied);
+    free(memory), free(prefix), free(wrapped), free(window.occupied);
     return 1;
 }
 

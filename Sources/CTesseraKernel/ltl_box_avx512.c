@@ -147,7 +147,7 @@ AVX512 void decide(const tessera_ltl_rule *rule, const uint64_t *row, const uint
 // Each column's count a byte, 64-byte aligned, with a margin either side (64 bytes up to
 // range 7, else room for the prefix sums' reads past the row): the wrapped columns on a
 // torus, 0 on a plane, and 0 past them. Rows beyond a dead edge arrive and leave as a
-// row of none; rows with none live about them are skipped (`ltl_occupied_rows`).
+// row of none; rows with none live about them are skipped (`ltl_window`).
 int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                                 int height, int wraps, int firstRow, int endRow) {
     int r = rule->range, words = (width + 63) / 64;
@@ -158,28 +158,25 @@ int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *sr
     uint16_t *prefix = r > 7 ? malloc(((size_t)scanned + 1) * sizeof *prefix) : NULL;
     uint64_t *none = calloc((size_t)words, sizeof *none);
     int *wrapped = ltl_wrapped_columns(r, width);
-    uint8_t *occupied = ltl_occupied_rows(src, stride, width, height, wraps, firstRow, endRow, r);
-    if (!memory || (r > 7 && !prefix) || !none || !wrapped || !occupied) {
-        free(memory), free(prefix), free(none), free(wrapped), free(occupied);
+    ltl_window window = ltl_window_at(src, stride, width, height, wraps, firstRow, endRow, r);
+    if (!memory || (r > 7 && !prefix) || !none || !wrapped || !window.occupied) {
+        free(memory), free(prefix), free(none), free(wrapped), free(window.occupied);
         return 0;
     }
     memset(memory, 0, bytes);
     uint8_t *columns = memory + margin;
-    int live = 0;  // rows with a live cell among the 2r+1 about the current one
-    for (int dy = -r; dy <= r; dy++) {
-        if (!occupied[dy + r]) continue;
-        add_row(columns, src + (size_t)ltl_row_at(firstRow + dy, height, wraps) * stride, width);
-        live++;
+    for (int y = firstRow - r; y <= firstRow + r; y++) {
+        const uint64_t *row = ltl_window_row(&window, y);
+        if (row) add_row(columns, row, width);
     }
     for (int y = firstRow; y < endRow; y++) {
-        int leaving = ltl_row_at(y - r, height, wraps), arriving = ltl_row_at(y + r + 1, height, wraps);
-        int leaves = occupied[y - firstRow], arrives = occupied[y - firstRow + 2 * r + 1];
-        if (live == 0 && rule->birthLow > 0) {
+        const uint64_t *arriving = ltl_window_row(&window, y + r + 1), *leaving = ltl_window_row(&window, y - r);
+        if (window.live == 0 && rule->birthLow > 0) {
             memset(dst + (size_t)y * stride, 0, (size_t)words * sizeof *dst);
-            if (arrives) add_row(columns, src + (size_t)arriving * stride, width);
+            if (arriving) add_row(columns, arriving, width);
         } else {
             if (wraps) ltl_wrap_margins(columns, width, r, wrapped);
-            const uint64_t *in = arrives ? src + (size_t)arriving * stride : none, *out = leaves ? src + (size_t)leaving * stride : none;
+            const uint64_t *in = arriving ? arriving : none, *out = leaving ? leaving : none;
             if (r <= 7) {
                 pass(rule, src + (size_t)y * stride, in, out, columns, width, dst + (size_t)y * stride);
             } else {
@@ -188,9 +185,9 @@ int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *sr
                 move_rows(columns, in, out, width);
             }
         }
-        live += arrives - leaves;
+        ltl_window_move(&window, arriving, leaving);
     }
-    free(memory), free(prefix), free(none), free(wrapped), free(occupied);
+    free(memory), free(prefix), free(none), free(wrapped), free(window.occupied);
     return 1;
 }
 

@@ -44,19 +44,42 @@ LTL_INLINE int ltl_has_cells(const uint64_t *row, int width) {
     return any != 0;
 }
 
-// Whether each row from r above `firstRow` to r below `endRow - 1` stands for a board
-// row with a live cell: `occupied[k]` for row firstRow - r + k. A box step skips a row
-// where none of the 2r+1 about it has one: its columns' counts are all 0, and so is
-// the next row where nothing is born from nothing. NULL without memory.
-static inline uint8_t *ltl_occupied_rows(const uint64_t *src, size_t stride, int width, int height, int wraps, int firstRow,
-                                         int endRow, int r) {
-    uint8_t *occupied = malloc((size_t)(endRow - firstRow + 2 * r + 1));
-    if (occupied)
+// The rows a box step reads, from r above `firstRow` to r below `endRow - 1`, and which
+// have a live cell. A step skips a row where none of the 2r+1 about it has one: its
+// columns' counts are all 0, and so is the next row where nothing is born from nothing.
+typedef struct {
+    const uint64_t *src;
+    size_t stride;
+    int height, wraps, firstRow, r;
+    uint8_t *occupied;  // occupied[k]: whether row firstRow - r + k has a live cell; NULL without memory
+    int live;           // rows with a live cell among the 2r+1 about the current one
+} ltl_window;
+
+// The window about `firstRow` (`occupied` NULL without memory).
+static inline ltl_window ltl_window_at(const uint64_t *src, size_t stride, int width, int height, int wraps, int firstRow,
+                                       int endRow, int r) {
+    ltl_window w = {src, stride, height, wraps, firstRow, r, malloc((size_t)(endRow - firstRow + 2 * r + 1)), 0};
+    if (w.occupied)
         for (int y = firstRow - r; y <= endRow + r; y++) {
             int source = ltl_row_at(y, height, wraps);
-            occupied[y - firstRow + r] = source >= 0 && ltl_has_cells(src + (size_t)source * stride, width);
+            int live = source >= 0 && ltl_has_cells(src + (size_t)source * stride, width);
+            w.occupied[y - firstRow + r] = (uint8_t)live;
+            if (y <= firstRow + r) w.live += live;
         }
-    return occupied;
+    return w;
+}
+
+// Row `y` of the window (a board row, or one a wrapped edge stands for) where it has a
+// live cell, else NULL.
+LTL_INLINE const uint64_t *ltl_window_row(const ltl_window *w, int y) {
+    if (!w->occupied[y - w->firstRow + w->r]) return NULL;
+    return w->src + (size_t)ltl_row_at(y, w->height, w->wraps) * w->stride;
+}
+
+// The window moved down from row `y` to the next: `arriving` and `leaving` from
+// `ltl_window_row`.
+LTL_INLINE void ltl_window_move(ltl_window *w, const uint64_t *arriving, const uint64_t *leaving) {
+    w->live += (arriving != NULL) - (leaving != NULL);
 }
 
 // The columns a torus's margins stand for: `at[k]` for column -1-k, `at[r + k]` for
