@@ -15,8 +15,9 @@
 // Four words of every plane: the loops over a row step 256 cells at a time (AVX2 where
 // the CPU has it, the clones below; with AVX-512 (VL) the compiler joins the planes'
 // ands, ors and exclusive ors three at a time into vpternlogq: 345/3/6 and
-// 2367/3457/5 about 7% faster than the AVX2 clone alone). Read and written in place through the unaligned
-// type, never passed to a function (a vector argument's ABI differs between the clones).
+// 2367/3457/5 about 7% faster than the AVX2 clone alone). Read and written in place
+// through the unaligned type, never passed to a function (a vector argument's ABI
+// differs between the clones).
 typedef uint64_t word4 __attribute__((vector_size(32), aligned(8)));
 #define INLINE static inline __attribute__((always_inline))
 #if defined(__x86_64__) && defined(__ELF__)

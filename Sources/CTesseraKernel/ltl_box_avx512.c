@@ -13,20 +13,18 @@
 #define AVX512 __attribute__((target("avx512f,avx512bw"))) static
 #define AVX512_INLINE __attribute__((target("avx512f,avx512bw"), always_inline)) static inline
 
-int tessera_cpu_has_avx512bw(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-}
-
 typedef struct { __m512i birthLow, birthSpan, surviveLow, surviveSpan; int itself, quiet; } byte_rule;
 
-// Row `cells` added to the columns' counts.
-AVX512 void add_row(uint8_t *columns, const uint64_t *cells, int width) {
+// The columns of word `w` of a row `width` wide that lie on the board.
+static inline uint64_t inside(int width, int w) { return width - 64 * w >= 64 ? ~0ull : (1ull << (width & 63)) - 1; }
+
+// The columns' counts with row `arriving` added and row `leaving` taken away.
+AVX512 void move_rows(uint8_t *columns, const uint64_t *arriving, const uint64_t *leaving, int width) {
     const __m512i one = _mm512_set1_epi8(1);
     for (int w = 0; w < (width + 63) / 64; w++) {
-        uint64_t inside = width - 64 * w >= 64 ? ~0ull : (1ull << (width & 63)) - 1;
         __m512i c = _mm512_load_si512(columns + 64 * w);
-        _mm512_store_si512(columns + 64 * w, _mm512_mask_add_epi8(c, cells[w] & inside, c, one));
+        c = _mm512_mask_add_epi8(c, arriving[w] & inside(width, w), c, one);
+        _mm512_store_si512(columns + 64 * w, _mm512_mask_sub_epi8(c, leaving[w] & inside(width, w), c, one));
     }
 }
 
@@ -35,9 +33,10 @@ AVX512 void add_row(uint8_t *columns, const uint64_t *cells, int width) {
 // what each 16-byte lane's windows straddle).
 AVX512_INLINE __m512i counts_r(__m512i before, __m512i here, __m512i after, const int r) {
     __m512i east = _mm512_alignr_epi64(after, here, 2), west = _mm512_alignr_epi64(here, before, 6), count = here;
-#define SIDES(j)                                                                                                       \
-    if (j <= r)                                                                                                        \
-        count = _mm512_add_epi8(count, _mm512_add_epi8(_mm512_alignr_epi8(east, here, j), _mm512_alignr_epi8(here, west, 16 - j)));
+#define SIDES(j)                                                                                \
+    if (j <= r)                                                                                 \
+        count = _mm512_add_epi8(count, _mm512_add_epi8(_mm512_alignr_epi8(east, here, j),         \
+                                                       _mm512_alignr_epi8(here, west, 16 - j)));
     SIDES(1) SIDES(2) SIDES(3) SIDES(4) SIDES(5) SIDES(6) SIDES(7)
 #undef SIDES
     return count;
@@ -55,7 +54,7 @@ AVX512_INLINE void pass_r(const byte_rule *rule, const uint64_t *row, const uint
     __m512i before = _mm512_load_si512(columns - 64), here = _mm512_load_si512(columns);
     for (int w = 0; w < (width + 63) / 64; w++) {
         __m512i after = _mm512_load_si512(columns + 64 * w + 64);
-        uint64_t alive = row[w], next = 0, inside = width - 64 * w >= 64 ? ~0ull : (1ull << (width & 63)) - 1;
+        uint64_t alive = row[w], next = 0, onBoard = inside(width, w);
         // No count and no cell: nothing is born where nothing is born from nothing, and
         // a settled soup is mostly such stretches.
         __m512i around = _mm512_or_si512(_mm512_or_si512(before, here), after);
@@ -66,9 +65,9 @@ AVX512_INLINE void pass_r(const byte_rule *rule, const uint64_t *row, const uint
             uint64_t stays = _mm512_cmple_epu8_mask(_mm512_sub_epi8(count, rule->surviveLow), rule->surviveSpan);
             next = (alive & stays) | (~alive & born);
         }
-        out[w] = next & inside;
-        __m512i moved = _mm512_mask_add_epi8(here, arriving[w] & inside, here, one);
-        _mm512_store_si512(columns + 64 * w, _mm512_mask_sub_epi8(moved, leaving[w] & inside, moved, one));
+        out[w] = next & onBoard;
+        __m512i moved = _mm512_mask_add_epi8(here, arriving[w] & onBoard, here, one);
+        _mm512_store_si512(columns + 64 * w, _mm512_mask_sub_epi8(moved, leaving[w] & onBoard, moved, one));
         before = here, here = after;
     }
 }
@@ -76,8 +75,8 @@ AVX512_INLINE void pass_r(const byte_rule *rule, const uint64_t *row, const uint
 AVX512 void pass(const tessera_ltl_rule *rule, const uint64_t *row, const uint64_t *arriving, const uint64_t *leaving,
                  uint8_t *columns, int width, uint64_t *out) {
     byte_rule bytes = {_mm512_set1_epi8((char)rule->birthLow), _mm512_set1_epi8((char)(rule->birthHigh - rule->birthLow)),
-                       _mm512_set1_epi8((char)rule->surviveLow), _mm512_set1_epi8((char)(rule->surviveHigh - rule->surviveLow)),
-                       rule->countsItself, rule->birthLow > 0};
+                       _mm512_set1_epi8((char)rule->surviveLow),
+                       _mm512_set1_epi8((char)(rule->surviveHigh - rule->surviveLow)), rule->countsItself, rule->birthLow > 0};
     switch (rule->range) {
 #define RANGE(r) \
     case r: pass_r(&bytes, row, arriving, leaving, columns, width, out, r); break;
@@ -86,24 +85,13 @@ AVX512 void pass(const tessera_ltl_rule *rule, const uint64_t *row, const uint64
     }
 }
 
-// Past range 7: the columns' counts with row `arriving` added and row `leaving` taken
-// away.
-AVX512 void move_rows(uint8_t *columns, const uint64_t *arriving, const uint64_t *leaving, int width) {
-    const __m512i one = _mm512_set1_epi8(1);
-    for (int w = 0; w < (width + 63) / 64; w++) {
-        uint64_t inside = width - 64 * w >= 64 ? ~0ull : (1ull << (width & 63)) - 1;
-        __m512i c = _mm512_load_si512(columns + 64 * w);
-        c = _mm512_mask_add_epi8(c, arriving[w] & inside, c, one);
-        _mm512_store_si512(columns + 64 * w, _mm512_mask_sub_epi8(c, leaving[w] & inside, c, one));
-    }
-}
-
 // prefix[i] = the sum of columns[0 .. i-1], i ≤ count (count a multiple of 32), modulo
 // 2^16: a window's sum is the difference of two, exact while it is under 2^16. 32 at a
 // time: a scan within each 16-byte lane, then each lane given the totals of those below
 // it and of the vectors before.
 AVX512 void prefix_sums(const uint8_t *columns, int count, uint16_t *prefix) {
-    const __m512i lastWord = _mm512_set1_epi64((long long)0x0F0E0F0E0F0E0F0Eull), last = _mm512_set1_epi16(31), zero = _mm512_setzero_si512();
+    const __m512i lastWord = _mm512_set1_epi64((long long)0x0F0E0F0E0F0E0F0Eull), last = _mm512_set1_epi16(31);
+    const __m512i zero = _mm512_setzero_si512();
     __m512i total = zero;
     prefix[0] = 0;
     for (int i = 0; i < count; i += 32) {
@@ -140,7 +128,7 @@ AVX512 void decide(const tessera_ltl_rule *rule, const uint64_t *row, const uint
             uint32_t stays = _mm512_cmple_epu16_mask(_mm512_sub_epi16(count, surviveLow), surviveSpan);
             next |= (uint64_t)((alive & stays) | (~alive & born)) << (32 * half);
         }
-        out[w] = width - 64 * w >= 64 ? next : next & ((1ull << (width & 63)) - 1);
+        out[w] = next & inside(width, w);
     }
 }
 
@@ -167,13 +155,13 @@ int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *sr
     uint8_t *columns = memory + margin;
     for (int y = firstRow - r; y <= firstRow + r; y++) {
         const uint64_t *row = ltl_window_row(&window, y);
-        if (row) add_row(columns, row, width);
+        if (row) move_rows(columns, row, none, width);
     }
     for (int y = firstRow; y < endRow; y++) {
         const uint64_t *arriving = ltl_window_row(&window, y + r + 1), *leaving = ltl_window_row(&window, y - r);
         if (window.live == 0 && rule->birthLow > 0) {
             memset(dst + (size_t)y * stride, 0, (size_t)words * sizeof *dst);
-            if (arriving) add_row(columns, arriving, width);
+            if (arriving) move_rows(columns, arriving, none, width);
         } else {
             if (wraps) ltl_wrap_margins(columns, width, r, wrapped);
             const uint64_t *in = arriving ? arriving : none, *out = leaving ? leaving : none;
@@ -192,8 +180,6 @@ int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *sr
 }
 
 #else
-
-int tessera_cpu_has_avx512bw(void) { return 0; }
 
 int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                                 int height, int wraps, int firstRow, int endRow) {

@@ -1,10 +1,10 @@
 // One generation of Larger than Life on a bounded board where the other steps do not
 // take it (the box without AVX2 or past range 127, the disc; ltl_box_avx2.c,
-// ltl_box_avx512.c and ltl_diamond.c step the rest). On the box a cell costs the same at any range: each
-// column's count over the 2r+1 rows around the current row is kept as the row moves
-// down (one row added, one taken away), and a row's counts are differences of prefix
-// sums of those column counts. The disc sums each of its 2r+1 rows' spans from the
-// rows' prefix sums, O(r) a cell. Rows of bits are unpacked to bytes once per use, so
+// ltl_box_avx512.c and ltl_diamond.c step the rest). On the box a cell costs the same
+// at any range: each column's count over the 2r+1 rows around the current row is kept
+// as the row moves down (one row added, one taken away), and a row's counts are
+// differences of prefix sums of those column counts. The disc sums each of its 2r+1
+// rows' spans from the rows' prefix sums, O(r) a cell. Rows of bits are unpacked to bytes once per use, so
 // the loops over a row are plain arithmetic the compiler vectorises.
 #include "CTesseraKernel.h"
 #include "ltl_rows.h"
@@ -130,10 +130,10 @@ int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int width) { return !di
 
 int tessera_ltl_step_rows(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                           int height, int wraps, int avx2, int firstRow, int endRow) {
-    if (avx2 && !rule->reach && rule->range <= 127 && tessera_cpu_has_avx512bw())
-        return tessera_ltl_box_step_avx512(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
     if (avx2 && !rule->reach && rule->range <= 127)
-        return tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
+        return tessera_cpu_has_avx512bw()
+                   ? tessera_ltl_box_step_avx512(rule, src, dst, stride, width, height, wraps, firstRow, endRow)
+                   : tessera_ltl_box_step_avx2(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
     return step_by_prefix_sums(rule, src, dst, stride, width, height, wraps, firstRow, endRow);
 }
 

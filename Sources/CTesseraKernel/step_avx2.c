@@ -21,6 +21,11 @@ int tessera_cpu_has_ternary(void) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 }
 
+int tessera_cpu_has_avx512bw(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+}
+
 // The same kernels compiled for AVX-512 (step_ternary.c).
 int tessera_step_tracked_ternary(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
                                  size_t rowEnd, uint32_t rowMask, const tessera_rule *rule, uint64_t *flags);
@@ -232,6 +237,8 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
 int tessera_cpu_has_avx2(void) { return 0; }
 
 int tessera_cpu_has_ternary(void) { return 0; }
+
+int tessera_cpu_has_avx512bw(void) { return 0; }
 
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                            size_t rowBegin, size_t rowEnd, const tessera_rule *rule) {

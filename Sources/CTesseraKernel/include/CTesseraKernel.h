@@ -91,10 +91,10 @@ int tessera_ltl_steps_rows(const tessera_ltl_rule *rule, int width);
 int tessera_ltl_step_rows(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                           int height, int wraps, int avx2, int firstRow, int endRow);
 
-/// The box's own steps, which `tessera_ltl_step_rows` picks between (declared for tests
-/// that check each where the CPU runs it): range 127 or less in AVX2 (where
-/// `tessera_cpu_has_avx2()`), or in AVX-512 (where `tessera_cpu_has_avx512bw()`). Each returns 0 if it could not allocate or does not
-/// take the rule.
+/// The box's own steps up to range 127, which `tessera_ltl_step_rows` picks between
+/// (declared for tests that check each where the CPU runs it): in AVX2 (where
+/// `tessera_cpu_has_avx2()`) or in AVX-512 (where `tessera_cpu_has_avx512bw()`). Each
+/// returns 0 if it could not allocate or does not take the rule.
 int tessera_ltl_box_step_avx2(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
                               int height, int wraps, int firstRow, int endRow);
 int tessera_ltl_box_step_avx512(const tessera_ltl_rule *rule, const uint64_t *src, uint64_t *dst, size_t stride, int width,
