@@ -15,10 +15,11 @@ public enum Kernel {
         /// Whether this CPU runs it.
         public var isSupported: Bool { self == .portable || Kernel.hasAVX2 }
 
-        /// What it runs here, for a bench's line: the AVX2 kernel uses AVX-512's
-        /// vpternlogq where the CPU has it.
+        /// What it runs here, for a bench's line: the AVX2 kernel uses AVX-512 where the
+        /// CPU has it (vpternlogq in Life's adders, compiled rules two vectors at a time in
+        /// zmm registers, Larger than Life's box 64 counts a vector).
         public var name: String {
-            self == .avx2 && tessera_cpu_has_ternary() != 0 ? "avx2 (with AVX-512's vpternlogq)" : rawValue
+            self == .avx2 && tessera_cpu_has_ternary() != 0 ? "avx2 (with AVX-512)" : rawValue
         }
 
         /// Refuses an implementation this CPU cannot run, before anything steps with it.
