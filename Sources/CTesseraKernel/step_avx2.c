@@ -220,6 +220,8 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, si
                            size_t rowBegin, size_t rowEnd, const tessera_rule *rule) {
     if (rowBegin >= rowEnd) return 1;
 #ifndef TESSERA_TERNARY
+    // 512 cells a vector where the CPU has it (Life-like rules), else 256 with vpternlogq.
+    if (tessera_step_rows_avx512(src, dst, stride, words, rowBegin, rowEnd, rule)) return 1;
     if (!rule->compiled && tessera_cpu_has_ternary())
         return tessera_step_rows_ternary(src, dst, stride, words, rowBegin, rowEnd, rule);
 #endif

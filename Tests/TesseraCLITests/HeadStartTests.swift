@@ -156,13 +156,14 @@ import TesseraCore
 
     /// A dense board keeps a core busy at once: the workers start (and take the cells
     /// over partway, unless the run is over before they are up), and the board is the
-    /// one this process steps alone (which the oracle tests hold to Golly's). Eight
+    /// one this process steps alone (which the oracle tests hold to Golly's). Sixteen
     /// million cells, so that a generation takes longer than `HeadStart.busy` even
-    /// with the optimised kernel of a debug build (four million took 43 µs a generation
-    /// on a Zen 3 core, against its 40, and were not always busy).
+    /// with the optimised kernel of a debug build on 512-bit vectors (four million took
+    /// 43 µs a generation on a Zen 3 core, against its 40, and were not always busy; eight
+    /// million take a Zen 5 core about 40 µs at 512 bits a vector).
     @Test func aBusyBoardStartsItsWorkers() throws {
         let dir = try Harness.temporaryDirectory()
-        let input = try Harness.soupFile(density: "0.35", seed: 11, rule: "B3/S23:T4096,2048", in: dir)
+        let input = try Harness.soupFile(density: "0.35", seed: 11, rule: "B3/S23:T4096,4096", in: dir)
         let ours = try run([input.path, "--generations", "2000"], in: dir)
         #expect(ours.summary.contains(" (the first ") || ours.summary.contains(" (over before its"), "\(ours.summary)")
         #expect(ours.cells == (try run([input.path, "--generations", "2000", "--workers", "0"], in: dir).cells))
