@@ -1,5 +1,6 @@
 import Testing
 @testable import TesseraCore
+import CTesseraKernel
 
 @Suite struct BitGridTests {
     @Test func copyAtBitOffsetsKeepsEveryCell() {
@@ -158,6 +159,24 @@ import Testing
         #expect(buffer.population(x: 0, y: 0, width: 100, height: 12) == soup.population)
         buffer.clear(x: 13, y: 2, width: 77, height: 9)
         #expect(buffer.population(x: 0, y: 0, width: 100, height: 12) == 0)
+    }
+
+    /// A soup's rows, hashed eight cells at a time where the CPU has AVX-512, are the
+    /// cells one at a time: rows that end inside a word, at a word's end and past it,
+    /// left of the origin and far from it, with the C loop a CPU without it runs too.
+    @Test func soupRowsAreTheirCellsOneAtATime() throws {
+        var generator = SplitMix64(seed: 64)
+        for (x, y, width) in [(-50, -20, 1), (0, 0, 63), (7, 3, 64), (-65, 9, 65), (1 << 40, -(1 << 33), 200), (-3, 0, 1000)] {
+            let soup = try Soup(density: Double(generator.next() % 1000) / 1000, seed: generator.next())
+            let cells = soup.cells(x: x, y: y, width: width, height: 3)
+            for row in 0..<3 {
+                let alone = (0..<width).allSatisfy { cells[$0, row] == soup.isAlive(x: x + $0, y: y + row) }
+                #expect(alone, "\(width) wide at \(x), \(y + row)")
+                var scalar = [UInt64](repeating: .max, count: (width + 63) / 64)
+                tessera_soup_row_scalar(soup.rowKey(y + row), Int64(x), width, soup.threshold, &scalar)
+                #expect(scalar == Array(cells.words[row * scalar.count..<(row + 1) * scalar.count]), "\(width) wide at \(x)")
+            }
+        }
     }
 
     @Test func soupDependsOnlyOnSeedAndCoordinates() throws {

@@ -1,3 +1,5 @@
+import CTesseraKernel
+
 /// A random board that depends only on the seed, the density and each cell's Golly
 /// coordinates, so every tiling, worker or machine generates the same cells for its part.
 public struct Soup: Hashable, Sendable {
@@ -12,19 +14,31 @@ public struct Soup: Hashable, Sendable {
         self.seed = seed
     }
 
-    /// The cells of the `width`×`height` rectangle whose top-left has Golly coordinates (x, y).
+    /// The cells of the `width`×`height` rectangle whose top-left has Golly coordinates (x, y):
+    /// a row's cells hashed from its key (`rowKey`) and their columns (`tessera_soup_row`).
     public func cells(x: Int, y: Int, width: Int, height: Int) -> BitGrid {
-        let threshold = UInt64(density * 9_007_199_254_740_992)  // density · 2^53
-        var words = [UInt64](repeating: 0, count: (width + 63) / 64 * height)
+        let threshold = self.threshold
         let perRow = (width + 63) / 64
-        for r in 0..<height {
-            let rowKey = Self.mix(seed ^ UInt64(bitPattern: Int64(y + r)) &* 0x9E37_79B9_7F4A_7C15)
-            for c in 0..<width {
-                let key = Self.mix(rowKey ^ UInt64(bitPattern: Int64(x + c)))
-                if key >> 11 < threshold { words[r * perRow + c >> 6] |= 1 << UInt64(c & 63) }
+        let words = [UInt64](unsafeUninitializedCapacity: perRow * height) { buffer, count in
+            for r in 0..<height {
+                tessera_soup_row(rowKey(y + r), Int64(x), width, threshold, buffer.baseAddress! + r * perRow)
             }
+            count = perRow * height
         }
         return BitGrid(width: width, height: height, words: words)
+    }
+
+    /// Cells whose hash, in its top 53 bits, is below this are alive: density · 2^53.
+    package var threshold: UInt64 { UInt64(density * 9_007_199_254_740_992) }
+
+    /// The key of row `y`, which its cells' columns are hashed with.
+    package func rowKey(_ y: Int) -> UInt64 {
+        Self.mix(seed ^ UInt64(bitPattern: Int64(y)) &* 0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// Whether the cell at Golly coordinates (x, y) is alive, one cell alone.
+    package func isAlive(x: Int, y: Int) -> Bool {
+        Self.mix(rowKey(y) ^ UInt64(bitPattern: Int64(x))) >> 11 < threshold
     }
 
     /// One step of SplitMix64 from `value`: a fast, well-mixed hash of one word.
