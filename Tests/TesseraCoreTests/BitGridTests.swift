@@ -177,6 +177,7 @@ import CTesseraKernel
                 #expect(scalar == Array(cells.words[row * scalar.count..<(row + 1) * scalar.count]), "\(width) wide at \(x)")
             }
         }
+        #expect(try Soup(density: 0.5, seed: 1).cells(x: 3, y: 4, width: 0, height: 5).population == 0)
     }
 
     @Test func soupDependsOnlyOnSeedAndCoordinates() throws {

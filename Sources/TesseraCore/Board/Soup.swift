@@ -20,7 +20,8 @@ public struct Soup: Hashable, Sendable {
         let threshold = self.threshold
         let perRow = (width + 63) / 64
         let words = [UInt64](unsafeUninitializedCapacity: perRow * height) { buffer, count in
-            for r in 0..<height {
+            // (No row has a word where the rectangle has no width, nor memory to write.)
+            for r in 0..<(perRow > 0 ? height : 0) {
                 tessera_soup_row(rowKey(y + r), Int64(x), width, threshold, buffer.baseAddress! + r * perRow)
             }
             count = perRow * height
