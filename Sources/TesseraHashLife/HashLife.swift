@@ -371,7 +371,7 @@ public struct HashLife: ~Copyable {
         var known: [UInt32: UInt64] = [:]
         func count(_ index: UInt32) -> UInt64 {
             let node = store[index]
-            if node.sw == NodeStore.leafMark { return UInt64((UInt64(node.nw) | UInt64(node.ne) << 32).nonzeroBitCount) }
+            if node.sw == NodeStore.leafMark { return UInt64(store.cells(ofLeaf: index).nonzeroBitCount) }
             if let total = known[index] { return total }
             var total: UInt64 = 0
             for quadrant in [node.nw, node.ne, node.sw, node.se] {
