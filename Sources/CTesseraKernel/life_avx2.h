@@ -16,6 +16,22 @@
 #endif
 #define AVX2 __attribute__((target(TESSERA_TARGET), always_inline)) static inline
 
+// The dense steps' walk (step_avx2.c, step_avx512.c): bands of rows keep what one column
+// walk touches in L1 for the next column, and each row, its own stream, is prefetched
+// this far ahead.
+#ifndef TESSERA_BAND_ROWS
+#define TESSERA_BAND_ROWS 64
+#endif
+#ifndef TESSERA_PREFETCH_WORDS
+#define TESSERA_PREFETCH_WORDS 16
+#endif
+
+// The dense steps compiled for AVX-512 (step_ternary.c), which the others send work to.
+int tessera_step_tracked_ternary(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
+                                 size_t rowEnd, uint32_t rowMask, const tessera_rule *rule, uint64_t *flags);
+int tessera_step_rows_ternary(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
+                              size_t rowEnd, const tessera_rule *rule);
+
 // Horizontal sums of a row as 2-bit numbers: `three` = west + centre + east (for the rows
 // above and below a cell), `two` = west + east (for the cell's own row), and the row.
 typedef struct { __m256i three0, three1, two0, two1, centre; } row_sums;
@@ -100,37 +116,28 @@ AVX2 void gates_next(const tessera_rule *rule, const __m256i *inputs, size_t str
     }
 }
 
-// Whether all four vectors hold a cell: one vpternlogq and an and where the file is
-// compiled for AVX-512.
-AVX2 __m256i all4(__m256i a, __m256i b, __m256i c, __m256i d) {
 #ifdef TESSERA_TERNARY
-    return _mm256_and_si256(_mm256_ternarylogic_epi64(a, b, c, 0x80), d);
-#else
-    return _mm256_and_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, d));
+#define LIFE_V __m256i
+#define LIFE_NEXT next_ternary
+#define LIFE_FUNCTION AVX2
+#define LIFE_TERNARY _mm256_ternarylogic_epi64
+#define LIFE_XOR _mm256_xor_si256
+#define LIFE_ANDNOT _mm256_andnot_si256
+#define LIFE_ZERO _mm256_setzero_si256
+#include "life_ternary.h"
 #endif
-}
 
 // Next state from the sums above, beside and below (Life or counts; gates go by
-// `gates_next`): the eight-neighbour count n is added with full adders. Life needs only n's low two bits and whether n ≥ 4:
-// alive next = (n | alive) == 3. Compiled for AVX-512, each full adder's sum (an
-// exclusive or of three) and carry (a majority of three) is one vpternlogq.
+// `gates_next`): the eight-neighbour count n is added with full adders. Life needs only
+// n's low two bits and whether n ≥ 4: alive next = (n | alive) == 3. Compiled for
+// AVX-512, as life_ternary.h spells it in vpternlogq.
 AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_sums *below,
                         int mode, const tessera_rule *rule) {
     __m256i a0 = above->three0, b0 = here->two0, c0 = below->three0;
     __m256i a1 = above->three1, b1 = here->two1, c1 = below->three1;
     __m256i alive = here->centre;
 #ifdef TESSERA_TERNARY
-    // n = n0 + 2(p + k) + 4q.
-    __m256i n0 = _mm256_ternarylogic_epi64(a0, b0, c0, 0x96), k = _mm256_ternarylogic_epi64(a0, b0, c0, 0xE8);
-    __m256i p = _mm256_ternarylogic_epi64(a1, b1, c1, 0x96), q = _mm256_ternarylogic_epi64(a1, b1, c1, 0xE8);
-    __m256i n1 = _mm256_xor_si256(p, k);
-    if (mode == MODE_LIFE) {
-        __m256i atLeast4 = _mm256_ternarylogic_epi64(q, p, k, 0xF8);     // q | (p & k)
-        __m256i three = _mm256_ternarylogic_epi64(n1, n0, alive, 0xE0);  // n1 & (n0 | alive)
-        return _mm256_andnot_si256(atLeast4, three);
-    }
-    __m256i n2 = _mm256_ternarylogic_epi64(q, p, k, 0x78);  // q ^ (p & k)
-    __m256i n3 = _mm256_ternarylogic_epi64(q, p, k, 0x80);  // q & p & k
+    return next_ternary(a0, b0, c0, a1, b1, c1, alive, mode, rule);
 #else
     __m256i x0 = _mm256_xor_si256(a0, b0), x1 = _mm256_xor_si256(a1, b1);
     __m256i n0 = _mm256_xor_si256(x0, c0);
@@ -144,7 +151,6 @@ AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_s
         return _mm256_andnot_si256(atLeast4, _mm256_and_si256(n1, _mm256_or_si256(n0, alive)));
     }
     __m256i n2 = _mm256_xor_si256(q, carry), n3 = _mm256_and_si256(q, carry);
-#endif
     __m256i ones = _mm256_set1_epi64x(-1);
     __m256i bits[4][2] = {{_mm256_xor_si256(n0, ones), n0}, {_mm256_xor_si256(n1, ones), n1},
                           {_mm256_xor_si256(n2, ones), n2}, {_mm256_xor_si256(n3, ones), n3}};
@@ -152,13 +158,12 @@ AVX2 __m256i next_state(const row_sums *above, const row_sums *here, const row_s
     uint16_t birth = rule->birth, survive = rule->survive;
     for (int n = 0; n <= 8; n++) {
         if (!((birth | survive) >> n & 1)) continue;
-        __m256i is = all4(bits[0][n & 1], bits[1][n >> 1 & 1], bits[2][n >> 2 & 1], bits[3][n >> 3 & 1]);
+        // The cells whose count is n: all four of its bits as n's.
+        __m256i is = _mm256_and_si256(_mm256_and_si256(bits[0][n & 1], bits[1][n >> 1 & 1]),
+                                      _mm256_and_si256(bits[2][n >> 2 & 1], bits[3][n >> 3 & 1]));
         if (birth >> n & 1) born = _mm256_or_si256(born, is);
         if (survive >> n & 1) stays = _mm256_or_si256(stays, is);
     }
-#ifdef TESSERA_TERNARY
-    return _mm256_ternarylogic_epi64(alive, stays, born, 0xCA);  // alive ? stays : born
-#else
     return _mm256_or_si256(_mm256_andnot_si256(alive, born), _mm256_and_si256(alive, stays));
 #endif
 }

@@ -26,11 +26,6 @@ int tessera_cpu_has_avx512bw(void) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 }
 
-// The same kernels compiled for AVX-512 (step_ternary.c).
-int tessera_step_tracked_ternary(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
-                                 size_t rowEnd, uint32_t rowMask, const tessera_rule *rule, uint64_t *flags);
-int tessera_step_rows_ternary(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
-                              size_t rowEnd, const tessera_rule *rule);
 #endif
 
 #include "life_avx2.h"
@@ -40,15 +35,6 @@ AVX2 row_sums horizontal(const uint64_t *p) {
     return sums_of(_mm256_loadu_si256((const __m256i *)(p - 1)), _mm256_load_si256((const __m256i *)p),
                    _mm256_loadu_si256((const __m256i *)(p + 1)));
 }
-
-// Bands of rows keep what one column walk touches in L1 for the next column.
-#ifndef TESSERA_BAND_ROWS
-#define TESSERA_BAND_ROWS 64
-#endif
-
-#ifndef TESSERA_PREFETCH_WORDS
-#define TESSERA_PREFETCH_WORDS 16
-#endif
 
 // The west, centre and east cells of the row at `p`.
 AVX2 void row_cells(const uint64_t *p, __m256i out[ROW_CELLS]) {
