@@ -52,16 +52,11 @@ __attribute__((target("avx512f,avx512dq"))) static void soup_row_avx512(uint64_t
         words[w] = word;
     }
 }
-
-static int has_avx512dq(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-}
 #endif
 
 void tessera_soup_row(uint64_t rowKey, int64_t x, size_t width, uint64_t threshold, uint64_t *words) {
 #if defined(__x86_64__) || defined(__i386__)
-    if (has_avx512dq()) return soup_row_avx512(rowKey, x, width, threshold, words);
+    if (tessera_cpu_has_avx512dq()) return soup_row_avx512(rowKey, x, width, threshold, words);
 #endif
     soup_row_scalar(rowKey, x, width, threshold, words);
 }

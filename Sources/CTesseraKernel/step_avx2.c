@@ -26,6 +26,11 @@ int tessera_cpu_has_avx512bw(void) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 }
 
+int tessera_cpu_has_avx512dq(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+}
+
 #endif
 
 #include "life_avx2.h"
@@ -227,6 +232,8 @@ int tessera_cpu_has_avx2(void) { return 0; }
 int tessera_cpu_has_ternary(void) { return 0; }
 
 int tessera_cpu_has_avx512bw(void) { return 0; }
+
+int tessera_cpu_has_avx512dq(void) { return 0; }
 
 int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride, size_t words,
                            size_t rowBegin, size_t rowEnd, const tessera_rule *rule) {

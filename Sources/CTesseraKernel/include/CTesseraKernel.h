@@ -161,7 +161,9 @@ int tessera_step_rows_avx512(const uint64_t *src, uint64_t *dst, size_t stride,
 /// A soup's row (`Soup.cells`): bit b of `words[w]` is cell x + 64w + b, alive where
 /// SplitMix64's finaliser of (rowKey ^ (x + 64w + b)) + 0x9E3779B97F4A7C15, shifted
 /// right 11, is below `threshold`; the last word's bits past `width` are 0. Eight cells
-/// at a time where the CPU has AVX-512 (DQ); `_scalar` one at a time (for tests).
+/// at a time where the CPU has AVX-512 (DQ, `tessera_cpu_has_avx512dq`); `_scalar` one
+/// at a time (for tests).
+int tessera_cpu_has_avx512dq(void);
 void tessera_soup_row(uint64_t rowKey, int64_t x, size_t width, uint64_t threshold, uint64_t *words);
 void tessera_soup_row_scalar(uint64_t rowKey, int64_t x, size_t width, uint64_t threshold, uint64_t *words);
 
