@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rule_counted.h"
+#include "rule_luts.h"
 #include "rule_modes.h"
 #include "rule_tables.h"
 
@@ -118,7 +119,6 @@ static int cost(const tessera_rule *rule) {
 // result is mostly read by one gate, soon after), so a batch of cells needs registers
 // for the values alive at once, not for every gate.
 static void reuse_registers(tessera_rule *rule) {
-    enum { VALUES = TESSERA_FIRST_GATE + TESSERA_MAX_GATES };
     int lastRead[VALUES];
     for (int v = 0; v < VALUES; v++) lastRead[v] = -1;
     for (int i = 0; i < rule->gates; i++) {
@@ -285,6 +285,8 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     if (!found) return 0;
     sort_by_level(rule, bestLevels);
     rule->cost = (uint16_t)best;
+    int luts = tessera_rule_lut_count(rule->program, rule->gates, rule->output, table);
+    rule->luts = (uint16_t)(luts > 0 ? luts : 0);
     rule->code = machine_code(&t, rule->program, rule->gates, rule->output);
     reuse_registers(rule);
     return 1;

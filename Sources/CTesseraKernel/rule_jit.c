@@ -21,10 +21,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "rule_luts.h"
 #include "rule_modes.h"
 
 enum {
-    VALUES = TESSERA_FIRST_GATE + TESSERA_MAX_GATES,
     REGISTERS = 32,
     // The arguments' registers, as the System V ABI passes them.
     INPUTS = 7, NEXT = 6, COUNT = 2, STRIDE = 1, SPILL = 8,
@@ -205,14 +205,12 @@ static int in_register(allocator *a, int value) {
     return r;
 }
 
-// A gate as the operation it comes to: a multiplexer, or less where an input is a
-// constant or the high side is the NOT of the low side.
-enum { MUX, COPY, NOT, AND_, ANDN_, OR_, ORN_, XOR_ };
-typedef struct { uint8_t kind, operands, operand[3], result; } operation;
+// A gate as the operation it comes to (rule_luts.h): a multiplexer, or less where an
+// input is a constant or the high side is the NOT of the low side.
 
-// vpternlogq's table for a multiplexer (s ? h : l of operands s, l, h) or an OR-NOT
-// (~s | h of s, h) with operand `d` in its destination and the others, in order, its
-// two sources (the one twice for an OR-NOT).
+// vpternlogq's table for a multiplexer (s ? h : l of operands s, l, h), an OR-NOT (~s |
+// h of s, h) or a LUT with operand `d` in its destination and the others, in order, its
+// two sources (the one twice for two operands).
 static uint8_t ternary_table(operation o, int d) {
     int other[2], n = 0;
     for (int k = 0; k < o.operands; k++)
@@ -222,7 +220,9 @@ static uint8_t ternary_table(operation o, int d) {
     for (int i = 0; i < 8; i++) {
         int v[3];
         v[d] = i >> 2 & 1, v[other[0]] = i >> 1 & 1, v[other[1]] = i & 1;
-        int f = o.kind == MUX ? (v[0] ? v[2] : v[1]) : (!v[0] | v[1]);
+        int f = o.kind == LUT   ? o.table >> (v[0] << 2 | v[1] << 1 | (o.operands > 2 ? v[2] : 0)) & 1
+                : o.kind == MUX ? (v[0] ? v[2] : v[1])
+                                : (!v[0] | v[1]);
         table |= (uint8_t)(f << i);
     }
     return table;
@@ -287,11 +287,12 @@ static void emit_body(emitter *e, const operation *program, int count, int outpu
         int x[3];
         for (int k = 0; k < o.operands; k++) x[k] = in_register(&a, o.operand[k]);
         int ones = o.kind == NOT || (!e->ternaries && o.kind == ORN_) ? in_register(&a, 1) : -1;
-        // With vpternlogq a multiplexer or an OR-NOT is one operation (`ternaries`); the
-        // rest are spelled alike either way. vpternlogq reads its destination: it
-        // writes over an operand read here for the last time, else over a copy of the
-        // first (a register's old value would hold it back behind whatever wrote that).
-        int ternaryOp = e->ternaries && (o.kind == MUX || o.kind == ORN_), d = -1;
+        // With vpternlogq a multiplexer, an OR-NOT or a LUT is one operation
+        // (`ternaries`); the rest are spelled alike either way. vpternlogq reads its
+        // destination: it writes over an operand read here for the last time, else over
+        // a copy of the first (a register's old value would hold it back behind
+        // whatever wrote that).
+        int ternaryOp = e->ternaries && (o.kind == MUX || o.kind == ORN_ || o.kind == LUT), d = -1;
         for (int k = 0; ternaryOp && k < o.operands && d < 0; k++) {
             int v = o.operand[k], here = 0;
             for (int j = 0; j < o.operands; j++) here += o.operand[j] == v;
@@ -365,13 +366,19 @@ static void finish(walk *w, int value) {
 
 void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     operation all[TESSERA_MAX_GATES], program[TESSERA_MAX_GATES];
-    lower(source, gates, all);
+    emitter e = {.ternaries = tessera_cpu_has_ternary()};
+    // LUTs where they save a fifth of the gates or more: a counted rule's adders
+    // (B37/S2-i34q 58 gates to 29 LUTs, 50 -> 60 G/s on Zen 5). A diagram over the nine
+    // cells saves about a tenth (the random MAP rule 129 -> 117), and its LUTs cost more
+    // than that: each reads three inputs alive the whole body, and vpternlogq reading
+    // three registers runs two a cycle there, not four (26 -> 24.5 G/s).
+    int count = e.ternaries ? tessera_map_luts(source, gates, output, all) : -1;
+    if (count < 0 || 5 * count > 4 * gates) lower(source, gates, all), count = gates;
     walk w = {.all = all, .order = program};
     for (int v = 0; v < VALUES; v++) w.producer[v] = -1;
-    for (int i = 0; i < gates; i++) w.producer[source[i].result] = i;
+    for (int i = 0; i < count; i++) w.producer[all[i].result] = i;
     subtree(&w, output);
     finish(&w, output);
-    emitter e = {.ternaries = tessera_cpu_has_ternary()};
     size_t single = 0;
     if (e.ternaries) {
         // Two vectors at a time while two are left: cmp rdx, 2; jb single; the body;

@@ -101,9 +101,9 @@ import CTesseraKernel
 /// Rules given by a table over the 3x3 neighbourhood, which the kernels run as gates.
 @Suite struct RuleTableTests {
     /// Random tables, the worst case for the size of the gates, and tables of Golly's rules:
-    /// the compiled gates give every neighbourhood its entry, and where the CPU and the
-    /// system allow it every one has its machine code (made only where it gives every
-    /// entry too).
+    /// the compiled gates give every neighbourhood its entry, so do the LUTs they map to
+    /// (checked in C on any CPU), and where the CPU and the system allow it every one has
+    /// its machine code (made only where it gives every entry too).
     @Test func compiledGatesAreTheTable() throws {
         var generator = SplitMix64(seed: 77)
         var tables = (0..<300).map { _ in RuleTable { _ in generator.next() & 1 == 1 } }
@@ -116,6 +116,7 @@ import CTesseraKernel
             rule.withKernelRule { compiled in
                 #expect(compiled.pointee.compiled == 1 && Int(compiled.pointee.gates) <= Int(TESSERA_MAX_GATES))
                 #expect(tessera_can_make_code() == 0 || compiled.pointee.code != nil)
+                #expect(compiled.pointee.luts > 0 && compiled.pointee.luts < compiled.pointee.gates)
                 for base in stride(from: 0, to: 512, by: 64) {
                     // Lane j holds the neighbourhood base + j.
                     let inputs = (0..<9).map { k in (0..<64).reduce(UInt64(0)) { $0 | UInt64((base + $1) >> k & 1) << UInt64($1) } }
@@ -137,6 +138,17 @@ import CTesseraKernel
         rule.withKernelRule { compiled in
             guard compiled.pointee.code != nil else { return }
             #expect(Int(compiled.pointee.cost) <= most, "the fixed orders' best: \(fixed)")
+        }
+    }
+
+    /// A counted rule's full adders are one LUT for each sum and each carry: its gates
+    /// come to at most 3/5 as many LUTs (half, as compiled today), which the machine code
+    /// then uses where it has vpternlogq.
+    @Test(arguments: ["B37/S2-i34q", "B2-a/S12", "B3/S23-q", "B2/S34H"])
+    func countedRulesCollapseIntoLUTs(text: String) throws {
+        try Rule(parsing: text).withKernelRule { compiled in
+            #expect(compiled.pointee.luts > 0 && 5 * Int(compiled.pointee.luts) <= 3 * Int(compiled.pointee.gates),
+                    "\(compiled.pointee.luts) LUTs of \(compiled.pointee.gates) gates")
         }
     }
 

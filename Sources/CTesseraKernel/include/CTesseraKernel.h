@@ -28,12 +28,14 @@ enum { TESSERA_MAX_GATES = 200 };
 /// register `output` after the last. `code`, where not NULL, is the same gates as machine
 /// code, which the AVX2 kernels run instead; it belongs to the rule (`tessera_rule_release`).
 /// `cost` is what the gates cost a vector of cells: operations of machine code where the
-/// CPU runs AVX2, else gates.
+/// CPU runs AVX2, else gates. `luts` is how many functions of three inputs the gates come
+/// to (one vpternlogq each, which the machine code uses where it has AVX-512 and they
+/// save a fifth of the gates), where they give the table; else 0.
 typedef struct {
     uint16_t birth, survive;
     uint8_t compiled;
     uint8_t output;
-    uint16_t gates, registers, cost;
+    uint16_t gates, registers, cost, luts;
     tessera_gate program[TESSERA_MAX_GATES];
     void *code;
 } tessera_rule;
