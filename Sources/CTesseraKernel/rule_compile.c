@@ -148,28 +148,32 @@ static void reuse_registers(tessera_rule *rule) {
     rule->registers = (uint16_t)used;
 }
 
-// The gates as machine code where this CPU runs AVX2, once it gives the table's every
-// entry: the 512 neighbourhoods are two vectors of cells, input k of cell i bit k of i,
-// and a third the first again, so that code stepping vectors in pairs steps one alone
-// too.
-static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates, int output) {
+// The gates as machine code where this CPU runs AVX2 (`zmm`: 512 cells a vector, where
+// it has AVX-512), once it gives the table's every entry: three vectors of cells, input
+// k of cell i bit k of i % 512, so that code stepping 256-cell vectors in pairs steps
+// one alone too.
+static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates, int output, int zmm) {
     if (!tessera_cpu_has_avx2()) return NULL;
-    void *code = tessera_rule_jit(ssa, gates, output);
-    enum { VECTOR = 4 };
-    size_t bytes = (3 * 9 + 3) * VECTOR * sizeof(uint64_t) + TESSERA_JIT_SPILL_BYTES;
+    void *code = tessera_rule_jit(ssa, gates, output, zmm);
+    enum { WORDS = 8, VECTORS = 3 };  // a table is 8 words
+    size_t vector = zmm ? WORDS : WORDS / 2;
+    size_t bytes = (9 + 1) * VECTORS * WORDS * sizeof(uint64_t) + TESSERA_JIT_SPILL_BYTES;
     uint64_t *memory = code ? aligned_alloc(64, bytes) : NULL;
     if (!memory) {
         tessera_rule_jit_release(code);
         return NULL;
     }
     memset(memory, 0, bytes);
-    uint64_t *inputs = memory, *next = memory + 3 * 9 * VECTOR, *spill = next + 3 * VECTOR;
-    for (int i = 0; i < 512; i++)
-        for (int k = 0; k < 9; k++)
-            if (i >> k & 1) inputs[(i / 256 * 9 + k) * VECTOR + i % 256 / 64] |= 1ull << (i % 64);
-    memcpy(inputs + 2 * 9 * VECTOR, inputs, 9 * VECTOR * sizeof(uint64_t));
-    ((tessera_gate_code)code)(inputs, next, 3, 9 * VECTOR * sizeof(uint64_t), spill);
-    int agrees = memcmp(next, t->w, sizeof t->w) == 0 && memcmp(next + 2 * VECTOR, t->w, sizeof t->w / 2) == 0;
+    uint64_t *inputs = memory, *next = memory + 9 * VECTORS * WORDS, *spill = next + VECTORS * WORDS;
+    for (size_t n = 0; n < VECTORS; n++)
+        for (size_t w = 0; w < vector; w++)
+            for (int b = 0; b < 64; b++) {
+                int i = (int)((n * vector + w) % WORDS * 64) + b;
+                for (int k = 0; k < 9; k++) inputs[(n * 9 + (size_t)k) * vector + w] |= (uint64_t)(i >> k & 1) << b;
+            }
+    ((tessera_gate_code)code)(inputs, next, VECTORS, 9 * vector * sizeof(uint64_t), spill);
+    int agrees = 1;
+    for (size_t w = 0; w < VECTORS * vector; w++) agrees &= next[w] == t->w[w % WORDS];
     free(memory);
     if (agrees) return code;
     tessera_rule_jit_release(code);
@@ -287,14 +291,16 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     rule->cost = (uint16_t)best;
     int luts = tessera_rule_lut_count(rule->program, rule->gates, rule->output, table);
     rule->luts = (uint16_t)(luts > 0 ? luts : 0);
-    rule->code = machine_code(&t, rule->program, rule->gates, rule->output);
+    rule->code = machine_code(&t, rule->program, rule->gates, rule->output, 0);
+    rule->code512 = machine_code(&t, rule->program, rule->gates, rule->output, 1);
     reuse_registers(rule);
     return 1;
 }
 
 void tessera_rule_release(tessera_rule *rule) {
     tessera_rule_jit_release(rule->code);
-    rule->code = NULL;
+    tessera_rule_jit_release(rule->code512);
+    rule->code = rule->code512 = NULL;
 }
 
 uint64_t tessera_rule_apply(const tessera_rule *rule, const uint64_t inputs[9]) {

@@ -12,7 +12,11 @@
 // void *spill)`: for each of `count` vectors of cells, its nine inputs (k as in
 // `tessera_rule`) are `inputs[k]`, its next state goes to `next[0]`, then `inputs`
 // moves on `stride` bytes and `next` one vector. `spill` holds what does not fit in
-// registers, 64 bytes for each of the rule's values.
+// registers, 64 bytes for each of the rule's values. The same code for vectors of 512
+// cells (`__m512i`, AVX-512 only) takes every other input a multiplexer or LUT reads
+// straight from memory: on Zen 5 a vector operation reading three registers issues two
+// a cycle, the register file serving about six values a cycle, and the loads feed
+// another port (the random MAP rule's code 42 -> 47 G/s on inputs in L1).
 #include "CTesseraKernel.h"
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -30,12 +34,14 @@ enum {
     INPUTS = 7, NEXT = 6, COUNT = 2, STRIDE = 1, SPILL = 8,
 };
 
-// `wide`: the body emitted now steps two vectors in zmm registers (AVX-512), else one
-// in ymm registers (`ternaries`: with vpternlogq where the CPU has it).
+// `wide`: the body emitted now steps zmm registers (AVX-512), each input two vectors of
+// 256 cells or (`native`) one of 512, else one vector in ymm registers (`ternaries`:
+// with vpternlogq where the CPU has it).
 typedef struct {
     uint8_t *code;
     size_t length, capacity;
     int failed, wide, ternaries;
+    int native;  // with `wide`, each input one vector of 512 cells, not two of 256
 } emitter;
 
 static void byte(emitter *e, uint8_t b) {
@@ -117,10 +123,21 @@ static void ternary(emitter *e, int dst, int a, int b, uint8_t table) {
     byte(e, table);
 }
 
+// The same with `b` input `input` of a `native` vector, read from memory.
+static void ternary_from_memory(emitter *e, int dst, int a, int input, uint8_t table) {
+    evex(e, 3, 1, 1, 2, dst, a, INPUTS, 0, 0x25);
+    memory(e, dst, INPUTS, (input - 2) * 64);
+    byte(e, table);
+}
+
 // Input `offset` bytes into a vector's inputs, for two vectors: the first's into the
 // low half of `reg` (vmovdqu64 ymm), the second's, `stride` bytes on, into its high
 // half (vinserti64x4 from [inputs + stride + offset]).
 static void load_pair(emitter *e, int reg, int32_t offset) {
+    if (e->native) {
+        move(e, LOAD, reg, INPUTS, 2 * offset);
+        return;
+    }
     evex(e, 1, 2, 1, 1, reg, 0, INPUTS, 0, LOAD);
     memory(e, reg, INPUTS, offset);
     evex(e, 3, 1, 0, 2, reg, reg, INPUTS, 0, 0x3A);
@@ -132,7 +149,7 @@ static void load_pair(emitter *e, int reg, int32_t offset) {
 // Register `reg`'s next states: one vector to next[0], or two to next[0] and next[1]
 // (vmovdqu64 ymm, vextracti64x4).
 static void store_next(emitter *e, int reg) {
-    if (!e->wide) {
+    if (!e->wide || e->native) {
         move(e, STORE, reg, NEXT, 0);
         return;
     }
@@ -209,17 +226,13 @@ static int in_register(allocator *a, int value) {
 // input is a constant or the high side is the NOT of the low side.
 
 // vpternlogq's table for a multiplexer (s ? h : l of operands s, l, h), an OR-NOT (~s |
-// h of s, h) or a LUT with operand `d` in its destination and the others, in order, its
-// two sources (the one twice for two operands).
-static uint8_t ternary_table(operation o, int d) {
-    int other[2], n = 0;
-    for (int k = 0; k < o.operands; k++)
-        if (k != d) other[n++] = k;
-    if (n == 1) other[1] = other[0];
+// h of s, h) or a LUT with operand `d` in its destination and operands `b` and `c` its
+// two sources (the same one twice for two operands).
+static uint8_t ternary_table(operation o, int d, int b, int c) {
     uint8_t table = 0;
     for (int i = 0; i < 8; i++) {
         int v[3];
-        v[d] = i >> 2 & 1, v[other[0]] = i >> 1 & 1, v[other[1]] = i & 1;
+        v[d] = i >> 2 & 1, v[b] = i >> 1 & 1, v[c] = i & 1;
         int f = o.kind == LUT   ? o.table >> (v[0] << 2 | v[1] << 1 | (o.operands > 2 ? v[2] : 0)) & 1
                 : o.kind == MUX ? (v[0] ? v[2] : v[1])
                                 : (!v[0] | v[1]);
@@ -281,29 +294,47 @@ static void emit_body(emitter *e, const operation *program, int count, int outpu
     for (int v = 0; v < VALUES; v++) a.inRegister[v] = -1, a.inMemory[v] = v < TESSERA_FIRST_GATE;
     for (int r = 0; r < a.count; r++) a.holds[r] = -1;
 
+    int foldable = 0;
     for (int i = 0; i < count; i++) {
         operation o = program[i];
         memset(a.pinned, 0, sizeof a.pinned);
-        int x[3];
-        for (int k = 0; k < o.operands; k++) x[k] = in_register(&a, o.operand[k]);
-        int ones = o.kind == NOT || (!e->ternaries && o.kind == ORN_) ? in_register(&a, 1) : -1;
         // With vpternlogq a multiplexer, an OR-NOT or a LUT is one operation
-        // (`ternaries`); the rest are spelled alike either way. vpternlogq reads its
-        // destination: it writes over an operand read here for the last time, else over
-        // a copy of the first (a register's old value would hold it back behind
-        // whatever wrote that).
-        int ternaryOp = e->ternaries && (o.kind == MUX || o.kind == ORN_ || o.kind == LUT), d = -1;
+        // (`ternaries`); the rest are spelled alike either way. In 512-bit code every
+        // other one of three operands with an input among them reads that input from
+        // memory (`fold`; see the top of this file).
+        int ternaryOp = e->ternaries && (o.kind == MUX || o.kind == ORN_ || o.kind == LUT), fold = -1;
+        for (int k = 0; e->native && ternaryOp && o.operands == 3 && k < 3 && fold < 0; k++) {
+            int v = o.operand[k];
+            if (v >= 2 && v < TESSERA_FIRST_GATE && o.operand[(k + 1) % 3] != v && o.operand[(k + 2) % 3] != v) fold = k;
+        }
+        if (fold >= 0 && foldable++ % 2) fold = -1;
+        int x[3] = {-1, -1, -1};
+        for (int k = 0; k < o.operands; k++)
+            if (k != fold) x[k] = in_register(&a, o.operand[k]);
+        int ones = o.kind == NOT || (!e->ternaries && o.kind == ORN_) ? in_register(&a, 1) : -1;
+        // vpternlogq reads its destination: it writes over an operand read here for the
+        // last time, else over a copy of another (a register's old value would hold it
+        // back behind whatever wrote that).
+        int d = -1;
         for (int k = 0; ternaryOp && k < o.operands && d < 0; k++) {
             int v = o.operand[k], here = 0;
             for (int j = 0; j < o.operands; j++) here += o.operand[j] == v;
-            if (a.first[v + 1] - a.next[v] == here) d = k;
+            if (k != fold && a.first[v + 1] - a.next[v] == here) d = k;
         }
         int t = d >= 0 ? x[d] : free_register(&a);
         if (d >= 0) a.inRegister[o.operand[d]] = -1;
+        if (ternaryOp && d < 0) {
+            // In 512-bit code an input or a spilled result loads into it, rather than
+            // take the register file's reads for a copy.
+            for (int k = 0; k < o.operands && d < 0 && e->native; k++)
+                if (k != fold && o.operand[k] >= 2 && a.inMemory[o.operand[k]]) load(e, t, o.operand[k]), d = k;
+            if (d < 0) d = fold == 0 ? 1 : 0, copy_register(e, t, x[d]);
+        }
         if (ternaryOp) {
-            if (d < 0) copy_register(e, t, x[0]), d = 0;
             int b = d == 0 ? 1 : 0, c = o.operands == 2 ? b : 3 - d - b;
-            ternary(e, t, x[b], x[c], ternary_table(o, d));
+            if (fold >= 0) b = 3 - d - fold, c = fold;
+            if (fold >= 0) ternary_from_memory(e, t, x[b], o.operand[fold], ternary_table(o, d, b, c));
+            else ternary(e, t, x[b], x[c], ternary_table(o, d, b, c));
         } else switch (o.kind) {
         case COPY: alu(e, AND, t, x[0], x[0]); break;
         case NOT: alu(e, XOR, t, x[0], ones); break;
@@ -364,9 +395,10 @@ static void finish(walk *w, int value) {
     w->order[w->count++] = o;
 }
 
-void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
+void *tessera_rule_jit(const tessera_gate *source, int gates, int output, int zmm) {
     operation all[TESSERA_MAX_GATES], program[TESSERA_MAX_GATES];
     emitter e = {.ternaries = tessera_cpu_has_ternary()};
+    if (zmm && !e.ternaries) return NULL;
     // LUTs where they save a fifth of the gates or more: a counted rule's adders
     // (B37/S2-i34q 58 gates to 29 LUTs, 50 -> 60 G/s on Zen 5). A diagram over the nine
     // cells saves about a tenth (the random MAP rule 129 -> 117), and its LUTs cost more
@@ -380,7 +412,7 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     subtree(&w, output);
     finish(&w, output);
     size_t single = 0;
-    if (e.ternaries) {
+    if (e.ternaries && !zmm) {
         // Two vectors at a time while two are left: cmp rdx, 2; jb single; the body;
         // lea rdi, [rdi + 2 rcx]; add rsi, 64; sub rdx, 2; jmp pairs.
         size_t pairs = e.length;
@@ -404,10 +436,11 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     size_t skip = e.length;
     int32(&e, 0);
     size_t top = e.length;
+    e.wide = e.native = zmm;
     emit_body(&e, program, w.count, output);
-    // add rdi, rcx; add rsi, 32; dec rdx; jnz top
+    // add rdi, rcx; add rsi, 32 (64 for zmm); dec rdx; jnz top
     byte(&e, 0x48), byte(&e, 0x01), byte(&e, 0xCF);
-    byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, 0x20);
+    byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, zmm ? 0x40 : 0x20);
     byte(&e, 0x48), byte(&e, 0xFF), byte(&e, 0xCA);
     byte(&e, 0x0F), byte(&e, 0x85);
     int32(&e, (int32_t)((int64_t)top - (int64_t)(e.length + 4)));
@@ -420,7 +453,7 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output) {
     }
     int32_t jump = (int32_t)(end - (skip + 4)), toAlone = (int32_t)(alone - (single + 4));
     memcpy(e.code + skip, &jump, 4);
-    if (e.ternaries) memcpy(e.code + single, &toAlone, 4);
+    if (e.ternaries && !zmm) memcpy(e.code + single, &toAlone, 4);
 
     // The mapping starts with its own length, for `tessera_rule_release`.
     size_t length = sizeof(size_t) + e.length;
@@ -458,8 +491,8 @@ void tessera_rule_jit_release(void *code) {
 
 #else
 
-void *tessera_rule_jit(const tessera_gate *program, int gates, int output) {
-    (void)program, (void)gates, (void)output;
+void *tessera_rule_jit(const tessera_gate *program, int gates, int output, int zmm) {
+    (void)program, (void)gates, (void)output, (void)zmm;
     return NULL;
 }
 

@@ -1,10 +1,9 @@
-// The dense step of Life and Life-like rules 512 cells a vector, for CPUs with AVX-512:
-// step_avx2.c's walk (down a column of a band, each row's sums made once) and
-// life_ternary.h's next state, on 8-word columns. Where a vector operation costs
-// the same at either width (Zen 5, recent Intel), a row costs the same operations for
-// twice the cells. A row's last 4 words, where its words are not a multiple of 8, go
-// through the 256-bit step. Compiled rules stay there too: their machine code steps two
-// 256-bit vectors in one zmm register already (rule_jit.c).
+// The dense step 512 cells a vector, for CPUs with AVX-512: step_avx2.c's walk (down a
+// column of a band, each row's sums made once) and life_ternary.h's next state, on
+// 8-word columns; a compiled rule's code for 512-cell vectors on each row's west, centre
+// and east cells (rule_jit.c). Where a vector operation costs the same at either width
+// (Zen 5, recent Intel), a row costs the same operations for twice the cells. A row's
+// last 4 words, where its words are not a multiple of 8, go through the 256-bit step.
 #include "CTesseraKernel.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -39,6 +38,33 @@ Z512 sums512 horizontal512(const uint64_t *p) {
 #define LIFE_ANDNOT _mm512_andnot_si512
 #define LIFE_ZERO _mm512_setzero_si512
 #include "life_ternary.h"
+
+// The west, centre and east cells of the row at `p`, as `cells_of` in life_avx2.h.
+Z512 void row_cells512(const uint64_t *p, __m512i out[ROW_CELLS]) {
+    __m512i before = _mm512_loadu_si512((const void *)(p - 1)), c = _mm512_loadu_si512((const void *)p);
+    __m512i after = _mm512_loadu_si512((const void *)(p + 1));
+    out[0] = _mm512_or_si512(_mm512_slli_epi64(c, 1), _mm512_srli_epi64(before, 63));
+    out[1] = c;
+    out[2] = _mm512_or_si512(_mm512_srli_epi64(c, 1), _mm512_slli_epi64(after, 63));
+}
+
+// A compiled rule's rows by bands, each 8-word column of a band its rows' cells first,
+// then the rule's code on them all.
+__attribute__((target("avx512f"))) static void step_gates512(const uint64_t *src, uint64_t *dst, size_t stride,
+                                                              size_t words, size_t rowBegin, size_t rowEnd,
+                                                              const tessera_rule *rule) {
+    __m512i cells[(TESSERA_BAND_ROWS + 2) * ROW_CELLS];
+    __m512i next[TESSERA_BAND_ROWS];
+    _Alignas(64) uint8_t spill[TESSERA_JIT_SPILL_BYTES];
+    for (size_t band = rowBegin; band < rowEnd; band += TESSERA_BAND_ROWS) {
+        size_t count = (band + TESSERA_BAND_ROWS < rowEnd ? band + TESSERA_BAND_ROWS : rowEnd) - band;
+        for (size_t j = 0; j + 8 <= words; j += 8) {
+            for (size_t i = 0; i < count + 2; i++) row_cells512(src + (band - 1 + i) * stride + j, cells + i * ROW_CELLS);
+            ((tessera_gate_code)rule->code512)(cells, next, count, ROW_CELLS * sizeof(__m512i), spill);
+            for (size_t i = 0; i < count; i++) _mm512_storeu_si512((void *)(dst + (band + i) * stride + j), next[i]);
+        }
+    }
+}
 
 Z512 void step_columns512(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
                           size_t rowEnd, int mode, const tessera_rule *rule) {

@@ -116,6 +116,7 @@ import CTesseraKernel
             rule.withKernelRule { compiled in
                 #expect(compiled.pointee.compiled == 1 && Int(compiled.pointee.gates) <= Int(TESSERA_MAX_GATES))
                 #expect(tessera_can_make_code() == 0 || compiled.pointee.code != nil)
+                #expect(tessera_can_make_code() == 0 || tessera_cpu_has_ternary() == 0 || compiled.pointee.code512 != nil)
                 #expect(compiled.pointee.luts > 0 && compiled.pointee.luts < compiled.pointee.gates)
                 for base in stride(from: 0, to: 512, by: 64) {
                     // Lane j holds the neighbourhood base + j.
@@ -152,35 +153,41 @@ import CTesseraKernel
         }
     }
 
-    /// The AVX2 kernel steps a soup alike through a rule's machine code and through the
-    /// interpreter of its gates (which runs where there is no machine code), for random
-    /// tables and for rules whose gates count first (their selects are gates' results,
-    /// whose registers the interpreter reuses).
+    /// The AVX2 kernel steps a soup alike through a rule's machine code for 512-cell
+    /// vectors (where the CPU has AVX-512), through its code for 256-cell vectors and
+    /// through the interpreter of its gates (which runs where there is no machine code),
+    /// for random tables and for rules whose gates count first (their selects are gates'
+    /// results, whose registers the interpreter reuses).
     @Test func theInterpreterStepsAsTheMachineCodeDoes() throws {
         guard tessera_can_make_code() != 0 else { return }
         var generator = SplitMix64(seed: 91)
         var rules = try ["B2-a/S12", "B37/S2-i34q", "B2-a5/S1e2-a35678", "B3_S23-a4ei6", "B2/S34H", "B2/S013V",
                          "B2aei3r4kn5jnr6k/S2ai3k4iknqr5r6ai"].map { try Rule(parsing: $0) }
         rules += (0..<20).map { _ in Rule(table: RuleTable { $0 != 0 && generator.next() & 1 == 1 }, name: "random") }
-        // Rows of 256 cells between guard words, 35 rows of which 33 are stepped: an odd
-        // count, which code stepping vectors in pairs (with AVX-512) ends with one alone.
-        let (words, stride, rows) = (4, 12, 35)
-        let soup = UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 32)
-        let viaCode = UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 32)
-        let viaGates = UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 32)
-        defer { soup.deallocate(); viaCode.deallocate(); viaGates.deallocate() }
+        // Rows of 768 cells between guard words (a 512-cell column and a 256-cell one), 35
+        // rows of which 33 are stepped: an odd count, which code stepping 256-cell vectors
+        // in pairs (with AVX-512) ends with one alone.
+        let (words, stride, rows) = (12, 20, 35)
+        let soup = UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 64)
+        let targets = (0..<3).map { _ in UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 64) }
+        defer { soup.deallocate(); targets.forEach { $0.deallocate() } }
         let cells = soup.bindMemory(to: UInt64.self, capacity: stride * rows)
         for rule in rules {
             for i in 0..<stride * rows { cells[i] = (4..<4 + words).contains(i % stride) ? generator.next() : 0 }
-            for target in [viaCode, viaGates] { target.initializeMemory(as: UInt8.self, repeating: 0, count: stride * rows * 8) }
+            for target in targets { target.initializeMemory(as: UInt8.self, repeating: 0, count: stride * rows * 8) }
             rule.withKernelRule { compiled in
                 #expect(compiled.pointee.code != nil)
-                var interpreted = compiled.pointee
+                #expect(tessera_cpu_has_ternary() == 0 || compiled.pointee.code512 != nil)
+                var narrow = compiled.pointee, interpreted = compiled.pointee
+                narrow.code512 = nil
                 interpreted.code = nil
-                let code = viaCode.assumingMemoryBound(to: UInt64.self), gates = viaGates.assumingMemoryBound(to: UInt64.self)
-                _ = tessera_step_rows_avx2(cells + 4, code + 4, stride, words, 1, rows - 1, compiled)
-                _ = tessera_step_rows_avx2(cells + 4, gates + 4, stride, words, 1, rows - 1, &interpreted)
-                #expect((0..<stride * rows).allSatisfy { code[$0] == gates[$0] }, "\(rule)")
+                interpreted.code512 = nil
+                let results = targets.map { $0.assumingMemoryBound(to: UInt64.self) }
+                _ = tessera_step_rows_avx2(cells + 4, results[0] + 4, stride, words, 1, rows - 1, compiled)
+                _ = tessera_step_rows_avx2(cells + 4, results[1] + 4, stride, words, 1, rows - 1, &narrow)
+                _ = tessera_step_rows_avx2(cells + 4, results[2] + 4, stride, words, 1, rows - 1, &interpreted)
+                #expect((0..<stride * rows).allSatisfy { results[0][$0] == results[2][$0] }, "512-cell code: \(rule)")
+                #expect((0..<stride * rows).allSatisfy { results[1][$0] == results[2][$0] }, "256-cell code: \(rule)")
             }
         }
     }

@@ -26,7 +26,8 @@ enum { TESSERA_MAX_GATES = 200 };
 /// ones, 2 + k the cells of input k (k = 0 NW, 1 N, 2 NE, 3 W, 4 the cell itself, 5 E,
 /// 6 SW, 7 S, 8 SE); the gates use `registers` registers in all, and the next state is
 /// register `output` after the last. `code`, where not NULL, is the same gates as machine
-/// code, which the AVX2 kernels run instead; it belongs to the rule (`tessera_rule_release`).
+/// code, which the AVX2 kernels run instead, and `code512` the same for vectors of 512
+/// cells where the CPU has AVX-512; they belong to the rule (`tessera_rule_release`).
 /// `cost` is what the gates cost a vector of cells: operations of machine code where the
 /// CPU runs AVX2, else gates. `luts` is how many functions of three inputs the gates come
 /// to (one vpternlogq each, which the machine code uses where it has AVX-512 and they
@@ -37,7 +38,7 @@ typedef struct {
     uint8_t output;
     uint16_t gates, registers, cost, luts;
     tessera_gate program[TESSERA_MAX_GATES];
-    void *code;
+    void *code, *code512;
 } tessera_rule;
 
 enum { TESSERA_FIRST_GATE = 11 };
