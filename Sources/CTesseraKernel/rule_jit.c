@@ -108,7 +108,8 @@ static void move(emitter *e, uint8_t opcode, int reg, int base, int32_t offset) 
     memory(e, reg, base, offset);
 }
 
-// vmovdqa(64) `dst`, `src`: a copy the CPU makes by renaming, not on an ALU.
+// vmovdqa(64) `dst`, `src`: a copy (Zen 5 runs a zmm copy on an ALU: copy and
+// vpternlogq pairs issue two a cycle).
 static void copy_register(emitter *e, int dst, int src) {
     if (e->wide) evex(e, 1, 1, 1, 2, dst, 0, src, 1, 0x6F);
     else vex(e, 1, dst, 0, src, 0x6F);
