@@ -16,7 +16,7 @@
 // cells (`__m512i`, AVX-512 only) takes every other input a multiplexer or LUT reads
 // straight from memory: on Zen 5 a vector operation reading three registers issues two
 // a cycle, the register file serving about six values a cycle, and the loads feed
-// another port (the random MAP rule's code 42 -> 47 G/s on inputs in L1).
+// another port (the random MAP rule's code on inputs in L1: 47.5 G/s, 42 without).
 #include "CTesseraKernel.h"
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -133,7 +133,8 @@ static void ternary_from_memory(emitter *e, int dst, int a, int input, uint8_t t
 
 // Input `offset` bytes into a vector's inputs, for two vectors: the first's into the
 // low half of `reg` (vmovdqu64 ymm), the second's, `stride` bytes on, into its high
-// half (vinserti64x4 from [inputs + stride + offset]).
+// half (vinserti64x4 from [inputs + stride + offset]); for a `native` vector, all of
+// `reg` from [inputs + 2 offset].
 static void load_pair(emitter *e, int reg, int32_t offset) {
     if (e->native) {
         move(e, LOAD, reg, INPUTS, 2 * offset);
@@ -147,8 +148,8 @@ static void load_pair(emitter *e, int reg, int32_t offset) {
     byte(e, 1);
 }
 
-// Register `reg`'s next states: one vector to next[0], or two to next[0] and next[1]
-// (vmovdqu64 ymm, vextracti64x4).
+// Register `reg`'s next states: one vector (256 cells, or 512 `native`) to next[0], or
+// two to next[0] and next[1] (vmovdqu64 ymm, vextracti64x4).
 static void store_next(emitter *e, int reg) {
     if (!e->wide || e->native) {
         move(e, STORE, reg, NEXT, 0);
@@ -223,9 +224,6 @@ static int in_register(allocator *a, int value) {
     return r;
 }
 
-// A gate as the operation it comes to (rule_luts.h): a multiplexer, or less where an
-// input is a constant or the high side is the NOT of the low side.
-
 // vpternlogq's table for a multiplexer (s ? h : l of operands s, l, h), an OR-NOT (~s |
 // h of s, h) or a LUT with operand `d` in its destination and operands `b` and `c` its
 // two sources (the same one twice for two operands).
@@ -242,6 +240,8 @@ static uint8_t ternary_table(operation o, int d, int b, int c) {
     return table;
 }
 
+// A gate as the operation it comes to (rule_luts.h): a multiplexer, or less where an
+// input is a constant or the high side is the NOT of the low side.
 static operation lowered(tessera_gate g, const int16_t negates[VALUES]) {
     uint8_t s = g.select, l = g.low, h = g.high;
     if (l == 0 && h == 1) return (operation){COPY, 1, {s}, g.result};
@@ -401,10 +401,11 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output, int zm
     emitter e = {.ternaries = tessera_cpu_has_ternary()};
     if (zmm && !e.ternaries) return NULL;
     // LUTs where they save a fifth of the gates or more: a counted rule's adders
-    // (B37/S2-i34q 58 gates to 29 LUTs, 50 -> 60 G/s on Zen 5). A diagram over the nine
-    // cells saves about a tenth (the random MAP rule 129 -> 117), and its LUTs cost more
-    // than that: each reads three inputs alive the whole body, and vpternlogq reading
-    // three registers runs two a cycle there, not four (26 -> 24.5 G/s).
+    // (B37/S2-i34q: 58 gates, 29 LUTs; on Zen 5 60 G/s with them, 51 without). A
+    // diagram over the nine cells saves about a tenth (the random MAP rule: 129 gates,
+    // 117 LUTs), and its LUTs cost more than that: each reads three inputs alive the
+    // whole body, and vpternlogq reading three registers runs two a cycle there, not
+    // four (24.5 G/s with them, 26 without).
     int count = e.ternaries ? tessera_map_luts(source, gates, output, all) : -1;
     if (count < 0 || 5 * count > 4 * gates) lower(source, gates, all), count = gates;
     walk w = {.all = all, .order = program};
