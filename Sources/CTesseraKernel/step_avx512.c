@@ -100,9 +100,10 @@ __attribute__((target("avx512f"))) static void step_counts512(const uint64_t *sr
 
 int tessera_step_rows_avx512(const uint64_t *src, uint64_t *dst, size_t stride, size_t words, size_t rowBegin,
                              size_t rowEnd, const tessera_rule *rule) {
-    if (rule->compiled || !tessera_cpu_has_ternary()) return 0;
+    if ((rule->compiled && !rule->code512) || !tessera_cpu_has_ternary()) return 0;
     if (rowBegin >= rowEnd) return 1;
-    if (tessera_is_life(rule)) step_life512(src, dst, stride, words, rowBegin, rowEnd, rule);
+    if (rule->compiled) step_gates512(src, dst, stride, words, rowBegin, rowEnd, rule);
+    else if (tessera_is_life(rule)) step_life512(src, dst, stride, words, rowBegin, rowEnd, rule);
     else step_counts512(src, dst, stride, words, rowBegin, rowEnd, rule);
     if (words & 4) tessera_step_rows_ternary(src + (words - 4), dst + (words - 4), stride, 4, rowBegin, rowEnd, rule);
     return 1;

@@ -195,6 +195,39 @@ import CTesseraKernel
         }
     }
 
+    /// Where the CPU has AVX-512, a 512-cell column of the dense step runs the rule's
+    /// 512-cell code: given another rule's, it steps as that rule does.
+    @Test func theDenseStepRunsThe512CellCode() throws {
+        guard tessera_can_make_code() != 0, tessera_cpu_has_ternary() != 0 else { return }
+        var generator = SplitMix64(seed: 5)
+        let (first, second) = (Rule(table: RuleTable { $0 != 0 && generator.next() & 1 == 1 }, name: "first"),
+                               Rule(table: RuleTable { $0 != 0 && generator.next() & 1 == 1 }, name: "second"))
+        let (words, stride, rows) = (8, 16, 20)
+        // Rows 32-byte aligned, as the kernels' aligned loads and stores need them.
+        func rowsOfWords() -> UnsafeMutablePointer<UInt64> {
+            UnsafeMutableRawPointer.allocate(byteCount: stride * rows * 8, alignment: 64).bindMemory(to: UInt64.self, capacity: stride * rows)
+        }
+        let soup = rowsOfWords(), results = (0..<3).map { _ in rowsOfWords() }
+        defer { soup.deallocate(); results.forEach { $0.deallocate() } }
+        for i in 0..<stride * rows { soup[i] = (4..<4 + words).contains(i % stride) ? generator.next() : 0 }
+        for result in results { result.initialize(repeating: 0, count: stride * rows) }
+        second.withKernelRule { theSecond in
+            first.withKernelRule { theFirst in
+                var borrowing = theFirst.pointee, second = theSecond.pointee, first = theFirst.pointee
+                borrowing.code512 = theSecond.pointee.code512
+                second.code = nil
+                second.code512 = nil
+                first.code = nil
+                first.code512 = nil
+                _ = tessera_step_rows_avx2(soup + 4, results[0] + 4, stride, words, 1, rows - 1, &borrowing)
+                _ = tessera_step_rows_avx2(soup + 4, results[1] + 4, stride, words, 1, rows - 1, &second)
+                _ = tessera_step_rows_avx2(soup + 4, results[2] + 4, stride, words, 1, rows - 1, &first)
+            }
+        }
+        #expect((0..<stride * rows).allSatisfy { results[0][$0] == results[1][$0] })
+        #expect(!(0..<stride * rows).allSatisfy { results[0][$0] == results[2][$0] })
+    }
+
     /// A rule with letters on a few numbers counts the neighbours first and tests single
     /// cells only where the letters matter (rule_counted.c): its gates select on the
     /// count's bits, gates' results, not only on the nine inputs. A random table does not.
