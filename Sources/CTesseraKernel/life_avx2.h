@@ -99,7 +99,7 @@ AVX2 void run_gates(const tessera_rule *rule, gate_registers r, int count) {
 AVX2 void gates_next(const tessera_rule *rule, const __m256i *inputs, size_t stride, int count, __m256i *next) {
     if (rule->code) {
         _Alignas(64) uint8_t spill[TESSERA_JIT_SPILL_BYTES];
-        ((tessera_gate_code)rule->code)(inputs, next, (size_t)count, stride * sizeof(__m256i), spill);
+        ((tessera_gate_code)rule->code)(inputs, next, (size_t)count, stride * sizeof(__m256i), spill, sizeof(__m256i));
         return;
     }
     gate_registers r;

@@ -171,7 +171,7 @@ static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates,
                 int i = (int)((n * vector + w) % WORDS * 64) + b;
                 for (int k = 0; k < 9; k++) inputs[(n * 9 + (size_t)k) * vector + w] |= (uint64_t)(i >> k & 1) << b;
             }
-    ((tessera_gate_code)code)(inputs, next, VECTORS, 9 * vector * sizeof(uint64_t), spill);
+    ((tessera_gate_code)code)(inputs, next, VECTORS, 9 * vector * sizeof(uint64_t), spill, vector * sizeof(uint64_t));
     int agrees = 1;
     for (size_t w = 0; w < VECTORS * vector; w++) agrees &= next[w] == t->w[w % WORDS];
     free(memory);

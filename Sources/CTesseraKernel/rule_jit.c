@@ -9,9 +9,10 @@
 // check) runs the interpreter.
 //
 // The code is `void f(const __m256i *inputs, __m256i *next, size_t count, size_t stride,
-// void *spill)`: for each of `count` vectors of cells, its nine inputs (k as in
-// `tessera_rule`) are `inputs[k]`, its next state goes to `next[0]`, then `inputs`
-// moves on `stride` bytes and `next` one vector. `spill` holds what does not fit in
+// void *spill, size_t nextStride)`: for each of `count` vectors of cells, its nine
+// inputs (k as in `tessera_rule`) are `inputs[k]`, its next state goes to `next[0]`,
+// then `inputs` moves on `stride` bytes and `next` one vector (`nextStride` bytes in
+// the code for 512-cell vectors). `spill` holds what does not fit in
 // registers, 64 bytes for each of the rule's values. The same code for vectors of 512
 // cells (`__m512i`, AVX-512 only) takes every other input a multiplexer or LUT reads
 // straight from memory: on Zen 5 a vector operation reading three registers issues two
@@ -440,9 +441,10 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output, int zm
     size_t top = e.length;
     e.wide = e.native = zmm;
     emit_body(&e, program, w.count, output);
-    // add rdi, rcx; add rsi, 32 (64 for zmm); dec rdx; jnz top
+    // add rdi, rcx; add rsi, 32 (for zmm add rsi, r9: the next states' stride); dec rdx; jnz top
     byte(&e, 0x48), byte(&e, 0x01), byte(&e, 0xCF);
-    byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, zmm ? 0x40 : 0x20);
+    if (zmm) byte(&e, 0x4C), byte(&e, 0x01), byte(&e, 0xCE);
+    else byte(&e, 0x48), byte(&e, 0x83), byte(&e, 0xC6), byte(&e, 0x20);
     byte(&e, 0x48), byte(&e, 0xFF), byte(&e, 0xCA);
     byte(&e, 0x0F), byte(&e, 0x85);
     int32(&e, (int32_t)((int64_t)top - (int64_t)(e.length + 4)));

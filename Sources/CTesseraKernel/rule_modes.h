@@ -9,9 +9,11 @@ enum { MODE_LIFE, MODE_COUNTS, MODE_GATES };
 
 // A rule's gates as machine code (rule_jit.c): the next states of `count` vectors of
 // cells, each vector's nine inputs side by side, `stride` bytes after the last's;
-// `spill` of TESSERA_JIT_SPILL_BYTES, 64-byte aligned. Vectors of 256 cells, or with
-// `zmm` (where the CPU has AVX-512) of 512.
-typedef void (*tessera_gate_code)(const void *inputs, void *next, size_t count, size_t stride, void *spill);
+// `spill` of TESSERA_JIT_SPILL_BYTES, 64-byte aligned. Vectors of 256 cells, their next
+// states side by side, or with `zmm` (where the CPU has AVX-512) of 512, each next state
+// `nextStride` bytes after the last's (a board's rows).
+typedef void (*tessera_gate_code)(const void *inputs, void *next, size_t count, size_t stride, void *spill,
+                                  size_t nextStride);
 enum { TESSERA_JIT_SPILL_BYTES = 64 * (TESSERA_FIRST_GATE + TESSERA_MAX_GATES) };
 void *tessera_rule_jit(const tessera_gate *program, int gates, int output, int zmm);
 // What `program`'s machine code costs, in operations on a vector: a multiplexer three,

@@ -49,19 +49,18 @@ Z512 void row_cells512(const uint64_t *p, __m512i out[ROW_CELLS]) {
 }
 
 // A compiled rule's rows by bands, each 8-word column of a band its rows' cells first,
-// then the rule's code on them all.
+// then the rule's code on them all, which writes the next states into the target's rows.
 __attribute__((target("avx512f"))) static void step_gates512(const uint64_t *src, uint64_t *dst, size_t stride,
                                                               size_t words, size_t rowBegin, size_t rowEnd,
                                                               const tessera_rule *rule) {
     __m512i cells[(TESSERA_BAND_ROWS + 2) * ROW_CELLS];
-    __m512i next[TESSERA_BAND_ROWS];
     _Alignas(64) uint8_t spill[TESSERA_JIT_SPILL_BYTES];
     for (size_t band = rowBegin; band < rowEnd; band += TESSERA_BAND_ROWS) {
         size_t count = (band + TESSERA_BAND_ROWS < rowEnd ? band + TESSERA_BAND_ROWS : rowEnd) - band;
         for (size_t j = 0; j + 8 <= words; j += 8) {
             for (size_t i = 0; i < count + 2; i++) row_cells512(src + (band - 1 + i) * stride + j, cells + i * ROW_CELLS);
-            ((tessera_gate_code)rule->code512)(cells, next, count, ROW_CELLS * sizeof(__m512i), spill);
-            for (size_t i = 0; i < count; i++) _mm512_storeu_si512((void *)(dst + (band + i) * stride + j), next[i]);
+            ((tessera_gate_code)rule->code512)(cells, dst + band * stride + j, count, ROW_CELLS * sizeof(__m512i), spill,
+                                               stride * sizeof(uint64_t));
         }
     }
 }
