@@ -17,12 +17,20 @@
 // (for the rows above and below a cell), west + east (for its own row), and the row.
 typedef struct { __m512i three0, three1, two0, two1, centre; } sums512;
 
-// The unaligned loads one word either side carry the edge bit across words.
-Z512 sums512 horizontal512(const uint64_t *p) {
+// The west, centre and east cells of the row at `p`, as `cells_of` in life_avx2.h: the
+// unaligned loads one word either side carry the edge bit across words.
+Z512 void row_cells512(const uint64_t *p, __m512i out[ROW_CELLS]) {
     __m512i before = _mm512_loadu_si512((const void *)(p - 1)), c = _mm512_loadu_si512((const void *)p);
     __m512i after = _mm512_loadu_si512((const void *)(p + 1));
-    __m512i west = _mm512_or_si512(_mm512_slli_epi64(c, 1), _mm512_srli_epi64(before, 63));
-    __m512i east = _mm512_or_si512(_mm512_srli_epi64(c, 1), _mm512_slli_epi64(after, 63));
+    out[0] = _mm512_or_si512(_mm512_slli_epi64(c, 1), _mm512_srli_epi64(before, 63));
+    out[1] = c;
+    out[2] = _mm512_or_si512(_mm512_srli_epi64(c, 1), _mm512_slli_epi64(after, 63));
+}
+
+Z512 sums512 horizontal512(const uint64_t *p) {
+    __m512i cells[ROW_CELLS];
+    row_cells512(p, cells);
+    __m512i west = cells[0], c = cells[1], east = cells[2];
     return (sums512){.three0 = _mm512_ternarylogic_epi64(west, c, east, 0x96),  // exclusive or of three
                      .three1 = _mm512_ternarylogic_epi64(west, c, east, 0xE8),  // majority of three
                      .two0 = _mm512_xor_si512(west, east),
@@ -38,15 +46,6 @@ Z512 sums512 horizontal512(const uint64_t *p) {
 #define LIFE_ANDNOT _mm512_andnot_si512
 #define LIFE_ZERO _mm512_setzero_si512
 #include "life_ternary.h"
-
-// The west, centre and east cells of the row at `p`, as `cells_of` in life_avx2.h.
-Z512 void row_cells512(const uint64_t *p, __m512i out[ROW_CELLS]) {
-    __m512i before = _mm512_loadu_si512((const void *)(p - 1)), c = _mm512_loadu_si512((const void *)p);
-    __m512i after = _mm512_loadu_si512((const void *)(p + 1));
-    out[0] = _mm512_or_si512(_mm512_slli_epi64(c, 1), _mm512_srli_epi64(before, 63));
-    out[1] = c;
-    out[2] = _mm512_or_si512(_mm512_srli_epi64(c, 1), _mm512_slli_epi64(after, 63));
-}
 
 // A compiled rule's rows by bands, each 8-word column of a band its rows' cells first,
 // then the rule's code on them all, which writes the next states into the target's rows.
