@@ -35,15 +35,17 @@ int tessera_cpu_has_avx512dq(void) {
 
 #include "life_avx2.h"
 
-// The unaligned loads one word either side carry the edge bit across words.
+// The unaligned loads one word either side carry the edge bit across words. The dense
+// steps' rows may start at any word (`Kernel.step`'s words), so no load or store there
+// assumes alignment (on aligned words the unaligned forms cost the same).
 AVX2 row_sums horizontal(const uint64_t *p) {
-    return sums_of(_mm256_loadu_si256((const __m256i *)(p - 1)), _mm256_load_si256((const __m256i *)p),
+    return sums_of(_mm256_loadu_si256((const __m256i *)(p - 1)), _mm256_loadu_si256((const __m256i *)p),
                    _mm256_loadu_si256((const __m256i *)(p + 1)));
 }
 
 // The west, centre and east cells of the row at `p`.
 AVX2 void row_cells(const uint64_t *p, __m256i out[ROW_CELLS]) {
-    cells_of(_mm256_loadu_si256((const __m256i *)(p - 1)), _mm256_load_si256((const __m256i *)p),
+    cells_of(_mm256_loadu_si256((const __m256i *)(p - 1)), _mm256_loadu_si256((const __m256i *)p),
              _mm256_loadu_si256((const __m256i *)(p + 1)), out);
 }
 
@@ -56,7 +58,7 @@ AVX2 void step_band_gates(const uint64_t *src, uint64_t *dst, size_t stride, siz
     int count = (int)(rowEnd - rowBegin);
     for (int i = 0; i < count + 2; i++) row_cells(src + (rowBegin - 1 + (size_t)i) * stride + j, cells + i * ROW_CELLS);
     gates_next(rule, cells, ROW_CELLS, count, next);
-    for (int i = 0; i < count; i++) _mm256_store_si256((__m256i *)(dst + (rowBegin + (size_t)i) * stride + j), next[i]);
+    for (int i = 0; i < count; i++) _mm256_storeu_si256((__m256i *)(dst + (rowBegin + (size_t)i) * stride + j), next[i]);
 }
 
 // Walks down one 4-word column at a time so the sums of the rows above and at the
@@ -76,7 +78,7 @@ AVX2 void step_band(const uint64_t *src, uint64_t *dst, size_t stride, size_t wo
             _mm_prefetch((const char *)(src + (r + 1) * stride + j + TESSERA_PREFETCH_WORDS), _MM_HINT_T0);
             row_sums below = horizontal(src + (r + 1) * stride + j);
             __m256i next = next_state(&above, &here, &below, mode, rule);
-            _mm256_store_si256((__m256i *)(dst + r * stride + j), next);
+            _mm256_storeu_si256((__m256i *)(dst + r * stride + j), next);
             above = here;
             here = below;
         }

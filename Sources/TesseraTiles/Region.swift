@@ -76,15 +76,24 @@ final class Region {
     /// buffers suffice: a row of generation g+1 overwrites generation g−1's row only
     /// after every row of generation g that reads it is done. This needs the rows to
     /// shrink by at least one at each end every generation, as a halo round's do.
+    ///
+    /// With `across`, only those words of each row are stepped, and a row's cells wrap
+    /// from the last of them to the first (a torus one tile across): the words either
+    /// side are set to the row's own ends before each step reads them, and whatever else
+    /// lies beyond them is neither read nor kept.
     func step(_ generations: Int, from start: UInt64, rules: Rule.Steps, using kernel: Kernel.Implementation, dead: [Box],
-              blocking: Bool = false, band: Int? = nil, rows: (Int) -> Range<Int>) {
+              blocking: Bool = false, band: Int? = nil, across: Range<Int>? = nil, rows: (Int) -> Range<Int>) {
+        func step(_ source: CellBuffer, into target: CellBuffer, rows: Range<Int>, generation: UInt64) {
+            if let across { source.wrapAcross(rows: (rows.lowerBound - 1)..<(rows.upperBound + 1), words: across) }
+            Kernel.step(source, into: target, rows: rows, words: across, rule: rules.from(generation), using: kernel)
+        }
         let wanted = (0..<generations).map { rows($0).clamped(to: 1..<(current.height - 1)) }
         let shrinks = zip(wanted, wanted.dropFirst()).allSatisfy {
             $1.isEmpty || ($1.lowerBound > $0.lowerBound && $1.upperBound < $0.upperBound)
         }
         guard blocking, generations > 1, shrinks else {
             for (g, rows) in wanted.enumerated() {
-                Kernel.step(current, into: next, rows: rows, rule: rules.from(start + UInt64(g)), using: kernel)
+                step(current, into: next, rows: rows, generation: start + UInt64(g))
                 swap(&current, &next)
                 for box in dead { clear(box) }
             }
@@ -100,7 +109,7 @@ final class Region {
                 let end = min(wanted[g].upperBound, front - g)
                 guard end > done[g] else { continue }
                 let target = buffers[(g + 1) % 2]
-                Kernel.step(buffers[g % 2], into: target, rows: done[g]..<end, rule: rules.from(start + UInt64(g)), using: kernel)
+                step(buffers[g % 2], into: target, rows: done[g]..<end, generation: start + UInt64(g))
                 let stepped = Box(x: origin.x, y: origin.y + done[g], width: box.width, height: end - done[g])
                 for box in dead {
                     if let rows = box.intersection(stepped) { clear(rows, in: target) }

@@ -62,6 +62,8 @@ final class StateTileEngine: TileStepping {
 
     func expectLate(_ lateSides: Set<Direction>) {}
 
+    func wrapAcross(_ wraps: Bool) {}
+
     func planRound(_ generations: Int, from generation: UInt64) -> Bool { false }
 
     /// The whole edge, every plane, whenever anything on it is not in state 0.

@@ -76,6 +76,7 @@ public actor TileActor {
     public func connect(_ links: [Direction: any HaloLink]) {
         self.links = links
         if overlap { engine.expectLate(Set(links.filter { $0.value.tile != id }.keys)) }
+        engine.wrapAcross(links[.west]?.tile == id && links[.east]?.tile == id)
     }
 
     /// Accepts a strip from a neighbour. A neighbour runs at most one round ahead, so

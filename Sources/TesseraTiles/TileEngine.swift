@@ -75,6 +75,8 @@ final class TileEngine: TileStepping {
     private var lateSides: Set<Direction> = []
     /// Cells beyond a plane board's edges, kept dead every generation.
     private let dead: [Box]
+    /// The words a dense round steps, wrapping across (`wrapAcross`); nil: every word.
+    private var across: Range<Int>?
     private var width: Int { rect.width + 2 * margin }
     private var height: Int { rect.height + 2 * margin }
     /// Which blocks changed; nil when skipping is off.
@@ -205,6 +207,16 @@ final class TileEngine: TileStepping {
 
     /// Whether halos on `side` go into the frames (they may come after `beginRound`).
     func isLate(_ side: Direction) -> Bool { lateSides.contains(side) }
+
+    /// Where the tile is its own west and east neighbour, a dense round steps only its
+    /// interior's words, each row wrapping onto itself (`Region.step`'s `across`): the
+    /// column halos then cost nothing, and a 4096-cell row is 64 words, not the 68 of
+    /// 4096 cells and two 128-cell halos. Only where the halos are whole words and the
+    /// interior whole 256-cell columns (the kernels' step).
+    func wrapAcross(_ wraps: Bool) {
+        let whole = largerThanLife == nil && margin >= 64 && margin % 64 == 0 && rect.width % 256 == 0
+        across = wraps && whole ? (margin / 64)..<((margin + rect.width) / 64) : nil
+    }
 
     /// The halo on `side`, or (not `halo`) the edge cells that neighbour's halo takes.
     private func region(_ side: Direction, halo: Bool) -> Box { Box.side(side, of: rect, margin: margin, halo: halo) }
@@ -433,7 +445,8 @@ final class TileEngine: TileStepping {
         }
         let k = margin, height = self.height, top = skipTop, bottom = skipBottom
         // Rows next to a late halo are the frames' job; the rest stays valid.
-        main.step(generations, from: roundStart, rules: rules, using: implementation, dead: dead, blocking: blocking) { g in
+        main.step(generations, from: roundStart, rules: rules, using: implementation, dead: dead, blocking: blocking,
+                  across: across) { g in
             rowSpan(g + 1 + (top ? k : 0), height - 1 - g - (bottom ? k : 0))
         }
     }
@@ -463,7 +476,8 @@ final class TileEngine: TileStepping {
                     // Still busy: the rest of the round steps every cell as fast as the
                     // kernel goes, and the next look comes after twice as many rounds.
                     probeInterval = min(probeInterval * 2, Self.longestProbeInterval)
-                    main.step(generations - 1, from: roundStart + 1, rules: rules, using: implementation, dead: dead, blocking: blocking) { g in
+                    main.step(generations - 1, from: roundStart + 1, rules: rules, using: implementation, dead: dead,
+                              blocking: blocking, across: across) { g in
                         rowSpan(g + 2, height - 2 - g)
                     }
                     endDense()

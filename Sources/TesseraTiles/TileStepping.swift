@@ -13,6 +13,8 @@ protocol TileStepping: AnyObject {
     func haloSize(_ side: Direction) -> (width: Int, height: Int)
     /// Makes halos on `lateSides` wait until after `beginRound`, where the engine can.
     func expectLate(_ lateSides: Set<Direction>)
+    /// Whether the tile is its own west and east neighbour (a torus one tile across).
+    func wrapAcross(_ wraps: Bool)
     /// Plans a round of `generations` from `generation`; says whether halos may come late.
     func planRound(_ generations: Int, from generation: UInt64) -> Bool
     /// What the neighbour on `side` needs for its halo this round.

@@ -58,6 +58,28 @@ import TesseraCore
         }
     }
 
+    /// A torus one tile across steps only its interior's words in dense rounds, each row
+    /// wrapping onto itself (`TileEngine.wrapAcross`): where the halos are whole words and
+    /// the tile whole 256-cell columns, dense soups and sparse boards, one tile or a
+    /// column of two, give the reference's board, through the AVX2 kernel and the
+    /// portable one.
+    @Test(arguments: ["B3/S23", "B36/S23", "B37/S2-i34q"])
+    func aTorusOneTileAcrossWrapsItsRows(ruleText: String) async throws {
+        let rule = try Rule(parsing: ruleText)
+        let (width, height) = (512, 160)
+        let soup = try Soup(density: 0.4, seed: 12).cells(x: 0, y: 0, width: width, height: height)
+        for board in [soup, Self.sparseBoard(width: width, height: height, seed: 13)] {
+            let expected = NaiveLife.run(board, rule: rule, topology: .torus, generations: 140)
+            for (tiles, halo) in [((1, 1), 64), ((1, 2), 64), ((1, 1), 128)] {
+                for implementation in Kernel.Implementation.allCases where implementation.isSupported {
+                    let (got, _) = try await run(board, rule: rule, topology: .torus, tiles: tiles, halo: halo,
+                                                 generations: 140, skipping: true, implementation: implementation)
+                    expectSame(got, expected, "\(ruleText) tiles \(tiles) halo \(halo) \(implementation)")
+                }
+            }
+        }
+    }
+
     /// Cells written into a tile (its start, or a load) have no true predecessor in the
     /// other buffer. A lone cell dies at once; its block compared equal to that empty
     /// buffer, was skipped the generation after, and the cell came back from it every

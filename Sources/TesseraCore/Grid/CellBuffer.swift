@@ -146,6 +146,18 @@ public final class CellBuffer {
         storage.assumingMemoryBound(to: UInt64.self) + y * stride + Self.guardWords
     }
 
+    /// Makes rows `rows` wrap across words `words`: the word before them holds their last,
+    /// the word after them their first, which is what the kernel reads as the cells west
+    /// of the first and east of the last (a torus one tile across, `Region.step`).
+    package func wrapAcross(rows: Range<Int>, words: Range<Int>) {
+        precondition(words.lowerBound >= 1 && words.upperBound < rowWords && !words.isEmpty)
+        for y in rows {
+            let p = row(y)
+            p[words.lowerBound - 1] = p[words.upperBound - 1]
+            p[words.upperBound] = p[words.lowerBound]
+        }
+    }
+
     public subscript(x: Int, y: Int) -> Bool {
         get { row(y)[x >> 6] >> UInt64(x & 63) & 1 == 1 }
         set {

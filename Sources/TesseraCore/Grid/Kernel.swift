@@ -37,9 +37,10 @@ public enum Kernel {
 
     /// Steps rows `rows` of `source` into `target` (same size). Rows `rows.lowerBound - 1`
     /// and `rows.upperBound` are read, so `rows` must lie inside `1..<height-1`. Cells
-    /// beyond the left and right edges count as dead.
+    /// beyond the left and right edges count as dead. With `words`, only those words of
+    /// each row, the words either side read as they are.
     public static func step(
-        _ source: CellBuffer, into target: CellBuffer, rows: Range<Int>, rule: Rule,
+        _ source: CellBuffer, into target: CellBuffer, rows: Range<Int>, words: Range<Int>? = nil, rule: Rule,
         using implementation: Implementation = best
     ) {
         precondition(source.width == target.width && source.height == target.height)
@@ -47,14 +48,16 @@ public enum Kernel {
         precondition(rows.lowerBound >= 1 && rows.upperBound <= source.height - 1)
         // Callers check with `checkSupported()` first; AVX2 code on a CPU without it is SIGILL.
         precondition(implementation.isSupported, "the avx2 kernel on a CPU without AVX2")
-        guard !rows.isEmpty else { return }
-        let src = UnsafePointer(source.row(0)), dst = target.row(0)
+        let words = words ?? 0..<source.rowWords
+        precondition(words.lowerBound >= 0 && words.upperBound <= source.rowWords)
+        guard !rows.isEmpty, !words.isEmpty else { return }
+        let src = UnsafePointer(source.row(0) + words.lowerBound), dst = target.row(0) + words.lowerBound
         if implementation == .avx2, rule.withKernelRule({
-            tessera_step_rows_avx2(src, dst, source.stride, source.rowWords, rows.lowerBound, rows.upperBound, $0)
+            tessera_step_rows_avx2(src, dst, source.stride, words.count, rows.lowerBound, rows.upperBound, $0)
         }) != 0 {
             return
         }
-        portableStep(src, dst, stride: source.stride, words: source.rowWords, rows: rows, rule: rule, flags: nil)
+        portableStep(src, dst, stride: source.stride, words: words.count, rows: rows, rule: rule, flags: nil)
     }
 
     /// What `stepTracked` reports for each 256-cell column it stepped: whether a stepped
