@@ -6,6 +6,25 @@ import TesseraCore
     // The last two run as gates: isotropic non-totalistic, and hexagonal.
     static let rules = ["B3/S23", "B36/S23", "B3678/S34678", "B2/S", "B1357/S1357", "B2-a/S12", "B2/S34H"]
 
+    /// The default halo is about a 32nd of a tile's side, but a torus one tile across
+    /// whose tiles are whole 256-cell columns takes a word's 64 where that is at most an
+    /// eighth of a side: its rows wrap onto themselves, so its column halos cost nothing.
+    @Test func aTorusOneTileAcrossTakesAWordOfHalo() throws {
+        func halo(_ width: Int, _ height: Int, _ topology: Topology, _ tiles: (Int, Int), reach: Int = 1) throws -> Int {
+            try Tiling(shape: BoardShape(width: width, height: height, topology: topology), columns: tiles.0, rows: tiles.1)
+                .defaultHalo(reach: reach)
+        }
+        #expect(try halo(1024, 1024, .torus, (1, 1)) == 64)
+        #expect(try halo(1024, 1024, .torus, (1, 2)) == 64)        // 1024x512 tiles, a column of two
+        #expect(try halo(512, 512, .torus, (1, 1)) == 64)
+        #expect(try halo(4096, 4096, .torus, (1, 1)) == 128)       // deeper already
+        #expect(try halo(1024, 1024, .torus, (2, 1)) == 16)        // two columns: no wrap across
+        #expect(try halo(1024, 1024, .plane, (1, 1)) == 32)        // dead edges
+        #expect(try halo(1000, 1000, .torus, (1, 1)) == 31)        // not whole 256-cell columns
+        #expect(try halo(256, 256, .torus, (1, 1)) == 8)           // 64 would be a quarter of a side
+        #expect(try halo(1024, 1024, .torus, (1, 1), reach: 5) == 6)  // Larger than Life steps whole buffers
+    }
+
     func run(_ board: BitGrid, rule: Rule, topology: Topology, tiles: (Int, Int), halo: Int,
              generations: UInt64, kernel: Kernel.Implementation, overlap: Bool? = nil,
              blocking: Bool? = nil) async throws -> BitGrid {

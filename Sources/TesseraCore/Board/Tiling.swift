@@ -135,7 +135,17 @@ public struct Tiling: Hashable, Sendable {
 
     /// The default halo for a rule whose news travels `reach` cells a generation (Larger
     /// than Life's range): the same margin of cells, so as many generations fewer.
-    public func defaultHalo(reach: Int) -> Int { max(1, min(128, smallestSide / 32 / reach)) }
+    ///
+    /// A torus one tile across whose tiles are whole 256-cell columns takes at least 64
+    /// (a word), where that is at most an eighth of a tile's side: its rows then wrap onto
+    /// themselves and its column halos cost nothing (`TileEngine.wrapAcross`), so a
+    /// deeper halo costs rows only. A 1024² board as one tile then steps 1024-cell rows,
+    /// not 1088 stepped as 1280.
+    public func defaultHalo(reach: Int) -> Int {
+        let halo = max(1, min(128, smallestSide / 32 / reach))
+        let wrapsAcross = columns == 1 && !shape.topology.hasDeadEdges && shape.width % 256 == 0
+        return reach == 1 && wrapsAcross && halo < 64 && smallestSide >= 8 * 64 ? 64 : halo
+    }
 
     /// Refuses a halo of `halo` generations, `reach` cells each, that some tile is too
     /// small to fill from its neighbours.
