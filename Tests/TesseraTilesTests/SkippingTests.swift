@@ -70,11 +70,14 @@ import TesseraCore
         let soup = try Soup(density: 0.4, seed: 12).cells(x: 0, y: 0, width: width, height: height)
         for board in [soup, Self.sparseBoard(width: width, height: height, seed: 13)] {
             let expected = NaiveLife.run(board, rule: rule, topology: .torus, generations: 140)
-            for (tiles, halo) in [((1, 1), 64), ((1, 2), 64), ((1, 1), 128)] {
+            // A column of two with overlap: its north and south halos come late, into
+            // frames stepped whole, while the rest of the tile wraps across.
+            for (tiles, halo, overlap) in [((1, 1), 64, false), ((1, 2), 64, false), ((1, 2), 64, true), ((1, 1), 128, false)] {
                 for implementation in Kernel.Implementation.allCases where implementation.isSupported {
                     let (got, _) = try await run(board, rule: rule, topology: .torus, tiles: tiles, halo: halo,
-                                                 generations: 140, skipping: true, implementation: implementation)
-                    expectSame(got, expected, "\(ruleText) tiles \(tiles) halo \(halo) \(implementation)")
+                                                 generations: 140, skipping: true, overlap: overlap,
+                                                 implementation: implementation)
+                    expectSame(got, expected, "\(ruleText) tiles \(tiles) halo \(halo) overlap \(overlap) \(implementation)")
                 }
             }
         }
