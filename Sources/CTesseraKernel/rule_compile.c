@@ -152,9 +152,10 @@ static void reuse_registers(tessera_rule *rule) {
 // it has AVX-512), once it gives the table's every entry: three vectors of cells, input
 // k of cell i bit k of i % 512, so that code stepping 256-cell vectors in pairs steps
 // one alone too.
-static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates, int output, int zmm) {
+static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates, int output, const operation *luts,
+                          int lutCount, int zmm) {
     if (!tessera_cpu_has_avx2()) return NULL;
-    void *code = tessera_rule_jit(ssa, gates, output, zmm);
+    void *code = tessera_rule_jit(ssa, gates, output, luts, lutCount, zmm);
     enum { WORDS = 8, VECTORS = 3 };  // a table is 8 words
     size_t vector = zmm ? WORDS : WORDS / 2;
     size_t bytes = (9 + 1) * VECTORS * WORDS * sizeof(uint64_t) + TESSERA_JIT_SPILL_BYTES;
@@ -165,12 +166,11 @@ static void *machine_code(const table512 *t, const tessera_gate *ssa, int gates,
     }
     memset(memory, 0, bytes);
     uint64_t *inputs = memory, *next = memory + 9 * VECTORS * WORDS, *spill = next + VECTORS * WORDS;
-    for (size_t n = 0; n < VECTORS; n++)
-        for (size_t w = 0; w < vector; w++)
-            for (int b = 0; b < 64; b++) {
-                int i = (int)((n * vector + w) % WORDS * 64) + b;
-                for (int k = 0; k < 9; k++) inputs[(n * 9 + (size_t)k) * vector + w] |= (uint64_t)(i >> k & 1) << b;
-            }
+    for (int k = 0; k < 9; k++) {
+        uint64_t input[WORDS];
+        tessera_input_table(k, WORDS, input);
+        for (size_t w = 0; w < VECTORS * vector; w++) inputs[(w / vector * 9 + (size_t)k) * vector + w % vector] = input[w % WORDS];
+    }
     ((tessera_gate_code)code)(inputs, next, VECTORS, 9 * vector * sizeof(uint64_t), spill, vector * sizeof(uint64_t));
     int agrees = 1;
     for (size_t w = 0; w < VECTORS * vector; w++) agrees &= next[w] == t->w[w % WORDS];
@@ -310,10 +310,11 @@ int tessera_rule_compile(const uint64_t table[8], tessera_rule *rule) {
     if (!found) return 0;
     sort_by_level(rule, bestLevels);
     rule->cost = (uint16_t)best;
-    int luts = tessera_rule_lut_count(rule->program, rule->gates, rule->output, table);
-    rule->luts = (uint16_t)(luts > 0 ? luts : 0);
-    rule->code = machine_code(&t, rule->program, rule->gates, rule->output, 0);
-    rule->code512 = machine_code(&t, rule->program, rule->gates, rule->output, 1);
+    operation luts[TESSERA_MAX_GATES];
+    int lutCount = tessera_rule_luts(rule->program, rule->gates, rule->output, table, luts);
+    rule->luts = (uint16_t)(lutCount > 0 ? lutCount : 0);
+    rule->code = machine_code(&t, rule->program, rule->gates, rule->output, luts, lutCount, 0);
+    rule->code512 = machine_code(&t, rule->program, rule->gates, rule->output, luts, lutCount, 1);
     reuse_registers(rule);
     return 1;
 }

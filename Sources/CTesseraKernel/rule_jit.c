@@ -397,7 +397,7 @@ static void finish(walk *w, int value) {
     w->order[w->count++] = o;
 }
 
-void *tessera_rule_jit(const tessera_gate *source, int gates, int output, int zmm) {
+void *tessera_rule_jit(const tessera_gate *source, int gates, int output, const operation *luts, int lutCount, int zmm) {
     operation all[TESSERA_MAX_GATES], program[TESSERA_MAX_GATES];
     emitter e = {.ternaries = tessera_cpu_has_ternary()};
     if (zmm && !e.ternaries) return NULL;
@@ -407,8 +407,9 @@ void *tessera_rule_jit(const tessera_gate *source, int gates, int output, int zm
     // 117 LUTs), and its LUTs cost more than that: each reads three inputs alive the
     // whole body, and vpternlogq reading three registers runs two a cycle there, not
     // four (24.5 G/s with them, 26 without).
-    int count = e.ternaries ? tessera_map_luts(source, gates, output, all) : -1;
-    if (count < 0 || 5 * count > 4 * gates) lower(source, gates, all), count = gates;
+    int count = gates;
+    if (e.ternaries && lutCount >= 0 && 5 * lutCount <= 4 * gates) memcpy(all, luts, sizeof *luts * (size_t)(count = lutCount));
+    else lower(source, gates, all);
     walk w = {.all = all, .order = program};
     for (int v = 0; v < VALUES; v++) w.producer[v] = -1;
     for (int i = 0; i < count; i++) w.producer[all[i].result] = i;
@@ -495,8 +496,8 @@ void tessera_rule_jit_release(void *code) {
 
 #else
 
-void *tessera_rule_jit(const tessera_gate *program, int gates, int output, int zmm) {
-    (void)program, (void)gates, (void)output, (void)zmm;
+void *tessera_rule_jit(const tessera_gate *program, int gates, int output, const operation *luts, int lutCount, int zmm) {
+    (void)program, (void)gates, (void)output, (void)luts, (void)lutCount, (void)zmm;
     return NULL;
 }
 

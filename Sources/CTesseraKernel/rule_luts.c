@@ -6,11 +6,12 @@
 // three values in all becomes one LUT: a diagram's last levels collapse into functions
 // of its last three inputs (the random MAP rule's 129 gates to 117), a counted rule's
 // full adders into one LUT for each sum and each carry (B37/S2-i34q 58 gates to 29).
-// Plain C: the tests check it on any CPU (`tessera_rule_lut_count`).
+// Plain C, checked against the rule's table at every compile, on any CPU.
 #include <stdlib.h>
 #include <string.h>
 
 #include "rule_luts.h"
+#include "rule_tables.h"
 
 enum { CUTS = 16 };
 typedef struct { uint8_t size, leaf[3]; } cut;
@@ -74,7 +75,8 @@ static operation lut_operation(cut k, uint8_t table, int result) {
     }
 }
 
-int tessera_map_luts(const tessera_gate *source, int gates, int output, operation *out) {
+// The LUTs that give `output`, in the gates' order, into `out`: their count, or -1.
+static int map_luts(const tessera_gate *source, int gates, int output, operation *out) {
     cover *c = calloc(1, sizeof *c);
     if (!c) return -1;
     int producer[VALUES], readers[VALUES] = {0};
@@ -151,19 +153,16 @@ static uint64_t apply(operation o, const uint64_t *v) {
     }
 }
 
-int tessera_rule_lut_count(const tessera_gate *ssa, int gates, int output, const uint64_t table[8]) {
-    operation *luts = malloc(sizeof(operation) * TESSERA_MAX_GATES);
-    int count = luts ? tessera_map_luts(ssa, gates, output, luts) : -1;
+int tessera_rule_luts(const tessera_gate *ssa, int gates, int output, const uint64_t table[8], operation *out) {
+    uint64_t inputs[9][8];
+    for (int k = 0; k < 9; k++) tessera_input_table(k, 8, inputs[k]);
+    int count = map_luts(ssa, gates, output, out);
     for (int w = 0; w < 8 && count >= 0; w++) {
         uint64_t now[VALUES];
         now[0] = 0, now[1] = ~0ull;
-        for (int k = 0; k < 9; k++) {
-            now[2 + k] = 0;
-            for (int b = 0; b < 64; b++) now[2 + k] |= (uint64_t)((w * 64 + b) >> k & 1) << b;
-        }
-        for (int i = 0; i < count; i++) now[luts[i].result] = apply(luts[i], now);
+        for (int k = 0; k < 9; k++) now[2 + k] = inputs[k][w];
+        for (int i = 0; i < count; i++) now[out[i].result] = apply(out[i], now);
         if (now[output] != table[w]) count = -1;
     }
-    free(luts);
     return count;
 }

@@ -17,11 +17,15 @@ enum { MUX, COPY, NOT, AND_, ANDN_, OR_, ORN_, XOR_, LUT };
 typedef struct { uint8_t kind, operands, operand[3], result, table; } operation;
 
 // The LUTs that give `output` of the gates `ssa` (each value written once), in the
-// gates' order, into `out`: their count, or -1.
-int tessera_map_luts(const tessera_gate *ssa, int gates, int output, operation *out);
+// gates' order, into `out` (room for TESSERA_MAX_GATES), where they give `table`
+// (checked on its 512 entries): their count, else -1.
+int tessera_rule_luts(const tessera_gate *ssa, int gates, int output, const uint64_t table[8], operation *out);
 
-// How many LUTs the gates `ssa` come to, where they give `table` (checked on its 512
-// entries), else -1.
-int tessera_rule_lut_count(const tessera_gate *ssa, int gates, int output, const uint64_t table[8]);
+// The gates `ssa` as machine code (rule_jit.c; its calling convention is
+// `tessera_gate_code` in rule_modes.h), for vectors of 256 cells or with `zmm` (where the
+// CPU has AVX-512) of 512; spelled with the `lutCount` checked LUTs `luts` where the CPU
+// has vpternlogq and they save a fifth of the gates (`lutCount` -1: none). NULL where it
+// cannot be made.
+void *tessera_rule_jit(const tessera_gate *ssa, int gates, int output, const operation *luts, int lutCount, int zmm);
 
 #endif

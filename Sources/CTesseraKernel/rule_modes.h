@@ -11,11 +11,11 @@ enum { MODE_LIFE, MODE_COUNTS, MODE_GATES };
 // cells, each vector's nine inputs side by side, `stride` bytes after the last's;
 // `spill` of TESSERA_JIT_SPILL_BYTES, 64-byte aligned. Vectors of 256 cells, their next
 // states side by side, or with `zmm` (where the CPU has AVX-512) of 512, each next state
-// `nextStride` bytes after the last's (a board's rows).
+// `nextStride` bytes after the last's (a board's rows). Made by `tessera_rule_jit`
+// (rule_luts.h).
 typedef void (*tessera_gate_code)(const void *inputs, void *next, size_t count, size_t stride, void *spill,
                                   size_t nextStride);
 enum { TESSERA_JIT_SPILL_BYTES = 64 * (TESSERA_FIRST_GATE + TESSERA_MAX_GATES) };
-void *tessera_rule_jit(const tessera_gate *program, int gates, int output, int zmm);
 // What `program`'s machine code costs, in operations on a vector: a multiplexer three,
 // an OR-NOT two, every other gate (a constant input, an exclusive or) one, as AVX2
 // spells them. With AVX-512 a multiplexer is one vpternlogq, yet the programs this count

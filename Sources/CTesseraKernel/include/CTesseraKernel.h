@@ -154,9 +154,9 @@ int tessera_step_rows_avx2(const uint64_t *src, uint64_t *dst, size_t stride,
                            const tessera_rule *rule);
 
 /// The same step 512 cells a vector (step_avx512.c), which `tessera_step_rows_avx2`
-/// takes where the CPU has AVX-512: for Life and Life-like rules (not compiled ones),
-/// and only where the CPU has AVX-512 (F, VL); returns 0 without touching anything
-/// otherwise. Declared for tests.
+/// takes where the CPU has AVX-512 (F, VL): for Life and Life-like rules, and compiled
+/// ones through their `code512`; returns 0 without touching anything otherwise.
+/// Declared for tests.
 int tessera_step_rows_avx512(const uint64_t *src, uint64_t *dst, size_t stride,
                              size_t words, size_t rowBegin, size_t rowEnd,
                              const tessera_rule *rule);
