@@ -15,6 +15,12 @@ int tessera_allowed_cpus(int *cpus, int max) {
     return n;
 }
 
+int tessera_allowed_cpu_count(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+    return CPU_COUNT(&set);
+}
+
 int tessera_pin_thread(int tid, int cpu) {
     if (cpu < 0 || cpu >= CPU_SETSIZE) return EINVAL;
     cpu_set_t set;

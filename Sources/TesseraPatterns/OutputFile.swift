@@ -9,7 +9,9 @@ final class OutputFile {
     /// The deflate stream of a `.gz` file; nil for plain text. zlib keeps the stream's
     /// address in its state, so it lives in memory of its own, never moved.
     private let stream: UnsafeMutablePointer<z_stream>?
-    private var output = [UInt8](repeating: 0, count: 1 << 16)
+    /// Where deflate writes, for a compressed file only: 64 KiB zeroed is 16 pages that
+    /// a plain file's process would fault in for nothing.
+    private var output: [UInt8] = []
 
     init(_ path: String) throws {
         file = try AtomicFile(path)
@@ -26,6 +28,7 @@ final class OutputFile {
             throw TesseraError("zlib cannot start compressing \(path)", fix: "check that zlib is installed, or leave out .gz")
         }
         self.stream = stream
+        output = [UInt8](repeating: 0, count: 1 << 16)
     }
 
     deinit {

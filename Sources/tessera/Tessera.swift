@@ -17,7 +17,10 @@ struct Tessera: AsyncParsableCommand {
     /// less time than starting the task pool (R-pentomino: 0.4 ms against 1; bgolly's
     /// whole run is 2.5). The task pool starts only where a run needs it.
     static func main() {
-        if let line = PlainRunLine(CommandLine.arguments.dropFirst()) {
+        // The words from argv here, not `CommandLine.arguments`, whose unspecialised
+        // code looks its types up by name at run time (60 µs).
+        let words = (1..<max(1, Int(CommandLine.argc))).map { String(cString: CommandLine.unsafeArgv[$0]!) }
+        if let line = PlainRunLine(words) {
             let begun: RunRequest.Begun
             let request = line.request
             do {
@@ -45,7 +48,10 @@ struct Tessera: AsyncParsableCommand {
     }
 
     /// Runs `body` as the process's root task and exits when it ends, as an async `main`
-    /// does: every task of the run is its child.
+    /// does: every task of the run is its child. Never inlined: the task's metadata,
+    /// looked up where it is made, would be looked up on entry to `main`, with the page
+    /// faults of its code, by runs that never start the pool.
+    @inline(never)
     private static func onTaskPool(_ body: @escaping @Sendable () async throws -> Void) -> Never {
         Task {
             do {

@@ -22,6 +22,30 @@ import Glibc
         #expect(long.count == 300 && long.hasSuffix("05") && long.hasPrefix("000"))
     }
 
+    /// The formats the code uses go one number at a time, each as vsnprintf writes it.
+    @Test func numbersGoOneAtATimeAsVsnprintfWritesThem() {
+        let cases: [(String, [CVarArg])] = [
+            ("%.3f|%.2fx|%.1f%%|%.0f gen/s|%g|%gx", [0.0125, 3.14159, 99.95, 1e6 + 0.5, 0.0001, 2.0]),
+            ("%016llx%016llx|%016llx", [UInt64.max, UInt64(0xbeef), UInt64(1) << 63]),
+            ("generation-%020llu|/frame-%06d.png|%7d  %4d  ", [UInt64(2000), 42, -3, Int32(9)]),
+            ("%x %X %o %u %i %02d", [-1, 255, 8, UInt32.max, Int64.min, 5]),
+            ("%5.1f|%-8.3e|%+d|% d", [Float(2.25), -1234.5, 7, UInt8(200)]),
+            // An int's 32 bits, a short's 16 and a char's 8 where the length says so.
+            ("%d %u %x|%hd %hhx|%ld %lx", [5_000_000_000, -1, Int64.min + 5, 70000, 511, 5_000_000_000, -1]),
+        ]
+        for (format, arguments) in cases {
+            let formatted = String.oneAtATime(format, arguments)
+            #expect(formatted != nil && formatted == String.printf(format, arguments), "\(format)")
+        }
+    }
+
+    @Test func whatOneAtATimeDoesNotKnowGoesToVsnprintf() {
+        #expect(String.oneAtATime("%c", [65]) == nil)
+        #expect(String.oneAtATime("%d %d", [1]) == nil)
+        #expect(String.oneAtATime("%d", [1, 2]) == nil)
+        #expect(String.oneAtATime("%d", [1.5]) == nil)
+    }
+
     @Test func aCgroupQuotaCapsTheCPUsARunCounts() {
         #expect(CPUAffinity.quotaCPUs(v2: "max 100000", v1Quota: nil, v1Period: nil) == nil)
         #expect(CPUAffinity.quotaCPUs(v2: "150000 100000", v1Quota: "-1", v1Period: "100000") == 2)
@@ -30,6 +54,15 @@ import Glibc
         #expect(CPUAffinity.quotaCPUs(v2: nil, v1Quota: "400000", v1Period: "100000") == 4)
         #expect(CPUAffinity.quotaCPUs(v2: nil, v1Quota: nil, v1Period: nil) == nil)
         #expect((1...CPUAffinity.allowed.count).contains(CPUAffinity.usableCount))
+    }
+
+    @Test func aTemporaryFileNamesTheProcessAfterItsLastMark() {
+        #expect(AtomicFile.temporaryOwner("out.rle.tmp-4242") == 4242)
+        #expect(AtomicFile.temporaryOwner("a.tmp-1.tmp-7") == 7)
+        #expect(AtomicFile.temporaryOwner("é.mc.tmp-31") == 31)
+        for name in ["out.rle", "out.tmp-", ".tmp-", "tmp-5", "out.tmp-5x", "out.tmp-99999999999"] {
+            #expect(AtomicFile.temporaryOwner(name) == nil, "\(name)")
+        }
     }
 
     @Test func columnsPadToTheirWidth() {

@@ -7,6 +7,14 @@
 /// Writes up to `max` CPUs this process may run on into `cpus`; returns how many, or -1.
 int tessera_allowed_cpus(int *cpus, int max);
 
+/// How many CPUs this process may run on, or -1.
+int tessera_allowed_cpu_count(void);
+
+/// snprintf of one number: `spec` is one conversion, `%lld`-style for the integers.
+int tessera_format_signed(char *buffer, size_t size, const char *spec, long long value);
+int tessera_format_unsigned(char *buffer, size_t size, const char *spec, unsigned long long value);
+int tessera_format_double(char *buffer, size_t size, const char *spec, double value);
+
 /// Pins thread `tid` (0: the calling one) to `cpu`; returns 0, or an errno value.
 int tessera_pin_thread(int tid, int cpu);
 

@@ -35,8 +35,14 @@ public struct CellBounds: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(width)x\(height) at (\(left),\(top))" }
 
     /// The smallest rectangle holding all of `boxes`; nil when there are none.
-    public static func enclosing(_ boxes: some Sequence<CellBounds>) -> CellBounds? {
-        boxes.reduce(nil) { $0?.union($1) ?? $1 }
+    ///
+    /// An array and a loop, not a generic sequence: another module would call the
+    /// generic code unspecialized, which looks up `Optional<CellBounds>`'s metadata and
+    /// conformances by name at run time, a tenth of a small run's 3 ms.
+    public static func enclosing(_ boxes: [CellBounds]) -> CellBounds? {
+        guard var all = boxes.first else { return nil }
+        for box in boxes.dropFirst() { all = all.union(box) }
+        return all
     }
 }
 

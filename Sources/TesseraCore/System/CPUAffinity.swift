@@ -18,7 +18,7 @@ package enum CPUAffinity {
     /// `--cpus`, a Kubernetes limit). Foundation's activeProcessorCount reads only
     /// cgroup v1's files, and costs a short run 0.2 ms.
     package static var usableCount: Int {
-        let cpus = max(1, allowed.count)
+        let cpus = max(1, Int(tessera_allowed_cpu_count()))
         let quota = quotaCPUs(v2: firstLine(of: "/sys/fs/cgroup/cpu.max"),
                               v1Quota: firstLine(of: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us"),
                               v1Period: firstLine(of: "/sys/fs/cgroup/cpu/cpu.cfs_period_us"))
@@ -42,8 +42,13 @@ package enum CPUAffinity {
 
     /// A small kernel file's first line, or nil where it cannot be read.
     private static func firstLine(of path: String) -> String? {
-        guard let bytes = try? InputFile(path, fix: "").read(upTo: 128), !bytes.isEmpty else { return nil }
-        return String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 128)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        return String(decoding: bytes.prefix(count).prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 
     /// Pins every thread of this process, and so every thread they start, to `cpu`.
