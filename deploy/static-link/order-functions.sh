@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 strip --strip-debug -o "$work/tessera" "$binary"
 for file in Life/Oscillators/p138.rle Life/Syntheses/109-still-lifes.rle Life/Methuselahs/acorn.lif \
     Life/Guns/infinite-Corderships-gun.rle.gz HashLife/catacryst.mc Non-Totalistic/horiship-guns.rle \
-    Generations/Banner.mcl Larger-than-Life/Bosco.mcl; do
+    Generations/Banner.mcl Larger-than-Life/Bosco.mcl HashLife/wolfram22.mc; do
     cp "$patterns/$file" "$work/"
 done
 
@@ -39,6 +39,7 @@ for file in p138.rle acorn.lif infinite-Corderships-gun.rle.gz catacryst.mc hori
 done
 profile run "$work/109-still-lifes.rle" --generations 1000 --output "$work/out.rle"
 profile run "$work/p138.rle" --generations 100000
+profile run "$work/wolfram22.mc" --generations 1048576 --output "$work/out.mc"
 
 # Function names in the order they were first seen, kept where the binary defines them
 # once: lld moves every local function of a listed name to the front, with the whole
