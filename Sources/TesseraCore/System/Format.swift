@@ -96,7 +96,8 @@ extension String {
                 }
             case "u", "o", "x", "X":
                 number = integer(argument).flatMap { value in
-                    formatted(spec + Array("ll".utf8) + [conversion]) { tessera_format_unsigned($0, $1, $2, (value << (64 - bits)) >> (64 - bits)) }
+                    let unsigned = (value << (64 - bits)) >> (64 - bits)
+                    return formatted(spec + Array("ll".utf8) + [conversion]) { tessera_format_unsigned($0, $1, $2, unsigned) }
                 }
             case "f", "F", "e", "E", "g", "G", "a", "A":
                 let value: Double? = switch argument {
