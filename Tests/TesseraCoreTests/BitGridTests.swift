@@ -66,6 +66,22 @@ import CTesseraKernel
         }
     }
 
+    /// Clearing within a word, across two words with no whole one between, and over
+    /// whole words with partial ones either side, against one bit at a time, the other
+    /// bits kept.
+    @Test func bitClearMatchesClearingBitByBit() {
+        var generator = SplitMix64(seed: 11)
+        for bit in [0, 1, 10, 63, 64, 65, 127, 128] {
+            for count in [0, 1, 10, 54, 63, 64, 65, 100, 126, 128, 129, 191, 192] where bit + count <= 6 * 64 {
+                let before = (0..<6).map { _ in generator.next() }
+                var fast = before, slow = before
+                fast.withUnsafeMutableBufferPointer { BitCopy.clear($0.baseAddress!, bit: bit, count: count) }
+                for i in bit..<(bit + count) { slow[i >> 6] &= ~(1 << UInt64(i & 63)) }
+                #expect(fast == slow, "\(count) bits from bit \(bit)")
+            }
+        }
+    }
+
     @Test func setRunMatchesSettingCellByCell() {
         var generator = SplitMix64(seed: 3)
         for width in [1, 63, 64, 65, 130, 300] {
@@ -159,6 +175,20 @@ import CTesseraKernel
         #expect(buffer.population(x: 0, y: 0, width: 100, height: 12) == soup.population)
         buffer.clear(x: 13, y: 2, width: 77, height: 9)
         #expect(buffer.population(x: 0, y: 0, width: 100, height: 12) == 0)
+    }
+
+    /// Clearing a rectangle within one word of each row (the mask down the rows) and
+    /// across words leaves every other cell, against one cell at a time.
+    @Test func clearingARectangleKeepsTheCellsAround() throws {
+        let soup = try Soup(density: 1, seed: 5).cells(x: 0, y: 0, width: 300, height: 7)
+        for (x, width) in [(0, 1), (63, 1), (64, 1), (130, 5), (128, 64), (10, 54), (60, 8), (13, 200)] {
+            let buffer = CellBuffer(width: 300, height: 7)
+            buffer.insert(soup, atX: 0, y: 0)
+            buffer.clear(x: x, y: 1, width: width, height: 5)
+            let expected = (0..<7).flatMap { row in (0..<300).map { column in (1..<6).contains(row) && (x..<(x + width)).contains(column) ? false : soup[column, row] } }
+            let cells = (0..<7).flatMap { row in (0..<300).map { buffer[$0, row] } }
+            #expect(cells == expected, "\(width) from \(x)")
+        }
     }
 
     /// A soup's rows, hashed eight cells at a time where the CPU has AVX-512, are the

@@ -364,12 +364,21 @@ package enum BitCopy {
     }
 
     /// Clears `count` bits of `target` from bit `bit`.
+    ///
+    /// Whole words are tested and zeroed where they are not already: a plane's tiles
+    /// clear their dead margins each generation (two words a row a side at a halo of
+    /// 128), which bit by bit cost an 8192² soup's run a fifth of its time.
     package static func clear(_ target: UnsafeMutablePointer<UInt64>, bit: Int, count: Int) {
-        var done = 0
-        while done < count {
-            let n = min(64, count - done)
-            write(target, bit: bit + done, count: n, value: 0)
-            done += n
+        let end = bit + count
+        var at = bit
+        if at & 63 != 0, at < end {
+            let head = min(64 - (at & 63), end - at)
+            write(target, bit: at, count: head, value: 0)
+            at += head
         }
+        let first = at >> 6, words = (end - at) >> 6
+        for i in first..<(first + words) where target[i] != 0 { target[i] = 0 }
+        at += words << 6
+        if at < end { write(target, bit: at, count: end - at, value: 0) }
     }
 }

@@ -191,7 +191,18 @@ public final class CellBuffer {
     /// Sets every cell of the rectangle to dead.
     public func clear(x: Int, y: Int, width: Int, height: Int) {
         guard width > 0 else { return }
-        for r in y..<(y + height) { BitCopy.clear(row(r), bit: x, count: width) }
+        guard x >> 6 == (x + width - 1) >> 6 else {
+            for r in y..<(y + height) { BitCopy.clear(row(r), bit: x, count: width) }
+            return
+        }
+        // Within one word, as a plane's edge column beyond its east or west side is each
+        // generation: one mask down the rows.
+        let keep = ~((UInt64.max >> UInt64(64 - width)) << UInt64(x & 63))
+        var word = row(y) + x >> 6
+        for _ in 0..<height {
+            if word.pointee & ~keep != 0 { word.pointee &= keep }
+            word += stride
+        }
     }
 
     /// Live cells in the rectangle.
