@@ -34,14 +34,15 @@ extension Box {
     }
 
     /// In such a buffer, the cells beyond a plane board's edges on `deadSides`, kept dead
-    /// every generation (reaching past the buffer, which clipping cuts).
-    static func beyond(_ deadSides: Set<Direction>, of rect: TileRect, margin k: Int) -> [Box] {
-        let wide = Int.max / 4
+    /// (reaching past the buffer, which clipping cuts): all of them, or the `depth` cells
+    /// next to each edge.
+    static func beyond(_ deadSides: Set<Direction>, of rect: TileRect, margin k: Int, depth: Int? = nil) -> [Box] {
+        let wide = Int.max / 4, d = min(depth ?? k, k)
         var dead: [Box] = []
-        if deadSides.contains(.north) { dead.append(Box(x: 0, y: 0, width: wide, height: k)) }
-        if deadSides.contains(.south) { dead.append(Box(x: 0, y: k + rect.height, width: wide, height: k)) }
-        if deadSides.contains(.west) { dead.append(Box(x: 0, y: 0, width: k, height: wide)) }
-        if deadSides.contains(.east) { dead.append(Box(x: k + rect.width, y: 0, width: wide, height: wide)) }
+        if deadSides.contains(.north) { dead.append(Box(x: 0, y: k - d, width: wide, height: d)) }
+        if deadSides.contains(.south) { dead.append(Box(x: 0, y: k + rect.height, width: wide, height: d)) }
+        if deadSides.contains(.west) { dead.append(Box(x: k - d, y: 0, width: d, height: wide)) }
+        if deadSides.contains(.east) { dead.append(Box(x: k + rect.width, y: 0, width: d, height: wide)) }
         return dead
     }
 }

@@ -73,8 +73,13 @@ final class TileEngine: TileStepping {
     /// Whether the frames compute the top and bottom interior bands, so the main region skips them.
     private var skipTop = false, skipBottom = false
     private var lateSides: Set<Direction> = []
-    /// Cells beyond a plane board's edges, kept dead every generation.
+    /// Cells beyond a plane board's edges, kept dead.
     private let dead: [Box]
+    /// The cells next to those edges, all a step of a two-state rule can bring to life
+    /// beyond them: its stepping rules (`Rule.steps`) bear no cell with no live
+    /// neighbour, so cells further out, dead before, stay dead. Cleared each generation
+    /// instead of the whole margin, which took an 8192² plane soup a sixth of its time.
+    private let deadEdge: [Box]
     /// The words a dense round steps, wrapping across (`wrapAcross`); nil: every word.
     private var across: Range<Int>?
     private var width: Int { rect.width + 2 * margin }
@@ -113,6 +118,7 @@ final class TileEngine: TileStepping {
         let (w, h) = (rect.width + 2 * margin, rect.height + 2 * margin)
         main = Region(x: 0, y: 0, width: w, height: h)
         dead = Box.beyond(deadSides, of: rect, margin: margin)
+        deadEdge = Box.beyond(deadSides, of: rect, margin: margin, depth: rule.reach)
         activity = skipping && largerThanLife == nil ? BlockActivity(width: w, height: h) : nil
         write(start)
     }
@@ -445,7 +451,7 @@ final class TileEngine: TileStepping {
         }
         let k = margin, height = self.height, top = skipTop, bottom = skipBottom
         // Rows next to a late halo are the frames' job; the rest stays valid.
-        main.step(generations, from: roundStart, rules: rules, using: implementation, dead: dead, blocking: blocking,
+        main.step(generations, from: roundStart, rules: rules, using: implementation, dead: deadEdge, blocking: blocking,
                   across: across) { g in
             rowSpan(g + 1 + (top ? k : 0), height - 1 - g - (bottom ? k : 0))
         }
@@ -466,7 +472,7 @@ final class TileEngine: TileStepping {
                     activity.stepUnchanged(main, generations: generations - g)
                     break
                 }
-                activity.step(main, rows: rowSpan(g + 1, height - 1 - g), rule: rules.from(roundStart + UInt64(g)), using: implementation, dead: dead)
+                activity.step(main, rows: rowSpan(g + 1, height - 1 - g), rule: rules.from(roundStart + UInt64(g)), using: implementation, dead: deadEdge)
                 noteDirtyPieces(activity, edges: edges)
                 if probe && g == 0 {
                     guard let changed = activity.changed, !isQuiet(changed) else {
@@ -476,7 +482,7 @@ final class TileEngine: TileStepping {
                     // Still busy: the rest of the round steps every cell as fast as the
                     // kernel goes, and the next look comes after twice as many rounds.
                     probeInterval = min(probeInterval * 2, Self.longestProbeInterval)
-                    main.step(generations - 1, from: roundStart + 1, rules: rules, using: implementation, dead: dead,
+                    main.step(generations - 1, from: roundStart + 1, rules: rules, using: implementation, dead: deadEdge,
                               blocking: blocking, across: across) { g in
                         rowSpan(g + 2, height - 2 - g)
                     }
@@ -493,7 +499,7 @@ final class TileEngine: TileStepping {
         case .dense:
             for (frame, band) in frames {
                 let rows = frame.current.height
-                frame.step(generations, from: roundStart, rules: rules, using: implementation, dead: dead) { g in rowSpan(g + 1, rows - 1 - g) }
+                frame.step(generations, from: roundStart, rules: rules, using: implementation, dead: deadEdge) { g in rowSpan(g + 1, rows - 1 - g) }
                 // The previous generation too: the next round's strips carry it.
                 main.copy(band, from: frame, both: true)
             }
