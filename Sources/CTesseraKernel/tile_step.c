@@ -276,10 +276,10 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, uint64_
 }
 
 #ifdef TESSERA_TERNARY
-// Where the CPU has AVX-512 (this file's second compile, tile_step_ternary.c): Life and
-// counted rules eight rows a vector, with step_avx512.c's next state. The same reads,
-// report and changes as `tile_step`, in eight vectors for sixteen; rows are skipped
-// eight at a time.
+// Where the CPU has AVX-512 (this file's second compile, tile_step_ternary.c): eight
+// rows a vector, Life and counted rules with step_avx512.c's next state, compiled rules
+// with their 512-cell machine code. The same reads, report and changes as `tile_step`,
+// in eight vectors for sixteen; rows are skipped eight at a time.
 #define LIFE_V __m512i
 #define LIFE_NEXT next_ternary512
 #define LIFE_FUNCTION AVX2
@@ -291,12 +291,20 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, uint64_
 
 typedef struct { __m512i three0, three1, two0, two1, centre; } row_sums8;
 
-// The horizontal sums of the eight rows whose west, centre and east words start at
-// `w8`, `c8` and `e8` (as `horizontal4`).
-AVX2 row_sums8 horizontal8(const uint64_t *w8, const uint64_t *c8, const uint64_t *e8) {
+// The west, centre and east cells of the eight rows whose west, centre and east words
+// start at `w8`, `c8` and `e8` (as `cells4`).
+AVX2 void cells8(const uint64_t *w8, const uint64_t *c8, const uint64_t *e8, __m512i out[ROW_CELLS]) {
     __m512i c = _mm512_loadu_si512((const void *)c8);
-    __m512i west = _mm512_or_si512(_mm512_slli_epi64(c, 1), _mm512_srli_epi64(_mm512_loadu_si512((const void *)w8), 63));
-    __m512i east = _mm512_or_si512(_mm512_srli_epi64(c, 1), _mm512_slli_epi64(_mm512_loadu_si512((const void *)e8), 63));
+    out[0] = _mm512_or_si512(_mm512_slli_epi64(c, 1), _mm512_srli_epi64(_mm512_loadu_si512((const void *)w8), 63));
+    out[1] = c;
+    out[2] = _mm512_or_si512(_mm512_srli_epi64(c, 1), _mm512_slli_epi64(_mm512_loadu_si512((const void *)e8), 63));
+}
+
+// The horizontal sums of the same eight rows (as `horizontal4`).
+AVX2 row_sums8 horizontal8(const uint64_t *w8, const uint64_t *c8, const uint64_t *e8) {
+    __m512i cells[ROW_CELLS];
+    cells8(w8, c8, e8, cells);
+    __m512i west = cells[0], c = cells[1], east = cells[2];
     return (row_sums8){.three0 = _mm512_ternarylogic_epi64(west, c, east, 0x96),
                        .three1 = _mm512_ternarylogic_epi64(west, c, east, 0xE8),
                        .two0 = _mm512_xor_si512(west, east),
@@ -313,6 +321,22 @@ AVX2 uint32_t tile_step512(const uint64_t *const around[9], uint64_t *next, uint
     memcpy(bottomW, w + ROWS - 7, 7 * 8), memcpy(bottomC, c + ROWS - 7, 7 * 8), memcpy(bottomE, e + ROWS - 7, 7 * 8);
     bottomW[7] = around[6][0], bottomC[7] = around[7][0], bottomE[7] = around[8][0];
     __m512i low = _mm512_set1_epi64(1), high = _mm512_set1_epi64((long long)(1ull << 63));
+    // A compiled rule's eight vectors first, from the cells of the rows above, at and
+    // below each.
+    __m512i gated[ROWS / 8];
+    if (mode == MODE_GATES) {
+        __m512i inputs[ROWS / 8][INPUTS];
+        for (int r = 0; r < ROWS; r += 8) {
+            __m512i *in = inputs[r / 8];
+            if (r == 0) cells8(topW, topC, topE, in);
+            else cells8(w + r - 1, c + r - 1, e + r - 1, in);
+            cells8(w + r, c + r, e + r, in + ROW_CELLS);
+            if (r == ROWS - 8) cells8(bottomW, bottomC, bottomE, in + 2 * ROW_CELLS);
+            else cells8(w + r + 1, c + r + 1, e + r + 1, in + 2 * ROW_CELLS);
+        }
+        _Alignas(64) uint8_t spill[TESSERA_JIT_SPILL_BYTES];
+        ((tessera_gate_code)rule->code512)(inputs, gated, ROWS / 8, INPUTS * sizeof(__m512i), spill, sizeof(__m512i));
+    }
     uint64_t changedRows = 0, changedWest = 0, changedEast = 0, liveRows = 0, liveWest = 0, liveEast = 0;
     for (int r = 0; r < ROWS; r += 8) {
         uint64_t *target = next + r;
@@ -321,12 +345,16 @@ AVX2 uint32_t tile_step512(const uint64_t *const around[9], uint64_t *next, uint
             // The older buffer holds these rows' next generation already.
             n = _mm512_loadu_si512((const void *)target);
         } else {
-            row_sums8 above = r == 0 ? horizontal8(topW, topC, topE) : horizontal8(w + r - 1, c + r - 1, e + r - 1);
-            row_sums8 below = r == ROWS - 8 ? horizontal8(bottomW, bottomC, bottomE)
-                                            : horizontal8(w + r + 1, c + r + 1, e + r + 1);
-            row_sums8 here = horizontal8(w + r, c + r, e + r);
-            n = next_ternary512(above.three0, here.two0, below.three0, above.three1, here.two1, below.three1, here.centre,
-                                mode, rule);
+            if (mode == MODE_GATES) {
+                n = gated[r / 8];
+            } else {
+                row_sums8 above = r == 0 ? horizontal8(topW, topC, topE) : horizontal8(w + r - 1, c + r - 1, e + r - 1);
+                row_sums8 below = r == ROWS - 8 ? horizontal8(bottomW, bottomC, bottomE)
+                                                : horizontal8(w + r + 1, c + r + 1, e + r + 1);
+                row_sums8 here = horizontal8(w + r, c + r, e + r);
+                n = next_ternary512(above.three0, here.two0, below.three0, above.three1, here.two1, below.three1,
+                                    here.centre, mode, rule);
+            }
             __m512i changed = _mm512_xor_si512(n, _mm512_loadu_si512((const void *)target));
             _mm512_storeu_si512((void *)target, n);
             // Per row: any cell, column 0, column 63.
@@ -353,8 +381,8 @@ AVX2 uint32_t tile_step_reported(const uint64_t *const around[9], uint64_t *next
                                  const tessera_rule *rule, tessera_tile_changes *changes) {
     uint64_t before0 = next[0], before63 = next[ROWS - 1];
 #ifdef TESSERA_TERNARY
-    uint32_t bits = mode == MODE_GATES ? tile_step(around, next, rows, mode, rule, changes)
-                                       : tile_step512(around, next, rows, mode, rule, changes);
+    uint32_t bits = mode == MODE_GATES && !rule->code512 ? tile_step(around, next, rows, mode, rule, changes)
+                                                         : tile_step512(around, next, rows, mode, rule, changes);
 #else
     uint32_t bits = tile_step(around, next, rows, mode, rule, changes);
 #endif
@@ -407,7 +435,7 @@ void tessera_tiles_step(const int32_t *due, size_t count, const int32_t *neighbo
                         int parity, const uint64_t *zero, const uint64_t *const *masks, tessera_tile_changes *changes,
                         uint64_t generation, const tessera_rule *rule, int avx2, uint32_t *reports) {
 #ifndef TESSERA_TERNARY
-    if (avx2 && !rule->compiled && tessera_cpu_has_ternary())
+    if (avx2 && (!rule->compiled || rule->code512) && tessera_cpu_has_ternary())
         return tessera_tiles_step_ternary(due, count, neighbours, chunks, parity, zero, masks, changes, generation, rule,
                                           avx2, reports);
 #endif
