@@ -170,7 +170,7 @@ public final class SparsePlane {
     }
 
     private func addNeighbours(of slot: Int32, where alive: UInt32) {
-        var edges = alive & 0x1EF
+        var edges = alive & UInt32(store.missing[Int(slot)])
         let base = 9 * Int(slot)
         while edges != 0 {
             let k = edges.trailingZeroBitCount
@@ -350,7 +350,8 @@ public final class SparsePlane {
                 let other = store.neighbours[base + k]
                 if other >= 0 { mark(other) }
             }
-            addNeighbours(of: slot, where: alive)
+            // Most tiles of a busy area have all their neighbours: no call for those.
+            if alive & UInt32(store.missing[Int(slot)]) != 0 { addNeighbours(of: slot, where: alive) }
             if alive == 0, store.alive[2 * Int(slot) + present] == 0 { empty.append(slot) }
         }
         var dropped = false

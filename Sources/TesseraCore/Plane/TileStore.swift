@@ -115,6 +115,10 @@ final class TileStore {
     /// neighbour k; bit 4: anywhere).
     @exclusivity(unchecked) private(set) var alive: UnsafeMutablePointer<UInt32> = .allocate(capacity: 0)
     @exclusivity(unchecked) private(set) var inUse: UnsafeMutablePointer<Bool> = .allocate(capacity: 0)
+    /// `missing[slot]`: bit k set where neighbour k is not present (k ≠ 4), so that a
+    /// step finds the tiles a live edge needs made with one test: a dense soup's tiles
+    /// have all eight, and looking at each had cost a tenth of its run.
+    @exclusivity(unchecked) private(set) var missing: UnsafeMutablePointer<UInt16> = .allocate(capacity: 0)
     /// For the plane: `marks[slot]` is the stamp of the last step that listed it as due.
     @exclusivity(unchecked) private(set) var marks: UnsafeMutablePointer<UInt64> = .allocate(capacity: 0)
     /// Each chunk's cells, for the kernel: `tessera_tile_cells` finds a slot's in it.
@@ -148,7 +152,8 @@ final class TileStore {
     deinit {
         for chunk in 0..<chunkCount { chunks[chunk]!.deallocate() }
         for table in [keys.deinitialize(count: slotCount), UnsafeMutableRawPointer(neighbours), UnsafeMutableRawPointer(alive),
-                      UnsafeMutableRawPointer(inUse), UnsafeMutableRawPointer(marks), UnsafeMutableRawPointer(chunks),
+                      UnsafeMutableRawPointer(inUse), UnsafeMutableRawPointer(missing), UnsafeMutableRawPointer(marks),
+                      UnsafeMutableRawPointer(chunks),
                       UnsafeMutableRawPointer(changes)] {
             table.deallocate()
         }
@@ -191,11 +196,16 @@ final class TileStore {
         cells(slot, 0).initialize(repeating: 0, count: 2 * Self.words)
         if let masks, let maskWords { masks[i] = space.mask(of: key).map { UnsafePointer(maskWords + 64 * $0.rawValue) } }
         index[key] = slot
+        missing[i] = 0x1EF
         for k in 0..<9 where k != 4 {
             // On a small torus a tile may be its own neighbour, or two of another's.
             let other = space.neighbour(of: key, k).flatMap { index[$0] } ?? -1
             neighbours[9 * i + k] = other
-            if other >= 0 { neighbours[9 * Int(other) + 8 - k] = slot }
+            if other >= 0 {
+                neighbours[9 * Int(other) + 8 - k] = slot
+                missing[i] &= ~(1 << k)
+                missing[Int(other)] &= ~(1 << (8 - k))
+            }
         }
         neighbours[9 * i + 4] = slot
         return slot
@@ -214,6 +224,7 @@ final class TileStore {
         neighbours = moved(neighbours, count: 9 * slotCount, to: 9 * next)
         alive = moved(alive, count: 2 * slotCount, to: 2 * next)
         inUse = moved(inUse, count: slotCount, to: next)
+        missing = moved(missing, count: slotCount, to: next)
         marks = moved(marks, count: slotCount, to: next)
         changes = moved(changes, count: 2 * slotCount, to: 2 * next)
         if let masks { self.masks = moved(masks, count: slotCount, to: next) }
@@ -232,7 +243,10 @@ final class TileStore {
         let base = 9 * Int(slot)
         for k in 0..<9 where k != 4 {
             let other = neighbours[base + k]
-            if other >= 0 { neighbours[9 * Int(other) + 8 - k] = -1 }
+            if other >= 0 {
+                neighbours[9 * Int(other) + 8 - k] = -1
+                missing[Int(other)] |= 1 << (8 - k)
+            }
             neighbours[base + k] = -1
         }
         index[keys[Int(slot)]] = nil
