@@ -1,6 +1,6 @@
 // The next state of Life and Life-like rules from a row's sums, in vpternlogq, for one
 // vector width: life_avx2.h includes it for 256 bits where its file is compiled for
-// AVX-512 (step_ternary.c, tile_step_ternary.c), step_avx512.c for 512. The includer
+// AVX-512 (step_ternary.c, tile_step_ternary.c), life_avx512.h for 512. The includer
 // defines the vector type LIFE_V, the function's name LIFE_NEXT and attributes
 // LIFE_FUNCTION, and LIFE_TERNARY(a, b, c, table), LIFE_XOR, LIFE_ANDNOT and
 // LIFE_ZERO() in that width; they are undefined at the end. (No include guard: each

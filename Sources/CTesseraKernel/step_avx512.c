@@ -10,42 +10,19 @@
 #include <immintrin.h>
 
 #include "life_avx2.h"
+#include "life_avx512.h"
 
-#define Z512 __attribute__((target("avx512f"), always_inline)) static inline
-
-// A row's sums as life_avx2.h's `row_sums` holds them: west + centre + east as two bits
-// (for the rows above and below a cell), west + east (for its own row), and the row.
-typedef struct { __m512i three0, three1, two0, two1, centre; } sums512;
-
-// The west, centre and east cells of the row at `p`, as `cells_of` in life_avx2.h: the
-// unaligned loads one word either side carry the edge bit across words.
+// The west, centre and east cells of the row at `p`: the unaligned loads one word
+// either side carry the edge bit across words.
 Z512 void row_cells512(const uint64_t *p, __m512i out[ROW_CELLS]) {
-    __m512i before = _mm512_loadu_si512((const void *)(p - 1)), c = _mm512_loadu_si512((const void *)p);
-    __m512i after = _mm512_loadu_si512((const void *)(p + 1));
-    out[0] = _mm512_or_si512(_mm512_slli_epi64(c, 1), _mm512_srli_epi64(before, 63));
-    out[1] = c;
-    out[2] = _mm512_or_si512(_mm512_srli_epi64(c, 1), _mm512_slli_epi64(after, 63));
+    cells512_of(_mm512_loadu_si512((const void *)(p - 1)), _mm512_loadu_si512((const void *)p),
+                _mm512_loadu_si512((const void *)(p + 1)), out);
 }
 
 Z512 sums512 horizontal512(const uint64_t *p) {
-    __m512i cells[ROW_CELLS];
-    row_cells512(p, cells);
-    __m512i west = cells[0], c = cells[1], east = cells[2];
-    return (sums512){.three0 = _mm512_ternarylogic_epi64(west, c, east, 0x96),  // exclusive or of three
-                     .three1 = _mm512_ternarylogic_epi64(west, c, east, 0xE8),  // majority of three
-                     .two0 = _mm512_xor_si512(west, east),
-                     .two1 = _mm512_and_si512(west, east),
-                     .centre = c};
+    return sums512_of(_mm512_loadu_si512((const void *)(p - 1)), _mm512_loadu_si512((const void *)p),
+                      _mm512_loadu_si512((const void *)(p + 1)));
 }
-
-#define LIFE_V __m512i
-#define LIFE_NEXT next_ternary512
-#define LIFE_FUNCTION Z512
-#define LIFE_TERNARY _mm512_ternarylogic_epi64
-#define LIFE_XOR _mm512_xor_si512
-#define LIFE_ANDNOT _mm512_andnot_si512
-#define LIFE_ZERO _mm512_setzero_si512
-#include "life_ternary.h"
 
 // A compiled rule's rows by bands, each 8-word column of a band its rows' cells first,
 // then the rule's code on them all, which writes the next states into the target's rows.
@@ -74,9 +51,7 @@ Z512 void step_columns512(const uint64_t *src, uint64_t *dst, size_t stride, siz
             for (size_t r = band; r < bandEnd; r++) {
                 _mm_prefetch((const char *)(src + (r + 1) * stride + j + TESSERA_PREFETCH_WORDS), _MM_HINT_T0);
                 sums512 below = horizontal512(src + (r + 1) * stride + j);
-                __m512i next = next_ternary512(above.three0, here.two0, below.three0, above.three1, here.two1, below.three1,
-                                               here.centre, mode, rule);
-                _mm512_storeu_si512((void *)(dst + r * stride + j), next);
+                _mm512_storeu_si512((void *)(dst + r * stride + j), next512(&above, &here, &below, mode, rule));
                 above = here;
                 here = below;
             }

@@ -277,39 +277,22 @@ AVX2 uint32_t tile_step(const uint64_t *const around[9], uint64_t *next, uint64_
 
 #ifdef TESSERA_TERNARY
 // Where the CPU has AVX-512 (this file's second compile, tile_step_ternary.c): eight
-// rows a vector, Life and counted rules with step_avx512.c's next state, compiled rules
+// rows a vector, Life and counted rules with life_avx512.h's next state, compiled rules
 // with their 512-cell machine code. The same reads, report and changes as `tile_step`,
 // in eight vectors for sixteen; rows are skipped eight at a time.
-#define LIFE_V __m512i
-#define LIFE_NEXT next_ternary512
-#define LIFE_FUNCTION AVX2
-#define LIFE_TERNARY _mm512_ternarylogic_epi64
-#define LIFE_XOR _mm512_xor_si512
-#define LIFE_ANDNOT _mm512_andnot_si512
-#define LIFE_ZERO _mm512_setzero_si512
-#include "life_ternary.h"
-
-typedef struct { __m512i three0, three1, two0, two1, centre; } row_sums8;
+#include "life_avx512.h"
 
 // The west, centre and east cells of the eight rows whose west, centre and east words
 // start at `w8`, `c8` and `e8` (as `cells4`).
 AVX2 void cells8(const uint64_t *w8, const uint64_t *c8, const uint64_t *e8, __m512i out[ROW_CELLS]) {
-    __m512i c = _mm512_loadu_si512((const void *)c8);
-    out[0] = _mm512_or_si512(_mm512_slli_epi64(c, 1), _mm512_srli_epi64(_mm512_loadu_si512((const void *)w8), 63));
-    out[1] = c;
-    out[2] = _mm512_or_si512(_mm512_srli_epi64(c, 1), _mm512_slli_epi64(_mm512_loadu_si512((const void *)e8), 63));
+    cells512_of(_mm512_loadu_si512((const void *)w8), _mm512_loadu_si512((const void *)c8),
+                _mm512_loadu_si512((const void *)e8), out);
 }
 
 // The horizontal sums of the same eight rows (as `horizontal4`).
-AVX2 row_sums8 horizontal8(const uint64_t *w8, const uint64_t *c8, const uint64_t *e8) {
-    __m512i cells[ROW_CELLS];
-    cells8(w8, c8, e8, cells);
-    __m512i west = cells[0], c = cells[1], east = cells[2];
-    return (row_sums8){.three0 = _mm512_ternarylogic_epi64(west, c, east, 0x96),
-                       .three1 = _mm512_ternarylogic_epi64(west, c, east, 0xE8),
-                       .two0 = _mm512_xor_si512(west, east),
-                       .two1 = _mm512_and_si512(west, east),
-                       .centre = c};
+AVX2 sums512 horizontal8(const uint64_t *w8, const uint64_t *c8, const uint64_t *e8) {
+    return sums512_of(_mm512_loadu_si512((const void *)w8), _mm512_loadu_si512((const void *)c8),
+                      _mm512_loadu_si512((const void *)e8));
 }
 
 AVX2 uint32_t tile_step512(const uint64_t *const around[9], uint64_t *next, uint64_t rows, int mode,
@@ -348,12 +331,11 @@ AVX2 uint32_t tile_step512(const uint64_t *const around[9], uint64_t *next, uint
             if (mode == MODE_GATES) {
                 n = gated[r / 8];
             } else {
-                row_sums8 above = r == 0 ? horizontal8(topW, topC, topE) : horizontal8(w + r - 1, c + r - 1, e + r - 1);
-                row_sums8 below = r == ROWS - 8 ? horizontal8(bottomW, bottomC, bottomE)
-                                                : horizontal8(w + r + 1, c + r + 1, e + r + 1);
-                row_sums8 here = horizontal8(w + r, c + r, e + r);
-                n = next_ternary512(above.three0, here.two0, below.three0, above.three1, here.two1, below.three1,
-                                    here.centre, mode, rule);
+                sums512 above = r == 0 ? horizontal8(topW, topC, topE) : horizontal8(w + r - 1, c + r - 1, e + r - 1);
+                sums512 below = r == ROWS - 8 ? horizontal8(bottomW, bottomC, bottomE)
+                                              : horizontal8(w + r + 1, c + r + 1, e + r + 1);
+                sums512 here = horizontal8(w + r, c + r, e + r);
+                n = next512(&above, &here, &below, mode, rule);
             }
             __m512i changed = _mm512_xor_si512(n, _mm512_loadu_si512((const void *)target));
             _mm512_storeu_si512((void *)target, n);
