@@ -197,7 +197,7 @@ public final class CellBuffer {
         }
         // Within one word, as a plane's edge column beyond its east or west side is each
         // generation: one mask down the rows.
-        let keep = ~((UInt64.max >> UInt64(64 - width)) << UInt64(x & 63))
+        let keep = ~BitCopy.bits(from: x & 63, to: (x & 63) + width)
         var word = row(y) + x >> 6
         for _ in 0..<height {
             if word.pointee & ~keep != 0 { word.pointee &= keep }
