@@ -218,9 +218,9 @@ final class TileEngine: TileStepping {
     /// interior's words, each row wrapping onto itself (`Region.step`'s `across`): the
     /// column halos then cost nothing, and a 4096-cell row is 64 words, not the 68 of
     /// 4096 cells and two 128-cell halos. Only where the halos are whole words and the
-    /// interior whole 256-cell columns (the kernels' step).
+    /// interior whole 256-cell columns (`Tiling.wrapsInWords`).
     func wrapAcross(_ wraps: Bool) {
-        let whole = largerThanLife == nil && margin >= 64 && margin % 64 == 0 && rect.width % 256 == 0
+        let whole = largerThanLife == nil && Tiling.wrapsInWords(tileWidth: rect.width, margin: margin)
         across = wraps && whole ? (margin / 64)..<((margin + rect.width) / 64) : nil
     }
 

@@ -143,8 +143,16 @@ public struct Tiling: Hashable, Sendable {
     /// not 1088 stepped as 1280.
     public func defaultHalo(reach: Int) -> Int {
         let halo = max(1, min(128, smallestSide / 32 / reach))
-        let wrapsAcross = columns == 1 && !shape.topology.hasDeadEdges && shape.width % 256 == 0
+        let wrapsAcross = columns == 1 && !shape.topology.hasDeadEdges && Self.wrapsInWords(tileWidth: shape.width, margin: 64)
         return reach == 1 && wrapsAcross && halo < 64 && smallestSide >= 8 * 64 ? 64 : halo
+    }
+
+    /// Whether a tile `tileWidth` cells wide with `margin` cells of halo either side can
+    /// step its rows wrapping onto themselves where it is its own west and east neighbour
+    /// (`TileEngine.wrapAcross`): its halos whole words and its interior whole 256-cell
+    /// columns, as the kernels step them.
+    public static func wrapsInWords(tileWidth: Int, margin: Int) -> Bool {
+        margin >= 64 && margin % 64 == 0 && tileWidth % 256 == 0
     }
 
     /// Refuses a halo of `halo` generations, `reach` cells each, that some tile is too
