@@ -14,8 +14,10 @@ import Synchronization
 package final class StepHelpers: @unchecked Sendable {
     /// One fewer than this process's usable cores (at most 15), started on first use;
     /// nil on one core.
-    package static let shared: StepHelpers? = CPUAffinity.usableCount > 1
-        ? StepHelpers(count: min(CPUAffinity.usableCount - 1, 15)) : nil
+    package static let shared: StepHelpers? = {
+        let cores = CPUAffinity.usableCount
+        return cores > 1 ? StepHelpers(count: min(cores - 1, 15)) : nil
+    }()
 
     package let count: Int
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
